@@ -1,0 +1,259 @@
+// Handoff projection (PROTOCOL.md §4.7): a pure, immutable reducer over a
+// session's accepted envelopes, using the SDK's phase and status vocabulary.
+// Messages that the runtime would have rejected (unknown handoff ids, a
+// second response, and so on) are ignored rather than guessed at.
+
+import { CORE_TYPES, HANDOFF_MODE, HANDOFF_TYPES } from "@/lib/macp/constants";
+import {
+  HandoffAcceptPayloadSchema,
+  HandoffContextPayloadSchema,
+  HandoffDeclinePayloadSchema,
+  HandoffOfferPayloadSchema,
+} from "@/lib/gen/macp/modes/handoff/v1/handoff_pb";
+import { decodeAs } from "@/lib/macp/payloads";
+import { commitmentFromEvent, eventTimeMs, type CommitmentRecord, type SessionEvent } from "@/lib/macp/projections/types";
+
+export type HandoffPhase = "Pending" | "OfferPending" | "ContextSharing" | "Accepted" | "Declined" | "Committed";
+export type HandoffStatus = "offered" | "context_sent" | "accepted" | "declined";
+/** Runtime-side disposition vocabulary used by the conformance vectors (§4.4). */
+export type HandoffDisposition = "Offered" | "Accepted" | "Declined";
+
+export interface HandoffContextRecord {
+  contentType: string;
+  context: Uint8Array;
+  sender: string;
+  timestampMs: number;
+  messageId: string;
+  sequence?: number;
+  /** True when the context arrived after the offer was accepted or declined. */
+  late: boolean;
+}
+
+export interface HandoffRecord {
+  handoffId: string;
+  target: string;
+  scope: string;
+  reason: string;
+  offeredBy: string;
+  /** Offer envelope timestamp (Unix ms). */
+  offeredAt: number;
+  offerMessageId: string;
+  status: HandoffStatus;
+  contexts: readonly HandoffContextRecord[];
+  /** Filled in by HandoffAccept: the payload's accepted_by, or the sender when empty. */
+  acceptedBy?: string;
+  /** Filled in by HandoffDecline: the payload's declined_by, or the sender when empty. */
+  declinedBy?: string;
+  /** Reason given in the accept or decline. */
+  responseReason?: string;
+  /** Timestamp of the accept or decline (Unix ms). */
+  respondedAt?: number;
+  responseMessageId?: string;
+}
+
+export interface HandoffState {
+  phase: HandoffPhase;
+  /** One record per handoff_id, in the order the offers were made. */
+  offers: readonly HandoffRecord[];
+  commitment?: CommitmentRecord;
+}
+
+export const initialHandoffState: HandoffState = Object.freeze({
+  phase: "Pending",
+  offers: Object.freeze([]) as readonly HandoffRecord[],
+}) as HandoffState;
+
+/** Fold one event into the handoff state. Returns a new object when anything changed. */
+export function reduceHandoff(state: HandoffState, event: SessionEvent): HandoffState {
+  const env = event.envelope;
+  if (env.mode !== "" && env.mode !== HANDOFF_MODE) return state;
+  switch (env.messageType) {
+    case HANDOFF_TYPES.Offer:
+      return onOffer(state, event);
+    case HANDOFF_TYPES.Context:
+      return onContext(state, event);
+    case HANDOFF_TYPES.Accept:
+      return onResponse(state, event, "accepted");
+    case HANDOFF_TYPES.Decline:
+      return onResponse(state, event, "declined");
+    case CORE_TYPES.Commitment:
+      return onCommitment(state, event);
+    default:
+      return state;
+  }
+}
+
+/** Fold a list of events from the initial state. */
+export function handoffFromEvents(events: readonly SessionEvent[]): HandoffState {
+  return events.reduce(reduceHandoff, initialHandoffState);
+}
+
+function afterCommit(state: HandoffState, phase: HandoffPhase): HandoffPhase {
+  // Nothing moves a committed session back; the runtime rejects such messages.
+  return state.phase === "Committed" ? "Committed" : phase;
+}
+
+function onOffer(state: HandoffState, event: SessionEvent): HandoffState {
+  const env = event.envelope;
+  const p = decodeAs(HandoffOfferPayloadSchema, env.payload);
+  if (!p || p.handoffId === "" || getHandoff(state, p.handoffId)) return state;
+  const record: HandoffRecord = {
+    handoffId: p.handoffId,
+    target: p.targetParticipant,
+    scope: p.scope,
+    reason: p.reason,
+    offeredBy: env.sender,
+    offeredAt: eventTimeMs(event),
+    offerMessageId: env.messageId,
+    status: "offered",
+    contexts: [],
+  };
+  return { ...state, phase: afterCommit(state, "OfferPending"), offers: [...state.offers, record] };
+}
+
+function onContext(state: HandoffState, event: SessionEvent): HandoffState {
+  const env = event.envelope;
+  const p = decodeAs(HandoffContextPayloadSchema, env.payload);
+  if (!p) return state;
+  const existing = getHandoff(state, p.handoffId);
+  if (!existing) return state;
+  const late = existing.status === "accepted" || existing.status === "declined";
+  const ctx: HandoffContextRecord = {
+    contentType: p.contentType,
+    context: p.context,
+    sender: env.sender,
+    timestampMs: eventTimeMs(event),
+    messageId: env.messageId,
+    late,
+  };
+  if (event.sequence !== undefined) ctx.sequence = event.sequence;
+  const updated: HandoffRecord = {
+    ...existing,
+    status: existing.status === "offered" ? "context_sent" : existing.status,
+    contexts: [...existing.contexts, ctx],
+  };
+  const phase = state.phase === "OfferPending" ? "ContextSharing" : state.phase;
+  return { ...state, phase, offers: replaceOffer(state.offers, updated) };
+}
+
+function onResponse(state: HandoffState, event: SessionEvent, outcome: "accepted" | "declined"): HandoffState {
+  const env = event.envelope;
+  const p =
+    outcome === "accepted"
+      ? decodeAs(HandoffAcceptPayloadSchema, env.payload)
+      : decodeAs(HandoffDeclinePayloadSchema, env.payload);
+  if (!p) return state;
+  const existing = getHandoff(state, p.handoffId);
+  if (!existing || !isOpenStatus(existing.status)) return state;
+  const named = "acceptedBy" in p ? p.acceptedBy : p.declinedBy;
+  const by = named !== "" ? named : env.sender;
+  const updated: HandoffRecord = {
+    ...existing,
+    status: outcome,
+    responseReason: p.reason,
+    respondedAt: eventTimeMs(event),
+    responseMessageId: env.messageId,
+    ...(outcome === "accepted" ? { acceptedBy: by } : { declinedBy: by }),
+  };
+  return {
+    ...state,
+    phase: afterCommit(state, outcome === "accepted" ? "Accepted" : "Declined"),
+    offers: replaceOffer(state.offers, updated),
+  };
+}
+
+function onCommitment(state: HandoffState, event: SessionEvent): HandoffState {
+  if (state.commitment) return state;
+  const commitment = commitmentFromEvent(event);
+  if (!commitment) return state;
+  return { ...state, phase: "Committed", commitment };
+}
+
+function replaceOffer(offers: readonly HandoffRecord[], updated: HandoffRecord): HandoffRecord[] {
+  return offers.map((o) => (o.handoffId === updated.handoffId ? updated : o));
+}
+
+function isOpenStatus(status: HandoffStatus): boolean {
+  return status === "offered" || status === "context_sent";
+}
+
+// ---------------------------------------------------------------------------
+// Helpers (SDK names)
+
+export function getHandoff(state: HandoffState, handoffId: string): HandoffRecord | undefined {
+  return state.offers.find((o) => o.handoffId === handoffId);
+}
+
+export function isAccepted(state: HandoffState, handoffId: string): boolean {
+  return getHandoff(state, handoffId)?.status === "accepted";
+}
+
+export function isDeclined(state: HandoffState, handoffId: string): boolean {
+  return getHandoff(state, handoffId)?.status === "declined";
+}
+
+export function hasAcceptedOffer(state: HandoffState): boolean {
+  return state.offers.some((o) => o.status === "accepted");
+}
+
+/** The accepted offer, if any (the runtime allows at most one). */
+export function acceptedOffer(state: HandoffState): HandoffRecord | undefined {
+  return state.offers.find((o) => o.status === "accepted");
+}
+
+/** Offers still awaiting a response (`offered` or `context_sent`), in offer order. */
+export function pendingHandoffs(state: HandoffState): HandoffRecord[] {
+  return state.offers.filter((o) => isOpenStatus(o.status));
+}
+
+/** The outstanding offer (the runtime allows only one at a time), if any. */
+export function activeOffer(state: HandoffState): HandoffRecord | undefined {
+  const pending = pendingHandoffs(state);
+  return pending[pending.length - 1];
+}
+
+/** The most recent offer, whatever its status. */
+export function lastOffer(state: HandoffState): HandoffRecord | undefined {
+  return state.offers[state.offers.length - 1];
+}
+
+export function isCommitted(state: HandoffState): boolean {
+  return state.commitment !== undefined;
+}
+
+/** The commitment's outcome_positive (defaults kept), or undefined before a commitment. */
+export function isPositiveOutcome(state: HandoffState): boolean | undefined {
+  return state.commitment?.outcomePositive;
+}
+
+/** Target of the active offer, or of the last offer when none is active. */
+export function currentTarget(state: HandoffState): string | undefined {
+  return (activeOffer(state) ?? lastOffer(state))?.target;
+}
+
+/** Scope of the active offer, or of the last offer when none is active. */
+export function currentScope(state: HandoffState): string | undefined {
+  return (activeOffer(state) ?? lastOffer(state))?.scope;
+}
+
+/** Map an SDK status to the runtime disposition (`context_sent` is still `Offered`). */
+export function dispositionOf(status: HandoffStatus): HandoffDisposition {
+  switch (status) {
+    case "accepted":
+      return "Accepted";
+    case "declined":
+      return "Declined";
+    default:
+      return "Offered";
+  }
+}
+
+/**
+ * The runtime-side view of offers, shaped like a conformance vector's
+ * `expected_mode_state.offers`: `{ [handoff_id]: { disposition } }`.
+ */
+export function offerDispositions(state: HandoffState): Record<string, { disposition: HandoffDisposition }> {
+  const out: Record<string, { disposition: HandoffDisposition }> = {};
+  for (const o of state.offers) out[o.handoffId] = { disposition: dispositionOf(o.status) };
+  return out;
+}

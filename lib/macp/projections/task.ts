@@ -1,0 +1,319 @@
+// Task projection (PROTOCOL.md §5.7): a pure, immutable reducer over a
+// session's accepted envelopes, using the SDK's phase and status vocabulary.
+// Messages the runtime would have rejected (a second TaskRequest, a task_id
+// mismatch, anything after a terminal report) are ignored.
+
+import { CORE_TYPES, TASK_MODE, TASK_TYPES } from "@/lib/macp/constants";
+import {
+  TaskAcceptPayloadSchema,
+  TaskCompletePayloadSchema,
+  TaskFailPayloadSchema,
+  TaskRejectPayloadSchema,
+  TaskRequestPayloadSchema,
+  TaskUpdatePayloadSchema,
+} from "@/lib/gen/macp/modes/task/v1/task_pb";
+import { decodeAs } from "@/lib/macp/payloads";
+import { commitmentFromEvent, eventTimeMs, type CommitmentRecord, type SessionEvent } from "@/lib/macp/projections/types";
+
+export type TaskPhase = "Pending" | "Requested" | "InProgress" | "Completed" | "Failed" | "Committed";
+export type TaskStatus = "requested" | "accepted" | "rejected" | "in_progress" | "completed" | "failed";
+
+export interface TaskRejection {
+  taskId: string;
+  /** The rejecting participant (payload assignee, or the sender when empty). */
+  assignee: string;
+  reason: string;
+  sender: string;
+  timestampMs: number;
+  messageId: string;
+}
+
+export interface TaskUpdateRecord {
+  status: string;
+  progress: number;
+  message: string;
+  partialOutput: Uint8Array;
+  sender: string;
+  timestampMs: number;
+  messageId: string;
+  sequence?: number;
+}
+
+interface TerminalBase {
+  assignee: string;
+  sender: string;
+  timestampMs: number;
+  messageId: string;
+}
+
+export type TaskTerminalReport =
+  | (TerminalBase & { kind: "complete"; output: Uint8Array; summary: string })
+  | (TerminalBase & { kind: "fail"; errorCode: string; reason: string; retryable: boolean });
+
+export interface TaskRecord {
+  taskId: string;
+  title: string;
+  instructions: string;
+  /** Empty when any participant other than the requester may take it. */
+  requestedAssignee: string;
+  input: Uint8Array;
+  /** 0 when unset. Stored only, never enforced. */
+  deadlineUnixMs: number;
+  /** Sender of the TaskRequest (the initiator). */
+  requester: string;
+  requestedAt: number;
+  requestMessageId: string;
+  status: TaskStatus;
+  activeAssignee?: string;
+  rejections: readonly TaskRejection[];
+  updates: readonly TaskUpdateRecord[];
+  /** 0..1; copied from each TaskUpdate, set to 1 by TaskComplete. */
+  latestProgress?: number;
+  terminalReport?: TaskTerminalReport;
+}
+
+export interface TaskState {
+  phase: TaskPhase;
+  /** Task mode carries at most one task per session. */
+  task?: TaskRecord;
+  commitment?: CommitmentRecord;
+}
+
+export const initialTaskState: TaskState = Object.freeze({ phase: "Pending" }) as TaskState;
+
+/** Fold one event into the task state. Returns a new object when anything changed. */
+export function reduceTask(state: TaskState, event: SessionEvent): TaskState {
+  const env = event.envelope;
+  if (env.mode !== "" && env.mode !== TASK_MODE) return state;
+  switch (env.messageType) {
+    case TASK_TYPES.Request:
+      return onRequest(state, event);
+    case TASK_TYPES.Accept:
+      return onAccept(state, event);
+    case TASK_TYPES.Reject:
+      return onReject(state, event);
+    case TASK_TYPES.Update:
+      return onUpdate(state, event);
+    case TASK_TYPES.Complete:
+      return onComplete(state, event);
+    case TASK_TYPES.Fail:
+      return onFail(state, event);
+    case CORE_TYPES.Commitment:
+      return onCommitment(state, event);
+    default:
+      return state;
+  }
+}
+
+export function taskFromEvents(events: readonly SessionEvent[]): TaskState {
+  return events.reduce(reduceTask, initialTaskState);
+}
+
+function nextPhase(state: TaskState, phase: TaskPhase): TaskPhase {
+  return state.phase === "Committed" ? "Committed" : phase;
+}
+
+/** The task, if the message's task_id matches it. */
+function matching(state: TaskState, taskId: string): TaskRecord | undefined {
+  return state.task && taskId !== "" && state.task.taskId === taskId ? state.task : undefined;
+}
+
+function onRequest(state: TaskState, event: SessionEvent): TaskState {
+  if (state.task) return state;
+  const env = event.envelope;
+  const p = decodeAs(TaskRequestPayloadSchema, env.payload);
+  if (!p || p.taskId === "") return state;
+  const task: TaskRecord = {
+    taskId: p.taskId,
+    title: p.title,
+    instructions: p.instructions,
+    requestedAssignee: p.requestedAssignee,
+    input: p.input,
+    deadlineUnixMs: Number(p.deadlineUnixMs),
+    requester: env.sender,
+    requestedAt: eventTimeMs(event),
+    requestMessageId: env.messageId,
+    status: "requested",
+    rejections: [],
+    updates: [],
+  };
+  return { ...state, phase: nextPhase(state, "Requested"), task };
+}
+
+function onAccept(state: TaskState, event: SessionEvent): TaskState {
+  const env = event.envelope;
+  const p = decodeAs(TaskAcceptPayloadSchema, env.payload);
+  const task = p && matching(state, p.taskId);
+  if (!p || !task || task.activeAssignee !== undefined || task.terminalReport) return state;
+  const assignee = p.assignee !== "" ? p.assignee : env.sender;
+  return {
+    ...state,
+    phase: nextPhase(state, "InProgress"),
+    task: { ...task, status: "accepted", activeAssignee: assignee },
+  };
+}
+
+function onReject(state: TaskState, event: SessionEvent): TaskState {
+  const env = event.envelope;
+  const p = decodeAs(TaskRejectPayloadSchema, env.payload);
+  const task = p && matching(state, p.taskId);
+  if (!p || !task || task.terminalReport) return state;
+  const assignee = p.assignee !== "" ? p.assignee : env.sender;
+  const rejection: TaskRejection = {
+    taskId: p.taskId,
+    assignee,
+    reason: p.reason,
+    sender: env.sender,
+    timestampMs: eventTimeMs(event),
+    messageId: env.messageId,
+  };
+  const next: TaskRecord = { ...task, status: "rejected", rejections: [...task.rejections, rejection] };
+  // An active assignee giving the task back (policy permitting) clears the assignment.
+  if (task.activeAssignee !== undefined && task.activeAssignee === env.sender) delete next.activeAssignee;
+  return { ...state, task: next };
+}
+
+function onUpdate(state: TaskState, event: SessionEvent): TaskState {
+  const env = event.envelope;
+  const p = decodeAs(TaskUpdatePayloadSchema, env.payload);
+  const task = p && matching(state, p.taskId);
+  if (!p || !task || task.terminalReport) return state;
+  const update: TaskUpdateRecord = {
+    status: p.status,
+    progress: p.progress,
+    message: p.message,
+    partialOutput: p.partialOutput,
+    sender: env.sender,
+    timestampMs: eventTimeMs(event),
+    messageId: env.messageId,
+  };
+  if (event.sequence !== undefined) update.sequence = event.sequence;
+  return {
+    ...state,
+    task: {
+      ...task,
+      status: "in_progress",
+      updates: [...task.updates, update],
+      latestProgress: clampProgress(p.progress),
+    },
+  };
+}
+
+function onComplete(state: TaskState, event: SessionEvent): TaskState {
+  const env = event.envelope;
+  const p = decodeAs(TaskCompletePayloadSchema, env.payload);
+  const task = p && matching(state, p.taskId);
+  if (!p || !task || task.terminalReport) return state;
+  const report: TaskTerminalReport = {
+    kind: "complete",
+    assignee: p.assignee !== "" ? p.assignee : env.sender,
+    output: p.output,
+    summary: p.summary,
+    sender: env.sender,
+    timestampMs: eventTimeMs(event),
+    messageId: env.messageId,
+  };
+  return {
+    ...state,
+    phase: nextPhase(state, "Completed"),
+    task: { ...task, status: "completed", latestProgress: 1, terminalReport: report },
+  };
+}
+
+function onFail(state: TaskState, event: SessionEvent): TaskState {
+  const env = event.envelope;
+  const p = decodeAs(TaskFailPayloadSchema, env.payload);
+  const task = p && matching(state, p.taskId);
+  if (!p || !task || task.terminalReport) return state;
+  const report: TaskTerminalReport = {
+    kind: "fail",
+    assignee: p.assignee !== "" ? p.assignee : env.sender,
+    errorCode: p.errorCode,
+    reason: p.reason,
+    retryable: p.retryable,
+    sender: env.sender,
+    timestampMs: eventTimeMs(event),
+    messageId: env.messageId,
+  };
+  return {
+    ...state,
+    phase: nextPhase(state, "Failed"),
+    task: { ...task, status: "failed", terminalReport: report },
+  };
+}
+
+function onCommitment(state: TaskState, event: SessionEvent): TaskState {
+  if (state.commitment) return state;
+  const commitment = commitmentFromEvent(event);
+  if (!commitment) return state;
+  return { ...state, phase: "Committed", commitment };
+}
+
+function clampProgress(n: number): number {
+  if (!Number.isFinite(n)) return 0;
+  return Math.min(1, Math.max(0, n));
+}
+
+// ---------------------------------------------------------------------------
+// Helpers (SDK names). `taskId`, when given, must match the session's task.
+
+function taskOf(state: TaskState, taskId?: string): TaskRecord | undefined {
+  if (!state.task) return undefined;
+  return taskId === undefined || state.task.taskId === taskId ? state.task : undefined;
+}
+
+const ACTIVE_STATUSES: ReadonlySet<TaskStatus> = new Set<TaskStatus>(["requested", "accepted", "in_progress"]);
+
+/** Tasks in `requested`, `accepted` or `in_progress` (0 or 1 in Task mode). */
+export function activeTasks(state: TaskState): TaskRecord[] {
+  return state.task && ACTIVE_STATUSES.has(state.task.status) ? [state.task] : [];
+}
+
+/** Whether an assignee currently holds the task (accepted and not given back). */
+export function isAccepted(state: TaskState, taskId?: string): boolean {
+  return taskOf(state, taskId)?.activeAssignee !== undefined;
+}
+
+export function isCompleted(state: TaskState, taskId?: string): boolean {
+  return taskOf(state, taskId)?.terminalReport?.kind === "complete";
+}
+
+/** Alias of `isCompleted` (the SDK name). */
+export const isComplete = isCompleted;
+
+export function isFailed(state: TaskState, taskId?: string): boolean {
+  return taskOf(state, taskId)?.terminalReport?.kind === "fail";
+}
+
+/** True when the task failed with `retryable: true`. */
+export function isRetryable(state: TaskState, taskId?: string): boolean {
+  const report = taskOf(state, taskId)?.terminalReport;
+  return report?.kind === "fail" && report.retryable;
+}
+
+/** Progress 0..1 of the task, 0 when nothing was reported. */
+export function progressOf(state: TaskState, taskId?: string): number {
+  return taskOf(state, taskId)?.latestProgress ?? 0;
+}
+
+/** Latest reported progress, or undefined when no update or completion was seen. */
+export function latestProgress(state: TaskState): number | undefined {
+  return state.task?.latestProgress;
+}
+
+export function terminalReport(state: TaskState): TaskTerminalReport | undefined {
+  return state.task?.terminalReport;
+}
+
+export function activeAssignee(state: TaskState): string | undefined {
+  return state.task?.activeAssignee;
+}
+
+export function isCommitted(state: TaskState): boolean {
+  return state.commitment !== undefined;
+}
+
+/** The commitment's outcome_positive (defaults kept), or undefined before a commitment. */
+export function isPositiveOutcome(state: TaskState): boolean | undefined {
+  return state.commitment?.outcomePositive;
+}
