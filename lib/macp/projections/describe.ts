@@ -1,0 +1,74 @@
+// Short, plain sentences announcing a phase change, for screen readers
+// (an aria-live region). Pure.
+
+import { activeOffer, lastOffer, type HandoffRecord } from "@/lib/macp/projections/handoff";
+import type { SessionView } from "@/lib/macp/projections/session";
+
+/**
+ * A one-sentence description of the phase change between two views of the
+ * same session, or null when the phase did not change.
+ * Example: "Handoff h1: offer pending for bob".
+ */
+export function describePhaseChange(before: SessionView | undefined, after: SessionView): string | null {
+  if (before !== undefined && before.phase === after.phase) return null;
+  if (before === undefined && after.phase === "Pending") return null;
+  if (after.handoff) return describeHandoff(after);
+  if (after.task) return describeTask(after);
+  if (after.phase === "Committed" && after.commitment) return committedSentence("Session", after);
+  return `Session ${after.phase.toLowerCase()}`;
+}
+
+function describeHandoff(view: SessionView): string {
+  const h = view.handoff;
+  if (!h) return `Handoff ${view.phase.toLowerCase()}`;
+  const offer: HandoffRecord | undefined = activeOffer(h) ?? lastOffer(h);
+  const id = offer ? `Handoff ${offer.handoffId}` : "Handoff";
+  const target = offer?.target || "an unnamed participant";
+  switch (h.phase) {
+    case "Pending":
+      return "Handoff pending: no offer yet";
+    case "OfferPending":
+      return `${id}: offer pending for ${target}`;
+    case "ContextSharing":
+      return `${id}: context shared with ${target}`;
+    case "Accepted":
+      return `${id}: accepted by ${offer?.acceptedBy || target}`;
+    case "Declined":
+      return `${id}: declined by ${offer?.declinedBy || target}`;
+    case "Committed":
+      return committedSentence("Handoff", view);
+  }
+}
+
+function describeTask(view: SessionView): string {
+  const t = view.task;
+  const task = t?.task;
+  if (!t) return `Task ${view.phase.toLowerCase()}`;
+  const id = task ? `Task ${task.taskId}` : "Task";
+  switch (t.phase) {
+    case "Pending":
+      return "Task pending: not requested yet";
+    case "Requested":
+      return task?.requestedAssignee ? `${id}: requested from ${task.requestedAssignee}` : `${id}: requested from any participant`;
+    case "InProgress":
+      return `${id}: accepted by ${task?.activeAssignee ?? "an assignee"}, in progress`;
+    case "Completed": {
+      const report = task?.terminalReport;
+      return `${id}: completed by ${report?.assignee || task?.activeAssignee || "the assignee"}`;
+    }
+    case "Failed": {
+      const report = task?.terminalReport;
+      const code = report?.kind === "fail" && report.errorCode ? ` (${report.errorCode})` : "";
+      const retry = report?.kind === "fail" && report.retryable ? ", retryable" : "";
+      return `${id}: failed${code}${retry}`;
+    }
+    case "Committed":
+      return committedSentence("Task", view);
+  }
+}
+
+function committedSentence(subject: string, view: SessionView): string {
+  const c = view.commitment;
+  if (!c) return `${subject} committed`;
+  return `${subject} committed: ${c.action}, ${c.outcomePositive ? "positive" : "negative"} outcome`;
+}
