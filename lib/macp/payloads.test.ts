@@ -175,3 +175,13 @@ describe("buildEnvelope", () => {
     expect(Number(env.timestampUnixMs)).toBeGreaterThanOrEqual(before);
   });
 });
+
+describe("payloadToJson overloads", () => {
+  it("accepts a successful DecodeResult directly", () => {
+    const bytes = encodePayload(TASK_MODE, "TaskFail", { taskId: "t", retryable: false });
+    const decoded = decodePayload(TASK_MODE, "TaskFail", bytes);
+    if (!decoded.ok) throw new Error(decoded.reason);
+    expect(payloadToJson(decoded)).toEqual(payloadToJson(decoded.schema, decoded.message));
+    expect(payloadToJson(decoded).retryable).toBe(false);
+  });
+});

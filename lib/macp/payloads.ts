@@ -240,7 +240,22 @@ export function buildEnvelope(input: BuildEnvelopeInput): Envelope {
  * JS safe integer are written as numbers (as in the canonical transcripts),
  * larger ones as decimal strings. Unset sub-messages are omitted.
  */
-export function payloadToJson(schema: DescMessage, message: Message): JsonObject {
+export function payloadToJson(decoded: { schema: DescMessage; message: Message }): JsonObject;
+export function payloadToJson(schema: DescMessage, message: Message): JsonObject;
+export function payloadToJson(
+  schemaOrDecoded: DescMessage | { schema: DescMessage; message: Message },
+  maybeMessage?: Message,
+): JsonObject {
+  let schema: DescMessage;
+  let message: Message;
+  if ("schema" in schemaOrDecoded) {
+    schema = schemaOrDecoded.schema;
+    message = schemaOrDecoded.message;
+  } else {
+    if (maybeMessage === undefined) throw new Error("payloadToJson(schema, message): message is missing");
+    schema = schemaOrDecoded;
+    message = maybeMessage;
+  }
   const json = toJson(schema, message, { useProtoFieldName: true, alwaysEmitImplicit: true });
   if (!isJsonObject(json)) return {};
   return int64ToNumbers(schema, json);
@@ -251,7 +266,7 @@ export function decodePayloadToJson(mode: string, messageType: string, bytes: Ui
   const decoded = decodePayload(mode, messageType, bytes);
   if (!decoded.ok) return undefined;
   try {
-    return payloadToJson(decoded.schema, decoded.message);
+    return payloadToJson(decoded);
   } catch {
     return undefined;
   }
