@@ -45,6 +45,8 @@ describe("payloadSchemaFor", () => {
     expect(payloadSchemaFor(TASK_MODE, "Bogus")).toBeUndefined();
     expect(payloadSchemaFor(TASK_MODE, "toString")).toBeUndefined();
     expect(payloadSchemaFor(TASK_MODE, "__proto__")).toBeUndefined();
+    expect(payloadSchemaFor("__proto__", "toString")).toBeUndefined();
+    expect(payloadSchemaFor("constructor", "name")).toBeUndefined();
   });
 });
 

@@ -128,7 +128,7 @@ const MODE_PAYLOADS: Readonly<Record<string, Readonly<Record<string, DescMessage
  * runtime annotations) are recognised in any mode, including the empty one.
  */
 export function payloadSchemaFor(mode: string, messageType: string): DescMessage | undefined {
-  const byMode = MODE_PAYLOADS[mode];
+  const byMode = Object.prototype.hasOwnProperty.call(MODE_PAYLOADS, mode) ? MODE_PAYLOADS[mode] : undefined;
   if (byMode && Object.prototype.hasOwnProperty.call(byMode, messageType)) return byMode[messageType];
   if (Object.prototype.hasOwnProperty.call(CORE_PAYLOADS, messageType)) return CORE_PAYLOADS[messageType];
   return undefined;
@@ -136,7 +136,8 @@ export function payloadSchemaFor(mode: string, messageType: string): DescMessage
 
 /** Message types the registry knows for a mode (mode-specific first, then core). */
 export function knownMessageTypes(mode: string): string[] {
-  return [...Object.keys(MODE_PAYLOADS[mode] ?? {}), ...Object.keys(CORE_PAYLOADS)];
+  const byMode = Object.prototype.hasOwnProperty.call(MODE_PAYLOADS, mode) ? MODE_PAYLOADS[mode] : undefined;
+  return [...Object.keys(byMode ?? {}), ...Object.keys(CORE_PAYLOADS)];
 }
 
 export type DecodeResult =
