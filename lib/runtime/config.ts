@@ -1,0 +1,103 @@
+// Runtime configuration from the environment. Every variable is documented in
+// the README; invalid values fail fast with a message naming the variable.
+import path from "node:path";
+
+export interface RuntimeConfig {
+  bindHost: string;
+  bindPort: number;
+  tlsCertPath?: string;
+  tlsKeyPath?: string;
+  allowInsecure: boolean;
+  memoryOnly: boolean;
+  dataDir: string;
+  maxPayloadBytes: number;
+  sessionStartsPerMinute: number;
+  messagesPerMinute: number;
+  authTokensJson?: string;
+  authTokensFile?: string;
+  devObservers: string[];
+  /** Interval of the TTL sweep that expires idle sessions. */
+  expirySweepMs: number;
+  /** Envelopes a slow stream subscriber may lag behind before it is ended. */
+  subscriberBuffer: number;
+  /** Cumulative suspension cap. */
+  maxSuspendMs: number;
+  logLevel: string;
+  runtimeName: string;
+  runtimeVersion: string;
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, key: string, dflt: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[key];
+  if (raw === undefined || raw.trim() === "") return dflt;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${key} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return n;
+}
+
+function flag(env: Env, key: string): boolean {
+  const raw = (env[key] ?? "").trim().toLowerCase();
+  if (raw === "" || raw === "0" || raw === "false" || raw === "no") return false;
+  if (raw === "1" || raw === "true" || raw === "yes") return true;
+  throw new ConfigError(`${key} must be 1 or 0, got "${env[key]}"`);
+}
+
+export function parseBindAddr(raw: string): { host: string; port: number } {
+  const m = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(raw.trim());
+  if (!m) throw new ConfigError(`MACP_BIND_ADDR must look like host:port, got "${raw}"`);
+  const port = Number(m[2]);
+  if (port < 0 || port > 65535) throw new ConfigError(`MACP_BIND_ADDR port out of range: ${port}`);
+  const host = m[1]!.replace(/^\[|\]$/g, "");
+  return { host, port };
+}
+
+export function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127\./.test(host);
+}
+
+export function loadConfig(env: Env = process.env): RuntimeConfig {
+  const { host, port } = parseBindAddr(env.MACP_BIND_ADDR ?? "127.0.0.1:50051");
+  const tlsCertPath = env.MACP_TLS_CERT_PATH || undefined;
+  const tlsKeyPath = env.MACP_TLS_KEY_PATH || undefined;
+  if (Boolean(tlsCertPath) !== Boolean(tlsKeyPath)) {
+    throw new ConfigError("MACP_TLS_CERT_PATH and MACP_TLS_KEY_PATH must be set together");
+  }
+  const allowInsecure = flag(env, "MACP_ALLOW_INSECURE");
+  if (!tlsCertPath && !allowInsecure) {
+    throw new ConfigError(
+      "refusing to serve plaintext gRPC: set MACP_TLS_CERT_PATH/MACP_TLS_KEY_PATH, or MACP_ALLOW_INSECURE=1 for development",
+    );
+  }
+  return {
+    bindHost: host,
+    bindPort: port,
+    tlsCertPath,
+    tlsKeyPath,
+    allowInsecure,
+    memoryOnly: flag(env, "MACP_MEMORY_ONLY"),
+    dataDir: path.resolve(env.MACP_DATA_DIR || path.join(process.cwd(), "data", "runtime")),
+    maxPayloadBytes: int(env, "MACP_MAX_PAYLOAD_BYTES", 1_048_576, 1, 64 * 1_048_576),
+    sessionStartsPerMinute: int(env, "MACP_SESSION_START_LIMIT_PER_MINUTE", 60, 0),
+    messagesPerMinute: int(env, "MACP_MESSAGE_LIMIT_PER_MINUTE", 600, 0),
+    authTokensJson: env.MACP_AUTH_TOKENS_JSON || undefined,
+    authTokensFile: env.MACP_AUTH_TOKENS_FILE || undefined,
+    devObservers: (env.MACP_DEV_OBSERVERS ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+    expirySweepMs: int(env, "MACP_EXPIRY_SWEEP_MS", 250, 10, 60_000),
+    subscriberBuffer: int(env, "MACP_SUBSCRIBER_BUFFER", 1024, 1, 1_000_000),
+    maxSuspendMs: int(env, "MACP_MAX_SUSPEND_MS", 7 * 24 * 3600 * 1000, 1),
+    logLevel: env.MACP_LOG_LEVEL || env.LOG_LEVEL || "info",
+    runtimeName: "baton-runtime",
+    runtimeVersion: "0.1.0",
+  };
+}

@@ -1,0 +1,857 @@
+// The runtime kernel: the single place where envelopes are admitted, in the
+// reference order of PROTOCOL.md §2.4, §3.1 and §3.3, one at a time.
+//
+// Admission is synchronous against in-memory state (so the next message sees
+// the effect of the previous one), then the record is handed to the store's
+// group commit; the Ack, the broadcast to subscribers and the lifecycle event
+// all wait until the record is on disk. If a commit fails, nothing of that
+// batch was stored: the kernel rebuilds its state from the store and answers
+// INTERNAL_ERROR, so memory never runs ahead of disk.
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import {
+  CORE_TYPES,
+  DEFAULT_POLICY_ID,
+  MACP_VERSION,
+  MAX_PARTICIPANTS,
+  MAX_TTL_MS,
+  MODE_VERSION,
+  RUNTIME_SENDER,
+} from "@/lib/macp/constants";
+import { isValidSessionId } from "@/lib/macp/ids";
+import {
+  AckSchema,
+  EnvelopeSchema,
+  MACPErrorSchema,
+  SessionState,
+  type Ack,
+  type Envelope,
+} from "@/lib/gen/macp/v1/envelope_pb";
+import {
+  CommitmentPayloadSchema,
+  ParticipantActivitySchema,
+  SessionCancelPayloadSchema,
+  SessionLifecycleEventSchema,
+  SessionLifecycleEvent_EventType as EventType,
+  SessionMetadataSchema,
+  SessionResumePayloadSchema,
+  SessionStartPayloadSchema,
+  SessionSuspendPayloadSchema,
+  SignalPayloadSchema,
+  type SessionLifecycleEvent,
+  type SessionMetadata,
+} from "@/lib/gen/macp/v1/core_pb";
+import { PolicyDescriptorSchema, type PolicyDescriptor } from "@/lib/gen/macp/v1/policy_pb";
+import type { Identity } from "./auth";
+import type { RuntimeConfig } from "./config";
+import { MacpRejection, reject } from "./errors";
+import { MODES, type AnyMode } from "./modes";
+import type { SessionContext } from "./modes/types";
+import { bindPolicy, DEFAULT_POLICY, hasCommitmentAuthority, validateDescriptor, type BoundPolicy } from "./policy";
+import { SlidingWindowLimiter } from "./rate-limit";
+import type { LogRecord, RecordKind, Store } from "./store/types";
+import { StoreCorruptionError } from "./store/types";
+
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+const MAX_ID_CHARS = 256;
+const MAX_TYPE_CHARS = 128;
+
+/** One accepted envelope as delivered to subscribers. */
+export interface Delivered {
+  sequence: number;
+  envelope: Envelope;
+}
+
+type SessionListener = (d: Delivered) => void;
+type LifecycleListener = (ev: SessionLifecycleEvent) => void;
+type SignalListener = (env: Envelope) => void;
+type PolicyListener = (all: PolicyDescriptor[]) => void;
+
+interface Activity {
+  count: number;
+  lastMs: number;
+}
+
+interface Session {
+  readonly id: string;
+  readonly mode: string;
+  readonly handler: AnyMode;
+  modeState: unknown;
+  state: SessionState;
+  readonly initiator: string;
+  readonly participants: readonly string[];
+  readonly ctx: SessionContext;
+  readonly modeVersion: string;
+  readonly configurationVersion: string;
+  readonly policy: BoundPolicy;
+  readonly contextId: string;
+  readonly extensionKeys: readonly string[];
+  readonly startedAtMs: number;
+  deadlineMs: number;
+  suspendedAtMs: number;
+  suspendedTotalMs: number;
+  readonly dedup: Set<string>;
+  /** Sequence assigned to the newest admitted envelope (durable or not). */
+  seq: number;
+  /** Sequence of the newest envelope known to be on disk and broadcast. */
+  durableSeq: number;
+  readonly activity: Map<string, Activity>;
+  /** Settles when the newest write for this session has settled. */
+  tail: Promise<unknown>;
+}
+
+const toMs = (v: bigint): number => Number(v);
+const now = (): number => Date.now();
+
+function rejection(err: unknown): MacpRejection {
+  if (err instanceof MacpRejection) return err;
+  return new MacpRejection("INTERNAL_ERROR", `internal error: ${(err as Error)?.message ?? String(err)}`);
+}
+
+export interface KernelOptions {
+  store: Store;
+  config: Pick<
+    RuntimeConfig,
+    "maxPayloadBytes" | "sessionStartsPerMinute" | "messagesPerMinute" | "expirySweepMs" | "maxSuspendMs"
+  >;
+  logger: Logger;
+  /** Injectable clock for tests. */
+  clock?: () => number;
+}
+
+export class Kernel {
+  private sessions = new Map<string, Session>();
+  private open = new Set<Session>();
+  private policies = new Map<string, PolicyDescriptor>();
+  private readonly sessionListeners = new Map<string, Set<SessionListener>>();
+  private readonly lifecycleListeners = new Set<LifecycleListener>();
+  private readonly signalListeners = new Set<SignalListener>();
+  private readonly policyListeners = new Set<PolicyListener>();
+  private readonly startLimiter: SlidingWindowLimiter;
+  private readonly messageLimiter: SlidingWindowLimiter;
+  private readonly store: Store;
+  private readonly log: Logger;
+  private readonly clock: () => number;
+  private readonly cfg: KernelOptions["config"];
+  private sweepTimer: NodeJS.Timeout | null = null;
+  /** Bumped on every rebuild after a storage failure. */
+  private generation = 0;
+  private closed = false;
+
+  private constructor(opts: KernelOptions) {
+    this.store = opts.store;
+    this.log = opts.logger;
+    this.clock = opts.clock ?? now;
+    this.cfg = opts.config;
+    this.startLimiter = new SlidingWindowLimiter(opts.config.sessionStartsPerMinute);
+    this.messageLimiter = new SlidingWindowLimiter(opts.config.messagesPerMinute);
+  }
+
+  /** Open a kernel over a store, rebuilding every session from it. */
+  static open(opts: KernelOptions): Kernel {
+    const k = new Kernel(opts);
+    const report = k.rebuild();
+    opts.logger.info(report, "runtime state rebuilt from storage");
+    k.sweepTimer = setInterval(() => k.sweep(), opts.config.expirySweepMs);
+    k.sweepTimer.unref();
+    return k;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    await Promise.allSettled([...this.sessions.values()].map((s) => s.tail));
+  }
+
+  // ---------------------------------------------------------------- rebuild
+
+  /** Replace in-memory state with what the store holds. */
+  private rebuild(): { sessions: number; records: number; policies: number; open: number } {
+    this.sessions = new Map();
+    this.open = new Set();
+    this.policies = new Map();
+    for (const p of this.store.loadPolicies()) {
+      this.policies.set(p.policyId, fromBinary(PolicyDescriptorSchema, p.descriptor));
+    }
+    const records = this.store.loadAll();
+    for (const r of records) {
+      try {
+        this.replay(r);
+      } catch (e) {
+        if (e instanceof StoreCorruptionError) throw e;
+        throw new StoreCorruptionError(
+          `record at position ${r.position} (session ${r.sessionId}) cannot be replayed: ${(e as Error).message}`,
+          r.position,
+        );
+      }
+    }
+    return { sessions: this.sessions.size, records: records.length, policies: this.policies.size, open: this.open.size };
+  }
+
+  private replay(r: LogRecord & { position: number }): void {
+    const env = fromBinary(EnvelopeSchema, r.envelope);
+    if (r.kind === "envelope" && env.messageType === CORE_TYPES.SessionStart) {
+      if (this.sessions.has(r.sessionId)) throw new Error("duplicate SessionStart");
+      const policy = r.boundPolicy
+        ? bindPolicy(fromBinary(PolicyDescriptorSchema, r.boundPolicy), env.mode)
+        : DEFAULT_POLICY;
+      const s = this.createSession(env, policy, r.recvMs);
+      if (r.seq !== 1) throw new Error(`SessionStart has sequence ${r.seq}`);
+      this.sessions.set(s.id, s);
+      this.open.add(s);
+      return;
+    }
+    const s = this.sessions.get(r.sessionId);
+    if (!s) throw new Error("record for a session that was never started");
+    switch (r.kind) {
+      case "envelope": {
+        if (s.state !== SessionState.OPEN) throw new Error(`envelope recorded while session was ${SessionState[s.state]}`);
+        if (r.seq !== s.seq + 1) throw new Error(`sequence ${r.seq} follows ${s.seq}`);
+        this.applyInSession(s, env, r.recvMs);
+        s.durableSeq = s.seq;
+        return;
+      }
+      case "cancel":
+        this.setState(s, SessionState.CANCELLED);
+        return;
+      case "expire":
+        this.setState(s, SessionState.EXPIRED);
+        return;
+      case "suspend":
+        s.suspendedAtMs = r.recvMs;
+        this.setState(s, SessionState.SUSPENDED);
+        return;
+      case "resume": {
+        const p = fromBinary(SessionResumePayloadSchema, env.payload);
+        const banked = toMs(p.bankedMs);
+        s.suspendedTotalMs += banked;
+        s.deadlineMs += banked;
+        s.suspendedAtMs = 0;
+        this.setState(s, SessionState.OPEN);
+        return;
+      }
+    }
+  }
+
+  // --------------------------------------------------------------- sessions
+
+  private createSession(env: Envelope, policy: BoundPolicy, recvMs: number): Session {
+    const p = fromBinary(SessionStartPayloadSchema, env.payload);
+    const handler = MODES.get(env.mode);
+    if (!handler) throw new MacpRejection("MODE_NOT_SUPPORTED", `mode ${env.mode} is not supported`);
+    const participantSet = new Set(p.participants);
+    const ts = toMs(env.timestampUnixMs);
+    const base = ts > 0 ? ts : recvMs;
+    return {
+      id: env.sessionId,
+      mode: env.mode,
+      handler,
+      modeState: handler.initialState(),
+      state: SessionState.OPEN,
+      initiator: env.sender,
+      participants: [...p.participants],
+      ctx: { initiator: env.sender, participants: participantSet, policy },
+      modeVersion: p.modeVersion,
+      configurationVersion: p.configurationVersion,
+      policy,
+      contextId: p.contextId,
+      extensionKeys: Object.keys(p.extensions),
+      startedAtMs: recvMs,
+      deadlineMs: base + toMs(p.ttlMs),
+      suspendedAtMs: 0,
+      suspendedTotalMs: 0,
+      dedup: new Set([env.messageId]),
+      seq: 1,
+      durableSeq: 1,
+      activity: new Map(),
+      tail: Promise.resolve(),
+    };
+  }
+
+  private setState(s: Session, state: SessionState): void {
+    s.state = state;
+    if (state === SessionState.OPEN) this.open.add(s);
+    else this.open.delete(s);
+  }
+
+  metadata(s: Session): SessionMetadata {
+    return create(SessionMetadataSchema, {
+      sessionId: s.id,
+      mode: s.mode,
+      state: s.state,
+      startedAtUnixMs: BigInt(s.startedAtMs),
+      expiresAtUnixMs: BigInt(s.deadlineMs),
+      modeVersion: s.modeVersion,
+      configurationVersion: s.configurationVersion,
+      policyVersion: s.policy.descriptor.policyId,
+      participants: [...s.participants],
+      participantActivity: [...s.activity].map(([id, a]) =>
+        create(ParticipantActivitySchema, {
+          participantId: id,
+          lastMessageAtUnixMs: BigInt(a.lastMs),
+          messageCount: a.count,
+        }),
+      ),
+      initiator: s.initiator,
+      contextId: s.contextId,
+      extensionKeys: [...s.extensionKeys],
+    });
+  }
+
+  // ------------------------------------------------------------- admission
+
+  /** Submit one envelope (the Send RPC). Never throws: the verdict is in the Ack. */
+  async send(identity: Identity | null, input: Envelope): Promise<Ack> {
+    const env = create(EnvelopeSchema, input);
+    try {
+      return await this.admit(identity, env);
+    } catch (e) {
+      const r = rejection(e);
+      if (r.code === "INTERNAL_ERROR") this.log.error({ err: e, sessionId: env.sessionId }, "internal error during admission");
+      return this.ack(env, false, false, SessionState.UNSPECIFIED, r);
+    }
+  }
+
+  private ack(env: Envelope, ok: boolean, duplicate: boolean, state: SessionState, err?: MacpRejection): Ack {
+    return create(AckSchema, {
+      ok,
+      duplicate,
+      messageId: env.messageId,
+      sessionId: env.sessionId,
+      acceptedAtUnixMs: BigInt(this.clock()),
+      sessionState: state,
+      error: err
+        ? create(MACPErrorSchema, {
+            code: err.code,
+            message: err.message,
+            sessionId: env.sessionId,
+            messageId: env.messageId,
+            details: err.details ? new TextEncoder().encode(JSON.stringify(err.details)) : new Uint8Array(),
+          })
+        : undefined,
+    });
+  }
+
+  /** Shape checks of §2.4, which run before authentication. */
+  checkShape(env: Envelope): void {
+    if (env.macpVersion !== MACP_VERSION) reject("UNSUPPORTED_PROTOCOL_VERSION", `macp_version must be "${MACP_VERSION}", got "${env.macpVersion}"`);
+    if (env.messageType === "" || env.messageId === "") reject("INVALID_ENVELOPE", "message_type and message_id must not be empty");
+    if (env.messageId.length > MAX_ID_CHARS) reject("INVALID_ENVELOPE", `message_id is longer than ${MAX_ID_CHARS} characters`);
+    if (env.sessionId.length > MAX_ID_CHARS) reject("INVALID_ENVELOPE", `session_id is longer than ${MAX_ID_CHARS} characters`);
+    if (env.messageType.length > MAX_TYPE_CHARS || env.mode.length > MAX_ID_CHARS) reject("INVALID_ENVELOPE", "message_type or mode is too long");
+    const blankMode = env.mode.trim() === "";
+    if (env.messageType === CORE_TYPES.Signal) {
+      if (env.sessionId !== "" || !blankMode) reject("INVALID_ENVELOPE", "a Signal must have an empty session_id and mode");
+    } else if (env.messageType === CORE_TYPES.Progress && env.sessionId === "") {
+      if (!blankMode) reject("INVALID_ENVELOPE", "an ambient Progress must have an empty mode");
+    } else if (env.sessionId === "" || blankMode) {
+      reject("INVALID_ENVELOPE", "session_id and mode must not be empty");
+    }
+    if (env.payload.length > this.cfg.maxPayloadBytes) {
+      reject("PAYLOAD_TOO_LARGE", `payload is ${env.payload.length} bytes; the limit is ${this.cfg.maxPayloadBytes}`);
+    }
+  }
+
+  /** Authentication, sender binding, identity flags and rate limits (§9). */
+  checkCaller(identity: Identity | null, env: Envelope, at: number): void {
+    if (!identity) reject("UNAUTHENTICATED", "no valid credentials: send Authorization: Bearer <token>");
+    const id = identity as Identity;
+    if (env.sender !== "" && env.sender !== id.sender) {
+      reject("UNAUTHENTICATED", `sender "${env.sender}" does not match the authenticated identity "${id.sender}"`);
+    }
+    env.sender = id.sender;
+    if (id.isObserver) reject("FORBIDDEN", `${id.sender} is an observer and may not send`);
+    if (id.allowedModes.length > 0 && !id.allowedModes.includes(env.mode)) {
+      reject("FORBIDDEN", `${id.sender} may not use mode "${env.mode}"`);
+    }
+    const start = env.messageType === CORE_TYPES.SessionStart;
+    if (start && !id.canStartSessions) reject("FORBIDDEN", `${id.sender} may not start sessions`);
+    const limiter = start ? this.startLimiter : this.messageLimiter;
+    if (!limiter.tryAcquire(id.sender, at)) reject("RATE_LIMITED", `rate limit exceeded for ${id.sender}`);
+  }
+
+  private async admit(identity: Identity | null, env: Envelope): Promise<Ack> {
+    if (this.closed) reject("INTERNAL_ERROR", "runtime is shutting down");
+    this.checkShape(env);
+    const at = this.clock();
+    this.checkCaller(identity, env, at);
+    if (env.messageType === CORE_TYPES.Signal || (env.messageType === CORE_TYPES.Progress && env.sessionId === "")) {
+      if (env.messageType === CORE_TYPES.Signal && env.payload.length > 0) {
+        let sig;
+        try {
+          sig = fromBinary(SignalPayloadSchema, env.payload);
+        } catch {
+          reject("INVALID_ENVELOPE", "payload is not a valid SignalPayload");
+        }
+        if (sig && sig.signalType.trim() === "") reject("INVALID_ENVELOPE", "signal_type must not be blank");
+      }
+      for (const l of this.signalListeners) l(env);
+      return this.ack(env, true, false, SessionState.OPEN);
+    }
+    if (env.messageType === CORE_TYPES.Progress) {
+      for (const l of this.signalListeners) l(env);
+      return this.ack(env, true, false, SessionState.OPEN);
+    }
+    if (env.messageType === CORE_TYPES.SessionStart) return this.admitStart(identity as Identity, env, at);
+    return this.admitInSession(env, at);
+  }
+
+  private async admitStart(identity: Identity, env: Envelope, at: number): Promise<Ack> {
+    if (!isValidSessionId(env.sessionId)) {
+      reject("INVALID_SESSION_ID", "session_id must be a lowercase UUID v4/v7 or at least 22 characters of [A-Za-z0-9_-]");
+    }
+    const handler = MODES.get(env.mode);
+    if (!handler) reject("MODE_NOT_SUPPORTED", `mode "${env.mode}" is not supported by this runtime (supported: ${[...MODES.keys()].join(", ")})`);
+    if (env.payload.length === 0) reject("INVALID_ENVELOPE", "SessionStart payload must not be empty");
+    let p;
+    try {
+      p = fromBinary(SessionStartPayloadSchema, env.payload);
+    } catch (e) {
+      return reject("INVALID_ENVELOPE", `payload is not a valid SessionStartPayload: ${(e as Error).message}`);
+    }
+    const ttl = toMs(p.ttlMs);
+    if (!(ttl >= 1 && ttl <= MAX_TTL_MS)) reject("INVALID_ENVELOPE", `ttl_ms must be between 1 and ${MAX_TTL_MS}, got ${p.ttlMs}`);
+    if (p.modeVersion.trim() === "") reject("INVALID_ENVELOPE", "mode_version must not be blank");
+    if (p.configurationVersion.trim() === "") reject("INVALID_ENVELOPE", "configuration_version must not be blank");
+    if (p.participants.length === 0) reject("INVALID_ENVELOPE", "participants must not be empty");
+    if (p.participants.length > MAX_PARTICIPANTS) reject("INVALID_ENVELOPE", `at most ${MAX_PARTICIPANTS} participants`);
+    const trimmed = new Set<string>();
+    for (const part of p.participants) {
+      const t = part.trim();
+      if (t === "") reject("INVALID_ENVELOPE", "participants must not be blank");
+      if (part.length > MAX_ID_CHARS) reject("INVALID_ENVELOPE", `participant ids are limited to ${MAX_ID_CHARS} characters`);
+      if (trimmed.has(t)) reject("INVALID_ENVELOPE", `participant "${t}" is listed twice`);
+      trimmed.add(t);
+    }
+    if (p.modeVersion !== MODE_VERSION) reject("INVALID_ENVELOPE", `mode_version must be "${MODE_VERSION}"`);
+
+    const existing = this.sessions.get(env.sessionId);
+    if (existing) {
+      if (existing.dedup.has(env.messageId)) {
+        await existing.tail.catch(() => undefined);
+        const again = this.sessions.get(env.sessionId);
+        if (again?.dedup.has(env.messageId)) return this.ack(env, true, true, again.state);
+        return this.admitStart(identity, env, at);
+      }
+      reject("SESSION_ALREADY_EXISTS", `session ${env.sessionId} already exists`);
+    }
+    if (identity.maxOpenSessions !== undefined) {
+      let n = 0;
+      for (const s of this.open) if (s.initiator === env.sender && at <= s.deadlineMs) n++;
+      if (n >= identity.maxOpenSessions) reject("RATE_LIMITED", `${env.sender} already has ${n} open sessions (limit ${identity.maxOpenSessions})`);
+    }
+    const policyId = p.policyVersion === "" ? DEFAULT_POLICY_ID : p.policyVersion;
+    let policy: BoundPolicy = DEFAULT_POLICY;
+    if (policyId !== DEFAULT_POLICY_ID) {
+      const d = this.policies.get(policyId);
+      if (!d) reject("UNKNOWN_POLICY_VERSION", `policy "${policyId}" is not registered`);
+      policy = bindPolicy(d as PolicyDescriptor, env.mode);
+    }
+    if (policy.descriptor.mode !== "*" && policy.descriptor.mode !== env.mode) {
+      reject("INVALID_POLICY_DEFINITION", `policy "${policyId}" applies to ${policy.descriptor.mode}, not ${env.mode}`);
+    }
+    const startErr = (handler as AnyMode).validateStart(env.sender, new Set(p.participants));
+    if (startErr) reject("INVALID_ENVELOPE", startErr);
+
+    const s = this.createSession(env, policy, at);
+    s.durableSeq = 0;
+    this.sessions.set(s.id, s);
+    this.open.add(s);
+    const record: LogRecord = {
+      sessionId: s.id,
+      kind: "envelope",
+      seq: 1,
+      recvMs: at,
+      envelope: toBinary(EnvelopeSchema, env),
+      boundPolicy: policy === DEFAULT_POLICY ? undefined : toBinary(PolicyDescriptorSchema, policy.descriptor),
+    };
+    await this.persist(s, [record], () => {
+      this.publish(s, 1, env);
+      this.emitLifecycle(EventType.CREATED, s);
+    });
+    return this.ack(env, true, false, SessionState.OPEN);
+  }
+
+  private async admitInSession(env: Envelope, at: number): Promise<Ack> {
+    const s = this.sessions.get(env.sessionId);
+    if (!s) return reject("SESSION_NOT_FOUND", `session ${env.sessionId} does not exist`);
+    if (s.dedup.has(env.messageId)) {
+      // A retry of something already admitted: answer once it is durable.
+      await s.tail.catch(() => undefined);
+      const again = this.sessions.get(env.sessionId);
+      if (again?.dedup.has(env.messageId)) return this.ack(env, true, true, again.state);
+      return this.admitInSession(env, this.clock());
+    }
+    if (env.mode !== s.mode) reject("INVALID_ENVELOPE", `session ${s.id} is in mode ${s.mode}, not ${env.mode}`);
+    if (s.state === SessionState.OPEN && at > s.deadlineMs) {
+      this.expire(s, at);
+      reject("SESSION_NOT_OPEN", `session ${s.id} expired (TtlExpired)`);
+    }
+    if (s.state !== SessionState.OPEN) reject("SESSION_NOT_OPEN", `session ${s.id} is ${SessionState[s.state]}`);
+    const resolved = this.applyInSession(s, env, at);
+    const seq = s.seq;
+    await this.persist(s, [{ sessionId: s.id, kind: "envelope", seq, recvMs: at, envelope: toBinary(EnvelopeSchema, env) }], () => {
+      this.publish(s, seq, env);
+      if (resolved) this.emitLifecycle(EventType.RESOLVED, s);
+    });
+    return this.ack(env, true, false, s.state);
+  }
+
+  /**
+   * Authority, validation and state change for one non-start envelope (§3.3
+   * steps 6–9). Used by admission and by replay. Returns true if it resolved.
+   */
+  private applyInSession(s: Session, env: Envelope, at: number): boolean {
+    const sender = env.sender;
+    const isParticipant = sender === s.initiator || s.ctx.participants.has(sender);
+    let resolved = false;
+    if (env.messageType === CORE_TYPES.Commitment) {
+      if (!hasCommitmentAuthority(s.policy.rules, sender, s.initiator, s.ctx.participants)) {
+        reject("FORBIDDEN", `${sender} has no commitment authority under policy ${s.policy.descriptor.policyId}`);
+      }
+      let c;
+      try {
+        c = fromBinary(CommitmentPayloadSchema, env.payload);
+      } catch (e) {
+        return reject("INVALID_ENVELOPE", `payload is not a valid CommitmentPayload: ${(e as Error).message}`);
+      }
+      for (const [k, v] of [
+        ["commitment_id", c.commitmentId],
+        ["action", c.action],
+        ["authority_scope", c.authorityScope],
+        ["reason", c.reason],
+      ] as const) {
+        if (v.trim() === "") reject("INVALID_ENVELOPE", `${k} must not be blank`);
+      }
+      if (c.modeVersion !== s.modeVersion) reject("INVALID_ENVELOPE", `mode_version must be "${s.modeVersion}"`);
+      if (c.configurationVersion !== s.configurationVersion) {
+        reject("INVALID_ENVELOPE", `configuration_version must be "${s.configurationVersion}"`);
+      }
+      const effective = s.policy.descriptor.policyId;
+      const policyMatches = c.policyVersion === effective || (c.policyVersion === "" && effective === DEFAULT_POLICY_ID);
+      if (!policyMatches) reject("INVALID_ENVELOPE", `policy_version must be "${effective}"`);
+      if (c.supersedes && (c.supersedes.sessionId.trim() === "" || c.supersedes.commitmentHash.trim() === "")) {
+        reject("INVALID_ENVELOPE", "supersedes needs both session_id and commitment_hash");
+      }
+      if (/(rejected|failed|declined)$/.test(c.action) && c.outcomePositive) {
+        reject("INVALID_ENVELOPE", `action ${c.action} requires outcome_positive=false`);
+      }
+      if (/(selected|accepted|completed|approved)$/.test(c.action) && !c.outcomePositive) {
+        reject("INVALID_ENVELOPE", `action ${c.action} requires outcome_positive=true`);
+      }
+      s.modeState = s.handler.commit(s.modeState, env, c, s.ctx);
+      this.setState(s, SessionState.RESOLVED);
+      resolved = true;
+    } else if (s.handler.knowsType(env.messageType)) {
+      if (!s.handler.senderAllowed(env.messageType, sender, s.ctx)) {
+        reject("FORBIDDEN", `${sender} may not send ${env.messageType} in this session`);
+      }
+      s.modeState = s.handler.apply(s.modeState, env, s.ctx);
+    } else {
+      reject(
+        isParticipant ? "INVALID_ENVELOPE" : "FORBIDDEN",
+        isParticipant ? `message type ${env.messageType} is not part of ${s.mode}` : `${sender} is not a participant of this session`,
+      );
+    }
+    s.seq += 1;
+    s.dedup.add(env.messageId);
+    const a = s.activity.get(sender) ?? { count: 0, lastMs: 0 };
+    s.activity.set(sender, { count: a.count + 1, lastMs: at });
+    return resolved;
+  }
+
+  /**
+   * Hand records to the store; run `onDurable` once they are on disk. On a
+   * storage failure the kernel reloads from the store and the caller gets
+   * INTERNAL_ERROR (the message was not accepted; retrying is safe).
+   */
+  private async persist(s: Session, records: LogRecord[], onDurable: () => void): Promise<void> {
+    const gen = this.generation;
+    const write = this.store.append(records);
+    s.tail = write;
+    try {
+      await write;
+    } catch (e) {
+      if (gen === this.generation) {
+        this.generation++;
+        this.log.error({ err: e, sessionId: s.id }, "storage commit failed; rebuilding runtime state from storage");
+        try {
+          this.rebuild();
+        } catch (e2) {
+          this.log.error({ err: e2 }, "rebuild after storage failure failed");
+        }
+      }
+      reject("INTERNAL_ERROR", `storage failure: ${(e as Error).message}`);
+    }
+    if (gen !== this.generation) reject("INTERNAL_ERROR", "storage failure in the same commit group");
+    onDurable();
+  }
+
+  private publish(s: Session, seq: number, env: Envelope): void {
+    s.durableSeq = seq;
+    const listeners = this.sessionListeners.get(s.id);
+    if (!listeners) return;
+    const d = { sequence: seq, envelope: env };
+    for (const l of listeners) l(d);
+  }
+
+  private emitLifecycle(type: EventType, s: Session): void {
+    if (this.lifecycleListeners.size === 0) return;
+    const ev = create(SessionLifecycleEventSchema, {
+      eventType: type,
+      session: this.metadata(s),
+      observedAtUnixMs: BigInt(this.clock()),
+    });
+    for (const l of this.lifecycleListeners) l(ev);
+  }
+
+  // --------------------------------------------------- expiry and control
+
+  private annotation(s: Session, type: string, payload: Uint8Array, at: number): Envelope {
+    return create(EnvelopeSchema, {
+      macpVersion: MACP_VERSION,
+      mode: s.mode,
+      messageType: type,
+      messageId: "",
+      sessionId: s.id,
+      sender: RUNTIME_SENDER,
+      timestampUnixMs: BigInt(at),
+      payload,
+    });
+  }
+
+  private writeAnnotation(s: Session, kind: RecordKind, env: Envelope, at: number, onDurable: () => void): Promise<void> {
+    return this.persist(s, [{ sessionId: s.id, kind, seq: 0, recvMs: at, envelope: toBinary(EnvelopeSchema, env) }], onDurable);
+  }
+
+  private expire(s: Session, at: number): void {
+    this.setState(s, SessionState.EXPIRED);
+    this.writeAnnotation(s, "expire", this.annotation(s, CORE_TYPES.TtlExpired, new Uint8Array(), at), at, () =>
+      this.emitLifecycle(EventType.EXPIRED, s),
+    ).catch((e) => this.log.warn({ err: e, sessionId: s.id }, "could not record expiry; it will be retried"));
+  }
+
+  /** Expire OPEN sessions whose deadline has passed, even with no traffic. */
+  sweep(): void {
+    const at = this.clock();
+    for (const s of [...this.open]) if (at > s.deadlineMs) this.expire(s, at);
+  }
+
+  /** Look up a session, applying lazy expiry. */
+  private lookup(sessionId: string): Session | undefined {
+    const s = this.sessions.get(sessionId);
+    if (s && s.state === SessionState.OPEN && this.clock() > s.deadlineMs) this.expire(s, this.clock());
+    return s;
+  }
+
+  private controlAck(s: Session, ok: boolean, err?: MacpRejection): Ack {
+    return create(AckSchema, {
+      ok,
+      messageId: "",
+      sessionId: s.id,
+      acceptedAtUnixMs: BigInt(this.clock()),
+      sessionState: ok ? s.state : SessionState.UNSPECIFIED,
+      error: err ? create(MACPErrorSchema, { code: err.code, message: err.message, sessionId: s.id }) : undefined,
+    });
+  }
+
+  /** Cancel / Suspend / Resume. Throws ControlError for gRPC-status failures. */
+  async control(identity: Identity, op: "cancel" | "suspend" | "resume", sessionId: string, reason: string): Promise<Ack> {
+    const s = this.lookup(sessionId);
+    if (!s) throw new ControlError("not_found", `session ${sessionId} does not exist`);
+    const allowed =
+      identity.sender === s.initiator || hasCommitmentAuthority(s.policy.rules, identity.sender, s.initiator, s.ctx.participants);
+    if (!allowed) throw new ControlError("permission_denied", `${identity.sender} may not ${op} session ${sessionId}`);
+    const at = this.clock();
+    if (op === "cancel") {
+      if (s.state !== SessionState.OPEN && s.state !== SessionState.SUSPENDED) return this.controlAck(s, true);
+      this.setState(s, SessionState.CANCELLED);
+      const payload = toBinary(SessionCancelPayloadSchema, create(SessionCancelPayloadSchema, { reason, cancelledBy: identity.sender }));
+      await this.writeAnnotation(s, "cancel", this.annotation(s, CORE_TYPES.SessionCancel, payload, at), at, () =>
+        this.emitLifecycle(EventType.CANCELLED, s),
+      );
+      return this.controlAck(s, true);
+    }
+    if (op === "suspend") {
+      if (s.state !== SessionState.OPEN) {
+        return this.controlAck(s, false, new MacpRejection("SESSION_NOT_OPEN", `session is ${SessionState[s.state]}`));
+      }
+      this.setState(s, SessionState.SUSPENDED);
+      s.suspendedAtMs = at;
+      const payload = toBinary(SessionSuspendPayloadSchema, create(SessionSuspendPayloadSchema, { reason, suspendedBy: identity.sender }));
+      await this.writeAnnotation(s, "suspend", this.annotation(s, CORE_TYPES.SessionSuspend, payload, at), at, () =>
+        this.emitLifecycle(EventType.SUSPENDED, s),
+      );
+      return this.controlAck(s, true);
+    }
+    if (s.state !== SessionState.SUSPENDED) {
+      return this.controlAck(s, false, new MacpRejection("SESSION_NOT_OPEN", `session is ${SessionState[s.state]}, not SUSPENDED`));
+    }
+    const banked = Math.max(0, at - s.suspendedAtMs);
+    if (s.suspendedTotalMs + banked > this.cfg.maxSuspendMs) {
+      this.expire(s, at);
+      await s.tail.catch(() => undefined);
+      return this.controlAck(s, false, new MacpRejection("SESSION_NOT_OPEN", "cumulative suspension exceeded the cap; the session expired"));
+    }
+    s.suspendedTotalMs += banked;
+    s.deadlineMs += banked;
+    s.suspendedAtMs = 0;
+    this.setState(s, SessionState.OPEN);
+    const payload = toBinary(
+      SessionResumePayloadSchema,
+      create(SessionResumePayloadSchema, { reason, resumedBy: identity.sender, bankedMs: BigInt(banked) }),
+    );
+    await this.writeAnnotation(s, "resume", this.annotation(s, CORE_TYPES.SessionResume, payload, at), at, () =>
+      this.emitLifecycle(EventType.RESUMED, s),
+    );
+    return this.controlAck(s, true);
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  getSession(sessionId: string): { metadata: SessionMetadata; initiator: string; participants: ReadonlySet<string> } | undefined {
+    const s = this.lookup(sessionId);
+    if (!s) return undefined;
+    return { metadata: this.metadata(s), initiator: s.initiator, participants: s.ctx.participants };
+  }
+
+  listSessions(): SessionMetadata[] {
+    return [...this.sessions.values()].map((s) => this.metadata(s));
+  }
+
+  /** Whether `sender` may read the session (initiator, participant, observer). */
+  canRead(identity: Identity, sessionId: string): boolean {
+    const s = this.sessions.get(sessionId);
+    if (!s) return false;
+    return identity.isObserver || identity.sender === s.initiator || s.ctx.participants.has(identity.sender);
+  }
+
+  hasSession(sessionId: string): boolean {
+    return this.sessions.has(sessionId);
+  }
+
+  /**
+   * Passive subscribe: live delivery of every envelope after the current
+   * durable head, plus the history (afterSeq, head] to send first. Both are
+   * taken in the same synchronous step, so there is no gap and no overlap.
+   */
+  subscribe(sessionId: string, afterSeq: number, listener: SessionListener): { history: Delivered[]; close: () => void } {
+    const s = this.sessions.get(sessionId);
+    const head = s?.durableSeq ?? 0;
+    const close = this.listen(sessionId, listener);
+    const history =
+      s && afterSeq < head
+        ? this.store.readSession(sessionId, afterSeq).filter((r) => r.seq <= head).map((r) => ({
+            sequence: r.seq,
+            envelope: fromBinary(EnvelopeSchema, r.envelope),
+          }))
+        : [];
+    return { history, close };
+  }
+
+  /** Live delivery only (a stream bound by an envelope frame). */
+  listen(sessionId: string, listener: SessionListener): () => void {
+    let set = this.sessionListeners.get(sessionId);
+    if (!set) {
+      set = new Set();
+      this.sessionListeners.set(sessionId, set);
+    }
+    set.add(listener);
+    return () => {
+      const cur = this.sessionListeners.get(sessionId);
+      if (!cur) return;
+      cur.delete(listener);
+      if (cur.size === 0) this.sessionListeners.delete(sessionId);
+    };
+  }
+
+  durableHead(sessionId: string): number {
+    return this.sessions.get(sessionId)?.durableSeq ?? 0;
+  }
+
+  /** WatchSessions: snapshot of every session, and live lifecycle events after it. */
+  watchSessions(listener: LifecycleListener): { snapshot: SessionMetadata[]; close: () => void } {
+    this.lifecycleListeners.add(listener);
+    return { snapshot: this.listSessions(), close: () => this.lifecycleListeners.delete(listener) };
+  }
+
+  watchSignals(listener: SignalListener): () => void {
+    this.signalListeners.add(listener);
+    return () => this.signalListeners.delete(listener);
+  }
+
+  /** Counters for logs, tests and benchmarks. */
+  stats(): { sessions: number; open: number; sessionSubscribers: number; lifecycleSubscribers: number } {
+    let subs = 0;
+    for (const set of this.sessionListeners.values()) subs += set.size;
+    return { sessions: this.sessions.size, open: this.open.size, sessionSubscribers: subs, lifecycleSubscribers: this.lifecycleListeners.size };
+  }
+
+  // -------------------------------------------------------------- policies
+
+  listPolicies(modeFilter = ""): PolicyDescriptor[] {
+    const all = [DEFAULT_POLICY.descriptor, ...this.policies.values()];
+    return all
+      .filter((d) => modeFilter === "" || d.mode === modeFilter || d.mode === "*")
+      .sort((a, b) => a.policyId.localeCompare(b.policyId));
+  }
+
+  getPolicy(id: string): PolicyDescriptor | undefined {
+    return id === DEFAULT_POLICY_ID ? DEFAULT_POLICY.descriptor : this.policies.get(id);
+  }
+
+  async registerPolicy(d: PolicyDescriptor): Promise<string | null> {
+    const err = validateDescriptor(d, (id) => this.policies.has(id));
+    if (err) return err;
+    const stored = create(PolicyDescriptorSchema, { ...d, registeredAtUnixMs: BigInt(this.clock()) });
+    this.policies.set(d.policyId, stored);
+    try {
+      await this.store.putPolicy({ policyId: d.policyId, descriptor: toBinary(PolicyDescriptorSchema, stored) });
+    } catch (e) {
+      this.policies.delete(d.policyId);
+      return `storage failure: ${(e as Error).message}`;
+    }
+    this.notifyPolicies();
+    return null;
+  }
+
+  async unregisterPolicy(id: string): Promise<string | null> {
+    if (id === DEFAULT_POLICY_ID) return "policy.default is built in and cannot be unregistered";
+    const d = this.policies.get(id);
+    if (!d) return `policy ${id} is not registered`;
+    this.policies.delete(id);
+    try {
+      await this.store.deletePolicy(id);
+    } catch (e) {
+      this.policies.set(id, d);
+      return `storage failure: ${(e as Error).message}`;
+    }
+    this.notifyPolicies();
+    return null;
+  }
+
+  watchPolicies(listener: PolicyListener): { snapshot: PolicyDescriptor[]; close: () => void } {
+    this.policyListeners.add(listener);
+    return { snapshot: this.listPolicies(), close: () => this.policyListeners.delete(listener) };
+  }
+
+  private notifyPolicies(): void {
+    const all = this.listPolicies();
+    for (const l of this.policyListeners) l(all);
+  }
+}
+
+export class ControlError extends Error {
+  constructor(
+    readonly kind: "not_found" | "permission_denied",
+    message: string,
+  ) {
+    super(message);
+    this.name = "ControlError";
+  }
+}

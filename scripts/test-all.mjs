@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+// `npm test`: every tier of the suite in order — type check, vitest (units
+// next to the code + integration tests against the real runtime over gRPC),
+// then Playwright end-to-end in Debian's Chromium against the app started as
+// the README starts it. Prints one closing line "N passed, N failed".
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
+const out = path.join(root, ".baton", "test-results");
+fs.mkdirSync(out, { recursive: true });
+const bin = (name) => path.join(root, "node_modules", ".bin", name);
+const env = { ...process.env, TZ: "UTC", FORCE_COLOR: process.env.CI ? "0" : process.env.FORCE_COLOR };
+
+function run(label, cmd, args, extraEnv = {}) {
+  process.stdout.write(`\n=== ${label}\n`);
+  const r = spawnSync(cmd, args, { cwd: root, stdio: "inherit", env: { ...env, ...extraEnv } });
+  return r.status ?? 1;
+}
+
+let passed = 0;
+let failed = 0;
+let status = 0;
+
+status |= run("typecheck (tsc --noEmit)", bin("tsc"), ["--noEmit", "-p", "."]);
+if (status) failed++;
+
+const vitestJson = path.join(out, "vitest.json");
+fs.rmSync(vitestJson, { force: true });
+status |= run("vitest (unit + integration)", bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile=${vitestJson}`]);
+if (fs.existsSync(vitestJson)) {
+  const r = JSON.parse(fs.readFileSync(vitestJson, "utf8"));
+  passed += r.numPassedTests ?? 0;
+  failed += (r.numFailedTests ?? 0) + (r.numFailedTestSuites ?? 0);
+} else failed++;
+
+if (fs.existsSync(path.join(root, "playwright.config.ts")) && !process.argv.includes("--no-e2e")) {
+  const pwJson = path.join(out, "playwright.json");
+  fs.rmSync(pwJson, { force: true });
+  status |= run("playwright (e2e)", bin("playwright"), ["test", "--reporter=list,json"], { PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson });
+  if (fs.existsSync(pwJson)) {
+    const s = JSON.parse(fs.readFileSync(pwJson, "utf8")).stats ?? {};
+    passed += (s.expected ?? 0) + (s.flaky ?? 0);
+    failed += s.unexpected ?? 0;
+  } else failed++;
+}
+
+process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
+process.exit(status || failed ? 1 : 0);
