@@ -1,0 +1,78 @@
+import zlib from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { policyCrc, recordCrc } from "./common";
+import { crc32 } from "./crc32";
+import type { LogRecord } from "./types";
+
+const ascii = (s: string): Uint8Array => new TextEncoder().encode(s);
+
+describe("crc32", () => {
+  it("matches the standard check values", () => {
+    expect(crc32(ascii("123456789"))).toBe(0xcbf43926);
+    expect(crc32(new Uint8Array(0))).toBe(0);
+    expect(crc32(ascii("a"))).toBe(0xe8b7be43);
+    expect(crc32(ascii("The quick brown fox jumps over the lazy dog"))).toBe(0x414fa339);
+    expect(crc32(new Uint8Array(32))).toBe(0x190a55ad);
+    expect(crc32(new Uint8Array(32).fill(0xff))).toBe(0xff6cab0b);
+  });
+
+  it("continues across chunks", () => {
+    const data = ascii("123456789");
+    for (let cut = 0; cut <= data.length; cut++) {
+      expect(crc32(data.subarray(cut), crc32(data.subarray(0, cut)))).toBe(0xcbf43926);
+    }
+  });
+
+  it("agrees with zlib on random data", () => {
+    let seed = 12345;
+    for (let n = 0; n < 50; n++) {
+      const buf = new Uint8Array(n * 37);
+      for (let i = 0; i < buf.length; i++) {
+        seed = (seed * 1103515245 + 12345) >>> 0;
+        buf[i] = seed >>> 24;
+      }
+      expect(crc32(buf)).toBe(zlib.crc32(buf));
+    }
+  });
+});
+
+describe("record checksums", () => {
+  const base: LogRecord = {
+    sessionId: "s-1",
+    kind: "envelope",
+    seq: 1,
+    recvMs: 1_700_000_000_123,
+    envelope: new Uint8Array([1, 2, 3]),
+    boundPolicy: new Uint8Array([9]),
+  };
+
+  it("changes when any field changes", () => {
+    const variants: LogRecord[] = [
+      { ...base, sessionId: "s-2" },
+      { ...base, kind: "cancel" },
+      { ...base, seq: 2 },
+      { ...base, recvMs: base.recvMs + 1 },
+      { ...base, recvMs: base.recvMs + 0x1_0000_0000 },
+      { ...base, envelope: new Uint8Array([1, 2, 4]) },
+      { ...base, boundPolicy: new Uint8Array([8]) },
+      { ...base, boundPolicy: undefined },
+      { ...base, boundPolicy: new Uint8Array(0) },
+    ];
+    const crcs = new Set([recordCrc(base), ...variants.map(recordCrc)]);
+    expect(crcs.size).toBe(variants.length + 1);
+  });
+
+  it("separates fields unambiguously", () => {
+    // Moving bytes between the session id and the envelope must not collide.
+    const a = recordCrc({ ...base, sessionId: "ab", envelope: ascii("c"), boundPolicy: undefined });
+    const b = recordCrc({ ...base, sessionId: "a", envelope: ascii("bc"), boundPolicy: undefined });
+    expect(a).not.toBe(b);
+    expect(policyCrc({ policyId: "p1", descriptor: ascii("x") })).not.toBe(
+      policyCrc({ policyId: "p", descriptor: ascii("1x") }),
+    );
+  });
+
+  it("is deterministic", () => {
+    expect(recordCrc({ ...base })).toBe(recordCrc({ ...base, envelope: new Uint8Array([1, 2, 3]) }));
+  });
+});
