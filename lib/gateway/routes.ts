@@ -1,0 +1,67 @@
+// Baton's browser-facing ConsoleService (proto/baton/v1/console.proto) as a
+// plain `(router) => void`, so the same code mounts in the console server
+// (connectNodeAdapter) and in createRouterTransport for in-memory tests.
+import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
+import { ConsoleService } from "@/lib/gen/baton/v1/console_pb";
+import { isValidSessionId } from "@/lib/macp/ids";
+import type { Gateway } from "./gateway";
+import { sessionStream } from "./session-stream";
+
+/** Validate a session id from a browser request (PROTOCOL.md §2.6). */
+export function requireSessionId(raw: string): string {
+  if (raw === "") throw new ConnectError("session_id is required", Code.InvalidArgument);
+  if (!isValidSessionId(raw)) {
+    const shown = raw.length > 80 ? `${raw.slice(0, 80)}…` : raw;
+    throw new ConnectError(
+      `session_id "${shown}" is not a valid MACP session id (a lowercase UUID v4/v7, or 22+ characters of A-Z a-z 0-9 _ -)`,
+      Code.InvalidArgument,
+    );
+  }
+  return raw;
+}
+
+/** after_sequence as a JS number; rejects values no session can reach. */
+export function requireAfterSequence(raw: bigint): number {
+  if (raw < 0n || raw > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new ConnectError(`after_sequence ${raw} is out of range`, Code.InvalidArgument);
+  }
+  return Number(raw);
+}
+
+function ensureOpen(gateway: Gateway): void {
+  if (gateway.isClosed) throw new ConnectError("the console is shutting down", Code.Unavailable);
+}
+
+export function consoleRoutes(gateway: Gateway): (router: ConnectRouter) => void {
+  return (router) => {
+    router.service(ConsoleService, {
+      async *watchSessionList(_req, ctx) {
+        ensureOpen(gateway);
+        yield* gateway.trackBrowserStream(gateway.index.watch(ctx.signal));
+      },
+
+      async *subscribeSession(req, ctx) {
+        ensureOpen(gateway);
+        const sessionId = requireSessionId(req.sessionId);
+        const after = requireAfterSequence(req.afterSequence);
+        yield* gateway.trackBrowserStream(sessionStream(gateway.streamDeps, sessionId, after, ctx.signal));
+      },
+
+      async getSessionSummary(req, ctx) {
+        ensureOpen(gateway);
+        const sessionId = requireSessionId(req.sessionId);
+        return { summary: await gateway.index.summary(sessionId, ctx.signal) };
+      },
+
+      getGatewayStats() {
+        const s = gateway.stats();
+        return {
+          upstreamSubscriptions: s.upstreamSubscriptions,
+          browserStreams: s.browserStreams,
+          runtimeKind: s.runtimeKind,
+          runtimeAddress: s.runtimeAddress,
+        };
+      },
+    });
+  };
+}

@@ -1,0 +1,202 @@
+// SubscribeSession for one browser stream.
+//
+// 1. GetSession → metadata, sent first; its history length (1 + Σ
+//    message_count) is the head the browser catches up to.
+// 2. One upstream passive subscribe from `after_sequence`; envelopes are
+//    deduplicated by message_id (the runtime may deliver an envelope twice
+//    around the replay/live boundary) and numbered after_sequence+1, +2, …
+// 3. CaughtUp once the head is reached (at once when the browser already
+//    holds it), then live events.
+// 4. Metadata again whenever the lifecycle state (or deadline) changes, from
+//    the shared WatchSessions hub. A change that implies envelopes not yet
+//    delivered (e.g. RESOLVED before its Commitment arrives) is held briefly
+//    so the browser sees the envelope first.
+// 5. Heartbeats every `heartbeatMs`.
+// Everything stops when the browser goes away (`signal`): the upstream
+// subscription is aborted and the hub released. A terminal session needs no
+// upstream once caught up, so it is closed early.
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import {
+  CaughtUpSchema,
+  HeartbeatSchema,
+  SessionEventSchema,
+  SubscribeSessionResponseSchema,
+  type SubscribeSessionResponse,
+} from "@/lib/gen/baton/v1/console_pb";
+import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
+import type { Envelope } from "@/lib/gen/macp/v1/envelope_pb";
+import { AsyncQueue, linkedController } from "./async";
+import { upstreamError } from "./errors";
+import type { LifecycleHub } from "./lifecycle-hub";
+import type { GatewayLogger } from "./logger";
+import type { RuntimeReader } from "./runtime-client";
+import { EventSequencer, fresherMetadata, historyCount, isTerminalState, lifecycleChanged } from "./sequencer";
+
+export interface SessionStreamDeps {
+  runtime: RuntimeReader;
+  hub: LifecycleHub;
+  logger: GatewayLogger;
+  /** Default 15 000 ms. */
+  heartbeatMs?: number;
+  /** How long a lifecycle change may wait for its envelopes. Default 1000 ms. */
+  metadataHoldMs?: number;
+  /** Upstream envelopes buffered for a slow browser before reading pauses. Default 256. */
+  highWater?: number;
+}
+
+type Item =
+  | { kind: "envelope"; envelope: Envelope; at: number }
+  | { kind: "metadata" }
+  | { kind: "heartbeat" }
+  | { kind: "upstream-end"; error?: unknown };
+
+const response = (item: SubscribeSessionResponse["item"]): SubscribeSessionResponse =>
+  create(SubscribeSessionResponseSchema, { item });
+
+export async function* sessionStream(
+  deps: SessionStreamDeps,
+  sessionId: string,
+  afterSequence: number,
+  signal: AbortSignal,
+): AsyncGenerator<SubscribeSessionResponse> {
+  const { runtime, hub } = deps;
+  const heartbeatMs = deps.heartbeatMs ?? 15_000;
+  const holdMs = deps.metadataHoldMs ?? 1_000;
+  const highWater = deps.highWater ?? 256;
+
+  let meta: SessionMetadata;
+  try {
+    meta = await runtime.getSession(sessionId, signal);
+  } catch (err) {
+    throw upstreamError(err, `session ${sessionId}`);
+  }
+  const head = historyCount(meta);
+  if (afterSequence > head) {
+    throw new ConnectError(
+      `after_sequence ${afterSequence} is beyond the end of session ${sessionId}, which has ${head} events`,
+      Code.OutOfRange,
+    );
+  }
+
+  const seq = new EventSequencer(afterSequence, head);
+  let sent = meta;
+  let latest = meta;
+  yield response({ case: "metadata", value: meta });
+  if (seq.caughtUp) yield response({ case: "caughtUp", value: create(CaughtUpSchema, { headSequence: BigInt(head) }) });
+
+  const queue = new AsyncQueue<Item>();
+  const upstream = linkedController(signal);
+  const onAbort = () => queue.close();
+  signal.addEventListener("abort", onAbort, { once: true });
+  const heartbeat = setInterval(() => queue.push({ kind: "heartbeat" }), heartbeatMs);
+  let holdTimer: NodeJS.Timeout | null = null;
+  let heldSince = 0;
+  let releaseHub: (() => void) | null = null;
+  let upstreamOpen = false;
+
+  const finished = () => isTerminalState(latest.state) && seq.caughtUp && seq.last >= historyCount(latest);
+  const stopUpstream = () => {
+    if (!upstreamOpen) return;
+    upstreamOpen = false;
+    upstream.abort();
+    releaseHub?.();
+    releaseHub = null;
+  };
+
+  /** The metadata to send now, if the lifecycle changed and its envelopes are in. */
+  const dueMetadata = (): SubscribeSessionResponse | null => {
+    if (!lifecycleChanged(sent, latest)) return null;
+    const waiting = upstreamOpen && historyCount(latest) > seq.last;
+    if (waiting && (heldSince === 0 || Date.now() - heldSince < holdMs)) {
+      if (heldSince === 0) {
+        heldSince = Date.now();
+        holdTimer = setTimeout(() => queue.push({ kind: "metadata" }), holdMs);
+      }
+      return null;
+    }
+    heldSince = 0;
+    if (holdTimer) clearTimeout(holdTimer);
+    holdTimer = null;
+    sent = latest;
+    return response({ case: "metadata", value: latest });
+  };
+
+  try {
+    if (signal.aborted) return;
+    // A terminal session already delivered in full can never change.
+    if (!finished()) {
+      upstreamOpen = true;
+      releaseHub = hub.acquire((u) => {
+        let found: SessionMetadata | undefined;
+        if (u.kind === "event") found = u.event.session?.sessionId === sessionId ? u.event.session : undefined;
+        else if (u.kind === "list") found = u.sessions.find((m) => m.sessionId === sessionId);
+        if (!found) return;
+        latest = fresherMetadata(latest, found);
+        queue.push({ kind: "metadata" });
+      });
+      void (async () => {
+        try {
+          for await (const envelope of runtime.subscribeSession(sessionId, afterSequence, upstream.signal)) {
+            queue.push({ kind: "envelope", envelope, at: Date.now() });
+            await queue.waitBelow(highWater);
+          }
+          if (!upstream.signal.aborted) queue.push({ kind: "upstream-end" });
+        } catch (error) {
+          if (!upstream.signal.aborted) queue.push({ kind: "upstream-end", error });
+        }
+      })();
+    }
+
+    for await (const item of queue) {
+      switch (item.kind) {
+        case "envelope": {
+          const numbered = seq.accept(item.envelope);
+          if (!numbered) break;
+          yield response({
+            case: "event",
+            value: create(SessionEventSchema, {
+              sessionId,
+              sequence: BigInt(numbered.sequence),
+              envelope: item.envelope,
+              observedAtUnixMs: BigInt(item.at),
+            }),
+          });
+          if (numbered.caughtUpNow) {
+            yield response({ case: "caughtUp", value: create(CaughtUpSchema, { headSequence: BigInt(head) }) });
+          }
+          break;
+        }
+        case "heartbeat":
+          yield response({
+            case: "heartbeat",
+            value: create(HeartbeatSchema, { serverTimeUnixMs: BigInt(Date.now()) }),
+          });
+          break;
+        case "metadata":
+          break;
+        case "upstream-end": {
+          if (!upstreamOpen) break;
+          upstreamOpen = false;
+          if (finished()) break;
+          const resume = `; resubscribe with after_sequence=${seq.last}`;
+          if (item.error !== undefined) {
+            const ce = upstreamError(item.error, `session ${sessionId}`);
+            throw new ConnectError(`${ce.rawMessage}${resume}`, ce.code);
+          }
+          throw new ConnectError(`the runtime ended the subscription to session ${sessionId}${resume}`, Code.Unavailable);
+        }
+      }
+      const m = dueMetadata();
+      if (m) yield m;
+      if (upstreamOpen && finished()) stopUpstream();
+    }
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    clearInterval(heartbeat);
+    if (holdTimer) clearTimeout(holdTimer);
+    upstream.abort();
+    releaseHub?.();
+    queue.close();
+  }
+}
