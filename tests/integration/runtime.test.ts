@@ -152,6 +152,27 @@ describe("admission", () => {
     expect((await o.send("HandoffOffer", { handoffId: "h1", targetParticipant: "t" })).ok).toBe(true);
   });
 
+  it("answers a malformed protobuf request with a gRPC error status and keeps serving", async () => {
+    const session = http2.connect(rt.url);
+    const req = session.request({
+      ":method": "POST",
+      ":path": "/macp.v1.MACPRuntimeService/Send",
+      "content-type": "application/grpc",
+      te: "trailers",
+      authorization: "Bearer o",
+    });
+    const garbage = Buffer.from([0, 0, 0, 0, 4, 0xff, 0xff, 0xff, 0xff]);
+    req.end(garbage);
+    const status = await new Promise<string>((resolve) => {
+      req.on("response", (h) => h["grpc-status"] !== undefined && resolve(String(h["grpc-status"])));
+      req.on("trailers", (t) => resolve(String(t["grpc-status"])));
+      req.resume();
+    });
+    session.close();
+    expect(status).not.toBe("0");
+    expect((await clientFor(rt, "o").initialize({ supportedProtocolVersions: ["1.0"] })).selectedProtocolVersion).toBe("1.0");
+  });
+
   it("de-duplicates by message_id, also after the session resolved", async () => {
     const sid = newSessionId();
     const o = agent(rt, "o", sid);
