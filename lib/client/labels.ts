@@ -1,0 +1,92 @@
+// Display vocabulary for phases and states: human labels, a tone (mapped to
+// AA-contrast colours by the Badge component) and an icon name, so a badge
+// never relies on colour alone. Pure data; phases themselves come from the
+// projections in lib/macp.
+
+import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
+import type { SessionPhase } from "@/lib/macp/projections/session";
+
+export type Tone = "neutral" | "info" | "progress" | "warning" | "success" | "danger" | "muted";
+export type IconName =
+  | "circle-dashed"
+  | "send"
+  | "document"
+  | "check"
+  | "x"
+  | "seal"
+  | "inbox"
+  | "play"
+  | "check-circle"
+  | "alert"
+  | "dot"
+  | "clock"
+  | "pause"
+  | "ban"
+  | "question";
+
+export interface BadgeInfo {
+  label: string;
+  tone: Tone;
+  icon: IconName;
+  /** Longer explanation for a tooltip / accessible description. */
+  hint: string;
+}
+
+export const PHASE_INFO: Readonly<Record<SessionPhase, BadgeInfo>> = {
+  Pending: { label: "Pending", tone: "neutral", icon: "circle-dashed", hint: "Started; nothing offered or requested yet" },
+  OfferPending: { label: "Offer pending", tone: "info", icon: "send", hint: "An offer awaits the target's answer" },
+  ContextSharing: { label: "Context sharing", tone: "info", icon: "document", hint: "The owner is sharing context with the target" },
+  Accepted: { label: "Accepted", tone: "success", icon: "check", hint: "The target accepted; awaiting commitment" },
+  Declined: { label: "Declined", tone: "warning", icon: "x", hint: "The target declined; a new offer or a commitment may follow" },
+  Committed: { label: "Committed", tone: "success", icon: "seal", hint: "A commitment resolved the session" },
+  Requested: { label: "Requested", tone: "info", icon: "inbox", hint: "Task requested; awaiting an assignee" },
+  InProgress: { label: "In progress", tone: "progress", icon: "play", hint: "An assignee is working on the task" },
+  Completed: { label: "Completed", tone: "success", icon: "check-circle", hint: "The assignee reported completion; awaiting commitment" },
+  Failed: { label: "Failed", tone: "danger", icon: "alert", hint: "The assignee reported failure; awaiting commitment" },
+};
+
+export const PHASES = Object.keys(PHASE_INFO) as SessionPhase[];
+
+export function isPhase(value: string): value is SessionPhase {
+  return Object.prototype.hasOwnProperty.call(PHASE_INFO, value);
+}
+
+/** Badge for a phase string from a summary (unknown strings shown as-is). */
+export function phaseBadge(phase: string, outcome?: "positive" | "negative" | ""): BadgeInfo {
+  if (!isPhase(phase)) {
+    return { label: phase || "Unknown", tone: "muted", icon: "question", hint: "Phase not reported" };
+  }
+  const info = PHASE_INFO[phase];
+  if (phase === "Committed" && outcome === "negative") {
+    return { ...info, label: "Committed · negative", tone: "danger", hint: "Resolved with a negative outcome" };
+  }
+  if (phase === "Committed" && outcome === "positive") {
+    return { ...info, label: "Committed · positive", hint: "Resolved with a positive outcome" };
+  }
+  return info;
+}
+
+export type StateKey = "open" | "suspended" | "resolved" | "expired" | "cancelled";
+
+export const STATE_INFO: Readonly<Record<StateKey, BadgeInfo & { state: SessionState }>> = {
+  open: { state: SessionState.OPEN, label: "Open", tone: "info", icon: "dot", hint: "Accepting messages" },
+  suspended: { state: SessionState.SUSPENDED, label: "Suspended", tone: "warning", icon: "pause", hint: "Paused; TTL frozen" },
+  resolved: { state: SessionState.RESOLVED, label: "Resolved", tone: "success", icon: "seal", hint: "Resolved by a commitment" },
+  expired: { state: SessionState.EXPIRED, label: "Expired", tone: "muted", icon: "clock", hint: "TTL elapsed before a commitment" },
+  cancelled: { state: SessionState.CANCELLED, label: "Cancelled", tone: "danger", icon: "ban", hint: "Cancelled by an operator" },
+};
+
+export const STATE_KEYS = Object.keys(STATE_INFO) as StateKey[];
+
+export function stateKeyOf(state: SessionState | undefined): StateKey | undefined {
+  return STATE_KEYS.find((k) => STATE_INFO[k].state === state);
+}
+
+export function stateBadge(state: SessionState | undefined): BadgeInfo {
+  const key = stateKeyOf(state);
+  return key ? STATE_INFO[key] : { label: "Unknown", tone: "muted", icon: "question", hint: "State not reported" };
+}
+
+export function isTerminalSessionState(state: SessionState | undefined): boolean {
+  return state === SessionState.RESOLVED || state === SessionState.EXPIRED || state === SessionState.CANCELLED;
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
+import { TASK_MODE } from "@/lib/macp/constants";
+import { applyListQuery, DEFAULT_LIST_QUERY, hasActiveFilters, parseListQuery, serializeListQuery } from "./list-query";
+import { summary } from "./test/fixtures";
+
+const P = (s: string) => new URLSearchParams(s);
+
+describe("parseListQuery / serializeListQuery", () => {
+  it("defaults when empty", () => {
+    expect(parseListQuery(P(""))).toEqual(DEFAULT_LIST_QUERY);
+    expect(serializeListQuery(DEFAULT_LIST_QUERY)).toBe("");
+  });
+
+  it("round-trips valid values", () => {
+    const q = parseListQuery(P("mode=task&state=open&phase=InProgress&participant=bob&q=keys&sort=ttl&dir=desc"));
+    expect(q).toEqual({ mode: "task", state: "open", phase: "InProgress", participant: "bob", q: "keys", sort: "ttl", dir: "desc" });
+    expect(parseListQuery(P(serializeListQuery(q).slice(1)))).toEqual(q);
+  });
+
+  it("rejects unknown values", () => {
+    const q = parseListQuery(P("mode=quorum&state=weird&phase=__proto__&sort=evil&dir=sideways"));
+    expect(q).toEqual(DEFAULT_LIST_QUERY);
+    expect(parseListQuery(P("phase=constructor")).phase).toBeUndefined();
+  });
+
+  it("cleans free text", () => {
+    const q = parseListQuery(P(`q=${encodeURIComponent("  a\u0000b  ")}&participant=${"x".repeat(500)}`));
+    expect(q.q).toBe("ab");
+    expect(q.participant).toHaveLength(200);
+  });
+
+  it("omits the default direction for the chosen sort", () => {
+    expect(serializeListQuery({ ...DEFAULT_LIST_QUERY, sort: "intent", dir: "asc" })).toBe("?sort=intent");
+    expect(serializeListQuery({ ...DEFAULT_LIST_QUERY, sort: "intent", dir: "desc" })).toBe("?sort=intent&dir=desc");
+    expect(parseListQuery(P("sort=intent")).dir).toBe("asc");
+  });
+
+  it("knows when filters are active", () => {
+    expect(hasActiveFilters(DEFAULT_LIST_QUERY)).toBe(false);
+    expect(hasActiveFilters({ ...DEFAULT_LIST_QUERY, q: "x" })).toBe(true);
+  });
+});
+
+describe("applyListQuery", () => {
+  const rows = [
+    summary("a", { intent: "Pager handoff", activity: 3, phase: "OfferPending", participants: ["alice", "bob"] }),
+    summary("b", { intent: "Rotate keys", mode: TASK_MODE, phase: "InProgress", activity: 5, owner: "dora", target: "erin", participants: ["dora", "erin"] }),
+    summary("c", { intent: "DB migration", state: SessionState.RESOLVED, phase: "Committed", activity: 1, startedAt: 9 }),
+  ];
+
+  it("sorts by last activity, newest first, by default", () => {
+    expect(applyListQuery(rows, DEFAULT_LIST_QUERY).map((r) => r.metadata?.sessionId)).toEqual(["b", "a", "c"]);
+  });
+
+  it("filters by mode, state, phase, participant and text", () => {
+    const ids = (qs: string) => applyListQuery(rows, parseListQuery(P(qs))).map((r) => r.metadata?.sessionId);
+    expect(ids("mode=task")).toEqual(["b"]);
+    expect(ids("state=resolved")).toEqual(["c"]);
+    expect(ids("phase=OfferPending")).toEqual(["a"]);
+    expect(ids("participant=ERIN")).toEqual(["b"]);
+    expect(ids("q=migration")).toEqual(["c"]);
+    expect(ids("q=nothing-matches")).toEqual([]);
+  });
+
+  it("sorts by text columns ascending", () => {
+    const q = parseListQuery(P("sort=intent"));
+    expect(applyListQuery(rows, q).map((r) => r.intent)).toEqual(["DB migration", "Pager handoff", "Rotate keys"]);
+  });
+
+  it("sorts 10,000 rows quickly", () => {
+    const many = Array.from({ length: 10_000 }, (_, i) => summary(`s${i}`, { activity: (i * 7919) % 10_007, intent: `intent ${i}` }));
+    const t0 = performance.now();
+    const out = applyListQuery(many, parseListQuery(P("q=intent")));
+    expect(out).toHaveLength(10_000);
+    expect(performance.now() - t0).toBeLessThan(500);
+  });
+});

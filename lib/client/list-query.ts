@@ -1,0 +1,153 @@
+// The session list's filters and sort, kept in the URL search params so every
+// view is deep-linkable and the back button walks through filter changes.
+// Parsing validates everything: unknown values fall back to defaults.
+
+import type { SessionSummary } from "@/lib/gen/baton/v1/console_pb";
+import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
+import type { SessionPhase } from "@/lib/macp/projections/session";
+import { isPhase, PHASE_INFO, STATE_INFO, STATE_KEYS, stateKeyOf, type StateKey } from "@/lib/client/labels";
+
+export const MODE_FILTERS = { handoff: HANDOFF_MODE, task: TASK_MODE } as const;
+export type ModeFilter = keyof typeof MODE_FILTERS;
+
+export const SORT_KEYS = ["activity", "started", "ttl", "intent", "phase", "state", "mode", "owner", "target"] as const;
+export type SortKey = (typeof SORT_KEYS)[number];
+export type SortDir = "asc" | "desc";
+
+export const MAX_TEXT_FILTER = 200;
+
+export interface ListQuery {
+  mode?: ModeFilter;
+  state?: StateKey;
+  phase?: SessionPhase;
+  participant: string;
+  q: string;
+  sort: SortKey;
+  dir: SortDir;
+}
+
+export const DEFAULT_LIST_QUERY: ListQuery = { participant: "", q: "", sort: "activity", dir: "desc" };
+
+/** Natural direction when a column is first chosen. */
+export function defaultDirFor(sort: SortKey): SortDir {
+  return sort === "activity" || sort === "started" ? "desc" : "asc";
+}
+
+interface ParamsLike {
+  get(name: string): string | null;
+}
+
+function cleanText(value: string | null): string {
+  if (!value) return "";
+  // Drop control characters; cap the length.
+  return value.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, MAX_TEXT_FILTER);
+}
+
+export function parseListQuery(params: ParamsLike): ListQuery {
+  const q: ListQuery = { ...DEFAULT_LIST_QUERY };
+  const mode = params.get("mode");
+  if (mode === "handoff" || mode === "task") q.mode = mode;
+  const state = params.get("state");
+  if (state && (STATE_KEYS as string[]).includes(state)) q.state = state as StateKey;
+  const phase = params.get("phase");
+  if (phase && isPhase(phase)) q.phase = phase;
+  q.participant = cleanText(params.get("participant"));
+  q.q = cleanText(params.get("q"));
+  const sort = params.get("sort");
+  if (sort && (SORT_KEYS as readonly string[]).includes(sort)) q.sort = sort as SortKey;
+  const dir = params.get("dir");
+  q.dir = dir === "asc" || dir === "desc" ? dir : defaultDirFor(q.sort);
+  return q;
+}
+
+/** Search string without defaults, in a stable order ("" when all default). */
+export function serializeListQuery(q: ListQuery): string {
+  const p = new URLSearchParams();
+  if (q.mode) p.set("mode", q.mode);
+  if (q.state) p.set("state", q.state);
+  if (q.phase) p.set("phase", q.phase);
+  if (q.participant) p.set("participant", q.participant);
+  if (q.q) p.set("q", q.q);
+  if (q.sort !== DEFAULT_LIST_QUERY.sort) p.set("sort", q.sort);
+  if (q.dir !== defaultDirFor(q.sort)) p.set("dir", q.dir);
+  const s = p.toString();
+  return s ? `?${s}` : "";
+}
+
+export function hasActiveFilters(q: ListQuery): boolean {
+  return Boolean(q.mode || q.state || q.phase || q.participant || q.q);
+}
+
+const lower = (s: string): string => s.toLowerCase();
+
+function participantsOf(s: SessionSummary): string[] {
+  const m = s.metadata;
+  return [...(m?.participants ?? []), m?.initiator ?? "", s.currentOwner, s.currentTarget].filter((x) => x !== "");
+}
+
+export function matchesQuery(s: SessionSummary, q: ListQuery): boolean {
+  const m = s.metadata;
+  if (q.mode && m?.mode !== MODE_FILTERS[q.mode]) return false;
+  if (q.state && stateKeyOf(m?.state) !== q.state) return false;
+  if (q.phase && s.phase !== q.phase) return false;
+  if (q.participant) {
+    const needle = lower(q.participant);
+    if (!participantsOf(s).some((p) => lower(p).includes(needle))) return false;
+  }
+  if (q.q) {
+    const needle = lower(q.q);
+    const hay = [s.intent, s.scope, m?.sessionId ?? "", s.currentOwner, s.currentTarget, s.phase, m?.mode ?? "", m?.contextId ?? ""];
+    if (!hay.some((h) => lower(h).includes(needle))) return false;
+  }
+  return true;
+}
+
+const PHASE_ORDER = new Map(Object.keys(PHASE_INFO).map((p, i) => [p, i]));
+const STATE_ORDER = new Map(STATE_KEYS.map((k, i) => [STATE_INFO[k].state as number, i]));
+
+function sortValue(s: SessionSummary, key: SortKey): number | string {
+  const m = s.metadata;
+  switch (key) {
+    case "activity":
+      return Number(s.lastActivityUnixMs);
+    case "started":
+      return Number(m?.startedAtUnixMs ?? 0n);
+    case "ttl":
+      return Number(m?.expiresAtUnixMs ?? 0n) || Number.MAX_SAFE_INTEGER;
+    case "intent":
+      return lower(s.intent);
+    case "phase":
+      return PHASE_ORDER.get(s.phase) ?? 99;
+    case "state":
+      return STATE_ORDER.get(m?.state ?? 0) ?? 99;
+    case "mode":
+      return m?.mode ?? "";
+    case "owner":
+      return lower(s.currentOwner);
+    case "target":
+      return lower(s.currentTarget);
+  }
+}
+
+export function compareSummaries(a: SessionSummary, b: SessionSummary, key: SortKey, dir: SortDir): number {
+  const va = sortValue(a, key);
+  const vb = sortValue(b, key);
+  let c = 0;
+  if (typeof va === "number" && typeof vb === "number") c = va - vb;
+  else c = String(va).localeCompare(String(vb));
+  if (c === 0) {
+    // Stable, deterministic tie-break: newest activity first, then id.
+    c = Number(b.lastActivityUnixMs - a.lastActivityUnixMs);
+    if (c === 0) c = (a.metadata?.sessionId ?? "").localeCompare(b.metadata?.sessionId ?? "");
+    return c;
+  }
+  return dir === "asc" ? c : -c;
+}
+
+/** Filter and sort the rows for display. */
+export function applyListQuery(rows: Iterable<SessionSummary>, q: ListQuery): SessionSummary[] {
+  const out: SessionSummary[] = [];
+  for (const r of rows) if (matchesQuery(r, q)) out.push(r);
+  out.sort((a, b) => compareSummaries(a, b, q.sort, q.dir));
+  return out;
+}
