@@ -61,13 +61,21 @@ export class Gateway {
     return this.closed;
   }
 
-  /** Count a browser-facing stream for its lifetime. */
-  async *trackBrowserStream<T>(stream: AsyncIterable<T>): AsyncGenerator<T> {
+  /** Count a browser-facing stream until it ends or the browser goes away. */
+  async *trackBrowserStream<T>(stream: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
     this.browser++;
+    let counted = true;
+    const uncount = () => {
+      if (!counted) return;
+      counted = false;
+      this.browser--;
+    };
+    signal.addEventListener("abort", uncount, { once: true });
     try {
       yield* stream;
     } finally {
-      this.browser--;
+      signal.removeEventListener("abort", uncount);
+      uncount();
     }
   }
 

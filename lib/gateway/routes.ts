@@ -37,14 +37,14 @@ export function consoleRoutes(gateway: Gateway): (router: ConnectRouter) => void
     router.service(ConsoleService, {
       async *watchSessionList(_req, ctx) {
         ensureOpen(gateway);
-        yield* gateway.trackBrowserStream(gateway.index.watch(ctx.signal));
+        yield* gateway.trackBrowserStream(gateway.index.watch(ctx.signal), ctx.signal);
       },
 
       async *subscribeSession(req, ctx) {
         ensureOpen(gateway);
         const sessionId = requireSessionId(req.sessionId);
         const after = requireAfterSequence(req.afterSequence);
-        yield* gateway.trackBrowserStream(sessionStream(gateway.streamDeps, sessionId, after, ctx.signal));
+        yield* gateway.trackBrowserStream(sessionStream(gateway.streamDeps, sessionId, after, ctx.signal), ctx.signal);
       },
 
       async getSessionSummary(req, ctx) {

@@ -164,6 +164,10 @@ export class SessionIndex {
     if (this.closed) throw new ConnectError("console is shutting down", Code.Unavailable);
     const w = new ListWatcher();
     this.addWatcher(w);
+    // Leave on abort even if this generator is parked at a `yield` the
+    // transport never resumes, so the upstream streams can close.
+    const leave = () => this.removeWatcher(w);
+    signal.addEventListener("abort", leave, { once: true });
     try {
       let nextHeartbeat = Date.now() + this.heartbeatMs;
       while (!signal.aborted) {
@@ -206,6 +210,7 @@ export class SessionIndex {
         }
       }
     } finally {
+      signal.removeEventListener("abort", leave);
       this.removeWatcher(w);
     }
   }

@@ -87,13 +87,23 @@ export async function* sessionStream(
 
   const queue = new AsyncQueue<Item>();
   const upstream = linkedController(signal);
-  const onAbort = () => queue.close();
-  signal.addEventListener("abort", onAbort, { once: true });
   const heartbeat = setInterval(() => queue.push({ kind: "heartbeat" }), heartbeatMs);
   let holdTimer: NodeJS.Timeout | null = null;
   let heldSince = 0;
   let releaseHub: (() => void) | null = null;
   let upstreamOpen = false;
+  // Release everything when the browser goes away, even if this generator is
+  // parked at a `yield` that the transport will never resume.
+  const cleanup = () => {
+    signal.removeEventListener("abort", cleanup);
+    clearInterval(heartbeat);
+    if (holdTimer) clearTimeout(holdTimer);
+    upstream.abort();
+    releaseHub?.();
+    releaseHub = null;
+    queue.close();
+  };
+  signal.addEventListener("abort", cleanup, { once: true });
 
   const finished = () => isTerminalState(latest.state) && seq.caughtUp && seq.last >= historyCount(latest);
   const stopUpstream = () => {
@@ -192,11 +202,6 @@ export async function* sessionStream(
       if (upstreamOpen && finished()) stopUpstream();
     }
   } finally {
-    signal.removeEventListener("abort", onAbort);
-    clearInterval(heartbeat);
-    if (holdTimer) clearTimeout(holdTimer);
-    upstream.abort();
-    releaseHub?.();
-    queue.close();
+    cleanup();
   }
 }

@@ -1,0 +1,76 @@
+// Console server configuration from the environment and command line.
+// Invalid values fail fast with a message naming the variable.
+import path from "node:path";
+import { parseRuntimeUrl } from "@/lib/gateway/runtime-client";
+
+type Env = Record<string, string | undefined>;
+
+export type RuntimeTarget =
+  | { kind: "embedded" }
+  | { kind: "external"; url: string; token: string; caPath?: string };
+
+export interface ConsoleConfig {
+  host: string;
+  port: number;
+  /** Next.js development mode (npm run dev). */
+  dev: boolean;
+  /** Serve the Next.js UI; false serves only the Connect API. */
+  ui: boolean;
+  /** Project root (Next.js dir, ./data). */
+  dir: string;
+  runtime: RuntimeTarget;
+  /** Keep upstream streams this long after the last browser leaves. */
+  graceMs: number;
+  heartbeatMs: number;
+  logLevel: string;
+}
+
+export class ConsoleConfigError extends Error {
+  override name = "ConsoleConfigError";
+}
+
+function int(env: Env, key: string, dflt: number, min: number, max: number): number {
+  const raw = env[key];
+  if (raw === undefined || raw.trim() === "") return dflt;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConsoleConfigError(`${key} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return n;
+}
+
+/** `argv` flags: --dev (Next dev mode), --no-ui (Connect API only). */
+export function loadConsoleConfig(env: Env, argv: readonly string[], dir: string): ConsoleConfig {
+  const dev = argv.includes("--dev");
+  const ui = !argv.includes("--no-ui") && env.BATON_NO_UI !== "1";
+  const url = env.MACP_RUNTIME_URL?.trim();
+  let runtime: RuntimeTarget = { kind: "embedded" };
+  if (url) {
+    try {
+      parseRuntimeUrl(url);
+    } catch (e) {
+      throw new ConsoleConfigError((e as Error).message);
+    }
+    const token = env.MACP_RUNTIME_TOKEN?.trim();
+    if (!token) {
+      throw new ConsoleConfigError(
+        "MACP_RUNTIME_URL is set but MACP_RUNTIME_TOKEN is not: the console needs the bearer token of an observer identity on that runtime",
+      );
+    }
+    const caPath = env.MACP_RUNTIME_CA_PATH?.trim() || undefined;
+    runtime = { kind: "external", url, token, caPath: caPath ? path.resolve(caPath) : undefined };
+  } else if (env.MACP_RUNTIME_TOKEN || env.MACP_RUNTIME_CA_PATH) {
+    throw new ConsoleConfigError("MACP_RUNTIME_TOKEN / MACP_RUNTIME_CA_PATH only apply with MACP_RUNTIME_URL (an external runtime)");
+  }
+  return {
+    host: env.HOST?.trim() || "127.0.0.1",
+    port: int(env, "PORT", 3000, 0, 65_535),
+    dev,
+    ui,
+    dir,
+    runtime,
+    graceMs: int(env, "BATON_STREAM_GRACE_MS", 2_000, 0, 600_000),
+    heartbeatMs: int(env, "BATON_HEARTBEAT_MS", 15_000, 100, 600_000),
+    logLevel: env.LOG_LEVEL || env.MACP_LOG_LEVEL || "info",
+  };
+}

@@ -1,0 +1,85 @@
+// The console's single HTTP/1.1 server: Connect routes (ConsoleService) first,
+// everything else to Next.js (or a plain 404 when the UI is not served).
+// Connect streams must reach the browser message by message, so responses
+// are never compressed and proxies are told not to buffer them.
+import http from "node:http";
+import type { ConnectRouter } from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { ConsoleService } from "@/lib/gen/baton/v1/console_pb";
+
+export type Fallback = (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>;
+
+export interface ConsoleServerOptions {
+  routes: (router: ConnectRouter) => void;
+  /** Non-Connect requests (Next.js). Default: 404. */
+  fallback?: Fallback;
+  /** Aborting it aborts every handler's signal, ending all browser streams. */
+  shutdownSignal?: AbortSignal;
+}
+
+/** Path prefix of Baton's Connect service. */
+export const CONSOLE_SERVICE_PREFIX = `/${ConsoleService.typeName}/`;
+
+function notFound(_req: http.IncomingMessage, res: http.ServerResponse): void {
+  res.writeHead(404, { "content-type": "text/plain; charset=utf-8" });
+  res.end("Not found. (The Baton UI is not served by this process; the Connect API is.)\n");
+}
+
+export function createConsoleHandler(options: ConsoleServerOptions): http.RequestListener {
+  const fallback = options.fallback ?? notFound;
+  const connect = connectNodeAdapter({
+    routes: options.routes,
+    fallback: (req, res) => {
+      // Only HTTP/1.1 reaches this server, so the request/response are the http module's.
+      const r = fallback(req as http.IncomingMessage, res as http.ServerResponse);
+      if (r instanceof Promise) {
+        r.catch((err: unknown) => {
+          if (!res.headersSent) {
+            res.writeHead(500, { "content-type": "text/plain; charset=utf-8" });
+            res.end("Internal error\n");
+          } else res.destroy(err instanceof Error ? err : undefined);
+        });
+      }
+    },
+    // No compression anywhere: a compressed stream may be held back until a
+    // compression block fills, and these messages are small anyway.
+    acceptCompression: [],
+    shutdownSignal: options.shutdownSignal,
+    // Browsers speak Connect (or gRPC-web); plain gRPC needs HTTP/2.
+    connect: true,
+    grpcWeb: true,
+    grpc: false,
+  });
+  return (req, res) => {
+    if (req.url?.startsWith(CONSOLE_SERVICE_PREFIX)) {
+      res.setHeader("x-accel-buffering", "no");
+      res.setHeader("cache-control", "no-store, no-transform");
+      // connect-node waits for 'drain' after a write that returned false, but
+      // a response whose client went away emits only 'close', so that wait
+      // (and the handler's generator) would hang forever. Wake it up: its next
+      // write then fails and the handler is unwound normally.
+      res.once("close", () => {
+        if (!res.writableFinished) res.emit("drain");
+      });
+    }
+    connect(req, res);
+  };
+}
+
+export function createConsoleServer(options: ConsoleServerOptions): http.Server {
+  return http.createServer({ noDelay: true, keepAlive: true }, createConsoleHandler(options));
+}
+
+/** Listen and resolve with the bound address (port 0 picks a free port). */
+export function listen(server: http.Server, port: number, host: string): Promise<{ host: string; port: number }> {
+  return new Promise((resolve, reject) => {
+    const onError = (e: Error) => reject(e);
+    server.once("error", onError);
+    server.listen(port, host, () => {
+      server.off("error", onError);
+      const addr = server.address();
+      if (addr === null || typeof addr === "string") return reject(new Error("server has no TCP address"));
+      resolve({ host: addr.address, port: addr.port });
+    });
+  });
+}

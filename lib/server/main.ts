@@ -1,0 +1,68 @@
+// `npm start` / `npm run dev`: the Baton console server.
+//   tsx lib/server/main.ts           production (needs `next build`; npm start does it)
+//   tsx lib/server/main.ts --dev     Next.js development mode
+//   tsx lib/server/main.ts --no-ui   Connect API + runtime only
+// Starts the embedded MACP runtime in-process unless MACP_RUNTIME_URL is set.
+// SIGINT/SIGTERM: end browser streams, close the runtime, then the server.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import pino from "pino";
+import { ConsoleConfigError, loadConsoleConfig } from "./config";
+import { startConsole, type RunningConsole } from "./console";
+
+const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+function fail(message: string): never {
+  process.stderr.write(`baton: ${message}\n`);
+  process.exit(1);
+}
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConsoleConfig(process.env, process.argv.slice(2), dir);
+  } catch (e) {
+    fail((e as Error).message);
+  }
+  // Next.js reads NODE_ENV when it loads; set it before anything imports it.
+  if (!process.env.NODE_ENV) Reflect.set(process.env, "NODE_ENV", config.dev ? "development" : "production");
+  const logger = pino({ level: config.logLevel, base: undefined });
+
+  let running: RunningConsole;
+  try {
+    running = await startConsole({ config, logger });
+  } catch (e) {
+    if (e instanceof ConsoleConfigError || (e instanceof Error && e.name === "ConfigError")) fail(e.message);
+    if (e instanceof Error && "code" in e && e.code === "EADDRINUSE") {
+      fail(`${e.message}: another process is using that port (set PORT, or MACP_BIND_ADDR for the runtime)`);
+    }
+    logger.error({ err: e }, "Baton console failed to start");
+    process.exit(1);
+  }
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, "second signal: exiting now");
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, "shutting down");
+    const force = setTimeout(() => {
+      logger.error({}, "shutdown took too long; exiting");
+      process.exit(1);
+    }, 10_000);
+    force.unref();
+    running.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+void main();
