@@ -1,0 +1,310 @@
+// The console's account service: sign-in with a password, the current user
+// for a request, sign-out, "whoami", password changes, and sessions for OIDC
+// sign-ins. One instance per console server. Server-side only.
+//
+// Never logs passwords, hashes, tokens, cookies or CSRF tokens.
+import type { Env } from "./env";
+import type { Role } from "@/lib/authz/roles";
+import { UserDirectory } from "./directory";
+import { LoginLimiter, type LoginLimiterOptions } from "./rate-limit";
+import {
+  DEFAULT_SCRYPT,
+  MAX_PASSWORD_LENGTH,
+  hashPassword,
+  passwordProblem,
+  verifyAgainstNothing,
+  verifyPassword,
+  type ScryptParams,
+} from "./password";
+import {
+  SessionStore,
+  clearSessionCookies,
+  loadSessionSecret,
+  readSessionCookie,
+  sessionCookie,
+  type HeaderSource,
+  type Principal,
+  type SessionRecord,
+} from "./sessions";
+import { normalizeUsername, usernameProblem, usersFilePath, type UserRecord } from "./users-file";
+
+/** Minimal structured logger (pino-compatible). */
+export interface AccountsLogger {
+  info(obj: Record<string, unknown>, msg: string): void;
+  warn(obj: Record<string, unknown>, msg: string): void;
+}
+
+const silent: AccountsLogger = { info: () => undefined, warn: () => undefined };
+
+export interface AccountsOptions {
+  usersFile: string;
+  /** HMAC key for session cookies; see loadSessionSecret. */
+  sessionSecret: Buffer;
+  /** scrypt cost for new hashes and for the unknown-user decoy. Default N=2^15, r=8, p=1. */
+  scrypt?: ScryptParams;
+  idleMs?: number;
+  absoluteMs?: number;
+  limits?: LoginLimiterOptions;
+  logger?: AccountsLogger;
+  now?: () => number;
+}
+
+/** The signed-in user for one request. */
+export interface Authenticated {
+  session: SessionRecord;
+  /** Current identity: re-read from the users file unless the user exists only through OIDC. */
+  user: Principal;
+  /** True until the user replaces a one-time password; allow only whoami, changePassword and logout. */
+  mustChangePassword: boolean;
+  /** The user's runtime bearer token from the users file, if any (server-side only: never send it to the browser). */
+  runtimeToken?: string;
+}
+
+/** What the browser learns about itself. */
+export interface WhoAmI {
+  username: string;
+  displayName: string;
+  role: Role;
+  participantId: string;
+  authMethod: "password" | "oidc";
+  mustChangePassword: boolean;
+  /** Send back as the `x-baton-csrf` header on every state-changing request. */
+  csrfToken: string;
+  /** When the session ends if the user stays active (Unix ms). */
+  sessionEndsAt: number;
+}
+
+export type LoginResult =
+  | { ok: true; session: SessionRecord; cookieValue: string; user: Principal; mustChangePassword: boolean }
+  | { ok: false; status: 400 | 401 | 403 | 429 | 503; reason: string; retryAfterMs?: number };
+
+export type ChangePasswordResult = { ok: true } | { ok: false; status: 400 | 401 | 403 | 429; reason: string };
+
+const GENERIC_FAILURE = "Incorrect username or password.";
+
+function principalOf(u: UserRecord, authMethod: Principal["authMethod"], oidcSubject?: string): Principal {
+  return {
+    username: u.username,
+    displayName: u.displayName,
+    role: u.role,
+    participantId: u.participantId,
+    authMethod,
+    ephemeral: false,
+    ...(oidcSubject !== undefined ? { oidcSubject } : {}),
+  };
+}
+
+export class Accounts {
+  readonly directory: UserDirectory;
+  readonly sessions: SessionStore;
+  private readonly limiter: LoginLimiter;
+  private readonly scrypt: ScryptParams;
+  private readonly log: AccountsLogger;
+
+  constructor(options: AccountsOptions) {
+    this.directory = new UserDirectory(options.usersFile);
+    this.sessions = new SessionStore({
+      secret: options.sessionSecret,
+      idleMs: options.idleMs,
+      absoluteMs: options.absoluteMs,
+      now: options.now,
+    });
+    this.limiter = new LoginLimiter({ ...options.limits, now: options.now });
+    this.scrypt = options.scrypt ?? DEFAULT_SCRYPT;
+    this.log = options.logger ?? silent;
+    // Prepare the unknown-user decoy hash now, so the first such sign-in is not slower.
+    void verifyAgainstNothing("", this.scrypt).catch(() => undefined);
+  }
+
+  /**
+   * Password sign-in. Unknown users, disabled users and wrong passwords cost
+   * the same scrypt work and get the same message; only someone who knows the
+   * password learns that the account is disabled.
+   */
+  async login(input: { username: unknown; password: unknown; ip: string; userAgent?: string }): Promise<LoginResult> {
+    if (typeof input.username !== "string" || typeof input.password !== "string") {
+      return { ok: false, status: 400, reason: "Enter a username and a password." };
+    }
+    const username = normalizeUsername(input.username);
+    const password = input.password;
+    if (username === "" || password === "") return { ok: false, status: 400, reason: "Enter a username and a password." };
+    if (password.length > MAX_PASSWORD_LENGTH || username.length > 64) {
+      return { ok: false, status: 400, reason: GENERIC_FAILURE };
+    }
+    const ip = input.ip || "unknown";
+    const limit = this.limiter.check(username, ip);
+    if (!limit.allowed) {
+      const minutes = Math.ceil(limit.retryAfterMs / 60_000);
+      this.log.warn({ username, ip }, "sign-in throttled");
+      return {
+        ok: false,
+        status: 429,
+        reason: `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
+        retryAfterMs: limit.retryAfterMs,
+      };
+    }
+
+    let user: UserRecord | undefined;
+    try {
+      user = usernameProblem(username) ? undefined : await this.directory.find(username);
+    } catch (e) {
+      this.log.warn({ err: (e as Error).message }, "users file unavailable");
+      return { ok: false, status: 503, reason: "Sign-in is unavailable: the users file is invalid. An admin must fix it (see the server log)." };
+    }
+    const ok = user?.passwordHash !== undefined
+      ? await verifyPassword(password, user.passwordHash)
+      : await verifyAgainstNothing(password, this.scrypt);
+    if (!ok || !user) {
+      this.limiter.failed(username, ip);
+      this.log.info({ username, ip, known: user !== undefined }, "sign-in failed");
+      return { ok: false, status: 401, reason: GENERIC_FAILURE };
+    }
+    if (user.disabled === true) {
+      this.limiter.failed(username, ip);
+      this.log.info({ username, ip }, "sign-in refused: account disabled");
+      return { ok: false, status: 403, reason: "This account is disabled. Ask an admin to enable it." };
+    }
+    this.limiter.succeeded(username, ip);
+    const principal = principalOf(user, "password");
+    const { session, cookieValue } = this.sessions.create(principal, { ip, ...(input.userAgent !== undefined ? { userAgent: input.userAgent } : {}) });
+    this.log.info({ username, ip, role: user.role }, "signed in");
+    return { ok: true, session, cookieValue, user: principal, mustChangePassword: user.mustChangePassword === true };
+  }
+
+  /** Start a session for a user resolved by OIDC (see lib/oidc). */
+  startSession(principal: Principal, meta: { ip?: string; userAgent?: string } = {}): { session: SessionRecord; cookieValue: string } {
+    const created = this.sessions.create(principal, meta);
+    this.log.info({ username: principal.username, ip: meta.ip, role: principal.role, method: principal.authMethod }, "signed in");
+    return created;
+  }
+
+  /**
+   * The signed-in user for a request (headers carry the Cookie), or null.
+   * Re-reads the users file: a disabled or deleted account loses its sessions.
+   */
+  async authenticate(headers: HeaderSource): Promise<Authenticated | null> {
+    const session = this.sessions.get(readSessionCookie(headers));
+    if (!session) return null;
+    const p = session.principal;
+    let record: UserRecord | undefined;
+    try {
+      record = p.ephemeral
+        ? p.oidcSubject !== undefined
+          ? await this.directory.findByOidcSubject(p.oidcSubject)
+          : undefined
+        : await this.directory.find(p.username);
+    } catch (e) {
+      this.log.warn({ err: (e as Error).message }, "users file unavailable");
+      return null;
+    }
+    if (!p.ephemeral && !record) {
+      this.sessions.destroyForUser(p.username);
+      return null;
+    }
+    if (record?.disabled === true) {
+      this.sessions.destroyForUser(p.username);
+      return null;
+    }
+    if (p.ephemeral && record) {
+      // An admin linked this OIDC subject to a users-file entry since sign-in:
+      // the entry now decides (they sign in again under its username).
+      this.sessions.destroy(session);
+      return null;
+    }
+    const user: Principal = record ? principalOf(record, p.authMethod, p.oidcSubject) : p;
+    session.principal = user;
+    const out: Authenticated = { session, user, mustChangePassword: record?.mustChangePassword === true };
+    if (record?.runtimeToken !== undefined) out.runtimeToken = record.runtimeToken;
+    return out;
+  }
+
+  whoami(auth: Authenticated): WhoAmI {
+    return {
+      username: auth.user.username,
+      displayName: auth.user.displayName,
+      role: auth.user.role,
+      participantId: auth.user.participantId,
+      authMethod: auth.user.authMethod,
+      mustChangePassword: auth.mustChangePassword,
+      csrfToken: auth.session.csrfToken,
+      sessionEndsAt: this.sessions.endsAt(auth.session),
+    };
+  }
+
+  /** Sign out: destroys the server-side session. Returns the Set-Cookie headers that clear the cookie. */
+  logout(headers: HeaderSource, options: { secure: boolean }): string[] {
+    const session = this.sessions.get(readSessionCookie(headers));
+    if (session) {
+      this.sessions.destroy(session);
+      this.log.info({ username: session.principal.username }, "signed out");
+    }
+    return clearSessionCookies(options);
+  }
+
+  /** Set-Cookie for a session created by login/startSession. */
+  cookieFor(cookieValue: string, options: { secure: boolean }): string {
+    return sessionCookie(cookieValue, { secure: options.secure, maxAgeSeconds: this.sessions.absoluteMs / 1000 });
+  }
+
+  /**
+   * Change the signed-in user's own password (also clears mustChangePassword).
+   * Other sessions of the user are ended; the current one stays.
+   */
+  async changePassword(auth: Authenticated, current: unknown, next: unknown, ip: string): Promise<ChangePasswordResult> {
+    if (typeof current !== "string" || typeof next !== "string") {
+      return { ok: false, status: 400, reason: "Enter your current password and a new one." };
+    }
+    if (auth.user.ephemeral || auth.user.authMethod === "oidc") {
+      return { ok: false, status: 403, reason: "You signed in with your identity provider; change your password there." };
+    }
+    const problem = passwordProblem(next);
+    if (problem) return { ok: false, status: 400, reason: problem };
+    if (next === current) return { ok: false, status: 400, reason: "Choose a password different from the current one." };
+    const username = auth.user.username;
+    const limit = this.limiter.check(username, ip);
+    if (!limit.allowed) return { ok: false, status: 429, reason: "Too many failed attempts. Try again later." };
+    const record = await this.directory.find(username);
+    if (!record?.passwordHash || !(await verifyPassword(current, record.passwordHash))) {
+      this.limiter.failed(username, ip);
+      return { ok: false, status: 401, reason: "Your current password is not correct." };
+    }
+    const hash = await hashPassword(next, this.scrypt);
+    await this.directory.update((data) => {
+      const u = data.users.find((x) => x.username === username);
+      if (!u) throw new Error(`user ${username} disappeared from the users file`);
+      u.passwordHash = hash;
+      delete u.mustChangePassword;
+    });
+    this.sessions.destroyForUser(username, auth.session.id);
+    this.log.info({ username }, "password changed");
+    return { ok: true };
+  }
+}
+
+/**
+ * An Accounts service from the environment: BATON_USERS_FILE,
+ * BATON_SESSION_SECRET (or data/session-secret), BATON_SESSION_IDLE_MINUTES,
+ * BATON_SESSION_MAX_HOURS.
+ */
+export async function createAccountsFromEnv(
+  env: Env = process.env,
+  extra: Partial<AccountsOptions> = {},
+): Promise<Accounts> {
+  const minutes = (name: string): number | undefined => {
+    const v = env[name];
+    if (v === undefined || v === "") return undefined;
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number (got "${v}")`);
+    return n;
+  };
+  const idle = minutes("BATON_SESSION_IDLE_MINUTES");
+  const max = minutes("BATON_SESSION_MAX_HOURS");
+  const secretFile = env.BATON_SESSION_SECRET_FILE?.trim();
+  return new Accounts({
+    usersFile: usersFilePath(env),
+    sessionSecret: await loadSessionSecret({ env, ...(secretFile ? { file: secretFile } : {}) }),
+    ...(idle !== undefined ? { idleMs: idle * 60_000 } : {}),
+    ...(max !== undefined ? { absoluteMs: max * 3_600_000 } : {}),
+    ...extra,
+  });
+}
