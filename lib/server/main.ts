@@ -36,27 +36,30 @@ async function main(): Promise<void> {
     if (e instanceof Error && "code" in e && e.code === "EADDRINUSE") {
       fail(`${e.message}: another process is using that port (set PORT, or MACP_BIND_ADDR for the runtime)`);
     }
-    logger.error({ err: e }, "Baton console failed to start");
+    logger.error({ err: e, component: "console" }, "Baton console failed to start");
     process.exit(1);
   }
 
-  let stopping = false;
+  const log = logger.child({ component: "console" });
+  let stoppingSince = 0;
   const stop = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      logger.warn({ signal }, "second signal: exiting now");
+    if (stoppingSince > 0) {
+      // The same Ctrl-C can arrive twice (terminal + scripts/start.mjs).
+      if (Date.now() - stoppingSince < 1_000) return;
+      log.warn({ signal }, "second signal: exiting now");
       process.exit(1);
     }
-    stopping = true;
-    logger.info({ signal }, "shutting down");
+    stoppingSince = Date.now();
+    log.info({ signal }, "shutting down");
     const force = setTimeout(() => {
-      logger.error({}, "shutdown took too long; exiting");
+      log.error({}, "shutdown took too long; exiting");
       process.exit(1);
     }, 10_000);
     force.unref();
     running.close().then(
       () => process.exit(0),
       (err: unknown) => {
-        logger.error({ err }, "shutdown failed");
+        log.error({ err }, "shutdown failed");
         process.exit(1);
       },
     );
