@@ -165,6 +165,17 @@ describe("Accounts.authenticate / whoami / logout", () => {
     expect(await accounts.authenticate(cookieHeader(r.cookieValue))).toBeNull();
   });
 
+  it("ends sessions when the password is reset elsewhere (e.g. the CLI)", async () => {
+    const r = await signIn();
+    const newHash = await hashPassword("reset by an admin", TEST_SCRYPT);
+    await updateUsersFile(file, (d) => {
+      const u = d.users.find((x) => x.username === "alice");
+      if (u) u.passwordHash = newHash;
+    });
+    expect(await accounts.authenticate(cookieHeader(r.cookieValue))).toBeNull();
+    expect((await accounts.login({ username: "alice", password: "reset by an admin", ip: "1" })).ok).toBe(true);
+  });
+
   it("rejects forged, unknown and expired cookies", async () => {
     const r = await signIn();
     expect(await accounts.authenticate({})).toBeNull();

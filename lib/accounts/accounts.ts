@@ -19,6 +19,7 @@ import {
 import {
   SessionStore,
   clearSessionCookies,
+  credentialTag,
   loadSessionSecret,
   readSessionCookie,
   sessionCookie,
@@ -166,7 +167,11 @@ export class Accounts {
     }
     this.limiter.succeeded(username, ip);
     const principal = principalOf(user, "password");
-    const { session, cookieValue } = this.sessions.create(principal, { ip, ...(input.userAgent !== undefined ? { userAgent: input.userAgent } : {}) });
+    const { session, cookieValue } = this.sessions.create(principal, {
+      ip,
+      credentialTag: credentialTag(user.passwordHash as string),
+      ...(input.userAgent !== undefined ? { userAgent: input.userAgent } : {}),
+    });
     this.log.info({ username, ip, role: user.role }, "signed in");
     return { ok: true, session, cookieValue, user: principal, mustChangePassword: user.mustChangePassword === true };
   }
@@ -203,6 +208,11 @@ export class Accounts {
     }
     if (record?.disabled === true) {
       this.sessions.destroyForUser(p.username);
+      return null;
+    }
+    if (p.authMethod === "password" && (record?.passwordHash === undefined || credentialTag(record.passwordHash) !== session.credentialTag)) {
+      // The password was changed or removed since this session signed in.
+      this.sessions.destroy(session);
       return null;
     }
     if (p.ephemeral && record) {
@@ -276,6 +286,7 @@ export class Accounts {
       delete u.mustChangePassword;
     });
     this.sessions.destroyForUser(username, auth.session.id);
+    auth.session.credentialTag = credentialTag(hash);
     this.log.info({ username }, "password changed");
     return { ok: true };
   }

@@ -12,7 +12,7 @@
 //   "whoami" and sends back as `x-baton-csrf` on each state-changing request;
 //   in addition Origin / Sec-Fetch-Site must say the request came from the
 //   console itself.
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { constants as fsConstants } from "node:fs";
 import { mkdir, open, readFile } from "node:fs/promises";
 import path from "node:path";
@@ -51,6 +51,12 @@ export interface SessionRecord {
   readonly expiresAt: number;
   readonly ip?: string;
   readonly userAgent?: string;
+  /**
+   * Fingerprint of the credential used to sign in (password sessions): when
+   * the password hash in the users file changes — reset from the CLI, say —
+   * sessions made with the old one end.
+   */
+  credentialTag?: string;
 }
 
 // ------------------------------------------------------------------ secret
@@ -113,6 +119,11 @@ async function readSecretFile(file: string): Promise<Buffer | null> {
 }
 
 // ----------------------------------------------------------------- signing
+
+/** A short, non-reversible fingerprint of a stored password hash. */
+export function credentialTag(passwordHash: string): string {
+  return createHash("sha256").update(passwordHash).digest("base64url").slice(0, 22);
+}
 
 const SID = /^[A-Za-z0-9_-]{43}$/;
 const SIG = /^[A-Za-z0-9_-]{43}$/;
@@ -179,7 +190,10 @@ export class SessionStore {
   }
 
   /** Start a new session (always a fresh id: sign-in never reuses one). Returns the cookie value. */
-  create(principal: Principal, meta: { ip?: string; userAgent?: string } = {}): { session: SessionRecord; cookieValue: string } {
+  create(
+    principal: Principal,
+    meta: { ip?: string; userAgent?: string; credentialTag?: string } = {},
+  ): { session: SessionRecord; cookieValue: string } {
     this.sweepSometimes();
     const now = this.now();
     const id = randomBytes(32).toString("base64url");
@@ -192,6 +206,7 @@ export class SessionStore {
       expiresAt: now + this.absoluteMs,
       ...(meta.ip !== undefined ? { ip: meta.ip } : {}),
       ...(meta.userAgent !== undefined ? { userAgent: meta.userAgent.slice(0, 256) } : {}),
+      ...(meta.credentialTag !== undefined ? { credentialTag: meta.credentialTag } : {}),
     };
     this.sessions.set(id, session);
     const owner = ownerKey(principal);
