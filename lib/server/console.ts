@@ -153,9 +153,16 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
           shutdown.abort(); // ends every browser stream
           gateway.close();
           await new Promise<void>((resolve) => {
-            server.close(() => resolve());
+            // Streams end as their handlers see the abort; close each
+            // connection as soon as it is idle, and any straggler after 1 s.
+            const idle = setInterval(() => server.closeIdleConnections(), 20);
+            const all = setTimeout(() => server.closeAllConnections(), 1_000);
+            server.close(() => {
+              clearInterval(idle);
+              clearTimeout(all);
+              resolve();
+            });
             server.closeIdleConnections();
-            setTimeout(() => server.closeAllConnections(), 1_000).unref();
           });
           await app?.close().catch((err: unknown) => logger.warn({ err }, "Next.js did not close cleanly"));
           await embedded?.close();
