@@ -36,7 +36,10 @@ const UI_FILES = [
   "instrumentation.ts",
 ];
 
-const hasUi = ["app", "pages", "src/app", "src/pages"].some((d) => fs.existsSync(path.join(root, d)));
+// The App Router needs a root layout; a bare app/ folder is not a UI yet.
+const hasUi =
+  ["app", "src/app"].some((d) => ["tsx", "ts", "jsx", "js"].some((x) => fs.existsSync(path.join(root, d, `layout.${x}`)))) ||
+  ["pages", "src/pages"].some((d) => fs.existsSync(path.join(root, d)));
 
 /** Newest modification time (ms) of any build input. */
 function newestSource() {
@@ -73,7 +76,7 @@ function needsBuild() {
 }
 
 if (!hasUi) {
-  process.stderr.write("baton: no app/ or pages/ directory; starting the Connect API and runtime without the UI\n");
+  process.stderr.write("baton: no app/layout or pages/ yet; starting the Connect API and runtime without the UI\n");
   if (!serverArgs.includes("--no-ui")) serverArgs.push("--no-ui");
 } else if (process.env.BATON_SKIP_BUILD !== "1") {
   const reason = needsBuild();

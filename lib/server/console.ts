@@ -41,8 +41,12 @@ interface NextApp {
   close(): Promise<void>;
 }
 
+/** An App Router root layout or a pages/ folder: something Next.js can serve. */
 function hasUiSources(dir: string): boolean {
-  return ["app", "pages", path.join("src", "app"), path.join("src", "pages")].some((d) => fs.existsSync(path.join(dir, d)));
+  const layouts = ["app", path.join("src", "app")].some((d) =>
+    ["tsx", "ts", "jsx", "js"].some((x) => fs.existsSync(path.join(dir, d, `layout.${x}`))),
+  );
+  return layouts || ["pages", path.join("src", "pages")].some((d) => fs.existsSync(path.join(dir, d)));
 }
 
 function displayUrl(host: string, port: number): string {
@@ -56,7 +60,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
   const env = options.env ?? process.env;
   let ui = config.ui;
   if (ui && !hasUiSources(config.dir)) {
-    logger.warn({ dir: config.dir }, "no app/ or pages/ directory: serving the Connect API only");
+    logger.warn({ dir: config.dir }, "no app/layout or pages/ yet: serving the Connect API only");
     ui = false;
   }
   if (ui && !config.dev && !fs.existsSync(path.join(config.dir, ".next", "BUILD_ID"))) {
