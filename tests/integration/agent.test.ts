@@ -322,7 +322,7 @@ describe("streams", () => {
     const ac = new AbortController();
     const done = (async () => {
       for await (const ev of watcher.watchSessions({ signal: ac.signal })) {
-        seen.push({ type: EventType[ev.eventType], sessionId: ev.session?.sessionId ?? "", state: SessionState[ev.session?.state ?? 0] });
+        seen.push({ type: EventType[ev.eventType] ?? "?", sessionId: ev.session?.sessionId ?? "", state: SessionState[ev.session?.state ?? 0] ?? "?" });
       }
     })();
     const owner = new HandoffSession(clientAs(OWNER));
