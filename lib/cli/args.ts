@@ -1,0 +1,190 @@
+// A small argument parser for the baton CLI: `--flag value`, `--flag=value`,
+// boolean flags, repeatable list flags (also comma-separated), `-h`, and `--`
+// to end flag parsing. Flags may appear before or after the command words.
+
+export class UsageError extends Error {
+  override name = "UsageError";
+  /** Command path whose help should be pointed at, e.g. ["handoff", "offer"]. */
+  readonly command: readonly string[];
+  constructor(message: string, command: readonly string[] = []) {
+    super(message);
+    this.command = command;
+  }
+}
+
+export type FlagType = "boolean" | "string" | "list";
+
+export interface FlagDef {
+  name: string;
+  type: FlagType;
+  /** Placeholder shown in help, e.g. "<id>". */
+  value?: string;
+  description: string;
+  /** Single-letter alias without the dash. */
+  short?: string;
+}
+
+export interface RawArgs {
+  positionals: string[];
+  /** In order of appearance; booleans carry `true` (or an explicit =true/=false). */
+  flags: { name: string; value: string | boolean }[];
+}
+
+/**
+ * Split argv into positionals and flags. `isBoolean` tells whether a flag
+ * takes no value (so `--json handoff` does not swallow `handoff`).
+ */
+export function tokenize(argv: readonly string[], isBoolean: (name: string) => boolean, shortNames: Record<string, string>): RawArgs {
+  const positionals: string[] = [];
+  const flags: RawArgs["flags"] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === "--") {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (arg.startsWith("--") && arg.length > 2) {
+      const eq = arg.indexOf("=");
+      const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+      if (eq !== -1) {
+        const raw = arg.slice(eq + 1);
+        if (isBoolean(name)) {
+          if (raw !== "true" && raw !== "false") throw new UsageError(`--${name} takes no value (or =true/=false)`);
+          flags.push({ name, value: raw === "true" });
+        } else flags.push({ name, value: raw });
+        continue;
+      }
+      if (isBoolean(name)) {
+        flags.push({ name, value: true });
+        continue;
+      }
+      const next = argv[i + 1];
+      if (next === undefined || (next.startsWith("--") && next.length > 2)) {
+        throw new UsageError(`--${name} needs a value`);
+      }
+      flags.push({ name, value: next });
+      i++;
+      continue;
+    }
+    if (arg.startsWith("-") && arg.length === 2 && arg !== "-") {
+      const long = shortNames[arg.slice(1)];
+      if (long === undefined) throw new UsageError(`unknown option ${arg}`);
+      if (isBoolean(long)) flags.push({ name: long, value: true });
+      else {
+        const next = argv[i + 1];
+        if (next === undefined) throw new UsageError(`${arg} needs a value`);
+        flags.push({ name: long, value: next });
+        i++;
+      }
+      continue;
+    }
+    positionals.push(arg);
+  }
+  return { positionals, flags };
+}
+
+/** Parsed flags of one command, validated against its definitions. */
+export class Flags {
+  private readonly values = new Map<string, string | boolean | string[]>();
+
+  constructor(
+    raw: RawArgs["flags"],
+    defs: readonly FlagDef[],
+    private readonly command: readonly string[],
+  ) {
+    const byName = new Map(defs.map((d) => [d.name, d]));
+    for (const { name, value } of raw) {
+      const def = byName.get(name);
+      if (!def) {
+        const hint = suggest(name, [...byName.keys()]);
+        throw new UsageError(`unknown option --${name}${hint ? ` (did you mean --${hint}?)` : ""}`, command);
+      }
+      if (def.type === "boolean") {
+        this.values.set(name, value === true);
+      } else if (def.type === "list") {
+        const prev = (this.values.get(name) as string[] | undefined) ?? [];
+        const items = String(value)
+          .split(",")
+          .map((s) => s.trim())
+          .filter((s) => s !== "");
+        this.values.set(name, [...prev, ...items]);
+      } else {
+        if (this.values.has(name)) throw new UsageError(`--${name} given more than once`, command);
+        this.values.set(name, String(value));
+      }
+    }
+  }
+
+  has(name: string): boolean {
+    return this.values.has(name);
+  }
+
+  bool(name: string): boolean {
+    return this.values.get(name) === true;
+  }
+
+  str(name: string): string | undefined {
+    const v = this.values.get(name);
+    return typeof v === "string" ? v : undefined;
+  }
+
+  /** A string flag that must be present and non-empty. */
+  required(name: string): string {
+    const v = this.str(name);
+    if (v === undefined || v.trim() === "") throw new UsageError(`--${name} is required`, this.command);
+    return v;
+  }
+
+  list(name: string): string[] {
+    const v = this.values.get(name);
+    return Array.isArray(v) ? v : [];
+  }
+}
+
+/** Closest known name within edit distance 2, for "did you mean". */
+export function suggest(name: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestD = 3;
+  for (const k of known) {
+    const d = distance(name, k);
+    if (d < bestD) {
+      bestD = d;
+      best = k;
+    }
+  }
+  return best;
+}
+
+function distance(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0] as number;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = prev[j] as number;
+      prev[j] = Math.min((prev[j] as number) + 1, (prev[j - 1] as number) + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = tmp;
+    }
+  }
+  return prev[b.length] as number;
+}
+
+/** Parse "90s", "15m", "1h", "2d", "500ms" or a bare number of milliseconds. */
+export function parseDuration(text: string, what: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/i.exec(text);
+  if (!m) throw new UsageError(`${what}: "${text}" is not a duration (examples: 500ms, 90s, 15m, 1h)`);
+  const n = Number(m[1]);
+  const unit = (m[2] ?? "ms").toLowerCase();
+  const factor = unit === "ms" ? 1 : unit === "s" ? 1_000 : unit === "m" ? 60_000 : unit === "h" ? 3_600_000 : 86_400_000;
+  return Math.round(n * factor);
+}
+
+/** Parse "30%", "0.3" or "30" (read as a percentage) into a 0..1 fraction. */
+export function parseProgress(text: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(%)?\s*$/.exec(text);
+  if (!m) throw new UsageError(`--progress: "${text}" is not a number (examples: 30%, 0.3)`);
+  const n = Number(m[1]);
+  const fraction = m[2] === "%" || n > 1 ? n / 100 : n;
+  if (fraction < 0 || fraction > 1) throw new UsageError(`--progress must be between 0% and 100%, got ${text}`);
+  return fraction;
+}
