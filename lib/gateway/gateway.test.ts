@@ -22,8 +22,14 @@ afterEach(() => {
   gateway = null;
 });
 
-function setup(rt: FakeRuntime, opts: { heartbeatMs?: number; concurrency?: number } = {}) {
-  gateway = createGateway({ runtime: rt, graceMs: 0, flushMs: 5, heartbeatMs: opts.heartbeatMs ?? 60_000, concurrency: opts.concurrency });
+function setup(rt: FakeRuntime, opts: { heartbeatMs?: number; concurrency?: number; graceMs?: number } = {}) {
+  gateway = createGateway({
+    runtime: rt,
+    graceMs: opts.graceMs ?? 0,
+    flushMs: 5,
+    heartbeatMs: opts.heartbeatMs ?? 60_000,
+    concurrency: opts.concurrency,
+  });
   const client = createClient(ConsoleService, createRouterTransport(consoleRoutes(gateway)));
   return { gw: gateway, client };
 }
@@ -206,6 +212,40 @@ describe("WatchSessionList", () => {
     expect(row?.phase).toBe("");
     expect(row?.metadata?.sessionId).toBe(a.sessionId);
     await w.stop();
+  });
+
+  it("keeps upstream streams through the grace period and reuses them", async () => {
+    const rt = new FakeRuntime();
+    const a = handoffScript();
+    rt.start(a.start(), [a.owner, a.target]);
+    const { client } = setup(rt, { graceMs: 150 });
+    const w1 = run((signal) => client.watchSessionList({}, { signal }));
+    await waitFor(() => snapshotComplete(w1.items), "snapshot");
+    await w1.stop();
+    expect(rt.openStreams).toBe(2);
+    const w2 = run((signal) => client.watchSessionList({}, { signal }));
+    await waitFor(() => snapshotComplete(w2.items), "second snapshot");
+    expect(rows(w2.items).get(a.sessionId)?.phase).toBe("Pending");
+    expect(rt.calls.watchSessions).toBe(1);
+    expect(rt.calls.subscribe).toBe(1);
+    await w2.stop();
+    await waitFor(() => rt.openStreams === 0, "upstream closed after the grace period");
+  });
+
+  it("joins a WatchSessions stream already held for a session subscriber", async () => {
+    const rt = new FakeRuntime();
+    const a = handoffScript();
+    rt.start(a.start(), [a.owner, a.target]);
+    const { client } = setup(rt);
+    const sub = run((signal) => client.subscribeSession({ sessionId: a.sessionId }, { signal }));
+    await waitFor(() => rt.openStreams === 2, "hub + subscription");
+    const w = run((signal) => client.watchSessionList({}, { signal }));
+    await waitFor(() => snapshotComplete(w.items), "snapshot from the running hub");
+    expect(rows(w.items).has(a.sessionId)).toBe(true);
+    expect(rt.calls.watchSessions).toBe(1);
+    await w.stop();
+    await sub.stop();
+    await waitFor(() => rt.openStreams === 0, "all closed");
   });
 
   it("sends heartbeats", async () => {
