@@ -1,5 +1,19 @@
 // Console server configuration from the environment and command line.
 // Invalid values fail fast with a message naming the variable.
+//
+//   PORT                   console HTTP port (default 3000; 0 picks a free port)
+//   HOST                   console bind address (default 127.0.0.1)
+//   MACP_RUNTIME_URL       use this external runtime (http:// h2c or https://)
+//                          instead of starting the embedded one
+//   MACP_RUNTIME_TOKEN     bearer token of an observer identity on that runtime
+//   MACP_RUNTIME_CA_PATH   PEM CA bundle to trust for an https:// runtime
+//   BATON_STREAM_GRACE_MS  keep upstream streams this long after the last
+//                          browser leaves (default 2000)
+//   BATON_HEARTBEAT_MS     heartbeat interval on browser streams (default 15000)
+//   LOG_LEVEL              pino level (default: MACP_LOG_LEVEL or info)
+//   BATON_NO_UI=1 / --no-ui  serve only the Connect API (no Next.js)
+//   --dev                  Next.js development mode (npm run dev)
+// The embedded runtime reads its own MACP_* variables (see README).
 import path from "node:path";
 import { parseRuntimeUrl } from "@/lib/gateway/runtime-client";
 
