@@ -41,16 +41,20 @@ describe("password hashing", () => {
   it("spends comparable time for unknown users", async () => {
     const real = await hashPassword("some password 1", TEST_SCRYPT);
     await verifyAgainstNothing("warm", TEST_SCRYPT);
-    const time = async (fn: () => Promise<unknown>) => {
-      const t0 = performance.now();
-      for (let i = 0; i < 10; i++) await fn();
-      return performance.now() - t0;
-    };
-    const known = await time(() => verifyPassword("wrong password", real));
-    const unknown = await time(() => verifyAgainstNothing("wrong password", TEST_SCRYPT));
+    // Interleave the two so load on the machine affects both alike.
+    let known = 0;
+    let unknown = 0;
+    for (let i = 0; i < 20; i++) {
+      let t0 = performance.now();
+      await verifyPassword("wrong password", real);
+      known += performance.now() - t0;
+      t0 = performance.now();
+      await verifyAgainstNothing("wrong password", TEST_SCRYPT);
+      unknown += performance.now() - t0;
+    }
     // Same work, so within a generous factor (CI timers are noisy).
-    expect(unknown).toBeGreaterThan(known / 4);
-    expect(unknown).toBeLessThan(known * 4);
+    expect(unknown).toBeGreaterThan(known / 5);
+    expect(unknown).toBeLessThan(known * 5);
     expect(await verifyAgainstNothing("anything", TEST_SCRYPT)).toBe(false);
   });
 

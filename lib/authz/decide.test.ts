@@ -544,3 +544,19 @@ describe("decide: properties", () => {
     }
   });
 });
+
+describe("lib/authz stays browser-safe", () => {
+  it("imports nothing from Node or from server-side folders", async () => {
+    const { readdir, readFile } = await import("node:fs/promises");
+    const dir = new URL(".", import.meta.url);
+    const files = (await readdir(dir)).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"));
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) {
+      const text = await readFile(new URL(f, dir), "utf8");
+      const imports = [...text.matchAll(/from "([^"]+)"/g)].map((m) => m[1] as string);
+      for (const spec of imports) {
+        expect(spec, `${f} imports ${spec}`).toMatch(/^(@\/lib\/macp\/|@\/lib\/authz\/|\.\/)/);
+      }
+    }
+  });
+});
