@@ -31,7 +31,7 @@ export interface Command {
 export const GLOBAL_FLAGS: readonly FlagDef[] = [
   { name: "runtime", type: "string", value: "<host:port|url>", description: "MACP runtime to talk to (default $MACP_RUNTIME_URL or 127.0.0.1:50051)" },
   { name: "as", type: "string", value: "<identity>", description: "act as this identity (dev-mode runtimes; default $BATON_AS)" },
-  { name: "token", type: "string", value: "<token>", description: "bearer token for runtimes with token auth (default $BATON_TOKEN)" },
+  { name: "token", type: "string", value: "<token>", description: "bearer token for runtimes with token auth (default $BATON_TOKEN); add --as to name its identity" },
   { name: "agent-id-header", type: "boolean", description: "send --as as the legacy x-macp-agent-id header instead of a bearer" },
   { name: "tls", type: "boolean", description: "connect with TLS (implied by https:// or --ca)" },
   { name: "ca", type: "string", value: "<path>", description: "PEM file of the CA to trust for TLS" },
@@ -50,18 +50,16 @@ export interface Globals {
 }
 
 export function readGlobals(flags: Flags, env: Io["env"]): Globals {
-  const as = flags.str("as") ?? (env.BATON_AS || undefined);
-  const token = flags.str("token") ?? (env.BATON_TOKEN || undefined);
-  if (flags.has("as") && flags.has("token")) throw new UsageError("pass either --as or --token, not both");
   const g: Globals = {
     runtime: flags.str("runtime") ?? (env.MACP_RUNTIME_URL || DEFAULT_RUNTIME_ADDRESS),
     agentIdHeader: flags.bool("agent-id-header"),
     tls: flags.bool("tls"),
     json: flags.bool("json"),
   };
-  if (flags.has("token")) g.token = token;
-  else if (as !== undefined) g.as = as;
-  else if (token !== undefined) g.token = token;
+  const as = flags.str("as") ?? (env.BATON_AS || undefined);
+  const token = flags.str("token") ?? (env.BATON_TOKEN || undefined);
+  if (as !== undefined) g.as = as;
+  if (token !== undefined) g.token = token;
   const ca = flags.str("ca") ?? (env.MACP_RUNTIME_CA || undefined);
   if (ca !== undefined) g.ca = ca;
   return g;
@@ -87,13 +85,16 @@ export class CommandContext {
     return this.globals.json;
   }
 
-  /** The acting identity, when known (--as, or unknown behind a token). */
+  /** The acting identity, when known (--as; unknown behind a bare token). */
   get identity(): string | undefined {
     return this.globals.as;
   }
 
   auth(): AuthConfig {
-    if (this.globals.token !== undefined) return Auth.bearer(this.globals.token);
+    if (this.globals.token !== undefined) {
+      // With --as too, the token is declared to stand for that identity (used as the envelope sender).
+      return this.globals.as !== undefined ? Auth.bearer(this.globals.token, { expectedSender: this.globals.as }) : Auth.bearer(this.globals.token);
+    }
     if (this.globals.as !== undefined) return Auth.devAgent(this.globals.as, this.globals.agentIdHeader ? "x-macp-agent-id" : "bearer");
     throw new UsageError("who is acting? pass --as <identity> (dev-mode runtime) or --token <token>", this.command.path);
   }

@@ -140,6 +140,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     const globals = readGlobals(flags, io.env);
     json = globals.json;
     ctx = new CommandContext(io, globals, flags, rest, cmd);
+    if (cmd.needsIdentity !== false) ctx.auth(); // fail early and clearly when nobody is acting
     return await cmd.run(ctx);
   } catch (e) {
     return report(e, io, json, ctx);
@@ -151,7 +152,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
 function report(e: unknown, io: Io, json: boolean, ctx: CommandContext | undefined): number {
   const runtime = ctx?.globals.runtime;
   if (e instanceof UsageError || e instanceof MacpUsageError) {
-    const path = e instanceof UsageError ? e.command : ctx?.command.path ?? [];
+    const path = e instanceof UsageError && e.command.length > 0 ? e.command : (ctx?.command.path ?? []);
     const where = path.length ? `baton ${path.join(" ")} --help` : "baton --help";
     if (json) io.stdout(`${JSON.stringify({ ok: false, error: { kind: "usage", message: e.message } }, null, 2)}\n`);
     io.stderr(`baton: ${e.message}\nRun \`${where}\` for usage.\n`);

@@ -3,7 +3,7 @@
 // handoff read back with `sessions show --json`, a task with progress, a
 // rejected action's exit code and message, usage errors, help, the context
 // size check, `sessions watch` until Ctrl-C, and an unreachable runtime.
-import { execFile, spawn } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -208,6 +208,44 @@ describe.concurrent("baton CLI (separate processes)", () => {
       child.kill("SIGINT");
     }
     expect(await exited).toBe(0);
+  });
+
+  it("talks TLS with --ca and token auth (--token, optionally naming its identity with --as)", async () => {
+    const tlsDir = tempDir("baton-cli-tls-");
+    const cert = path.join(tlsDir, "cert.pem");
+    const key = path.join(tlsDir, "key.pem");
+    execFileSync(
+      "openssl",
+      ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert, "-days", "1",
+        "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+      { stdio: "ignore" },
+    );
+    const tls = await startTestRuntime({
+      MACP_ALLOW_INSECURE: "0",
+      MACP_TLS_CERT_PATH: cert,
+      MACP_TLS_KEY_PATH: key,
+      MACP_AUTH_TOKENS_JSON: JSON.stringify([
+        { token: "tok-alice", sender: OWNER },
+        { token: "tok-bob", sender: TARGET },
+      ]),
+    });
+    try {
+      const env = { MACP_RUNTIME_URL: tls.address };
+      const start = await baton(["--ca", cert, "--token", "tok-alice", "--as", OWNER, "handoff", "start", "--participants", TARGET], env);
+      expect(start.code).toBe(0);
+      const sid = start.stdout.trim();
+      const [show, bad] = await Promise.all([
+        baton(["--tls", "--ca", cert, "--token", "tok-bob", "--json", "sessions", "show", sid], env),
+        baton(["--ca", cert, "--token", "nope", "sessions", "list"], env),
+      ]);
+      expect(show.code).toBe(0);
+      expect(JSON.parse(show.stdout)).toMatchObject({ metadata: { session_id: sid, initiator: OWNER, state: "OPEN" } });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/^error: UNAUTHENTICATED: /);
+    } finally {
+      await tls.close();
+      fs.rmSync(tlsDir, { recursive: true, force: true });
+    }
   });
 
   it("an unreachable runtime exits 1 with a hint", async () => {
