@@ -90,3 +90,19 @@ export function stateBadge(state: SessionState | undefined): BadgeInfo {
 export function isTerminalSessionState(state: SessionState | undefined): boolean {
   return state === SessionState.RESOLVED || state === SessionState.EXPIRED || state === SessionState.CANCELLED;
 }
+
+/** The lifecycle a SessionView shows, as a SessionState (used until metadata arrives). */
+export function lifecycleToState(lifecycle: "Open" | "Resolved" | "Suspended" | "Cancelled" | "Expired"): SessionState {
+  switch (lifecycle) {
+    case "Open":
+      return SessionState.OPEN;
+    case "Resolved":
+      return SessionState.RESOLVED;
+    case "Suspended":
+      return SessionState.SUSPENDED;
+    case "Cancelled":
+      return SessionState.CANCELLED;
+    case "Expired":
+      return SessionState.EXPIRED;
+  }
+}

@@ -25,8 +25,12 @@ export interface RunnerOptions<M> {
   connect(signal: AbortSignal): AsyncIterable<M>;
   /** Called before every attempt (reset per-connection state). */
   onConnect?(attempt: number): void;
-  /** Handle one message; return what to do next. Must not throw. */
-  onMessage(message: M): RunnerDirective;
+  /**
+   * Handle one message; return what to do next. Must not throw. May return a
+   * promise (e.g. to yield to the browser after heavy work); the next message
+   * is read only once it settles.
+   */
+  onMessage(message: M): RunnerDirective | Promise<RunnerDirective>;
   onStatus(status: RunnerStatus): void;
   heartbeatTimeoutMs?: number;
   endDrainMs?: number;
@@ -94,6 +98,11 @@ function sleep(ms: number, signal: AbortSignal, wake: AbortSignal): Promise<void
 export interface RunnerHandle {
   /** Skip the current backoff wait and reconnect now (e.g. on `online`). */
   retryNow(): void;
+  /**
+   * Apply a directive decided outside onMessage (e.g. by a deferred fold):
+   * "resync" reconnects now, "end" stops, "end-soon" starts the drain timer.
+   */
+  command(directive: Exclude<RunnerDirective, "continue">): void;
   /** Resolves when the loop has stopped. */
   done: Promise<void>;
 }
@@ -106,6 +115,8 @@ export function runResilientStream<M>(options: RunnerOptions<M>, signal: AbortSi
   const fatal = options.isFatal ?? isFatalStreamError;
   const now = options.now ?? Date.now;
   let wake = new AbortController();
+  /** Hook for command(): set per connection. */
+  let current: ((d: Exclude<RunnerDirective, "continue">) => void) | undefined;
 
   const done = (async () => {
     let failures = 0;
@@ -117,18 +128,34 @@ export function runResilientStream<M>(options: RunnerOptions<M>, signal: AbortSi
       const conn = new AbortController();
       const abortConn = (): void => conn.abort();
       signal.addEventListener("abort", abortConn, { once: true });
+      // Mutated from callbacks (timers, command), so kept in a box.
+      const box: { outcome: "ended" | "resync" | "dropped"; heartbeatLost: boolean } = { outcome: "dropped", heartbeatLost: false };
       let watchdog: ReturnType<typeof setTimeout> | undefined;
       let drain: ReturnType<typeof setTimeout> | undefined;
-      let heartbeatLost = false;
       const arm = (): void => {
         if (watchdog) clearTimeout(watchdog);
         watchdog = setTimeout(() => {
-          heartbeatLost = true;
+          box.heartbeatLost = true;
           conn.abort(new HeartbeatTimeout());
         }, heartbeatMs);
       };
-      let outcome: "ended" | "resync" | "dropped" = "dropped";
       let error: unknown;
+      const apply = (directive: RunnerDirective): boolean => {
+        if (directive === "end" || directive === "resync") {
+          box.outcome = directive === "end" ? "ended" : "resync";
+          return true;
+        }
+        if (directive === "end-soon" && !drain) {
+          drain = setTimeout(() => {
+            box.outcome = "ended";
+            conn.abort();
+          }, drainMs);
+        }
+        return false;
+      };
+      current = (d) => {
+        if (apply(d)) conn.abort();
+      };
       try {
         arm();
         let opened = false;
@@ -139,36 +166,25 @@ export function runResilientStream<M>(options: RunnerOptions<M>, signal: AbortSi
             failures = 0;
             options.onStatus({ phase: "open", attempt });
           }
-          const directive = options.onMessage(message);
-          if (directive === "end") {
-            outcome = "ended";
-            break;
-          }
-          if (directive === "resync") {
-            outcome = "resync";
-            break;
-          }
-          if (directive === "end-soon" && !drain) {
-            drain = setTimeout(() => {
-              outcome = "ended";
-              conn.abort();
-            }, drainMs);
-          }
+          const result = options.onMessage(message);
+          const directive = typeof result === "string" ? result : await result;
+          if (apply(directive) || conn.signal.aborted) break;
         }
       } catch (err) {
-        error = heartbeatLost ? new HeartbeatTimeout() : err;
+        error = box.heartbeatLost ? new HeartbeatTimeout() : err;
       } finally {
+        current = undefined;
         if (watchdog) clearTimeout(watchdog);
         if (drain) clearTimeout(drain);
         signal.removeEventListener("abort", abortConn);
         conn.abort();
       }
       if (signal.aborted) return;
-      if (outcome === "ended") {
+      if (box.outcome === "ended") {
         options.onStatus({ phase: "ended", fatal: false });
         return;
       }
-      if (outcome === "resync") continue;
+      if (box.outcome === "resync") continue;
       if (error !== undefined && fatal(error)) {
         options.onStatus({ phase: "ended", fatal: true, error: describeStreamError(error) });
         return;
@@ -188,6 +204,7 @@ export function runResilientStream<M>(options: RunnerOptions<M>, signal: AbortSi
 
   return {
     retryNow: () => wake.abort(),
+    command: (d) => current?.(d),
     done,
   };
 }

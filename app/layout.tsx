@@ -1,0 +1,42 @@
+import type { Metadata, Viewport } from "next";
+import type { ReactNode } from "react";
+import { Announcer } from "@/components/Announcer";
+import { Providers } from "@/components/Providers";
+import { SiteHeader } from "@/components/SiteHeader";
+import { THEME_INIT_SCRIPT } from "@/lib/client/theme";
+import "./globals.css";
+
+export const metadata: Metadata = {
+  title: { default: "Baton", template: "%s · Baton" },
+  description: "Live MACP handoffs and tasks",
+  icons: { icon: [{ url: "/favicon.svg", type: "image/svg+xml" }] },
+};
+
+export const viewport: Viewport = {
+  width: "device-width",
+  initialScale: 1,
+  themeColor: [
+    { media: "(prefers-color-scheme: light)", color: "#ffffff" },
+    { media: "(prefers-color-scheme: dark)", color: "#020617" },
+  ],
+};
+
+export default function RootLayout({ children }: { children: ReactNode }) {
+  return (
+    <html lang="en" suppressHydrationWarning>
+      <head>
+        {/* Applies the saved or system theme before first paint (no flash). */}
+        <script dangerouslySetInnerHTML={{ __html: THEME_INIT_SCRIPT }} />
+      </head>
+      <body className="min-h-dvh font-sans">
+        <Providers>
+          <SiteHeader />
+          <main id="main" tabIndex={-1} className="mx-auto max-w-[1600px] px-3 pt-4 pb-16 outline-none sm:px-5">
+            {children}
+          </main>
+          <Announcer />
+        </Providers>
+      </body>
+    </html>
+  );
+}

@@ -1,0 +1,34 @@
+"use client";
+// Client-side providers: the query client, persisted UI preferences (after
+// mount, so the first render matches the server), and the theme following
+// the system while the preference is "system".
+
+import { useEffect, type ReactNode } from "react";
+import { QueryProvider } from "@/lib/client/query-provider";
+import { applyTheme, resolveTheme } from "@/lib/client/theme";
+import { hydrateUiStore, useUiStore } from "@/lib/client/ui-store";
+
+function ThemeSync() {
+  const theme = useUiStore((s) => s.theme);
+  useEffect(() => {
+    const mq = window.matchMedia("(prefers-color-scheme: dark)");
+    const apply = (): void => applyTheme(resolveTheme(theme, mq.matches));
+    apply();
+    if (theme !== "system") return;
+    mq.addEventListener("change", apply);
+    return () => mq.removeEventListener("change", apply);
+  }, [theme]);
+  return null;
+}
+
+export function Providers({ children }: { children: ReactNode }) {
+  useEffect(() => {
+    hydrateUiStore();
+  }, []);
+  return (
+    <QueryProvider>
+      <ThemeSync />
+      {children}
+    </QueryProvider>
+  );
+}

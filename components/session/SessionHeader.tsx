@@ -1,0 +1,144 @@
+"use client";
+// Session header: intent, badges (state, phase, outcome), TTL, connection,
+// and the facts an on-call engineer needs: who owns it, who it's going to,
+// participants, versions and policy.
+
+import Link from "next/link";
+import { useState } from "react";
+import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
+import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
+import type { SessionView } from "@/lib/macp/projections/session";
+import type { ConnectionInfo } from "@/lib/client/connection";
+import { modeLabel } from "@/lib/client/format";
+import { isTerminalSessionState, lifecycleToState, stateBadge } from "@/lib/client/labels";
+import { OutcomeBadge, PhaseBadge, StateBadge } from "@/components/Badge";
+import { ConnectionBadge } from "@/components/ConnectionIndicator";
+import { Icon } from "@/components/Icon";
+import { RelativeTime, Timestamp, TtlCountdown } from "@/components/Time";
+
+function Fact({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div className="min-w-0">
+      <dt className="text-xs font-medium text-slate-600 dark:text-slate-400">{label}</dt>
+      <dd className="mt-0.5 text-sm break-words text-slate-900 dark:text-slate-100">{children}</dd>
+    </div>
+  );
+}
+
+function CopyButton({ text, label }: { text: string; label: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      className="ml-1 rounded px-1 text-xs text-blue-800 underline-offset-2 hover:underline dark:text-sky-300"
+      onClick={() => {
+        void navigator.clipboard?.writeText(text).then(
+          () => {
+            setCopied(true);
+            setTimeout(() => setCopied(false), 1500);
+          },
+          () => undefined,
+        );
+      }}
+      aria-label={label}
+    >
+      {copied ? "Copied" : "Copy"}
+    </button>
+  );
+}
+
+export function SessionHeader({
+  sessionId,
+  view,
+  metadata,
+  connection,
+  eventCount,
+}: {
+  sessionId: string;
+  view: SessionView;
+  metadata: SessionMetadata | undefined;
+  connection: ConnectionInfo;
+  eventCount: number;
+}) {
+  const state = metadata?.state ?? (view.started ? lifecycleToState(view.lifecycle) : undefined);
+  const terminal = isTerminalSessionState(state);
+  const expiresAt = metadata && metadata.expiresAtUnixMs > 0n ? metadata.expiresAtUnixMs : view.expiresAt;
+  const mode = metadata?.mode || view.mode;
+  const isTask = mode.includes("task");
+  const participants = metadata?.participants.length ? metadata.participants : view.participants;
+  const outcome = view.commitment ? (view.commitment.outcomePositive ? "positive" : "negative") : "";
+  return (
+    <header className="space-y-3">
+      <nav aria-label="Breadcrumb" className="text-sm">
+        <Link href="/" className="inline-flex items-center gap-1 text-blue-800 hover:underline dark:text-sky-300">
+          <span aria-hidden="true">←</span> Sessions
+        </Link>
+      </nav>
+      <div className="flex flex-wrap items-start gap-x-4 gap-y-2">
+        <h1 className="min-w-0 flex-1 text-xl font-semibold tracking-tight break-words sm:text-2xl" data-testid="session-intent">
+          {view.intent || (view.started ? "Session without intent" : `Session ${sessionId}`)}
+        </h1>
+        <ConnectionBadge info={connection} label="Session" />
+      </div>
+      <div className="flex flex-wrap items-center gap-2" data-testid="session-badges" data-phase={view.started ? view.phase : ""}>
+        <span className="rounded-md bg-slate-100 px-2 py-0.5 text-sm font-medium text-slate-800 dark:bg-slate-800 dark:text-slate-100">
+          {modeLabel(mode)}
+        </span>
+        <StateBadge state={state} size="md" />
+        {view.started ? <PhaseBadge phase={view.phase} outcome={outcome} size="md" /> : null}
+        {view.commitment ? <OutcomeBadge positive={view.commitment.outcomePositive} size="md" /> : null}
+        <span className="inline-flex items-center gap-1.5 text-sm text-slate-700 dark:text-slate-300">
+          <span className="font-medium">TTL</span>
+          <TtlCountdown
+            expiresAt={expiresAt}
+            {...(terminal ? { terminalLabel: stateBadge(state).label.toLowerCase() } : {})}
+            frozen={state === SessionState.SUSPENDED}
+          />
+        </span>
+      </div>
+      <dl className="grid grid-cols-2 gap-x-6 gap-y-3 rounded-lg border border-slate-200 p-3 sm:grid-cols-3 lg:grid-cols-6 dark:border-slate-800">
+        <Fact label={isTask ? "Requester" : "Current owner"}>{view.currentOwner || metadata?.initiator || "—"}</Fact>
+        <Fact label={isTask ? "Assignee" : "Current target"}>{view.currentTarget || "—"}</Fact>
+        <Fact label={isTask ? "Task" : "Scope"}>{view.scope || "—"}</Fact>
+        <Fact label="Started">
+          <Timestamp ms={metadata?.startedAtUnixMs ?? view.startedAt} />
+        </Fact>
+        <Fact label="Last activity">
+          <RelativeTime ms={view.lastActivityMs} />
+        </Fact>
+        <Fact label="Events">{eventCount.toLocaleString("en-US")}</Fact>
+        <div className="col-span-2 min-w-0 sm:col-span-3 lg:col-span-2">
+          <dt className="flex items-center gap-1 text-xs font-medium text-slate-600 dark:text-slate-400">
+            <Icon name="users" className="h-3.5 w-3.5" /> Participants ({participants.length})
+          </dt>
+          <dd className="mt-1 flex flex-wrap gap-1">
+            {participants.map((p) => (
+              <span
+                key={p}
+                className="rounded-full bg-slate-100 px-2 py-0.5 text-xs text-slate-800 dark:bg-slate-800 dark:text-slate-100"
+              >
+                {p}
+                {p === (metadata?.initiator || view.initiator) ? <span className="text-slate-600 dark:text-slate-400"> · initiator</span> : null}
+              </span>
+            ))}
+          </dd>
+        </div>
+        <Fact label="Session id">
+          <span className="font-mono text-xs break-all">{sessionId}</span>
+          <CopyButton text={sessionId} label="Copy session id" />
+        </Fact>
+        <Fact label="Versions">
+          <span className="font-mono text-xs">
+            mode {metadata?.modeVersion || view.modeVersion || "—"} · config {metadata?.configurationVersion || view.configurationVersion || "—"}
+          </span>
+        </Fact>
+        <Fact label="Policy">
+          <span className="font-mono text-xs">{metadata?.policyVersion || view.effectivePolicyId}</span>
+        </Fact>
+        <Fact label="Expires">
+          <Timestamp ms={expiresAt} />
+        </Fact>
+      </dl>
+    </header>
+  );
+}

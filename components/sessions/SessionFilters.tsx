@@ -1,0 +1,227 @@
+"use client";
+// Filter bar for the session list. Every control writes to the URL; text
+// fields debounce and replace the history entry, selects push a new one.
+
+import clsx from "clsx";
+import { useEffect, useRef, useState } from "react";
+import { PHASE_INFO, PHASES, STATE_INFO, STATE_KEYS, type StateKey } from "@/lib/client/labels";
+import {
+  defaultDirFor,
+  hasActiveFilters,
+  DEFAULT_LIST_QUERY,
+  SORT_KEYS,
+  type ListQuery,
+  type ModeFilter,
+  type SortKey,
+} from "@/lib/client/list-query";
+import { isPhase } from "@/lib/client/labels";
+import { Icon } from "@/components/Icon";
+
+export const SORT_LABELS: Record<SortKey, string> = {
+  activity: "Last activity",
+  started: "Started",
+  ttl: "Time left",
+  intent: "Intent",
+  phase: "Phase",
+  state: "State",
+  mode: "Mode",
+  owner: "Owner",
+  target: "Target / assignee",
+};
+
+const controlClass =
+  "h-9 rounded-md border border-slate-300 bg-white px-2 text-sm text-slate-900 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100";
+
+function useDebouncedText(
+  value: string,
+  commit: (v: string) => void,
+): [string, (v: string) => void] {
+  const [text, setText] = useState(value);
+  const lastCommitted = useRef(value);
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  // The URL changed from elsewhere (back button, clear filters): follow it.
+  useEffect(() => {
+    if (value !== lastCommitted.current) {
+      lastCommitted.current = value;
+      setText(value);
+    }
+  }, [value]);
+  useEffect(() => () => void (timer.current && clearTimeout(timer.current)), []);
+  const update = (v: string): void => {
+    setText(v);
+    if (timer.current) clearTimeout(timer.current);
+    timer.current = setTimeout(() => {
+      lastCommitted.current = v.trim();
+      commit(v.trim());
+    }, 200);
+  };
+  return [text, update];
+}
+
+export function SessionFilters({
+  query,
+  setQuery,
+  searchRef,
+  paused,
+  onTogglePause,
+  waiting,
+}: {
+  query: ListQuery;
+  setQuery: (patch: Partial<ListQuery>, opts?: { replace?: boolean }) => void;
+  searchRef: React.RefObject<HTMLInputElement | null>;
+  paused: boolean;
+  onTogglePause: () => void;
+  waiting: number;
+}) {
+  const [q, setQ] = useDebouncedText(query.q, (v) => setQuery({ q: v }, { replace: true }));
+  const [participant, setParticipant] = useDebouncedText(query.participant, (v) => setQuery({ participant: v }, { replace: true }));
+
+  return (
+    <form
+      role="search"
+      aria-label="Filter sessions"
+      className="flex flex-wrap items-end gap-2"
+      onSubmit={(e) => e.preventDefault()}
+    >
+      <label className="flex min-w-0 flex-[2_1_14rem] flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
+        Search
+        <span className="relative">
+          <Icon name="search" className="pointer-events-none absolute top-2.5 left-2 h-4 w-4 text-slate-500 dark:text-slate-400" />
+          <input
+            ref={searchRef}
+            type="search"
+            value={q}
+            onChange={(e) => setQ(e.target.value)}
+            placeholder="Intent, scope, id, owner…  ( / )"
+            maxLength={200}
+            className={clsx(controlClass, "w-full pl-8")}
+            data-testid="filter-q"
+          />
+        </span>
+      </label>
+      <label className="flex min-w-0 flex-[1_1_9rem] flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
+        Participant
+        <input
+          type="text"
+          value={participant}
+          onChange={(e) => setParticipant(e.target.value)}
+          placeholder="e.g. bob"
+          maxLength={200}
+          className={clsx(controlClass, "w-full")}
+          autoComplete="off"
+          data-testid="filter-participant"
+        />
+      </label>
+      <label className="flex flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
+        Mode
+        <select
+          value={query.mode ?? ""}
+          onChange={(e) => {
+            const v = e.target.value;
+            setQuery({ mode: v === "handoff" || v === "task" ? (v as ModeFilter) : undefined });
+          }}
+          className={controlClass}
+          data-testid="filter-mode"
+        >
+          <option value="">All modes</option>
+          <option value="handoff">Handoff</option>
+          <option value="task">Task</option>
+        </select>
+      </label>
+      <label className="flex flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
+        State
+        <select
+          value={query.state ?? ""}
+          onChange={(e) => {
+            const v = e.target.value;
+            setQuery({ state: (STATE_KEYS as string[]).includes(v) ? (v as StateKey) : undefined });
+          }}
+          className={controlClass}
+          data-testid="filter-state"
+        >
+          <option value="">Any state</option>
+          {STATE_KEYS.map((k) => (
+            <option key={k} value={k}>
+              {STATE_INFO[k].label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="flex flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
+        Phase
+        <select
+          value={query.phase ?? ""}
+          onChange={(e) => {
+            const v = e.target.value;
+            setQuery({ phase: isPhase(v) ? v : undefined });
+          }}
+          className={controlClass}
+          data-testid="filter-phase"
+        >
+          <option value="">Any phase</option>
+          {PHASES.map((p) => (
+            <option key={p} value={p}>
+              {PHASE_INFO[p].label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <div className="flex items-end gap-1">
+        <label className="flex flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
+          Sort by
+          <select
+            value={query.sort}
+            onChange={(e) => {
+              const v = e.target.value as SortKey;
+              if ((SORT_KEYS as readonly string[]).includes(v)) setQuery({ sort: v, dir: defaultDirFor(v) });
+            }}
+            className={controlClass}
+            data-testid="sort"
+          >
+            {SORT_KEYS.map((k) => (
+              <option key={k} value={k}>
+                {SORT_LABELS[k]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button
+          type="button"
+          className={clsx(controlClass, "inline-flex items-center gap-1")}
+          onClick={() => setQuery({ dir: query.dir === "asc" ? "desc" : "asc" })}
+          aria-label={`Sort direction: ${query.dir === "asc" ? "ascending" : "descending"}. Reverse`}
+          data-testid="sort-dir"
+        >
+          <Icon name={query.dir === "asc" ? "arrow-up" : "arrow-down"} />
+          <span className="text-xs">{query.dir === "asc" ? "Asc" : "Desc"}</span>
+        </button>
+      </div>
+      <div className="flex items-end gap-2">
+        {hasActiveFilters(query) ? (
+          <button
+            type="button"
+            className={clsx(controlClass, "text-blue-800 dark:text-sky-300")}
+            onClick={() => setQuery({ ...DEFAULT_LIST_QUERY, sort: query.sort, dir: query.dir, mode: undefined, state: undefined, phase: undefined })}
+            data-testid="clear-filters"
+          >
+            Clear filters
+          </button>
+        ) : null}
+        <button
+          type="button"
+          aria-pressed={paused}
+          onClick={onTogglePause}
+          className={clsx(
+            controlClass,
+            "inline-flex items-center gap-1.5",
+            paused && "border-amber-400 bg-amber-50 text-amber-900 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-200",
+          )}
+          data-testid="pause"
+        >
+          <Icon name={paused ? "play" : "pause"} />
+          {paused ? `Resume${waiting > 0 ? ` (${waiting} waiting)` : ""}` : "Pause updates"}
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,106 @@
+"use client";
+// One session in the list: a grid row on wide screens, a card below lg.
+// Labels are visible on cards and read by screen readers on the grid.
+
+import clsx from "clsx";
+import Link from "next/link";
+import { memo, type ReactNode } from "react";
+import type { SessionSummary } from "@/lib/gen/baton/v1/console_pb";
+import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
+import { modeLabel } from "@/lib/client/format";
+import { isTerminalSessionState, stateBadge } from "@/lib/client/labels";
+import { PhaseBadge, StateBadge } from "@/components/Badge";
+import { RelativeTime, Timestamp, TtlCountdown } from "@/components/Time";
+
+export const LIST_GRID =
+  "lg:grid lg:grid-cols-[5rem_6.5rem_10.5rem_minmax(10rem,2fr)_minmax(6rem,1fr)_minmax(6rem,1fr)_minmax(6rem,1fr)_5.5rem_5.5rem_5.5rem] lg:items-center lg:gap-x-3";
+
+function Cell({ label, children, className }: { label: string; children: ReactNode; className?: string }) {
+  return (
+    <span className={clsx("min-w-0", className)}>
+      <span className="text-[11px] font-medium tracking-wide text-slate-600 uppercase lg:sr-only dark:text-slate-400">{label}: </span>
+      {children}
+    </span>
+  );
+}
+
+export function sessionIdOf(s: SessionSummary): string {
+  return s.metadata?.sessionId ?? "";
+}
+
+export const SessionRow = memo(function SessionRow({
+  summary,
+  selected,
+  onSelect,
+}: {
+  summary: SessionSummary;
+  selected: boolean;
+  onSelect: (id: string) => void;
+}) {
+  const m = summary.metadata;
+  const id = sessionIdOf(summary);
+  const state = m?.state;
+  const terminal = isTerminalSessionState(state);
+  const outcome = summary.outcome === "positive" || summary.outcome === "negative" ? summary.outcome : "";
+  return (
+    <Link
+      href={`/sessions/${encodeURIComponent(id)}`}
+      prefetch={false}
+      data-row
+      data-row-id={id}
+      data-phase={summary.phase}
+      tabIndex={selected ? 0 : -1}
+      onFocus={() => onSelect(id)}
+      onMouseDown={() => onSelect(id)}
+      className={clsx(
+        "block border-b border-slate-200 px-3 py-2.5 text-sm dark:border-slate-800",
+        LIST_GRID,
+        selected
+          ? "bg-blue-50 dark:bg-slate-800/80"
+          : "hover:bg-slate-50 dark:hover:bg-slate-900",
+      )}
+    >
+      <span className="flex flex-wrap items-center gap-x-2 gap-y-1 lg:contents">
+        <Cell label="Mode" className="order-3 text-xs text-slate-700 lg:order-none lg:text-sm dark:text-slate-300">
+          {modeLabel(m?.mode ?? "")}
+        </Cell>
+        <span className="order-2 lg:order-none">
+          <StateBadge state={state} />
+        </span>
+        <span className="order-1 lg:order-none">
+          <PhaseBadge phase={summary.phase} outcome={outcome} />
+        </span>
+        <Cell label="Time left" className="order-4 ml-auto text-xs lg:hidden">
+          <TtlCountdown expiresAt={m?.expiresAtUnixMs} {...(terminal ? { terminalLabel: stateBadge(state).label.toLowerCase() } : {})} frozen={state === SessionState.SUSPENDED} />
+        </Cell>
+      </span>
+      <span className="mt-1 block truncate font-medium text-slate-900 lg:mt-0 dark:text-slate-50" title={summary.intent}>
+        <span className="sr-only">Intent: </span>
+        {summary.intent || <span className="text-slate-600 italic dark:text-slate-400">No intent</span>}
+      </span>
+      <span className="mt-1 flex flex-wrap gap-x-3 gap-y-0.5 text-xs text-slate-700 lg:contents lg:text-sm dark:text-slate-300">
+        <Cell label="Owner" className="truncate">
+          <span title={summary.currentOwner}>{summary.currentOwner || "—"}</span>
+        </Cell>
+        <Cell label={m?.mode?.includes("task") ? "Assignee" : "Target"} className="truncate">
+          <span aria-hidden="true" className="lg:hidden">→ </span>
+          <span title={summary.currentTarget}>{summary.currentTarget || "—"}</span>
+        </Cell>
+        <Cell label="Scope" className="truncate">
+          <span title={summary.scope}>{summary.scope || "—"}</span>
+        </Cell>
+      </span>
+      <span className="mt-1 flex flex-wrap gap-x-3 gap-y-0.5 text-xs text-slate-600 lg:contents lg:text-sm dark:text-slate-400">
+        <Cell label="Started">
+          <Timestamp ms={m?.startedAtUnixMs} clockOnly />
+        </Cell>
+        <Cell label="Time left" className="hidden lg:block">
+          <TtlCountdown expiresAt={m?.expiresAtUnixMs} {...(terminal ? { terminalLabel: "—" } : {})} frozen={state === SessionState.SUSPENDED} />
+        </Cell>
+        <Cell label="Last activity">
+          <RelativeTime ms={summary.lastActivityUnixMs} />
+        </Cell>
+      </span>
+    </Link>
+  );
+});

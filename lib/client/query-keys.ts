@@ -1,0 +1,5 @@
+// One definition of each query key.
+export const queryKeys = {
+  sessionList: ["baton", "session-list"] as const,
+  session: (sessionId: string) => ["baton", "session", sessionId] as const,
+};

@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { applySubscribeBatch, beginConnection, initialSessionStreamState } from "./session-stream-state";
+import { buildTimeline } from "./timeline";
+import { SID, accept, commitment, context, decline, eventMsg, offer, start, taskEnv } from "./test/fixtures";
+import { TASK_MODE } from "@/lib/macp/constants";
+
+function fold(envs: ReturnType<typeof start>[]) {
+  return applySubscribeBatch(beginConnection(initialSessionStreamState(SID)), envs.map((e, i) => eventMsg(i + 1, e))).state;
+}
+
+describe("buildTimeline", () => {
+  it("groups handoff events per handoff_id in offer order, late context inside its group", () => {
+    const s = fold([
+      start(),
+      offer("h1", "bob"),
+      context("h1"),
+      decline("h1", "bob"),
+      offer("h2", "carol"),
+      context("h1", "late note"), // late: h1 already declined
+      accept("h2", "carol"),
+      commitment(),
+    ]);
+    const t = buildTimeline(s.view, s.events);
+    const shape = t.rows.map((r) => (r.kind === "group" ? `G:${r.offer.handoffId}#${r.ordinal}/${r.total}` : `${r.sequence}${r.groupId ? `@${r.groupId}` : ""}${r.late ? "!late" : ""}${r.groupEnd ? "|" : ""}`));
+    expect(shape).toEqual(["1", "G:h1#1/2", "2@h1", "3@h1", "4@h1", "6@h1!late|", "G:h2#2/2", "5@h2", "7@h2|", "8"]);
+    expect(t.newestSequence).toBe(8);
+    expect(t.rowOfSequence.get(6)).toBe(5);
+    expect(t.rowOfSequence.get(8)).toBe(9);
+  });
+
+  it("keeps events the projection ignored as standalone rows", () => {
+    const s = fold([start(), offer("h1", "bob"), accept("nope", "bob")]);
+    const t = buildTimeline(s.view, s.events);
+    expect(t.rows.map((r) => r.kind)).toEqual(["event", "group", "event", "event"]);
+    const last = t.rows[3];
+    expect(last?.kind === "event" && last.groupId).toBeUndefined();
+  });
+
+  it("leaves task sessions in sequence order", () => {
+    const s = fold([start(["alice", "bob"], TASK_MODE), taskEnv.request(), taskEnv.accept(), taskEnv.update(0.3), taskEnv.complete()]);
+    const t = buildTimeline(s.view, s.events);
+    expect(t.rows.map((r) => (r.kind === "event" ? r.sequence : 0))).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it("builds 20,000 rows quickly", () => {
+    const envs = [start(), offer("h1", "bob"), ...Array.from({ length: 19_998 }, (_, i) => context("h1", `note ${i}`))];
+    const s = fold(envs);
+    const t0 = performance.now();
+    const t = buildTimeline(s.view, s.events);
+    expect(t.rows).toHaveLength(20_001);
+    expect(performance.now() - t0).toBeLessThan(500);
+  });
+});

@@ -1,0 +1,105 @@
+// Row model for the virtualized session timeline. Handoff events are grouped
+// per handoff_id (offer → contexts → accept/decline), each group anchored
+// where its offer occurred; everything else (start, commitment, task events,
+// anything not understood) stays in sequence order. Group membership comes
+// from the Handoff projection's records (message ids), never re-derived here.
+
+import type { HandoffRecord } from "@/lib/macp/projections/handoff";
+import type { SessionView } from "@/lib/macp/projections/session";
+import type { SessionEvent } from "@/lib/macp/projections/types";
+
+export interface GroupRow {
+  kind: "group";
+  key: string;
+  offer: HandoffRecord;
+  /** 1-based position of the offer in the session. */
+  ordinal: number;
+  /** Offers in the session. */
+  total: number;
+}
+
+export interface EventRow {
+  kind: "event";
+  key: string;
+  event: SessionEvent;
+  sequence: number;
+  /** handoff_id when the event belongs to a handoff group. */
+  groupId?: string;
+  /** A context that arrived after the offer was answered. */
+  late?: boolean;
+  /** Last row of its group (for drawing the group's end). */
+  groupEnd?: boolean;
+}
+
+export type TimelineRow = GroupRow | EventRow;
+
+export interface Timeline {
+  rows: TimelineRow[];
+  /** Row index for each event sequence. */
+  rowOfSequence: Map<number, number>;
+  /** Highest sequence present. */
+  newestSequence?: number;
+}
+
+interface Membership {
+  handoffId: string;
+  late: boolean;
+}
+
+export function buildTimeline(view: SessionView, events: readonly SessionEvent[]): Timeline {
+  const offers = view.handoff?.offers ?? [];
+  const members = new Map<string, Membership>();
+  offers.forEach((o) => {
+    if (o.offerMessageId) members.set(o.offerMessageId, { handoffId: o.handoffId, late: false });
+    for (const c of o.contexts) if (c.messageId) members.set(c.messageId, { handoffId: o.handoffId, late: c.late });
+    if (o.responseMessageId) members.set(o.responseMessageId, { handoffId: o.handoffId, late: false });
+  });
+
+  const byGroup = new Map<string, SessionEvent[]>();
+  if (members.size > 0) {
+    for (const e of events) {
+      const m = members.get(e.envelope.messageId);
+      if (!m) continue;
+      const list = byGroup.get(m.handoffId);
+      if (list) list.push(e);
+      else byGroup.set(m.handoffId, [e]);
+    }
+  }
+  const ordinal = new Map(offers.map((o, i) => [o.handoffId, i + 1]));
+  const record = new Map(offers.map((o) => [o.handoffId, o]));
+
+  const rows: TimelineRow[] = [];
+  const rowOfSequence = new Map<number, number>();
+  const emitted = new Set<string>();
+  let newest: number | undefined;
+
+  const pushEvent = (e: SessionEvent, extra: Partial<EventRow> = {}): void => {
+    const sequence = e.sequence ?? 0;
+    if (newest === undefined || sequence > newest) newest = sequence;
+    rowOfSequence.set(sequence, rows.length);
+    rows.push({ kind: "event", key: `e-${sequence}-${e.envelope.messageId}`, event: e, sequence, ...extra });
+  };
+
+  for (const e of events) {
+    const m = members.get(e.envelope.messageId);
+    const offer = m ? record.get(m.handoffId) : undefined;
+    if (!m || !offer) {
+      pushEvent(e);
+      continue;
+    }
+    if (emitted.has(m.handoffId)) continue;
+    emitted.add(m.handoffId);
+    rows.push({ kind: "group", key: `g-${m.handoffId}`, offer, ordinal: ordinal.get(m.handoffId) ?? 0, total: offers.length });
+    const groupEvents = byGroup.get(m.handoffId) ?? [e];
+    groupEvents.forEach((ge, i) => {
+      const gm = members.get(ge.envelope.messageId);
+      const extra: Partial<EventRow> = { groupId: m.handoffId };
+      if (gm?.late) extra.late = true;
+      if (i === groupEvents.length - 1) extra.groupEnd = true;
+      pushEvent(ge, extra);
+    });
+  }
+  const timeline: Timeline = { rows, rowOfSequence };
+  if (newest !== undefined) timeline.newestSequence = newest;
+  return timeline;
+}
