@@ -1,9 +1,11 @@
 // `baton sessions list|watch|show|cancel|suspend|resume`
 
+import { Code, ConnectError } from "@connectrpc/connect";
 import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { formatBytes } from "@/lib/agent/content";
 import type { SequencedEnvelope } from "@/lib/agent";
+import { sleep } from "@/lib/agent/async";
 import { viewFromEvents, type SessionView } from "@/lib/macp/projections/session";
 import { toCanonicalMessage } from "@/lib/macp/transcript";
 import { UsageError } from "../args";
@@ -97,24 +99,43 @@ const watch: Command = {
     if (!ctx.json) ctx.err(`Watching sessions on ${client.baseUrl} (Ctrl-C to stop)\n`);
     const widths = [8, 9, 36, 7, 9];
     if (!ctx.json) ctx.out(["TIME".padEnd(widths[0] ?? 0), "EVENT".padEnd(widths[1] ?? 0), "SESSION".padEnd(widths[2] ?? 0), "MODE".padEnd(widths[3] ?? 0), "STATE".padEnd(widths[4] ?? 0), "INITIATOR"].join("  ") + "\n");
-    for await (const ev of client.watchSessions({ signal: ctx.signal })) {
-      const s = ev.session;
-      if (!s) continue;
-      if (mode !== undefined && s.mode !== modeId(mode)) continue;
-      if (ctx.json) {
-        ctx.out(`${JSON.stringify(lifecycleJson(ev))}\n`);
-        continue;
+    // Lifecycle streams are lossy by design (a slow watcher is ended, §8.2): on
+    // any end other than Ctrl-C, reconnect; the runtime re-sends its snapshot.
+    let connectedOnce = false;
+    let backoffMs = 500;
+    while (!ctx.signal.aborted) {
+      try {
+        for await (const ev of client.watchSessions({ signal: ctx.signal })) {
+          connectedOnce = true;
+          backoffMs = 500;
+          const s = ev.session;
+          if (!s) continue;
+          if (mode !== undefined && s.mode !== modeId(mode)) continue;
+          if (ctx.json) {
+            ctx.out(`${JSON.stringify(lifecycleJson(ev))}\n`);
+            continue;
+          }
+          ctx.out(
+            [
+              formatClock(ev.observedAtUnixMs).padEnd(widths[0] ?? 0),
+              eventName(ev.eventType).padEnd(widths[1] ?? 0),
+              s.sessionId.padEnd(widths[2] ?? 0),
+              shortMode(s.mode).padEnd(widths[3] ?? 0),
+              stateName(s.state).padEnd(widths[4] ?? 0),
+              s.initiator,
+            ].join("  ") + "\n",
+          );
+        }
+        if (ctx.signal.aborted) break;
+        ctx.err("(the runtime ended the watch stream; reconnecting)\n");
+        await sleep(250, ctx.signal);
+      } catch (e) {
+        // Refusals and a runtime that was never reachable end the command.
+        if (!connectedOnce || !(e instanceof ConnectError) || e.code !== Code.Unavailable) throw e;
+        ctx.err(`(lost the runtime: ${e.rawMessage}; retrying in ${Math.round(backoffMs / 1000)}s)\n`);
+        await sleep(backoffMs, ctx.signal);
+        backoffMs = Math.min(backoffMs * 2, 10_000);
       }
-      ctx.out(
-        [
-          formatClock(ev.observedAtUnixMs).padEnd(widths[0] ?? 0),
-          eventName(ev.eventType).padEnd(widths[1] ?? 0),
-          s.sessionId.padEnd(widths[2] ?? 0),
-          shortMode(s.mode).padEnd(widths[3] ?? 0),
-          stateName(s.state).padEnd(widths[4] ?? 0),
-          s.initiator,
-        ].join("  ") + "\n",
-      );
     }
     return 0;
   },
