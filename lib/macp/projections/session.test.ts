@@ -256,3 +256,23 @@ describe("describePhaseChange", () => {
     ]);
   });
 });
+
+describe("reduceSession: implicit accept", () => {
+  it("moves ownership to the open offer's target when a positive handoff.accepted commitment follows no explicit accept", () => {
+    const v = viewFromEvents([
+      start(HANDOFF_MODE),
+      h("HandoffOffer", { handoffId: "h1", targetParticipant: BOB, scope: "pager" }),
+      h("Commitment", { commitmentId: "c1", action: "handoff.accepted", authorityScope: "s", reason: "implicit", outcomePositive: true }),
+    ]);
+    expect(v.phase).toBe("Committed");
+    expect(v.currentOwner).toBe(BOB);
+  });
+  it("keeps the owner when the commitment is negative", () => {
+    const v = viewFromEvents([
+      start(HANDOFF_MODE),
+      h("HandoffOffer", { handoffId: "h1", targetParticipant: BOB }),
+      h("Commitment", { commitmentId: "c1", action: "handoff.no_target", authorityScope: "s", reason: "none", outcomePositive: false }),
+    ]);
+    expect(v.currentOwner).toBe(OWNER);
+  });
+});

@@ -16,6 +16,7 @@ import {
   currentScope as handoffScope,
   currentTarget as handoffTarget,
   initialHandoffState,
+  pendingHandoffs,
   reduceHandoff,
   type HandoffPhase,
   type HandoffState,
@@ -215,7 +216,11 @@ function derive(view: SessionView): SessionView {
   if (view.handoff) {
     const h = view.handoff;
     next.phase = h.phase;
-    const accepted = acceptedOffer(h);
+    // A positive handoff.accepted commitment with no explicit accept in history
+    // means the policy's implicit accept took the still-open offer (§4.6, D7).
+    const implicit =
+      h.commitment?.outcomePositive === true && h.commitment.action.endsWith("accepted") ? pendingHandoffs(h).at(-1) : undefined;
+    const accepted = acceptedOffer(h) ?? implicit;
     const transferred = h.commitment?.outcomePositive === true && accepted !== undefined;
     const owner = transferred ? accepted.target : view.initiator;
     if (owner !== "") next.currentOwner = owner;
