@@ -53,7 +53,7 @@ export function ConnectionBadge({ info, label, className }: { info: ConnectionIn
     <span
       className={clsx("inline-flex items-center gap-1.5 rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset", STYLE[info.state], className)}
       data-connection={info.state}
-      title={info.error ? `Last error: ${info.error}` : undefined}
+      title={info.error ? `Last error: ${info.error}` : info.state === "ended" ? "Stream closed: the session is over, no more events will arrive" : undefined}
     >
       <Glyph state={info.state} />
       {label ? <span className="sr-only">{label} connection: </span> : null}

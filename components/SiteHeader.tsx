@@ -31,9 +31,9 @@ export function SiteHeader() {
         Skip to content
       </a>
       <div className="mx-auto flex h-14 max-w-[1600px] items-center gap-3 px-3 sm:px-5">
-        <Link href="/" className="flex items-center gap-2 rounded-md font-semibold tracking-tight">
+        <Link href="/" className="flex items-center gap-2 rounded-md font-semibold tracking-tight" aria-label="Baton home">
           <Logo />
-          <span className="text-lg">Baton</span>
+          <span className="hidden text-lg min-[420px]:inline">Baton</span>
         </Link>
         <nav aria-label="Main" className="ml-1 sm:ml-4">
           <ul className="flex items-center gap-1">
@@ -54,7 +54,9 @@ export function SiteHeader() {
           </ul>
         </nav>
         <div className="ml-auto flex items-center gap-2">
-          <HeaderConnectionIndicator />
+          <span data-testid="site-connection" className="contents">
+            <HeaderConnectionIndicator />
+          </span>
           <TimeZoneToggle />
           <ThemeToggle />
         </div>

@@ -38,7 +38,7 @@ test("a full handoff updates the list and the timeline live, step by step", asyn
   const intent = `E2E pager handoff ${uniqueSuffix()}`;
 
   await page.goto("/");
-  await expect(page.locator("header [data-connection]")).toHaveAttribute("data-connection", "live");
+  await expect(page.getByTestId("site-connection").locator("[data-connection]")).toHaveAttribute("data-connection", "live");
 
   await alice.start(sid, HANDOFF_MODE, intent, [alice.id, bob.id, carol.id]);
   await expect(listRow(page, sid)).toBeVisible();

@@ -32,7 +32,7 @@ test("cutting the stream connections loses no event and duplicates none", async 
     proxy.sever();
     await context.setOffline(true);
     await expect(indicator).toHaveAttribute("data-connection", "reconnecting");
-    await expect(list.locator("header [data-connection]")).toHaveAttribute("data-connection", "reconnecting");
+    await expect(list.getByTestId("site-connection").locator("[data-connection]")).toHaveAttribute("data-connection", "reconnecting");
 
     // Meanwhile the session moves on.
     await alice.context(sid, "h1", "text/markdown", "# Missed while offline");

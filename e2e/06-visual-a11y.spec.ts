@@ -50,7 +50,7 @@ test.beforeAll(async () => {
 });
 
 async function settle(page: Page): Promise<void> {
-  await expect(page.locator("header [data-connection]")).toHaveAttribute("data-connection", /live|ended/);
+  await expect(page.getByTestId("site-connection").locator("[data-connection]")).toHaveAttribute("data-connection", /live|ended/);
   await page.waitForTimeout(400);
 }
 

@@ -10,7 +10,7 @@ import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import type { SessionView } from "@/lib/macp/projections/session";
 import type { ConnectionInfo } from "@/lib/client/connection";
 import { modeLabel } from "@/lib/client/format";
-import { isTerminalSessionState, lifecycleToState, stateBadge } from "@/lib/client/labels";
+import { isTerminalSessionState, lifecycleToState } from "@/lib/client/labels";
 import { OutcomeBadge, PhaseBadge, StateBadge } from "@/components/Badge";
 import { ConnectionBadge } from "@/components/ConnectionIndicator";
 import { Icon } from "@/components/Icon";
@@ -87,14 +87,13 @@ export function SessionHeader({
         <StateBadge state={state} size="md" />
         {view.started ? <PhaseBadge phase={view.phase} outcome={outcome} size="md" /> : null}
         {view.commitment ? <OutcomeBadge positive={view.commitment.outcomePositive} size="md" /> : null}
-        <span className="inline-flex items-center gap-1.5 text-sm text-slate-700 dark:text-slate-300">
-          <span className="font-medium">TTL</span>
-          <TtlCountdown
-            expiresAt={expiresAt}
-            {...(terminal ? { terminalLabel: stateBadge(state).label.toLowerCase() } : {})}
-            frozen={state === SessionState.SUSPENDED}
-          />
-        </span>
+        {terminal ? null : (
+          <span className="inline-flex items-center gap-1.5 text-sm text-slate-700 dark:text-slate-300" data-testid="session-ttl">
+            <Icon name="clock" />
+            <span className="font-medium">Time left</span>
+            <TtlCountdown expiresAt={expiresAt} frozen={state === SessionState.SUSPENDED} />
+          </span>
+        )}
       </div>
       <dl className="grid grid-cols-2 gap-x-6 gap-y-3 rounded-lg border border-slate-200 p-3 sm:grid-cols-3 lg:grid-cols-6 dark:border-slate-800">
         <Fact label={isTask ? "Requester" : "Current owner"}>{view.currentOwner || metadata?.initiator || "—"}</Fact>

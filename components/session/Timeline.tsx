@@ -123,7 +123,9 @@ export function Timeline({
     const check = (): void => {
       const doc = document.documentElement;
       const atBottom = window.scrollY + window.innerHeight >= doc.scrollHeight - 120;
-      followRef.current = atBottom;
+      // Follow only once the reader has scrolled down to the end themselves
+      // (or jumped there); opening a session keeps its header in view.
+      followRef.current = atBottom && window.scrollY > 0;
       onLatestVisibleChange(atBottom);
     };
     check();

@@ -3,7 +3,6 @@
 // card per event (actor, time, summary, reason, scope, payloads, raw view).
 
 import clsx from "clsx";
-import Link from "next/link";
 import { memo } from "react";
 import type { HandoffRecord } from "@/lib/macp/projections/handoff";
 import { describeEvent } from "@/lib/client/event-details";
@@ -11,6 +10,7 @@ import type { Tone } from "@/lib/client/labels";
 import { eventAnchorId, sessionHref } from "@/lib/client/route-params";
 import type { EventRow, GroupRow } from "@/lib/client/timeline";
 import { Badge } from "@/components/Badge";
+import { FastLink } from "@/components/FastLink";
 import { Icon } from "@/components/Icon";
 import { ProgressBar } from "@/components/ProgressBar";
 import { Timestamp } from "@/components/Time";
@@ -119,15 +119,15 @@ export const EventCard = memo(function EventCard({
             {d.actor}
           </span>
           <Timestamp ms={env.timestampUnixMs > 0n ? env.timestampUnixMs : row.event.receivedAtMs} />
-          <Link
+          <FastLink
             href={sessionHref(sessionId, row.sequence)}
-            scroll={false}
+            shallow
             className="inline-flex items-center gap-0.5 rounded px-1 font-mono text-slate-700 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800"
-            aria-label={`Link to event ${row.sequence}`}
+            aria-label={`Link to event #${row.sequence}`}
             title="Link to this event"
           >
             <Icon name="link" className="h-3 w-3" />#{row.sequence}
-          </Link>
+          </FastLink>
         </span>
       </header>
       {d.reason ? (

@@ -3,7 +3,7 @@
 // fields debounce and replace the history entry, selects push a new one.
 
 import clsx from "clsx";
-import { useEffect, useRef, useState } from "react";
+import { memo, useEffect, useRef, useState } from "react";
 import { PHASE_INFO, PHASES, STATE_INFO, STATE_KEYS, type StateKey } from "@/lib/client/labels";
 import {
   defaultDirFor,
@@ -58,7 +58,7 @@ function useDebouncedText(
   return [text, update];
 }
 
-export function SessionFilters({
+export const SessionFilters = memo(function SessionFilters({
   query,
   setQuery,
   searchRef,
@@ -75,6 +75,9 @@ export function SessionFilters({
 }) {
   const [q, setQ] = useDebouncedText(query.q, (v) => setQuery({ q: v }, { replace: true }));
   const [participant, setParticipant] = useDebouncedText(query.participant, (v) => setQuery({ participant: v }, { replace: true }));
+  // Below lg the secondary filters fold away behind a toggle.
+  const [moreOpen, setMoreOpen] = useState(false);
+  const activeCount = [query.mode, query.state, query.phase, query.participant].filter(Boolean).length;
 
   return (
     <form
@@ -99,6 +102,17 @@ export function SessionFilters({
           />
         </span>
       </label>
+      <button
+        type="button"
+        className={clsx(controlClass, "inline-flex items-center gap-1.5 lg:hidden")}
+        aria-expanded={moreOpen}
+        aria-controls="more-filters"
+        onClick={() => setMoreOpen(!moreOpen)}
+      >
+        <Icon name={moreOpen ? "chevron-down" : "chevron-right"} />
+        Filters{activeCount > 0 ? ` (${activeCount})` : ""}
+      </button>
+      <div id="more-filters" className={clsx(moreOpen ? "flex" : "hidden", "w-full flex-wrap items-end gap-2 lg:contents")}>
       <label className="flex min-w-0 flex-[1_1_9rem] flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
         Participant
         <input
@@ -189,11 +203,11 @@ export function SessionFilters({
           type="button"
           className={clsx(controlClass, "inline-flex items-center gap-1")}
           onClick={() => setQuery({ dir: query.dir === "asc" ? "desc" : "asc" })}
-          aria-label={`Sort direction: ${query.dir === "asc" ? "ascending" : "descending"}. Reverse`}
+          title="Reverse the sort order"
           data-testid="sort-dir"
         >
           <Icon name={query.dir === "asc" ? "arrow-up" : "arrow-down"} />
-          <span className="text-xs">{query.dir === "asc" ? "Asc" : "Desc"}</span>
+          <span className="text-xs">{query.dir === "asc" ? "Ascending" : "Descending"}</span>
         </button>
       </div>
       <div className="flex items-end gap-2">
@@ -222,6 +236,7 @@ export function SessionFilters({
           {paused ? `Resume${waiting > 0 ? ` (${waiting} waiting)` : ""}` : "Pause updates"}
         </button>
       </div>
+      </div>
     </form>
   );
-}
+});

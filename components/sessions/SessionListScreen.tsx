@@ -14,7 +14,6 @@ import { useListQuery } from "@/lib/client/use-list-query";
 import { useOffsetTop } from "@/lib/client/use-offset-top";
 import { useSessionList } from "@/lib/client/use-session-list";
 import { useUiStore } from "@/lib/client/ui-store";
-import { ConnectionBadge } from "@/components/ConnectionIndicator";
 import { Icon } from "@/components/Icon";
 import { SessionFilters, SORT_LABELS } from "@/components/sessions/SessionFilters";
 import { LIST_GRID, SessionRow, sessionIdOf } from "@/components/sessions/SessionRow";
@@ -106,6 +105,7 @@ export function SessionListScreen() {
   }, [paused, frozen, list.rows, list.version]);
   useEffect(() => () => setPaused(false), [setPaused]);
 
+  const togglePause = useCallback(() => setPaused(!useUiStore.getState().paused), [setPaused]);
   const source = frozen?.rows ?? list.rows;
   const rows = useMemo(() => applyListQuery(source.values(), query), [source, query]);
   const waiting = frozen ? Math.max(0, list.version - frozen.version) : 0;
@@ -320,14 +320,13 @@ export function SessionListScreen() {
             "Loading…"
           )}
         </p>
-        <ConnectionBadge info={connection} label="Session list" className="ml-auto" />
       </div>
       <SessionFilters
         query={query}
         setQuery={setQuery}
         searchRef={searchRef}
         paused={paused}
-        onTogglePause={() => setPaused(!paused)}
+        onTogglePause={togglePause}
         waiting={waiting}
       />
       {list.loaded && connection.state === "reconnecting" ? (

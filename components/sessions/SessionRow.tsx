@@ -3,22 +3,41 @@
 // Labels are visible on cards and read by screen readers on the grid.
 
 import clsx from "clsx";
-import Link from "next/link";
 import { memo, type ReactNode } from "react";
 import type { SessionSummary } from "@/lib/gen/baton/v1/console_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { modeLabel } from "@/lib/client/format";
 import { isTerminalSessionState, stateBadge } from "@/lib/client/labels";
 import { PhaseBadge, StateBadge } from "@/components/Badge";
+import { FastLink } from "@/components/FastLink";
+import { Icon } from "@/components/Icon";
 import { RelativeTime, Timestamp, TtlCountdown } from "@/components/Time";
 
 export const LIST_GRID =
   "lg:grid lg:grid-cols-[5rem_6.5rem_10.5rem_minmax(10rem,2fr)_minmax(6rem,1fr)_minmax(6rem,1fr)_minmax(6rem,1fr)_5.5rem_5.5rem_5.5rem] lg:items-center lg:gap-x-3";
 
-function Cell({ label, children, className }: { label: string; children: ReactNode; className?: string }) {
+function Cell({
+  label,
+  children,
+  className,
+  hideLabel,
+}: {
+  label: string;
+  children: ReactNode;
+  className?: string;
+  /** Keep the label for screen readers only, on cards too. */
+  hideLabel?: boolean;
+}) {
   return (
     <span className={clsx("min-w-0", className)}>
-      <span className="text-[11px] font-medium tracking-wide text-slate-600 uppercase lg:sr-only dark:text-slate-400">{label}: </span>
+      <span
+        className={clsx(
+          "text-[11px] font-medium tracking-wide text-slate-600 uppercase dark:text-slate-400",
+          hideLabel ? "sr-only" : "lg:sr-only",
+        )}
+      >
+        {label}:{" "}
+      </span>
       {children}
     </span>
   );
@@ -43,9 +62,8 @@ export const SessionRow = memo(function SessionRow({
   const terminal = isTerminalSessionState(state);
   const outcome = summary.outcome === "positive" || summary.outcome === "negative" ? summary.outcome : "";
   return (
-    <Link
+    <FastLink
       href={`/sessions/${encodeURIComponent(id)}`}
-      prefetch={false}
       data-row
       data-row-id={id}
       data-phase={summary.phase}
@@ -61,7 +79,7 @@ export const SessionRow = memo(function SessionRow({
       )}
     >
       <span className="flex flex-wrap items-center gap-x-2 gap-y-1 lg:contents">
-        <Cell label="Mode" className="order-3 text-xs text-slate-700 lg:order-none lg:text-sm dark:text-slate-300">
+        <Cell label="Mode" hideLabel className="order-3 text-xs text-slate-700 lg:order-none lg:text-sm dark:text-slate-300">
           {modeLabel(m?.mode ?? "")}
         </Cell>
         <span className="order-2 lg:order-none">
@@ -70,7 +88,8 @@ export const SessionRow = memo(function SessionRow({
         <span className="order-1 lg:order-none">
           <PhaseBadge phase={summary.phase} outcome={outcome} />
         </span>
-        <Cell label="Time left" className="order-4 ml-auto text-xs lg:hidden">
+        <Cell label="Time left" hideLabel className="order-4 ml-auto inline-flex items-center gap-1 text-xs lg:hidden">
+          <Icon name="clock" className="h-3.5 w-3.5 text-slate-600 dark:text-slate-400" />
           <TtlCountdown expiresAt={m?.expiresAtUnixMs} {...(terminal ? { terminalLabel: stateBadge(state).label.toLowerCase() } : {})} frozen={state === SessionState.SUSPENDED} />
         </Cell>
       </span>
@@ -83,7 +102,6 @@ export const SessionRow = memo(function SessionRow({
           <span title={summary.currentOwner}>{summary.currentOwner || "—"}</span>
         </Cell>
         <Cell label={m?.mode?.includes("task") ? "Assignee" : "Target"} className="truncate">
-          <span aria-hidden="true" className="lg:hidden">→ </span>
           <span title={summary.currentTarget}>{summary.currentTarget || "—"}</span>
         </Cell>
         <Cell label="Scope" className="truncate">
@@ -101,6 +119,6 @@ export const SessionRow = memo(function SessionRow({
           <RelativeTime ms={summary.lastActivityUnixMs} />
         </Cell>
       </span>
-    </Link>
+    </FastLink>
   );
 });
