@@ -1,7 +1,7 @@
 // Baton's browser-facing ConsoleService (proto/baton/v1/console.proto) as a
 // plain `(router) => void`, so the same code mounts in the console server
 // (connectNodeAdapter) and in createRouterTransport for in-memory tests.
-import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
+import { Code, ConnectError, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
 import { ConsoleService } from "@/lib/gen/baton/v1/console_pb";
 import { isValidSessionId } from "@/lib/macp/ids";
 import type { Gateway } from "./gateway";
@@ -32,16 +32,27 @@ function ensureOpen(gateway: Gateway): void {
   if (gateway.isClosed) throw new ConnectError("the console is shutting down", Code.Unavailable);
 }
 
-export function consoleRoutes(gateway: Gateway): (router: ConnectRouter) => void {
+export interface ConsoleRoutesOptions {
+  /**
+   * Runs before every call; throw to refuse it (e.g. require a signed-in
+   * viewer). Without it the reads are open to anyone who can reach the console.
+   */
+  guard?: (ctx: HandlerContext) => Promise<void>;
+}
+
+export function consoleRoutes(gateway: Gateway, options: ConsoleRoutesOptions = {}): (router: ConnectRouter) => void {
+  const guard = options.guard ?? (async () => undefined);
   return (router) => {
     router.service(ConsoleService, {
       async *watchSessionList(_req, ctx) {
         ensureOpen(gateway);
+        await guard(ctx);
         yield* gateway.trackBrowserStream(gateway.index.watch(ctx.signal), ctx.signal);
       },
 
       async *subscribeSession(req, ctx) {
         ensureOpen(gateway);
+        await guard(ctx);
         const sessionId = requireSessionId(req.sessionId);
         const after = requireAfterSequence(req.afterSequence);
         yield* gateway.trackBrowserStream(sessionStream(gateway.streamDeps, sessionId, after, ctx.signal), ctx.signal);
@@ -49,11 +60,13 @@ export function consoleRoutes(gateway: Gateway): (router: ConnectRouter) => void
 
       async getSessionSummary(req, ctx) {
         ensureOpen(gateway);
+        await guard(ctx);
         const sessionId = requireSessionId(req.sessionId);
         return { summary: await gateway.index.summary(sessionId, ctx.signal) };
       },
 
-      getGatewayStats() {
+      async getGatewayStats(_req, ctx) {
+        await guard(ctx);
         const s = gateway.stats();
         return {
           upstreamSubscriptions: s.upstreamSubscriptions,

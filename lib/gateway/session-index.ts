@@ -27,6 +27,7 @@ import {
   type WatchSessionListResponse,
 } from "@/lib/gen/baton/v1/console_pb";
 import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
+import type { SessionView } from "@/lib/macp/projections/session";
 import { backoffMs, Limiter, linkedController, sleep } from "./async";
 import { isAbortError, upstreamError } from "./errors";
 import type { LifecycleHub, LifecycleUpdate } from "./lifecycle-hub";
@@ -77,6 +78,20 @@ interface Activation {
   loaded: boolean;
 }
 
+/**
+ * A server-side consumer of the index (e.g. the inbox): it keeps the index
+ * active like a browser watching the list, and gets every session's latest
+ * metadata and folded view instead of list rows.
+ */
+export interface IndexObserver {
+  /** A session's current state; `view` is undefined when its history cannot be read. */
+  update(meta: SessionMetadata, view: SessionView | undefined): void;
+  /** Every session known at activation has been delivered at least once. */
+  loaded(): void;
+  /** The runtime could not be reached before the first snapshot. */
+  failed(err: ConnectError): void;
+}
+
 class ListWatcher {
   readonly pending = new Map<string, SessionSummary>();
   snapshotSent = false;
@@ -121,6 +136,7 @@ class ListWatcher {
 export class SessionIndex {
   private readonly tracked = new Map<string, Tracked>();
   private readonly watchers = new Set<ListWatcher>();
+  private readonly observers = new Set<IndexObserver>();
   private activation: Activation | null = null;
   private graceTimer: NodeJS.Timeout | null = null;
   private readonly limiter: Limiter;
@@ -148,6 +164,36 @@ export class SessionIndex {
   /** Number of browsers watching the list. */
   get watcherCount(): number {
     return this.watchers.size;
+  }
+
+  /**
+   * Observe every session (see IndexObserver) until `signal` aborts. Sessions
+   * already settled are delivered at once, then every change.
+   */
+  observe(observer: IndexObserver, signal: AbortSignal): void {
+    if (this.closed) throw new ConnectError("console is shutting down", Code.Unavailable);
+    if (signal.aborted) return;
+    this.observers.add(observer);
+    if (this.graceTimer) {
+      clearTimeout(this.graceTimer);
+      this.graceTimer = null;
+    }
+    const act = this.activation ?? this.activate();
+    for (const id of act.members) {
+      const t = this.tracked.get(id);
+      if (t?.settled) observer.update(t.meta, t.readable ? t.fold.view : undefined);
+    }
+    if (act.loaded) observer.loaded();
+    signal.addEventListener("abort", () => this.removeObserver(observer), { once: true });
+  }
+
+  private removeObserver(o: IndexObserver): void {
+    if (!this.observers.delete(o)) return;
+    this.maybeIdle();
+  }
+
+  private get consumers(): number {
+    return this.watchers.size + this.observers.size;
   }
 
   /** Whether the index holds upstream streams (watchers present or in grace). */
@@ -277,6 +323,8 @@ export class SessionIndex {
   close(): void {
     this.closed = true;
     for (const w of this.watchers) w.fail(new ConnectError("console is shutting down", Code.Unavailable));
+    for (const o of [...this.observers]) o.failed(new ConnectError("console is shutting down", Code.Unavailable));
+    this.observers.clear();
     if (this.graceTimer) clearTimeout(this.graceTimer);
     this.graceTimer = null;
     this.deactivate();
@@ -300,12 +348,17 @@ export class SessionIndex {
 
   private removeWatcher(w: ListWatcher): void {
     if (!this.watchers.delete(w)) return;
-    if (this.watchers.size > 0 || !this.activation) return;
+    this.maybeIdle();
+  }
+
+  /** Close upstream streams (after the grace period) once nobody consumes the index. */
+  private maybeIdle(): void {
+    if (this.consumers > 0 || !this.activation) return;
     if (this.graceMs <= 0) this.deactivate();
     else if (!this.graceTimer) {
       this.graceTimer = setTimeout(() => {
         this.graceTimer = null;
-        if (this.watchers.size === 0) this.deactivate();
+        if (this.consumers === 0) this.deactivate();
       }, this.graceMs);
       this.graceTimer.unref?.();
     }
@@ -368,6 +421,7 @@ export class SessionIndex {
       // Never reached the runtime in this activation: tell the waiting browsers.
       const err = upstreamError(u.error, "session list");
       for (const w of this.watchers) if (!w.snapshotSent) w.fail(err);
+      for (const o of [...this.observers]) o.failed(err);
     }
   }
 
@@ -442,6 +496,7 @@ export class SessionIndex {
     const act = this.activation;
     if (!act || !act.members.has(t.id)) return;
     for (const w of this.watchers) w.offer(t.summary);
+    for (const o of this.observers) o.update(t.meta, t.readable ? t.fold.view : undefined);
   }
 
   private settle(act: Activation, t: Tracked): void {
@@ -459,6 +514,7 @@ export class SessionIndex {
     }
     act.loaded = true;
     for (const w of this.watchers) w.wake();
+    for (const o of this.observers) o.loaded();
   }
 
   private scheduleRetry(act: Activation, t: Tracked): void {

@@ -1,0 +1,92 @@
+// Baton's ActionService (proto/baton/v1/actions.proto) as a plain
+// `(router) => void`. Each call: sign-in (cookie) → CSRF (state-changing
+// calls) → input validation (action-input.ts) → ActionGateway, which reads the
+// session, runs decide() and sends as the caller's identity.
+import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { ActionService } from "@/lib/gen/baton/v1/actions_pb";
+import {
+  parseAttachContext,
+  parseCancel,
+  parseCommit,
+  parseOffer,
+  parseRespond,
+  parseStart,
+  parseTaskCommit,
+  parseTaskComplete,
+  parseTaskFail,
+  parseTaskRequest,
+  parseTaskRespond,
+  parseTaskUpdate,
+} from "./action-input";
+import type { ActionGateway } from "./actions";
+import type { Gateway } from "./gateway";
+import type { SignedInUser } from "./identity";
+import { watchInbox } from "./inbox";
+import { requireSignedIn, signedInUser, type RequestAuthOptions } from "./request-auth";
+import { shortParticipantName } from "@/lib/authz/decide";
+
+export interface ActionRoutesOptions extends RequestAuthOptions {
+  gateway: Gateway;
+  actions: ActionGateway;
+  heartbeatMs?: number;
+}
+
+export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRouter) => void {
+  const { gateway, actions } = options;
+  const ensureOpen = () => {
+    if (gateway.isClosed) throw new ConnectError("the console is shutting down", Code.Unavailable);
+  };
+  /** Signed in, CSRF checked; then the action runs with the caller. */
+  const act = async <T>(ctx: HandlerContext, run: (user: SignedInUser) => Promise<T>): Promise<T> => {
+    ensureOpen();
+    const auth = await requireSignedIn(ctx, options, { csrf: true });
+    return run(signedInUser(auth));
+  };
+
+  return (router) => {
+    router.service(ActionService, {
+      startSession: (req, ctx) =>
+        act(ctx, async (user) => actions.startSession(user, parseStart(req, user.participantId, await options.accounts.directory.users()), ctx.signal)),
+      offer: (req, ctx) => act(ctx, (user) => actions.offer(user, parseOffer(req), ctx.signal)),
+      attachContext: (req, ctx) => act(ctx, (user) => actions.attachContext(user, parseAttachContext(req), ctx.signal)),
+      accept: (req, ctx) => act(ctx, (user) => actions.accept(user, parseRespond(req), ctx.signal)),
+      decline: (req, ctx) => act(ctx, (user) => actions.decline(user, parseRespond(req), ctx.signal)),
+      commit: (req, ctx) => act(ctx, (user) => actions.commit(user, parseCommit(req), ctx.signal)),
+      cancel: (req, ctx) => act(ctx, (user) => actions.cancel(user, parseCancel(req), ctx.signal)),
+      taskRequest: (req, ctx) => act(ctx, (user) => actions.taskRequest(user, parseTaskRequest(req, actions.maxPayloadBytes), ctx.signal)),
+      taskAccept: (req, ctx) => act(ctx, (user) => actions.taskAccept(user, parseTaskRespond(req), ctx.signal)),
+      taskReject: (req, ctx) => act(ctx, (user) => actions.taskReject(user, parseTaskRespond(req), ctx.signal)),
+      taskUpdate: (req, ctx) => act(ctx, (user) => actions.taskUpdate(user, parseTaskUpdate(req), ctx.signal)),
+      taskComplete: (req, ctx) => act(ctx, (user) => actions.taskComplete(user, parseTaskComplete(req), ctx.signal)),
+      taskFail: (req, ctx) => act(ctx, (user) => actions.taskFail(user, parseTaskFail(req), ctx.signal)),
+      taskCommit: (req, ctx) => act(ctx, (user) => actions.taskCommit(user, parseTaskCommit(req), ctx.signal)),
+
+      async listDirectory(_req, ctx) {
+        ensureOpen();
+        await requireSignedIn(ctx, options, { csrf: false });
+        return actions.directory(ctx.signal);
+      },
+
+      async *watchInbox(_req, ctx) {
+        ensureOpen();
+        const auth = await requireSignedIn(ctx, options, { csrf: false });
+        const users = await options.accounts.directory.users();
+        const names = new Map(users.map((u) => [u.participantId, u.displayName]));
+        const nameOf = (id: string) => names.get(id) ?? shortParticipantName(id);
+        const stream = watchInbox(
+          {
+            index: gateway.index,
+            policies: actions.policies,
+            logger: gateway.logger,
+            ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
+          },
+          { role: auth.user.role, participantId: auth.user.participantId },
+          nameOf,
+          ctx.signal,
+        );
+        yield* gateway.trackBrowserStream(stream, ctx.signal);
+      },
+    });
+  };
+}

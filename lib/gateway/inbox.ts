@@ -1,0 +1,300 @@
+// "Waiting on me": for one signed-in person, the sessions where the next move
+// is theirs.
+//   - OFFER: a pending offer addressed to them;
+//   - APPROVAL: an answered offer (accepted or declined) or a finished task
+//     (completed or failed) in a session they may commit, not committed yet;
+//   - TASK: a task requested from them, or taken by them, not finished.
+// Every item is also something decide() lets them do right now (accept,
+// commit, take or report on the task), so the inbox never lists what the
+// person's buttons would refuse.
+//
+// The stream rides on the session index (one upstream subscription per
+// session, shared with the session list): each browser is an index observer,
+// recomputes the items of a session when it changes, and sends the whole
+// inbox again whenever it changed.
+import { create } from "@bufbuild/protobuf";
+import type { ConnectError } from "@connectrpc/connect";
+import {
+  InboxItemKind,
+  InboxItemSchema,
+  InboxUpdateSchema,
+  WatchInboxResponseSchema,
+  type InboxItem,
+  type WatchInboxResponse,
+} from "@/lib/gen/baton/v1/actions_pb";
+import { HeartbeatSchema } from "@/lib/gen/baton/v1/console_pb";
+import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
+import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
+import { decide, shortParticipantName, type Actor, type DecideContext } from "@/lib/authz/decide";
+import type { PolicySummary } from "@/lib/authz/policy-summary";
+import { DEFAULT_POLICY_ID } from "@/lib/macp/constants";
+import type { SessionView } from "@/lib/macp/projections/session";
+import type { GatewayLogger } from "./logger";
+import type { PolicyCache } from "./policies";
+import type { SessionIndex } from "./session-index";
+import { lifecycleOf } from "./session-state";
+
+export interface InboxContext {
+  /** Rules of the session's policy; undefined for policy.default or when not loaded yet. */
+  policy?: PolicySummary;
+  nameOf: (participantId: string) => string;
+  now: number;
+}
+
+function item(init: {
+  kind: InboxItemKind;
+  meta: SessionMetadata;
+  view: SessionView;
+  scope: string;
+  from: string;
+  subject: string;
+  since: number;
+  summary: string;
+}): InboxItem {
+  return create(InboxItemSchema, {
+    kind: init.kind,
+    sessionId: init.meta.sessionId,
+    mode: init.meta.mode,
+    intent: init.view.intent,
+    scope: init.scope,
+    fromParticipant: init.from,
+    subjectId: init.subject,
+    sinceUnixMs: BigInt(Math.trunc(init.since)),
+    expiresAtUnixMs: init.meta.expiresAtUnixMs,
+    summary: init.summary,
+  });
+}
+
+/** What in this session waits on `user`. Pure. */
+export function inboxItemsFor(user: Actor, meta: SessionMetadata, view: SessionView | undefined, ctx: InboxContext): InboxItem[] {
+  if (!view?.started || meta.state !== SessionState.OPEN || view.commitment) return [];
+  const dctx: DecideContext = {
+    ...(ctx.policy ? { policy: ctx.policy } : {}),
+    lifecycle: lifecycleOf(meta.state),
+    ...(Number(meta.expiresAtUnixMs) > 0 ? { expiresAt: Number(meta.expiresAtUnixMs) } : {}),
+    now: ctx.now,
+    nameOf: ctx.nameOf,
+  };
+  const allowed = (action: Parameters<typeof decide>[2]) => decide(user, view, action, dctx).allowed;
+  const name = (id: string) => (id === user.participantId ? "you" : ctx.nameOf(id));
+  const out: InboxItem[] = [];
+  const me = user.participantId;
+
+  if (view.handoff) {
+    const offers = view.handoff.offers;
+    const pending = offers.filter((o) => o.status === "offered" || o.status === "context_sent").at(-1);
+    if (pending && pending.target === me && allowed("accept")) {
+      out.push(
+        item({
+          kind: InboxItemKind.OFFER,
+          meta,
+          view,
+          scope: pending.scope,
+          from: pending.offeredBy,
+          subject: pending.handoffId,
+          since: pending.offeredAt,
+          summary: `${name(pending.offeredBy)} offered you ${pending.scope || "a handoff"}.`,
+        }),
+      );
+    }
+    // Answered: an accepted offer, or a last offer that was declined (not while a new offer waits).
+    const last = offers.at(-1);
+    const answered = offers.find((o) => o.status === "accepted") ?? (last?.status === "declined" ? last : undefined);
+    if (answered && allowed("commit")) {
+      const by = answered.acceptedBy ?? answered.declinedBy ?? answered.target;
+      const what = answered.scope || "the handoff";
+      out.push(
+        item({
+          kind: InboxItemKind.APPROVAL,
+          meta,
+          view,
+          scope: answered.scope,
+          from: by,
+          subject: answered.handoffId,
+          since: answered.respondedAt ?? answered.offeredAt,
+          summary:
+            answered.status === "accepted"
+              ? `${name(by)} accepted ${what}; commit it to make the handoff final.`
+              : `${name(by)} declined ${what}; commit the outcome or offer it to someone else.`,
+        }),
+      );
+    }
+  }
+
+  const task = view.task?.task;
+  if (task) {
+    const report = task.terminalReport;
+    if (report && allowed("commit")) {
+      out.push(
+        item({
+          kind: InboxItemKind.APPROVAL,
+          meta,
+          view,
+          scope: task.title,
+          from: report.assignee,
+          subject: task.taskId,
+          since: report.timestampMs,
+          summary:
+            report.kind === "complete"
+              ? `${name(report.assignee)} completed "${task.title}"; commit the result.`
+              : `${name(report.assignee)} failed "${task.title}" (${report.errorCode}); commit the outcome.`,
+        }),
+      );
+    }
+    if (!report) {
+      const mine = task.activeAssignee === me || (task.activeAssignee === undefined && task.requestedAssignee === me);
+      const canAct = task.activeAssignee === me ? allowed("taskUpdate") : allowed("taskAccept");
+      if (mine && canAct) {
+        out.push(
+          item({
+            kind: InboxItemKind.TASK,
+            meta,
+            view,
+            scope: task.title,
+            from: task.requester,
+            subject: task.taskId,
+            since: task.requestedAt,
+            summary:
+              task.activeAssignee === me
+                ? `You are working on "${task.title}" for ${name(task.requester)}.`
+                : `${name(task.requester)} asked you to do "${task.title}".`,
+          }),
+        );
+      }
+    }
+  }
+  return out;
+}
+
+function signature(items: readonly InboxItem[]): string {
+  return items.map((i) => `${i.kind}\u0000${i.subjectId}\u0000${i.fromParticipant}\u0000${i.sinceUnixMs}\u0000${i.expiresAtUnixMs}\u0000${i.summary}`).join("\u0001");
+}
+
+export interface InboxOptions {
+  index: SessionIndex;
+  policies: PolicyCache;
+  logger: GatewayLogger;
+  heartbeatMs?: number;
+  /** Coalescing window for changes. Default 25 ms. */
+  flushMs?: number;
+  now?: () => number;
+}
+
+/**
+ * The inbox stream for one person: an InboxUpdate once the session index
+ * has loaded, then one after every change, with heartbeats in between.
+ */
+export async function* watchInbox(
+  options: InboxOptions,
+  user: Actor,
+  nameOf: (participantId: string) => string,
+  signal: AbortSignal,
+): AsyncGenerator<WatchInboxResponse> {
+  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const flushMs = options.flushMs ?? 25;
+  const now = options.now ?? Date.now;
+  const sessions = new Map<string, { meta: SessionMetadata; view: SessionView | undefined }>();
+  const items = new Map<string, InboxItem[]>();
+  let loaded = false;
+  let dirty = false;
+  let failure: ConnectError | null = null;
+  let wake: (() => void) | null = null;
+  const poke = () => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  const names = (id: string) => nameOf(id) || shortParticipantName(id);
+
+  const recompute = (id: string): void => {
+    const s = sessions.get(id);
+    if (!s) return;
+    const policyId = s.meta.policyVersion;
+    let policy: PolicySummary | undefined;
+    if (policyId !== "" && policyId !== DEFAULT_POLICY_ID) {
+      policy = options.policies.peek(policyId);
+      if (!policy) {
+        options.policies.summary(policyId).then(
+          (p) => {
+            if (p && !ended.signal.aborted) {
+              recompute(id);
+              poke();
+            }
+          },
+          (err: unknown) => options.logger.warn({ err, policyId }, "inbox: could not read a session's policy"),
+        );
+      }
+    }
+    const next = inboxItemsFor(user, s.meta, s.view, { ...(policy ? { policy } : {}), nameOf: names, now: now() });
+    const before = items.get(id) ?? [];
+    if (signature(before) === signature(next)) return;
+    if (next.length === 0) items.delete(id);
+    else items.set(id, next);
+    dirty = true;
+  };
+
+  const ended = new AbortController();
+  const stop = () => ended.abort();
+  signal.addEventListener("abort", stop, { once: true });
+  try {
+    options.index.observe(
+      {
+        update(meta, view) {
+          sessions.set(meta.sessionId, { meta, view });
+          recompute(meta.sessionId);
+          if (dirty) poke();
+        },
+        loaded() {
+          loaded = true;
+          dirty = true;
+          poke();
+        },
+        failed(err) {
+          failure = err;
+          poke();
+        },
+      },
+      ended.signal,
+    );
+    let nextHeartbeat = Date.now() + heartbeatMs;
+    while (!ended.signal.aborted) {
+      if (failure) throw failure;
+      if (!(loaded && dirty)) {
+        const wait = nextHeartbeat - Date.now();
+        if (wait > 0) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(done, wait);
+            function done() {
+              clearTimeout(timer);
+              ended.signal.removeEventListener("abort", done);
+              wake = null;
+              resolve();
+            }
+            ended.signal.addEventListener("abort", done, { once: true });
+            wake = done;
+          });
+        }
+        if (ended.signal.aborted) return;
+        if (failure) throw failure;
+        if (Date.now() >= nextHeartbeat) {
+          nextHeartbeat = Date.now() + heartbeatMs;
+          yield create(WatchInboxResponseSchema, {
+            item: { case: "heartbeat", value: create(HeartbeatSchema, { serverTimeUnixMs: BigInt(Date.now()) }) },
+          });
+        }
+        continue;
+      }
+      // Let a burst of changes settle into one update.
+      if (flushMs > 0) await new Promise((r) => setTimeout(r, flushMs));
+      if (ended.signal.aborted) return;
+      dirty = false;
+      const all = [...items.values()].flat().sort((a, b) => (a.sinceUnixMs < b.sinceUnixMs ? -1 : a.sinceUnixMs > b.sinceUnixMs ? 1 : 0));
+      yield create(WatchInboxResponseSchema, {
+        item: { case: "update", value: create(InboxUpdateSchema, { items: all, count: all.length }) },
+      });
+    }
+  } finally {
+    signal.removeEventListener("abort", stop);
+    ended.abort();
+  }
+}
