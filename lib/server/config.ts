@@ -11,6 +11,11 @@
 //                          browser leaves (default 2000)
 //   BATON_HEARTBEAT_MS     heartbeat interval on browser streams (default 15000)
 //   LOG_LEVEL              pino level (default: MACP_LOG_LEVEL or info)
+//   BATON_REQUIRE_SIGN_IN=1  ConsoleService reads need a signed-in account
+//                          (default off: reads are open; actions always need sign-in)
+//   MACP_MAX_PAYLOAD_BYTES with an external runtime: its payload limit, so the
+//                          console refuses larger uploads itself (default 1048576;
+//                          the embedded runtime reports its own)
 //   BATON_NO_UI=1 / --no-ui  serve only the Connect API (no Next.js)
 //   --dev                  Next.js development mode (npm run dev)
 // The embedded runtime reads its own MACP_* variables (see README).
@@ -37,6 +42,10 @@ export interface ConsoleConfig {
   graceMs: number;
   heartbeatMs: number;
   logLevel: string;
+  /** ConsoleService reads need a signed-in viewer (BATON_REQUIRE_SIGN_IN=1). Default false. */
+  requireSignIn: boolean;
+  /** Payload limit of an external runtime (the embedded one reports its own). */
+  maxPayloadBytes: number;
 }
 
 export class ConsoleConfigError extends Error {
@@ -51,6 +60,13 @@ function int(env: Env, key: string, dflt: number, min: number, max: number): num
     throw new ConsoleConfigError(`${key} must be an integer between ${min} and ${max}, got "${raw}"`);
   }
   return n;
+}
+
+function flag(env: Env, key: string): boolean {
+  const raw = env[key]?.trim().toLowerCase();
+  if (raw === undefined || raw === "" || raw === "0" || raw === "false") return false;
+  if (raw === "1" || raw === "true") return true;
+  throw new ConsoleConfigError(`${key} must be 1 or 0, got "${env[key]}"`);
 }
 
 /** `argv` flags: --dev (Next dev mode), --no-ui (Connect API only). */
@@ -86,5 +102,7 @@ export function loadConsoleConfig(env: Env, argv: readonly string[], dir: string
     graceMs: int(env, "BATON_STREAM_GRACE_MS", 2_000, 0, 600_000),
     heartbeatMs: int(env, "BATON_HEARTBEAT_MS", 15_000, 100, 600_000),
     logLevel: env.LOG_LEVEL || env.MACP_LOG_LEVEL || "info",
+    requireSignIn: flag(env, "BATON_REQUIRE_SIGN_IN"),
+    maxPayloadBytes: int(env, "MACP_MAX_PAYLOAD_BYTES", 1_048_576, 1, 256 * 1_048_576),
   };
 }

@@ -4,11 +4,22 @@
 import fs from "node:fs";
 import type http from "node:http";
 import path from "node:path";
+import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
 import type pino from "pino";
+import type { Accounts } from "@/lib/accounts/accounts";
+import type { Ack } from "@/lib/gen/macp/v1/envelope_pb";
+import { actionRoutes } from "@/lib/gateway/action-routes";
+import { ActionGateway } from "@/lib/gateway/actions";
 import { createGateway, type Gateway } from "@/lib/gateway/gateway";
+import type { UserAuthMode } from "@/lib/gateway/identity";
+import { requireSignedIn } from "@/lib/gateway/request-auth";
 import { consoleRoutes } from "@/lib/gateway/routes";
+import { createRuntimeActions, type RuntimeActions } from "@/lib/gateway/runtime-actions";
 import { createRuntimeClient, type RuntimeReader } from "@/lib/gateway/runtime-client";
+import { OidcConfigError, OidcLogin, oidcSettingsFromEnv } from "@/lib/oidc";
 import type { RunningRuntime } from "@/lib/runtime";
+import { ControlError } from "@/lib/runtime/kernel";
+import { createAuthRoutes } from "./auth-routes";
 import { ConsoleConfigError, type ConsoleConfig } from "./config";
 import { startEmbeddedRuntime } from "./embedded";
 import { createConsoleServer, listen, type Fallback } from "./http";
@@ -24,6 +35,8 @@ export interface RunningConsole {
   /** The embedded runtime, when there is one. */
   runtime: RunningRuntime | null;
   gateway: Gateway;
+  /** People's actions (present when the console has accounts). */
+  actions: ActionGateway | null;
   server: http.Server;
   close(): Promise<void>;
 }
@@ -33,6 +46,12 @@ export interface StartConsoleOptions {
   /** Environment for the embedded runtime (defaults to process.env). */
   env?: Env;
   logger: pino.Logger;
+  /**
+   * Console accounts: enable sign-in (/auth/*) and the ActionService. The
+   * secret is the session secret the accounts were made with (it also seals
+   * the OIDC sign-in state). Without accounts neither is served.
+   */
+  auth?: { accounts: Accounts; secret: Buffer };
 }
 
 interface NextApp {
@@ -67,9 +86,16 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     throw new ConsoleConfigError("no production build in .next/: run `npm run build` first (`npm start` builds when needed), or use `npm run dev`");
   }
 
+  const auth = options.auth ?? null;
+  if (config.requireSignIn && !auth) {
+    throw new ConsoleConfigError("BATON_REQUIRE_SIGN_IN=1 needs console accounts (a users file), but this console was started without them");
+  }
+
   // 1. The runtime.
   let embedded: RunningRuntime | null = null;
   let client: RuntimeReader;
+  let writer: RuntimeActions | null = null;
+  let userAuthMode: UserAuthMode = "tokens";
   let authNote: string;
   let storage: string;
   if (config.runtime.kind === "external") {
@@ -79,6 +105,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       token: config.runtime.token,
       caPath: config.runtime.caPath,
     });
+    if (auth) writer = createRuntimeActions({ baseUrl: config.runtime.url, readToken: config.runtime.token, caPath: config.runtime.caPath });
     authNote = "console reads with the bearer token in MACP_RUNTIME_TOKEN (must be an observer identity)";
     storage = "managed by the external runtime";
   } else {
@@ -87,6 +114,8 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     // A TLS runtime usually has a self-signed certificate: trust it directly.
     const tlsCa = embedded.url.startsWith("https:") ? env.MACP_TLS_CERT_PATH : undefined;
     client = createRuntimeClient({ kind: "embedded", baseUrl: embedded.url, token: started.plan.token, caPath: tlsCa });
+    if (auth) writer = createRuntimeActions({ baseUrl: embedded.url, readToken: started.plan.token, caPath: tlsCa });
+    userAuthMode = started.plan.authMode;
     authNote =
       started.plan.authMode === "dev"
         ? "dev (insecure): `authorization: Bearer <id>` or `x-macp-agent-id: <id>` names the caller; the console reads as observer baton:console"
@@ -102,6 +131,29 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     heartbeatMs: config.heartbeatMs,
     runtimeAddress: embedded ? embedded.address : config.runtime.kind === "external" ? config.runtime.url : client.address,
   });
+  let actions: ActionGateway | null = null;
+  let oidc: OidcLogin | null = null;
+  if (auth && writer) {
+    const kernel = embedded?.kernel;
+    actions = new ActionGateway({
+      runtime: client,
+      actions: writer,
+      users: auth.accounts.directory,
+      authMode: userAuthMode,
+      maxPayloadBytes: embedded ? embedded.config.maxPayloadBytes : config.maxPayloadBytes,
+      logger: options.logger.child({ component: "actions" }),
+      ...(kernel ? { cancelAsInitiator: (sessionId: string, reason: string) => cancelAsInitiator(kernel, sessionId, reason) } : {}),
+    });
+  }
+  const routes = (router: ConnectRouter) => {
+    consoleRoutes(gateway, {
+      ...(config.requireSignIn && auth
+        ? { guard: async (ctx) => void (await requireSignedIn(ctx, { accounts: auth.accounts, env }, { csrf: false })) }
+        : {}),
+    })(router);
+    if (auth && actions) actionRoutes({ gateway, actions, accounts: auth.accounts, env, heartbeatMs: config.heartbeatMs })(router);
+  };
+  const maxPayload = actions?.maxPayloadBytes ?? config.maxPayloadBytes;
   const shutdown = new AbortController();
   let nextHandler: ((req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>) | null = null;
   const fallback: Fallback | undefined = ui
@@ -111,13 +163,30 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
         res.end("Baton is starting\n");
       }
     : undefined;
-  const server = createConsoleServer({ routes: consoleRoutes(gateway), fallback, shutdownSignal: shutdown.signal });
+  const server = createConsoleServer({
+    routes,
+    fallback,
+    shutdownSignal: shutdown.signal,
+    // Room for an upload of the runtime's full payload size, even base64 in JSON.
+    readMaxBytes: Math.ceil((maxPayload * 4) / 3) + 256 * 1024,
+    ...(auth
+      ? {
+          httpRoutes: createAuthRoutes({
+            accounts: auth.accounts,
+            oidc: () => oidc,
+            env,
+            logger: options.logger.child({ component: "auth" }),
+          }),
+        }
+      : {}),
+  });
 
   // 3. Next.js.
   let app: NextApp | null = null;
   const cleanup = async () => {
     shutdown.abort();
     gateway.close();
+    writer?.close();
     await app?.close().catch(() => undefined);
     await embedded?.close().catch(() => undefined);
   };
@@ -130,6 +199,17 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     }
     const bound = await listen(server, config.port, config.host);
     const url = displayUrl(bound.host, bound.port);
+    if (auth) {
+      // The default OIDC redirect URL needs the console's public origin.
+      const origin = env.BATON_PUBLIC_ORIGIN?.split(",")[0]?.trim() || url;
+      try {
+        const settings = oidcSettingsFromEnv(env, origin);
+        if (settings) oidc = new OidcLogin({ settings, secret: auth.secret, users: auth.accounts.directory });
+      } catch (e) {
+        if (e instanceof OidcConfigError) throw new ConsoleConfigError(e.message);
+        throw e;
+      }
+    }
     const runtimeAddress = embedded ? embedded.address : config.runtime.kind === "external" ? config.runtime.url : "";
     logger.info(
       {
@@ -140,6 +220,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
         runtimeKind: client.kind,
         storage,
         auth: authNote,
+        signIn: auth ? { oidc: oidc !== null, requiredForReads: config.requireSignIn, people: userAuthMode } : "off (no accounts)",
       },
       `Baton console on ${url} (${ui ? "UI + " : ""}Connect API); MACP runtime ${client.kind} at ${runtimeAddress}`,
     );
@@ -151,11 +232,13 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       runtimeAddress,
       runtime: embedded,
       gateway,
+      actions,
       server,
       close() {
         closing ??= (async () => {
           shutdown.abort(); // ends every browser stream
           gateway.close();
+          writer?.close();
           await new Promise<void>((resolve) => {
             // Streams end as their handlers see the abort; close each
             // connection as soon as it is idle, and any straggler after 1 s.
@@ -178,6 +261,28 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
   } catch (e) {
     server.close();
     await cleanup();
+    throw e;
+  }
+}
+
+/**
+ * An admin's cancel of a session they have no authority in: the embedded
+ * runtime runs in this process, so the console cancels as the session's
+ * initiator directly (the runtime only lets the initiator or a commitment
+ * authority cancel). The reason names the admin.
+ */
+async function cancelAsInitiator(kernel: RunningRuntime["kernel"], sessionId: string, reason: string): Promise<Ack> {
+  const found = kernel.getSession(sessionId);
+  if (!found) throw new ConnectError(`session ${sessionId} does not exist`, Code.NotFound);
+  try {
+    return await kernel.control(
+      { sender: found.initiator, canStartSessions: false, allowedModes: [], canManageRegistry: false, isObserver: false },
+      "cancel",
+      sessionId,
+      reason,
+    );
+  } catch (e) {
+    if (e instanceof ControlError) throw new ConnectError(e.message, e.kind === "not_found" ? Code.NotFound : Code.PermissionDenied);
     throw e;
   }
 }

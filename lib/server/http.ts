@@ -1,16 +1,25 @@
-// The console's single HTTP/1.1 server: Connect routes (ConsoleService) first,
-// everything else to Next.js (or a plain 404 when the UI is not served).
+// The console's single HTTP/1.1 server: plain HTTP routes (sign-in, /auth/*)
+// first, then Connect routes (ConsoleService, ActionService), everything else
+// to Next.js (or a plain 404 when the UI is not served).
 // Connect streams must reach the browser message by message, so responses
 // are never compressed and proxies are told not to buffer them.
 import http from "node:http";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { ActionService } from "@/lib/gen/baton/v1/actions_pb";
 import { ConsoleService } from "@/lib/gen/baton/v1/console_pb";
 
 export type Fallback = (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>;
 
+/** Handles a request and returns true, or returns false to pass it on. */
+export type HttpRoutes = (req: http.IncomingMessage, res: http.ServerResponse) => boolean;
+
 export interface ConsoleServerOptions {
   routes: (router: ConnectRouter) => void;
+  /** Plain HTTP routes tried before Connect (e.g. /auth/*). */
+  httpRoutes?: HttpRoutes;
+  /** Largest Connect request body accepted (uploads). Default: connect-node's. */
+  readMaxBytes?: number;
   /** Non-Connect requests (Next.js). Default: 404. */
   fallback?: Fallback;
   /** Aborting it aborts every handler's signal, ending all browser streams. */
@@ -19,6 +28,8 @@ export interface ConsoleServerOptions {
 
 /** Path prefix of Baton's Connect service. */
 export const CONSOLE_SERVICE_PREFIX = `/${ConsoleService.typeName}/`;
+/** Path prefix of the actions service. */
+export const ACTION_SERVICE_PREFIX = `/${ActionService.typeName}/`;
 
 function notFound(_req: http.IncomingMessage, res: http.ServerResponse): void {
   res.writeHead(404, { "content-type": "text/plain; charset=utf-8" });
@@ -45,13 +56,16 @@ export function createConsoleHandler(options: ConsoleServerOptions): http.Reques
     // compression block fills, and these messages are small anyway.
     acceptCompression: [],
     shutdownSignal: options.shutdownSignal,
+    ...(options.readMaxBytes !== undefined ? { readMaxBytes: options.readMaxBytes } : {}),
     // Browsers speak Connect (or gRPC-web); plain gRPC needs HTTP/2.
     connect: true,
     grpcWeb: true,
     grpc: false,
   });
+  const httpRoutes = options.httpRoutes;
   return (req, res) => {
-    if (req.url?.startsWith(CONSOLE_SERVICE_PREFIX)) {
+    if (httpRoutes?.(req, res)) return;
+    if (req.url?.startsWith(CONSOLE_SERVICE_PREFIX) || req.url?.startsWith(ACTION_SERVICE_PREFIX)) {
       res.setHeader("x-accel-buffering", "no");
       res.setHeader("cache-control", "no-store, no-transform");
       // connect-node waits for 'drain' after a write that returned false, but

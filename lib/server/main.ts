@@ -7,6 +7,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pino from "pino";
+import { bootstrapNotice, setupAccounts, type AccountsSetup } from "./accounts-setup";
 import { ConsoleConfigError, loadConsoleConfig } from "./config";
 import { startConsole, type RunningConsole } from "./console";
 
@@ -29,8 +30,16 @@ async function main(): Promise<void> {
   const logger = pino({ level: config.logLevel, base: undefined });
 
   let running: RunningConsole;
+  let accounts: AccountsSetup;
   try {
-    running = await startConsole({ config, logger });
+    // Users file (with a bootstrap admin on first start) and session secret.
+    accounts = await setupAccounts(process.env, logger.child({ component: "accounts" }));
+  } catch (e) {
+    fail(`console accounts: ${(e as Error).message}`);
+  }
+  if (accounts.permissionWarning) logger.warn({ component: "accounts" }, accounts.permissionWarning);
+  try {
+    running = await startConsole({ config, logger, auth: { accounts: accounts.accounts, secret: accounts.secret } });
   } catch (e) {
     if (e instanceof ConsoleConfigError || (e instanceof Error && e.name === "ConfigError")) fail(e.message);
     if (e instanceof Error && "code" in e && e.code === "EADDRINUSE") {
@@ -39,6 +48,10 @@ async function main(): Promise<void> {
     logger.error({ err: e, component: "console" }, "Baton console failed to start");
     process.exit(1);
   }
+
+  // Printed once, to the terminal only (never to the structured log).
+  const notice = bootstrapNotice(accounts, process.env.BATON_PUBLIC_ORIGIN?.split(",")[0]?.trim() || running.url);
+  if (notice) process.stdout.write(`\n${notice}\n\n`);
 
   const log = logger.child({ component: "console" });
   let stoppingSince = 0;
