@@ -1,7 +1,8 @@
+import fs from "node:fs";
 import { expect, test } from "@playwright/test";
 import { HANDOFF_MODE } from "@/lib/macp/constants";
 import { Agent, newSessionId } from "./support/agent";
-import { expectRowPhase, expectSessionPhase, listRow, renderedSequences, uniqueSuffix } from "./support/ui";
+import { expectRowPhase, expectSessionPhase, listRow, timelineOrder, timelineSequences, uniqueSuffix, watchErrors } from "./support/ui";
 
 const RUNBOOK = `# Payments on-call runbook
 
@@ -47,6 +48,8 @@ test("a full handoff updates the list and the timeline live, step by step", asyn
 
   // The session page, open side by side with the list; neither is reloaded.
   const session = await context.newPage();
+  const errors = watchErrors(page);
+  const sessionErrors = watchErrors(session);
   await session.goto(`/sessions/${sid}`);
   await expect(session.getByTestId("session-intent")).toHaveText(intent);
   await expectSessionPhase(session, "Pending", "Pending");
@@ -110,13 +113,6 @@ test("a full handoff updates the list and the timeline live, step by step", asyn
   // The announcer spoke the last phase change.
   await expect(session.getByTestId("announcer")).toContainText("committed");
 
-  // Groups: offer h1 with its three contexts, decline and late context; then h2.
-  expect(await renderedSequences(session)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-  const order = await session.locator("[data-group], [data-sequence]").evaluateAll((els) =>
-    els.map((e) => e.getAttribute("data-group") ?? e.getAttribute("data-sequence")),
-  );
-  expect(order).toEqual(["1", "h1", "2", "3", "4", "5", "6", "7", "h2", "8", "9", "10"]);
-
   // Nothing from any payload ran or was inserted.
   expect(await session.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
   expect(await session.locator("main script").count()).toBe(0);
@@ -127,10 +123,36 @@ test("a full handoff updates the list and the timeline live, step by step", asyn
   expect(await session.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
 
   // The raw envelope view shows the decoded payload with defaults.
+  await session.keyboard.press("End");
   const commitRow = session.locator('[data-sequence="10"]');
+  await expect(commitRow).toBeFocused();
   await commitRow.getByText("Raw envelope").click();
   await expect(commitRow.getByTestId("raw-envelope")).toContainText("macp.v1.CommitmentPayload");
   await expect(commitRow.getByTestId("raw-envelope")).toContainText('"outcome_positive"');
+
+  // Groups: offer h1 with its three contexts, decline and late context; then h2.
+  expect(await timelineSequences(session)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  expect(await timelineOrder(session)).toEqual(["1", "h1", "2", "3", "4", "5", "6", "7", "h2", "8", "9", "10"]);
+
+  // Transcript export: NDJSON in sequence order, canonical field names.
+  const [download] = await Promise.all([session.waitForEvent("download"), session.getByTestId("export-ndjson").click()]);
+  expect(download.suggestedFilename()).toBe(`session-${sid}.ndjson`);
+  const lines = fs.readFileSync(await download.path(), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { sequence: number; message_type: string; payload?: Record<string, unknown> });
+  expect(lines.map((l) => l.sequence)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  expect(lines.map((l) => l.message_type)).toEqual([
+    "SessionStart",
+    "HandoffOffer",
+    "HandoffContext",
+    "HandoffContext",
+    "HandoffContext",
+    "HandoffDecline",
+    "HandoffContext",
+    "HandoffOffer",
+    "HandoffAccept",
+    "Commitment",
+  ]);
+  expect(lines[9]?.payload?.outcome_positive).toBe(true);
+  expect([...errors, ...sessionErrors]).toEqual([]);
 });
 
 test("deep links open a session at an event, and the newest event is one keystroke away", async ({ page }) => {

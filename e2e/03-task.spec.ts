@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { TASK_MODE } from "@/lib/macp/constants";
 import { Agent, newSessionId } from "./support/agent";
-import { expectRowPhase, expectSessionPhase, listRow, renderedSequences, uniqueSuffix } from "./support/ui";
+import { expectRowPhase, expectSessionPhase, listRow, timelineSequences, uniqueSuffix } from "./support/ui";
 
 test("a task flows from request to commitment with a live progress bar", async ({ page, context }) => {
   const planner = new Agent("agent://billing/planner");
@@ -51,6 +51,6 @@ test("a task flows from request to commitment with a live progress bar", async (
   await expectSessionPhase(session, "Committed", "Committed · positive");
   await expect(session.getByTestId("commitment")).toContainText("task.completed");
   await expect(session.getByTestId("stream-ended")).toBeVisible();
-  expect(await renderedSequences(session)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+  expect(await timelineSequences(session)).toEqual([1, 2, 3, 4, 5, 6, 7]);
   await expect(session.locator('[data-sequence="5"]').getByRole("progressbar")).toHaveAttribute("aria-valuenow", "70");
 });

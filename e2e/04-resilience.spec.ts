@@ -2,7 +2,7 @@ import { expect, test } from "@playwright/test";
 import { HANDOFF_MODE } from "@/lib/macp/constants";
 import { Agent, newSessionId } from "./support/agent";
 import { TcpProxy } from "./support/tcp-proxy";
-import { expectRowPhase, expectSessionPhase, renderedSequences, uniqueSuffix } from "./support/ui";
+import { expectRowPhase, expectSessionPhase, timelineSequences, uniqueSuffix } from "./support/ui";
 
 // The browser talks to the console through a TCP proxy the test controls, so
 // the live streams can be cut for real (an offline flag alone leaves an open
@@ -44,7 +44,7 @@ test("cutting the stream connections loses no event and duplicates none", async 
     await expect(indicator).toHaveAttribute("data-connection", "live", { timeout: 30_000 });
     await expectSessionPhase(page, "OfferPending", "Offer pending");
     await expect(page.locator("#e-5")).toBeVisible();
-    expect(await renderedSequences(page)).toEqual([1, 2, 3, 4, 5]);
+    expect(await timelineSequences(page)).toEqual([1, 2, 3, 4, 5]);
     await expectRowPhase(list, sid, "OfferPending", "Offer pending");
 
     // Cut again mid-flow, this time only briefly; live events keep folding in order.
@@ -55,9 +55,10 @@ test("cutting the stream connections loses no event and duplicates none", async 
     await alice.commit(sid, HANDOFF_MODE, "handoff.accepted", true, "carol has the pager");
     await expectSessionPhase(page, "Committed", "Committed · positive");
     await expectRowPhase(list, sid, "Committed", "Committed · positive");
-    const seqs = await renderedSequences(page);
+    const seqs = await timelineSequences(page);
     expect(seqs).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect(new Set(seqs).size).toBe(seqs.length);
+    await page.evaluate(() => window.scrollTo(0, 0));
     expect(await page.locator("[data-type]").evaluateAll((els) => els.map((e) => e.getAttribute("data-type")))).toEqual([
       "SessionStart",
       "HandoffOffer",

@@ -1,7 +1,7 @@
 import { expect, test, type Page } from "@playwright/test";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import { Agent, newSessionId } from "./support/agent";
-import { expectNoAxeViolations, shoot, uniqueSuffix } from "./support/ui";
+import { expectNoAxeViolations, shoot, uniqueSuffix, watchErrors } from "./support/ui";
 
 const RUNBOOK = `# Orders DB on-call
 
@@ -56,6 +56,7 @@ async function settle(page: Page): Promise<void> {
 
 for (const scheme of ["light", "dark"] as const) {
   test(`list and session pages render well in ${scheme} mode (1440 and 390 px) and pass axe`, async ({ page }) => {
+    const errors = watchErrors(page);
     await page.emulateMedia({ colorScheme: scheme, reducedMotion: "reduce" });
 
     await page.goto("/");
@@ -93,6 +94,7 @@ for (const scheme of ["light", "dark"] as const) {
     await page.locator("#e-3").scrollIntoViewIfNeeded();
     await shoot(page, `session-handoff-timeline-${scheme}-390`);
     await expectNoAxeViolations(page, `handoff session (${scheme}, 390)`);
+    expect(errors).toEqual([]);
   });
 }
 

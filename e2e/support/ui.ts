@@ -32,9 +32,35 @@ export async function expectSessionPhase(page: Page, phase: string, label: strin
   await expect(badges).toContainText(label);
 }
 
-/** Sequences of the timeline's rendered events, in DOM order. */
-export async function renderedSequences(page: Page): Promise<number[]> {
-  return page.locator("[data-sequence]").evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-sequence"))));
+/**
+ * The whole timeline in display order, collected by scrolling through the
+ * virtualized list: handoff group ids ("h1") and event sequences ("3").
+ */
+export async function timelineOrder(page: Page): Promise<string[]> {
+  const seen = new Map<number, string>();
+  await page.evaluate(() => window.scrollTo(0, 0));
+  for (let i = 0; i < 200; i += 1) {
+    await page.waitForTimeout(60);
+    const items = await page.locator('[data-testid="timeline"] > [data-index]').evaluateAll((els) =>
+      els.map((e): [number, string] => [
+        Number(e.getAttribute("data-index")),
+        e.querySelector("[data-group]")?.getAttribute("data-group") ?? e.querySelector("[data-sequence]")?.getAttribute("data-sequence") ?? "",
+      ]),
+    );
+    for (const [index, label] of items) seen.set(index, label);
+    const moved = await page.evaluate(() => {
+      const before = window.scrollY;
+      window.scrollBy(0, Math.round(window.innerHeight * 0.7));
+      return window.scrollY !== before;
+    });
+    if (!moved) break;
+  }
+  return [...seen.entries()].sort((a, b) => a[0] - b[0]).map(([, label]) => label);
+}
+
+/** Every event sequence in the timeline, in display order. */
+export async function timelineSequences(page: Page): Promise<number[]> {
+  return (await timelineOrder(page)).filter((l) => /^\d+$/.test(l)).map(Number);
 }
 
 export async function expectNoAxeViolations(page: Page, label: string): Promise<void> {
@@ -47,4 +73,18 @@ export async function expectNoAxeViolations(page: Page, label: string): Promise<
 
 export function uniqueSuffix(): string {
   return Math.random().toString(36).slice(2, 8);
+}
+
+/** Collect uncaught errors and console errors of a page (hydration problems, React warnings). */
+export function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
+  page.on("console", (m) => {
+    if (m.type() !== "error") return;
+    const text = m.text();
+    // Expected while a test deliberately cuts the network.
+    if (/Failed to load resource|net::ERR_|ERR_INTERNET_DISCONNECTED|ERR_CONNECTION/.test(text)) return;
+    errors.push(`console.error: ${text}`);
+  });
+  return errors;
 }
