@@ -148,6 +148,44 @@ describe("runResilientStream", () => {
   });
 });
 
+describe("runResilientStream directives from outside onMessage", () => {
+  it("command('resync') reconnects at once and command('end') stops", async () => {
+    const server = scripted([[{ msg: "a" }, { hang: true }], [{ msg: "b" }, { hang: true }]]);
+    const c = collect();
+    const h = runResilientStream(
+      { connect: server.connect, onMessage: (m) => (c.messages.push(m), "continue"), onStatus: c.onStatus, backoffMs: () => 60_000 },
+      new AbortController().signal,
+    );
+    await new Promise((r) => setTimeout(r, 10));
+    h.command("resync");
+    await new Promise((r) => setTimeout(r, 10));
+    h.command("end");
+    await h.done;
+    expect(server.opened).toEqual([1, 2]);
+    expect(c.messages).toEqual(["a", "b"]);
+    expect(c.statuses.at(-1)).toEqual({ phase: "ended", fatal: false });
+  });
+
+  it("awaits an asynchronous onMessage before reading on", async () => {
+    const server = scripted([[{ msg: "a" }, { msg: "b" }, { msg: "end" }]]);
+    const order: string[] = [];
+    await runResilientStream(
+      {
+        connect: server.connect,
+        onMessage: async (m): Promise<RunnerDirective> => {
+          order.push(`start ${m}`);
+          await new Promise((r) => setTimeout(r, 5));
+          order.push(`done ${m}`);
+          return m === "end" ? "end" : "continue";
+        },
+        onStatus: () => undefined,
+      },
+      new AbortController().signal,
+    ).done;
+    expect(order).toEqual(["start a", "done a", "start b", "done b", "start end", "done end"]);
+  });
+});
+
 describe("backoffDelay", () => {
   it("doubles from 0.5 s to a 15 s cap", () => {
     const mid = () => 0.5; // no jitter
