@@ -7,6 +7,7 @@ import Link from "next/link";
 import { useState } from "react";
 import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
+import { TASK_MODE } from "@/lib/macp/constants";
 import type { SessionView } from "@/lib/macp/projections/session";
 import type { ConnectionInfo } from "@/lib/client/connection";
 import { modeLabel } from "@/lib/client/format";
@@ -64,7 +65,7 @@ export function SessionHeader({
   const terminal = isTerminalSessionState(state);
   const expiresAt = metadata && metadata.expiresAtUnixMs > 0n ? metadata.expiresAtUnixMs : view.expiresAt;
   const mode = metadata?.mode || view.mode;
-  const isTask = mode.includes("task");
+  const isTask = mode === TASK_MODE;
   const participants = metadata?.participants.length ? metadata.participants : view.participants;
   const outcome = view.commitment ? (view.commitment.outcomePositive ? "positive" : "negative") : "";
   return (

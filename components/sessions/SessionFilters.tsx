@@ -113,129 +113,129 @@ export const SessionFilters = memo(function SessionFilters({
         Filters{activeCount > 0 ? ` (${activeCount})` : ""}
       </button>
       <div id="more-filters" className={clsx(moreOpen ? "flex" : "hidden", "w-full flex-wrap items-end gap-2 lg:contents")}>
-      <label className="flex min-w-0 flex-[1_1_9rem] flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
-        Participant
-        <input
-          type="text"
-          value={participant}
-          onChange={(e) => setParticipant(e.target.value)}
-          placeholder="e.g. bob"
-          maxLength={200}
-          className={clsx(controlClass, "w-full")}
-          autoComplete="off"
-          data-testid="filter-participant"
-        />
-      </label>
-      <label className="flex flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
-        Mode
-        <select
-          value={query.mode ?? ""}
-          onChange={(e) => {
-            const v = e.target.value;
-            setQuery({ mode: v === "handoff" || v === "task" ? (v as ModeFilter) : undefined });
-          }}
-          className={controlClass}
-          data-testid="filter-mode"
-        >
-          <option value="">All modes</option>
-          <option value="handoff">Handoff</option>
-          <option value="task">Task</option>
-        </select>
-      </label>
-      <label className="flex flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
-        State
-        <select
-          value={query.state ?? ""}
-          onChange={(e) => {
-            const v = e.target.value;
-            setQuery({ state: (STATE_KEYS as string[]).includes(v) ? (v as StateKey) : undefined });
-          }}
-          className={controlClass}
-          data-testid="filter-state"
-        >
-          <option value="">Any state</option>
-          {STATE_KEYS.map((k) => (
-            <option key={k} value={k}>
-              {STATE_INFO[k].label}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label className="flex flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
-        Phase
-        <select
-          value={query.phase ?? ""}
-          onChange={(e) => {
-            const v = e.target.value;
-            setQuery({ phase: isPhase(v) ? v : undefined });
-          }}
-          className={controlClass}
-          data-testid="filter-phase"
-        >
-          <option value="">Any phase</option>
-          {PHASES.map((p) => (
-            <option key={p} value={p}>
-              {PHASE_INFO[p].label}
-            </option>
-          ))}
-        </select>
-      </label>
-      <div className="flex items-end gap-1">
+        <label className="flex min-w-0 flex-[1_1_9rem] flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
+          Participant
+          <input
+            type="text"
+            value={participant}
+            onChange={(e) => setParticipant(e.target.value)}
+            placeholder="e.g. bob"
+            maxLength={200}
+            className={clsx(controlClass, "w-full")}
+            autoComplete="off"
+            data-testid="filter-participant"
+          />
+        </label>
         <label className="flex flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
-          Sort by
+          Mode
           <select
-            value={query.sort}
+            value={query.mode ?? ""}
             onChange={(e) => {
-              const v = e.target.value as SortKey;
-              if ((SORT_KEYS as readonly string[]).includes(v)) setQuery({ sort: v, dir: defaultDirFor(v) });
+              const v = e.target.value;
+              setQuery({ mode: v === "handoff" || v === "task" ? (v as ModeFilter) : undefined });
             }}
             className={controlClass}
-            data-testid="sort"
+            data-testid="filter-mode"
           >
-            {SORT_KEYS.map((k) => (
+            <option value="">All modes</option>
+            <option value="handoff">Handoff</option>
+            <option value="task">Task</option>
+          </select>
+        </label>
+        <label className="flex flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
+          State
+          <select
+            value={query.state ?? ""}
+            onChange={(e) => {
+              const v = e.target.value;
+              setQuery({ state: (STATE_KEYS as string[]).includes(v) ? (v as StateKey) : undefined });
+            }}
+            className={controlClass}
+            data-testid="filter-state"
+          >
+            <option value="">Any state</option>
+            {STATE_KEYS.map((k) => (
               <option key={k} value={k}>
-                {SORT_LABELS[k]}
+                {STATE_INFO[k].label}
               </option>
             ))}
           </select>
         </label>
-        <button
-          type="button"
-          className={clsx(controlClass, "inline-flex items-center gap-1")}
-          onClick={() => setQuery({ dir: query.dir === "asc" ? "desc" : "asc" })}
-          title="Reverse the sort order"
-          data-testid="sort-dir"
-        >
-          <Icon name={query.dir === "asc" ? "arrow-up" : "arrow-down"} />
-          <span className="text-xs">{query.dir === "asc" ? "Ascending" : "Descending"}</span>
-        </button>
-      </div>
-      <div className="flex items-end gap-2">
-        {hasActiveFilters(query) ? (
+        <label className="flex flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
+          Phase
+          <select
+            value={query.phase ?? ""}
+            onChange={(e) => {
+              const v = e.target.value;
+              setQuery({ phase: isPhase(v) ? v : undefined });
+            }}
+            className={controlClass}
+            data-testid="filter-phase"
+          >
+            <option value="">Any phase</option>
+            {PHASES.map((p) => (
+              <option key={p} value={p}>
+                {PHASE_INFO[p].label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <div className="flex items-end gap-1">
+          <label className="flex flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
+            Sort by
+            <select
+              value={query.sort}
+              onChange={(e) => {
+                const v = e.target.value as SortKey;
+                if ((SORT_KEYS as readonly string[]).includes(v)) setQuery({ sort: v, dir: defaultDirFor(v) });
+              }}
+              className={controlClass}
+              data-testid="sort"
+            >
+              {SORT_KEYS.map((k) => (
+                <option key={k} value={k}>
+                  {SORT_LABELS[k]}
+                </option>
+              ))}
+            </select>
+          </label>
           <button
             type="button"
-            className={clsx(controlClass, "text-blue-800 dark:text-sky-300")}
-            onClick={() => setQuery({ ...DEFAULT_LIST_QUERY, sort: query.sort, dir: query.dir, mode: undefined, state: undefined, phase: undefined })}
-            data-testid="clear-filters"
+            className={clsx(controlClass, "inline-flex items-center gap-1")}
+            onClick={() => setQuery({ dir: query.dir === "asc" ? "desc" : "asc" })}
+            title="Reverse the sort order"
+            data-testid="sort-dir"
           >
-            Clear filters
+            <Icon name={query.dir === "asc" ? "arrow-up" : "arrow-down"} />
+            <span className="text-xs">{query.dir === "asc" ? "Ascending" : "Descending"}</span>
           </button>
-        ) : null}
-        <button
-          type="button"
-          aria-pressed={paused}
-          onClick={onTogglePause}
-          className={clsx(
-            controlClass,
-            "inline-flex items-center gap-1.5",
-            paused && "border-amber-400 bg-amber-50 text-amber-900 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-200",
-          )}
-          data-testid="pause"
-        >
-          <Icon name={paused ? "play" : "pause"} />
-          {paused ? `Resume${waiting > 0 ? ` (${waiting} waiting)` : ""}` : "Pause updates"}
-        </button>
-      </div>
+        </div>
+        <div className="flex items-end gap-2">
+          {hasActiveFilters(query) ? (
+            <button
+              type="button"
+              className={clsx(controlClass, "text-blue-800 dark:text-sky-300")}
+              onClick={() => setQuery({ ...DEFAULT_LIST_QUERY, sort: query.sort, dir: query.dir, mode: undefined, state: undefined, phase: undefined })}
+              data-testid="clear-filters"
+            >
+              Clear filters
+            </button>
+          ) : null}
+          <button
+            type="button"
+            aria-pressed={paused}
+            onClick={onTogglePause}
+            className={clsx(
+              controlClass,
+              "inline-flex items-center gap-1.5",
+              paused && "border-amber-400 bg-amber-50 text-amber-900 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-200",
+            )}
+            data-testid="pause"
+          >
+            <Icon name={paused ? "play" : "pause"} />
+            {paused ? `Resume${waiting > 0 ? ` (${waiting} waiting)` : ""}` : "Pause updates"}
+          </button>
+        </div>
       </div>
     </form>
   );

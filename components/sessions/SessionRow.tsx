@@ -6,6 +6,7 @@ import clsx from "clsx";
 import { memo, type ReactNode } from "react";
 import type { SessionSummary } from "@/lib/gen/baton/v1/console_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
+import { TASK_MODE } from "@/lib/macp/constants";
 import { modeLabel } from "@/lib/client/format";
 import { isTerminalSessionState, stateBadge } from "@/lib/client/labels";
 import { PhaseBadge, StateBadge } from "@/components/Badge";
@@ -101,7 +102,7 @@ export const SessionRow = memo(function SessionRow({
         <Cell label="Owner" className="truncate">
           <span title={summary.currentOwner}>{summary.currentOwner || "—"}</span>
         </Cell>
-        <Cell label={m?.mode?.includes("task") ? "Assignee" : "Target"} className="truncate">
+        <Cell label={m?.mode === TASK_MODE ? "Assignee" : "Target"} className="truncate">
           <span title={summary.currentTarget}>{summary.currentTarget || "—"}</span>
         </Cell>
         <Cell label="Scope" className="truncate">
