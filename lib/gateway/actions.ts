@@ -489,7 +489,6 @@ export class ActionGateway {
    */
   async cancel(user: SignedInUser, input: CancelInput, signal?: AbortSignal): Promise<ActionResult> {
     const ids = { sessionId: input.sessionId, messageId: input.messageId };
-    const identity = runtimeIdentityFor(this.options.authMode, user);
     const [loaded, users] = await Promise.all([
       loadSession(this.options.runtime, input.sessionId, signal, this.options.historyTimeoutMs),
       this.options.users.users(),
@@ -511,6 +510,7 @@ export class ActionGateway {
     let ack: Ack;
     try {
       if (own) {
+        const identity = runtimeIdentityFor(this.options.authMode, user);
         ack = await this.options.actions.cancelSession(input.sessionId, input.reason || `Cancelled in the Baton console by ${who}.`, identity.credential, signal);
       } else {
         const reason = `Cancelled by admin ${who}${input.reason ? `: ${input.reason}` : "."}`;

@@ -65,6 +65,14 @@ describe("loadConsoleConfig", () => {
     expect(c.runtime).toEqual({ kind: "external", url: "https://rt.example:50051", token: "t", caPath: "/ca.pem" });
   });
 
+  it("keeps reads open unless BATON_REQUIRE_SIGN_IN=1", () => {
+    expect(loadConsoleConfig({}, [], "/repo").requireSignIn).toBe(false);
+    expect(loadConsoleConfig({ BATON_REQUIRE_SIGN_IN: "1" }, [], "/repo").requireSignIn).toBe(true);
+    expect(loadConsoleConfig({ BATON_REQUIRE_SIGN_IN: "0" }, [], "/repo").requireSignIn).toBe(false);
+    expect(() => loadConsoleConfig({ BATON_REQUIRE_SIGN_IN: "yes" }, [], "/repo")).toThrow(/BATON_REQUIRE_SIGN_IN/);
+    expect(loadConsoleConfig({ MACP_MAX_PAYLOAD_BYTES: "2048" }, [], "/repo").maxPayloadBytes).toBe(2048);
+  });
+
   it("rejects bad numbers with the variable's name", () => {
     expect(() => loadConsoleConfig({ PORT: "http" }, [], "/repo")).toThrow(/PORT/);
     expect(() => loadConsoleConfig({ BATON_STREAM_GRACE_MS: "-1" }, [], "/repo")).toThrow(/BATON_STREAM_GRACE_MS/);

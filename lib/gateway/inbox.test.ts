@@ -1,0 +1,107 @@
+import { create } from "@bufbuild/protobuf";
+import { describe, expect, it } from "vitest";
+import { InboxItemKind } from "@/lib/gen/baton/v1/actions_pb";
+import { SessionMetadataSchema } from "@/lib/gen/macp/v1/core_pb";
+import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
+import { summarizePolicyRules } from "@/lib/authz/policy-summary";
+import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
+import { viewFromEvents } from "@/lib/macp/projections/session";
+import type { SessionEvent } from "@/lib/macp/projections/types";
+import { makeEvent } from "@/lib/macp/test-utils";
+import { sessionIdForStart } from "./actions";
+import { inboxItemsFor } from "./inbox";
+import { policyDescriptorFor } from "./policies";
+
+const SID = "01JTESTSESSION000000000001";
+const names: Record<string, string> = { "human:alice": "Alice Ng", "human:bob": "Bob Ito", "human:carol": "Carol Lee" };
+const ctx = { nameOf: (id: string) => names[id] ?? id, now: 1_700_000_100_000 };
+const alice = { role: "operator" as const, participantId: "human:alice" };
+const bob = { role: "operator" as const, participantId: "human:bob" };
+const carol = { role: "approver" as const, participantId: "human:carol" };
+
+function meta(mode: string, state = SessionState.OPEN, policyVersion = "policy.default") {
+  return create(SessionMetadataSchema, { sessionId: SID, mode, state, policyVersion, initiator: "human:alice", expiresAtUnixMs: 1_700_003_600_000n });
+}
+
+const start = (mode: string, participants: string[], sender = "human:alice", policy = ""): SessionEvent =>
+  makeEvent(mode, "SessionStart", { intent: "rotation", participants, modeVersion: "1.0.0", configurationVersion: "config.default", policyVersion: policy, ttlMs: 3_600_000n }, { sender });
+const h = (type: string, payload: Record<string, unknown>, sender: string) => makeEvent(HANDOFF_MODE, type, payload, { sender });
+const t = (type: string, payload: Record<string, unknown>, sender: string) => makeEvent(TASK_MODE, type, payload, { sender });
+
+describe("inboxItemsFor", () => {
+  it("shows a pending offer to its target only, and the answered offer to whoever may commit", () => {
+    const approval = policyDescriptorFor(HANDOFF_MODE, { kind: "approval", approvers: ["human:carol"] }, (id) => id);
+    const policyId = approval?.policyId ?? "";
+    const policy = summarizePolicyRules(approval?.rules ?? "");
+    const events = [
+      start(HANDOFF_MODE, ["human:alice", "human:bob", "human:carol"], "human:alice", policyId),
+      h("HandoffOffer", { handoffId: "h1", targetParticipant: "human:bob", scope: "pager" }, "human:alice"),
+    ];
+    const m = meta(HANDOFF_MODE, SessionState.OPEN, policyId);
+    const offered = viewFromEvents(events);
+    expect(inboxItemsFor(bob, m, offered, { ...ctx, policy }).map((i) => [i.kind, i.summary, i.subjectId])).toEqual([
+      [InboxItemKind.OFFER, "Alice Ng offered you pager.", "h1"],
+    ]);
+    expect(inboxItemsFor(alice, m, offered, { ...ctx, policy })).toEqual([]);
+    expect(inboxItemsFor(carol, m, offered, { ...ctx, policy })).toEqual([]);
+
+    const accepted = viewFromEvents([...events, h("HandoffAccept", { handoffId: "h1", acceptedBy: "human:bob" }, "human:bob")]);
+    expect(inboxItemsFor(bob, m, accepted, { ...ctx, policy })).toEqual([]);
+    expect(inboxItemsFor(carol, m, accepted, { ...ctx, policy }).map((i) => [i.kind, i.fromParticipant, i.summary])).toEqual([
+      [InboxItemKind.APPROVAL, "human:bob", "Bob Ito accepted pager; commit it to make the handoff final."],
+    ]);
+    // Without the policy's rules nothing can be decided, so nothing is shown.
+    expect(inboxItemsFor(carol, m, accepted, ctx)).toEqual([]);
+    // Nothing waits in a session that is no longer open.
+    expect(inboxItemsFor(carol, meta(HANDOFF_MODE, SessionState.CANCELLED, policyId), accepted, { ...ctx, policy })).toEqual([]);
+  });
+
+  it("does not ask for a commitment while a new offer waits after a decline", () => {
+    const events = [
+      start(HANDOFF_MODE, ["human:alice", "human:bob", "human:carol"], "human:carol"),
+      h("HandoffOffer", { handoffId: "h1", targetParticipant: "human:bob", scope: "pager" }, "human:carol"),
+      h("HandoffDecline", { handoffId: "h1", declinedBy: "human:bob" }, "human:bob"),
+    ];
+    const m = { ...meta(HANDOFF_MODE), initiator: "human:carol" };
+    expect(inboxItemsFor(carol, m, viewFromEvents(events), ctx).map((i) => i.kind)).toEqual([InboxItemKind.APPROVAL]);
+    const reoffered = viewFromEvents([...events, h("HandoffOffer", { handoffId: "h2", targetParticipant: "human:alice", scope: "pager" }, "human:carol")]);
+    expect(inboxItemsFor(carol, m, reoffered, ctx)).toEqual([]);
+    expect(inboxItemsFor(alice, m, reoffered, ctx).map((i) => i.kind)).toEqual([InboxItemKind.OFFER]);
+  });
+
+  it("shows a task to its assignee until it is finished, then to the requester if they may commit", () => {
+    const m = { ...meta(TASK_MODE), initiator: "human:carol" };
+    const base = [
+      start(TASK_MODE, ["human:carol", "human:bob"], "human:carol"),
+      t("TaskRequest", { taskId: "t1", title: "Rotate certs", requestedAssignee: "human:bob" }, "human:carol"),
+    ];
+    expect(inboxItemsFor(bob, m, viewFromEvents(base), ctx).map((i) => i.summary)).toEqual(['Carol Lee asked you to do "Rotate certs".']);
+    const taken = [...base, t("TaskAccept", { taskId: "t1", assignee: "human:bob" }, "human:bob")];
+    expect(inboxItemsFor(bob, m, viewFromEvents(taken), ctx).map((i) => i.summary)).toEqual(['You are working on "Rotate certs" for Carol Lee.']);
+    const done = viewFromEvents([...taken, t("TaskComplete", { taskId: "t1", assignee: "human:bob", summary: "ok" }, "human:bob")]);
+    expect(inboxItemsFor(bob, m, done, ctx)).toEqual([]);
+    expect(inboxItemsFor(carol, m, done, ctx).map((i) => [i.kind, i.summary])).toEqual([
+      [InboxItemKind.APPROVAL, 'Bob Ito completed "Rotate certs"; commit the result.'],
+    ]);
+  });
+});
+
+describe("derived ids", () => {
+  it("gives a retried start the same valid session id, distinct per person", () => {
+    const a = sessionIdForStart("human:alice", "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a");
+    expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(sessionIdForStart("human:alice", "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a")).toBe(a);
+    expect(sessionIdForStart("human:bob", "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a")).not.toBe(a);
+  });
+
+  it("names policies after their content", () => {
+    const n = (id: string) => id;
+    const a = policyDescriptorFor(HANDOFF_MODE, { kind: "approval", approvers: ["human:b", "human:a"] }, n);
+    const b = policyDescriptorFor(HANDOFF_MODE, { kind: "approval", approvers: ["human:a", "human:b"] }, n);
+    expect(a?.policyId).toBe(b?.policyId);
+    expect(a?.rules).toBe('{"commitment":{"authority":"designated_role","designated_roles":["human:a","human:b"]}}');
+    expect(policyDescriptorFor(TASK_MODE, { kind: "approval", approvers: ["human:a", "human:b"] }, n)?.policyId).not.toBe(a?.policyId);
+    expect(policyDescriptorFor(HANDOFF_MODE, { kind: "default" }, n)).toBeNull();
+    expect(policyDescriptorFor(HANDOFF_MODE, { kind: "implicit", timeoutMs: 60_000 }, n)?.rules).toBe('{"acceptance":{"implicit_accept_timeout_ms":60000}}');
+  });
+});
