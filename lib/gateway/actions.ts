@@ -27,7 +27,8 @@ import type { Ack, Envelope } from "@/lib/gen/macp/v1/envelope_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import type { UserRecord } from "@/lib/accounts/users-file";
 import { decide, shortParticipantName, type Action, type DecideContext } from "@/lib/authz/decide";
-import { hasCommitmentAuthority, DEFAULT_POLICY_SUMMARY } from "@/lib/authz/policy-summary";
+import { hasCommitmentAuthority, DEFAULT_POLICY_SUMMARY, type PolicySummary } from "@/lib/authz/policy-summary";
+import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
 import {
   CORE_TYPES,
   DEFAULT_CONFIGURATION_VERSION,
@@ -193,7 +194,7 @@ export class ActionGateway {
 
   private async decideContext(loaded: LoadedSession, users: readonly UserRecord[], extra: Partial<DecideContext> = {}, signal?: AbortSignal): Promise<DecideContext> {
     const policyId = loaded.meta.policyVersion || loaded.view.effectivePolicyId;
-    let policy;
+    let policy: PolicySummary | undefined;
     try {
       policy = await this.policies.summary(policyId, signal);
     } catch (e) {
@@ -712,7 +713,7 @@ export class ActionGateway {
   /** Users of the console, and the other participant ids (agents) seen in sessions. */
   async directory(signal?: AbortSignal): Promise<ListDirectoryResponse> {
     const users = await this.options.users.users();
-    let sessions;
+    let sessions: SessionMetadata[];
     try {
       sessions = await this.options.actions.listSessions(signal);
     } catch (e) {

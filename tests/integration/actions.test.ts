@@ -229,6 +229,28 @@ describe("who may act", () => {
   });
 });
 
+describe("context uploads", () => {
+  it("takes files up to the runtime's payload limit and names the field beyond it", async () => {
+    const sid = await startRotation();
+    ok(await alice.actions().offer({ sessionId: sid, messageId: uuid(), target: "human:bob" }));
+    const pdf = new Uint8Array(512 * 1024).fill(7);
+    const small = ok(await alice.actions().attachContext({ sessionId: sid, messageId: uuid(), content: { case: "file", value: { contentType: "application/pdf", data: pdf } } }));
+    expect(small.handoffId).not.toBe("");
+    ok(await alice.actions().attachContext({ sessionId: sid, messageId: uuid(), content: { case: "link", value: "https://wiki.example/runbooks/payments" } }));
+    const big = new Uint8Array(1_048_576).fill(7);
+    const err = await refusal(alice.actions().attachContext({ sessionId: sid, messageId: uuid(), content: { case: "file", value: { contentType: "application/pdf", data: big } } }));
+    expect(err.code).toBe(Code.InvalidArgument);
+    expect(err.findDetails(FieldViolationSchema)[0]?.field).toBe("content.file.data");
+    expect(err.rawMessage).toContain("at most 1048576 bytes");
+    // Only the owner's own offers take context.
+    const byBob = await refusal(bob.actions().attachContext({ sessionId: sid, messageId: uuid(), content: { case: "markdown", value: "notes" } }));
+    expect(byBob.code).toBe(Code.PermissionDenied);
+    const envs = await history(sid, 4);
+    expect(envs.map((e) => e.messageType)).toEqual(["SessionStart", "HandoffOffer", "HandoffContext", "HandoffContext"]);
+    expect(fromBinary(HandoffContextPayloadSchema, (envs[3] as Envelope).payload).contentType).toBe("text/uri-list");
+  });
+});
+
 describe("idempotency: the browser's message_id", () => {
   it("answers a retried or double-clicked offer as a duplicate, never a second offer", async () => {
     const sid = await startRotation();
