@@ -3,7 +3,7 @@
 // tooltip. Countdowns and relative times share one page clock.
 
 import clsx from "clsx";
-import { formatClock, formatRelative, formatTimestamp, toIso, ttlStatus } from "@/lib/client/format";
+import { formatClock, formatCompact, formatRelative, formatTimestamp, toIso, ttlStatus } from "@/lib/client/format";
 import { useUiStore } from "@/lib/client/ui-store";
 import { useNow } from "@/lib/client/use-now";
 
@@ -18,6 +18,19 @@ export function Timestamp({ ms, clockOnly, className }: { ms: Ms; clockOnly?: bo
   return (
     <time dateTime={iso} title={other} className={clsx("tabular-nums", className)}>
       {shown}
+    </time>
+  );
+}
+
+/** Clock time for today, "MM-DD HH:mm" otherwise; the full timestamp in the tooltip. */
+export function CompactTime({ ms, className }: { ms: Ms; className?: string }) {
+  const tz = useUiStore((s) => s.timeZone);
+  const now = useNow();
+  const iso = toIso(ms);
+  if (!iso) return <span className={className}>—</span>;
+  return (
+    <time dateTime={iso} title={formatTimestamp(ms, tz)} className={clsx("tabular-nums", className)}>
+      {now === 0 ? formatClock(ms, tz) : formatCompact(ms, tz, now)}
     </time>
   );
 }

@@ -12,7 +12,7 @@ import { isTerminalSessionState, stateBadge } from "@/lib/client/labels";
 import { PhaseBadge, StateBadge } from "@/components/Badge";
 import { FastLink } from "@/components/FastLink";
 import { Icon } from "@/components/Icon";
-import { RelativeTime, Timestamp, TtlCountdown } from "@/components/Time";
+import { CompactTime, RelativeTime, TtlCountdown } from "@/components/Time";
 
 export const LIST_GRID =
   "lg:grid lg:grid-cols-[5rem_6.5rem_10.5rem_minmax(10rem,2fr)_minmax(6rem,1fr)_minmax(6rem,1fr)_minmax(6rem,1fr)_5.5rem_5.5rem_5.5rem] lg:items-center lg:gap-x-3";
@@ -111,7 +111,7 @@ export const SessionRow = memo(function SessionRow({
       </span>
       <span className="mt-1 flex flex-wrap gap-x-3 gap-y-0.5 text-xs text-slate-600 lg:contents lg:text-sm dark:text-slate-400">
         <Cell label="Started">
-          <Timestamp ms={m?.startedAtUnixMs} clockOnly />
+          <CompactTime ms={m?.startedAtUnixMs} />
         </Cell>
         <Cell label="Time left" className="hidden lg:block">
           <TtlCountdown expiresAt={m?.expiresAtUnixMs} {...(terminal ? { terminalLabel: "—" } : {})} frozen={state === SessionState.SUSPENDED} />

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   formatBytes,
   formatClock,
+  formatCompact,
   formatDuration,
   formatPercent,
   formatRelative,
@@ -64,6 +65,17 @@ describe("formatTimestamp", () => {
     expect(formatTimestamp(Number.NaN, "utc")).toBe("—");
     expect(toIso(0)).toBe("");
     expect(toIso(T)).toBe("2025-01-31T14:05:09.042Z");
+  });
+});
+
+describe("formatCompact", () => {
+  it("shows the clock for today and the date for other days, in the chosen zone", () => {
+    const now = Date.UTC(2025, 0, 31, 23, 0, 0);
+    expect(formatCompact(T, "utc", now)).toBe("14:05:09");
+    expect(formatCompact(T - 86_400_000, "utc", now)).toBe("01-30 14:05");
+    // 23:00 UTC on Jan 31 is already Feb 1 in Tokyo, where T is Jan 31 23:05.
+    expect(formatCompact(T, "local", now, "Asia/Tokyo")).toBe("01-31 23:05");
+    expect(formatCompact(undefined, "utc", now)).toBe("—");
   });
 });
 

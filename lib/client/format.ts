@@ -94,6 +94,25 @@ export function formatClock(ms: number | bigint | undefined | null, choice: Time
   return formatTimestamp(ms, choice, opts);
 }
 
+/**
+ * Compact form for dense tables: the clock time when `ms` falls on the same
+ * calendar day as `nowMs` in the chosen zone, else "MM-DD HH:mm".
+ */
+export function formatCompact(
+  ms: number | bigint | undefined | null,
+  choice: TimeZoneChoice,
+  nowMs: number,
+  pinnedZone?: string,
+): string {
+  if (!isUsableMs(ms)) return "—";
+  const opts: TimeFormatOptions = { zone: false };
+  if (pinnedZone !== undefined) opts.pinnedZone = pinnedZone;
+  const full = formatTimestamp(ms, choice, opts); // "YYYY-MM-DD HH:mm:ss"
+  const today = nowMs > 0 ? formatTimestamp(nowMs, choice, opts).slice(0, 10) : "";
+  if (full.slice(0, 10) === today) return full.slice(11);
+  return `${full.slice(5, 10)} ${full.slice(11, 16)}`;
+}
+
 /** ISO 8601 in UTC for `<time dateTime>`; "" when unusable. */
 export function toIso(ms: number | bigint | undefined | null): string {
   if (!isUsableMs(ms)) return "";
