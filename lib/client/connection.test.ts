@@ -18,6 +18,11 @@ describe("connectionFromRunner", () => {
     expect(c).toEqual({ state: "ended", reconnects: 1, fatal: false });
   });
 
+  it("starts clean when a stopped stream is restarted", () => {
+    const ended = connectionFromRunner(INITIAL_CONNECTION, { phase: "ended", fatal: true, error: "Not found" });
+    expect(connectionFromRunner(ended, { phase: "connecting", attempt: 1 })).toEqual({ state: "connecting", reconnects: 0 });
+  });
+
   it("keeps the reason of a fatal end", () => {
     expect(connectionFromRunner(INITIAL_CONNECTION, { phase: "ended", fatal: true, error: "Not found" })).toEqual({
       state: "ended",

@@ -24,9 +24,9 @@ export const INITIAL_CONNECTION: ConnectionInfo = { state: "connecting", reconne
 export function connectionFromRunner(prev: ConnectionInfo, status: RunnerStatus): ConnectionInfo {
   switch (status.phase) {
     case "connecting":
-      return prev.state === "reconnecting" || status.attempt > 1
-        ? { ...prev, state: "reconnecting", retryAt: undefined }
-        : { ...prev, state: "connecting" };
+      // A first attempt is a fresh start (e.g. a restart after a fatal end).
+      if (status.attempt === 1) return { state: "connecting", reconnects: prev.reconnects };
+      return { ...prev, state: "reconnecting", retryAt: undefined };
     case "open":
       return { state: "live", reconnects: status.attempt > 1 ? prev.reconnects + 1 : prev.reconnects };
     case "waiting":
