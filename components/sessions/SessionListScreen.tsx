@@ -219,14 +219,21 @@ export function SessionListScreen() {
     if (connection.state === "reconnecting" || connection.state === "ended") {
       body = (
         <Panel tone="warning">
-          <p className="text-base font-semibold">Can’t reach the console server</p>
-          <p className="mt-2 text-sm">
-            {connection.error ? `${connection.error}. ` : ""}
-            {connection.state === "ended"
-              ? "The stream stopped."
-              : "Retrying automatically."}{" "}
-            Check that <code className="font-mono">npm start</code> is running and that this page was opened from it.
-          </p>
+          {connection.state === "ended" && connection.fatal ? (
+            <>
+              <p className="text-base font-semibold">The console server refused the session list</p>
+              <p className="mt-2 text-sm">{connection.error ?? "No reason given"}.</p>
+            </>
+          ) : (
+            <>
+              <p className="text-base font-semibold">Can’t reach the console server</p>
+              <p className="mt-2 text-sm">
+                {connection.error ? `${connection.error}. ` : ""}
+                Retrying automatically. Check that <code className="font-mono">npm start</code> is running and that this page was opened
+                from it.
+              </p>
+            </>
+          )}
           <button
             type="button"
             onClick={retryNow}

@@ -1,6 +1,13 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
-import { backoffDelay, isFatalStreamError, runResilientStream, type RunnerDirective, type RunnerStatus } from "./stream-runner";
+import {
+  backoffDelay,
+  describeStreamError,
+  isFatalStreamError,
+  runResilientStream,
+  type RunnerDirective,
+  type RunnerStatus,
+} from "./stream-runner";
 
 /** A scripted server: each connection yields its items, then ends or throws. */
 type Step = { msg: string } | { wait: number } | { throw: unknown } | { hang: true };
@@ -194,6 +201,15 @@ describe("backoffDelay", () => {
   it("jitters by at most ±20 %", () => {
     expect(backoffDelay(1, () => 0)).toBe(400);
     expect(backoffDelay(1, () => 0.999999)).toBe(600);
+  });
+});
+
+describe("describeStreamError", () => {
+  it("names network failures plainly", () => {
+    expect(describeStreamError(new TypeError("Failed to fetch"))).toBe("Network error: no connection to the console server");
+    expect(describeStreamError(new ConnectError("Failed to fetch", Code.Unknown))).toBe("Network error: no connection to the console server");
+    expect(describeStreamError(new ConnectError("no such session", Code.NotFound))).toBe("Not found");
+    expect(describeStreamError(new ConnectError("You are not signed in", Code.Unauthenticated))).toBe("You are not signed in");
   });
 });
 

@@ -62,7 +62,11 @@ export function isFatalStreamError(error: unknown): boolean {
   );
 }
 
+const NETWORK_ERROR = /failed to fetch|networkerror|network error|load failed|err_/i;
+
 export function describeStreamError(error: unknown): string {
+  const raw = error instanceof ConnectError ? error.rawMessage : error instanceof Error ? error.message : "";
+  if (NETWORK_ERROR.test(raw)) return "Network error: no connection to the console server";
   if (error instanceof ConnectError) {
     if (error.code === Code.NotFound) return "Not found";
     if (error.code === Code.Unavailable) return "Console server unavailable";

@@ -1,0 +1,22 @@
+import { expect, test } from "@playwright/test";
+import { newSessionId } from "./support/agent";
+import { shoot } from "./support/ui";
+
+test("when the console server is unreachable the list says what to do, then recovers", async ({ page }) => {
+  await page.route("**/baton.v1.ConsoleService/WatchSessionList", (route) => route.abort("connectionrefused"));
+  await page.goto("/");
+  await expect(page.getByText("Can’t reach the console server")).toBeVisible();
+  await expect(page.getByText("npm start", { exact: true })).toBeVisible();
+  await expect(page.getByTestId("site-connection").locator("[data-connection]")).toHaveAttribute("data-connection", "reconnecting");
+  await shoot(page, "list-unreachable-light");
+  await page.unroute("**/baton.v1.ConsoleService/WatchSessionList");
+  await page.getByRole("button", { name: "Retry now" }).click();
+  await expect(page.getByTestId("site-connection").locator("[data-connection]")).toHaveAttribute("data-connection", "live");
+  await expect(page.getByText("Can’t reach the console server")).toHaveCount(0);
+});
+
+test("an unknown session id says so instead of spinning", async ({ page }) => {
+  await page.goto(`/sessions/${newSessionId()}`);
+  await expect(page.getByRole("heading", { name: "Session not found" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Try again" })).toBeVisible();
+});
