@@ -193,9 +193,9 @@ const HANDOFF_EXPECT: Record<string, Expectation> = {
   noOffer: { alice: ["offer", "cancel"], aliceApprover: ["offer", "cancel"], root: ["cancel"] },
   pending: { alice: ["attachContext", "cancel"], aliceApprover: ["attachContext", "cancel"], bob: ["accept", "decline"], root: ["cancel"] },
   contextSent: { alice: ["attachContext", "cancel"], aliceApprover: ["attachContext", "cancel"], bob: ["accept", "decline"], root: ["cancel"] },
-  accepted: { alice: ["attachContext", "cancel"], aliceApprover: ["attachContext", "commit", "cancel"], root: ["cancel"] },
+  accepted: { alice: ["attachContext", "commit", "cancel"], aliceApprover: ["attachContext", "commit", "cancel"], root: ["cancel"] },
   declined: {
-    alice: ["offer", "attachContext", "cancel"],
+    alice: ["offer", "attachContext", "commit", "cancel"],
     aliceApprover: ["offer", "attachContext", "commit", "cancel"],
     root: ["cancel"],
   },
@@ -207,6 +207,7 @@ const HANDOFF_EXPECT: Record<string, Expectation> = {
     alice: ["attachContext", "cancel"],
     aliceApprover: ["attachContext", "cancel"],
     carol: ["commit", "cancel"],
+    carolOperator: ["commit"],
     root: ["cancel"],
   },
   designatedPending: {
@@ -217,9 +218,11 @@ const HANDOFF_EXPECT: Record<string, Expectation> = {
     root: ["cancel"],
   },
   anyParticipantAccepted: {
-    alice: ["attachContext", "cancel"],
+    alice: ["attachContext", "commit", "cancel"],
     aliceApprover: ["attachContext", "commit", "cancel"],
+    bob: ["commit"],
     carol: ["commit", "cancel"],
+    carolOperator: ["commit"],
     root: ["cancel"],
   },
   unknownPolicyAccepted: { alice: ["attachContext", "cancel"], aliceApprover: ["attachContext", "cancel"], root: ["cancel"] },
@@ -235,6 +238,7 @@ const HANDOFF_EXPECT: Record<string, Expectation> = {
     aliceApprover: ["attachContext", "cancel"],
     bob: ["accept", "decline"],
     carol: ["commit", "cancel"],
+    carolOperator: ["commit"],
     root: ["cancel"],
   },
 };
@@ -272,13 +276,13 @@ const TASK_EXPECT: Record<string, Expectation> = {
     bob: ["taskReject", "taskUpdate", "taskComplete", "taskFail"],
     root: ["cancel"],
   },
-  completed: { alice: ["cancel"], aliceApprover: ["commit", "cancel"], root: ["cancel"] },
-  failed: { alice: ["cancel"], aliceApprover: ["commit", "cancel"], root: ["cancel"] },
+  completed: { alice: ["commit", "cancel"], aliceApprover: ["commit", "cancel"], root: ["cancel"] },
+  failed: { alice: ["commit", "cancel"], aliceApprover: ["commit", "cancel"], root: ["cancel"] },
   failedRequireOutput: { alice: ["cancel"], aliceApprover: ["cancel"], root: ["cancel"] },
   emptyOutputRequireOutput: { alice: ["cancel"], aliceApprover: ["cancel"], root: ["cancel"] },
-  completedRequireOutput: { alice: ["cancel"], aliceApprover: ["commit", "cancel"], root: ["cancel"] },
+  completedRequireOutput: { alice: ["commit", "cancel"], aliceApprover: ["commit", "cancel"], root: ["cancel"] },
   committed: {},
-  designatedCompleted: { alice: ["cancel"], aliceApprover: ["cancel"], carol: ["commit", "cancel"], root: ["cancel"] },
+  designatedCompleted: { alice: ["cancel"], aliceApprover: ["cancel"], carol: ["commit", "cancel"], carolOperator: ["commit"], root: ["cancel"] },
 };
 
 function expectTable(scenarios: Record<string, Scenario>, expectations: Record<string, Expectation>) {
@@ -328,9 +332,13 @@ describe("decide: reasons people can read", () => {
       code: "role",
       reason: "Your account is read-only (viewer): you can watch sessions but not act in them.",
     });
-    expect(reasonOf(ACTORS.alice, HANDOFF.accepted!, "commit")).toEqual({
-      code: "role",
-      reason: "Committing a session needs the approver role; you are an operator.",
+    expect(reasonOf(ACTORS.vic, HANDOFF.accepted!, "commit").code).toBe("role");
+    // An operator who owns the session commits it under the default policy,
+    // but a lead-approval policy sends the decision to the designated approver.
+    expect(decide(ACTORS.alice, HANDOFF.accepted!.view, "commit", { now: NOW }).allowed).toBe(true);
+    expect(reasonOf(ACTORS.alice, HANDOFF.designatedAccepted!, "commit", { approverLabel: "a lead" })).toEqual({
+      code: "authority",
+      reason: "This handoff needs approval from a lead (carol).",
     });
     expect(reasonOf(ACTORS.carol, HANDOFF.accepted!, "manageUsers").reason).toBe("Only an admin can manage users.");
     expect(reasonOf(ACTORS.bob, HANDOFF.accepted!, "managePolicies").reason).toBe("Only an admin can manage policies.");

@@ -31,7 +31,7 @@ import {
   requiresOutput,
   type PolicySummary,
 } from "@/lib/authz/policy-summary";
-import { roleAtLeast, withArticle, type Role } from "@/lib/authz/roles";
+import { roleAtLeast, type Role } from "@/lib/authz/roles";
 
 export const ACTIONS = [
   "view",
@@ -130,7 +130,7 @@ export const MINIMUM_ROLE: Readonly<Record<Action, Role>> = Object.freeze({
   attachContext: "operator",
   accept: "operator",
   decline: "operator",
-  commit: "approver",
+  commit: "operator",
   cancel: "operator",
   taskRequest: "operator",
   taskAccept: "operator",
@@ -192,8 +192,6 @@ function checkRole(role: Role, action: Action): Decision {
       return deny("role", "Only an admin can manage users.");
     case "managePolicies":
       return deny("role", "Only an admin can manage policies.");
-    case "commit":
-      return deny("role", `Committing a session needs the approver role; you are ${withArticle(role)}.`);
     default:
       return deny("role", "Your account is read-only (viewer): you can watch sessions but not act in them.");
   }

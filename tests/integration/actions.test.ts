@@ -121,10 +121,10 @@ describe("a rotation that needs the lead's approval, driven by people", () => {
     ok(await alice.actions().offer({ sessionId: sid, messageId: uuid(), target: "human:dave" }));
     ok(await dave.actions().accept({ sessionId: sid, messageId: uuid(), reason: "dashboards checked" }));
 
-    // Alice owns the session but is an operator: committing needs the approver role.
+    // Alice owns the session, but its lead-approval policy designates Carol.
     const byAlice = await refusal(alice.actions().commit({ sessionId: sid, messageId: uuid(), outcome: HandoffOutcome.ACCEPTED }));
     expect(byAlice.code).toBe(Code.PermissionDenied);
-    expect(byAlice.rawMessage).toBe("Committing a session needs the approver role; you are an operator.");
+    expect(byAlice.rawMessage).toBe("This handoff needs approval from Carol Lee.");
     // Erin is an approver, but the policy names Carol.
     const byErin = await refusal(erin.actions().commit({ sessionId: sid, messageId: uuid(), outcome: HandoffOutcome.ACCEPTED }));
     expect(byErin.code).toBe(Code.PermissionDenied);
