@@ -13,7 +13,8 @@ const RUNTIME_ADDR = "127.0.0.1:50151";
 export const E2E_DATA_ROOT = path.join(".baton", "e2e-data");
 const dataDir = path.join(E2E_DATA_ROOT, process.env.BATON_E2E_RUN);
 
-process.env.MACP_BIND_ADDR ??= RUNTIME_ADDR;
+// The scripted agents in e2e/support/agent.ts talk gRPC to this address.
+process.env.BATON_E2E_RUNTIME_ADDR = RUNTIME_ADDR;
 
 export default defineConfig({
   testDir: "e2e",

@@ -76,6 +76,12 @@ test("filters and sort live in the URL; back and forward walk through them; the 
   await page.goBack();
   await expect(page).toHaveURL(/sort=intent/);
 
+  // "/sessions" is an alias that keeps the filters.
+  await page.goto(`/sessions?mode=task&q=${tag}`);
+  await expect(page).toHaveURL(new RegExp(`/\\?mode=task&q=${tag}$`));
+  await expect(listRow(page, task)).toBeVisible();
+  await expect(page.getByRole("link", { name: "Sessions", exact: true })).toHaveAttribute("aria-current", "page");
+
   // "/" jumps to search.
   await page.locator("body").click({ position: { x: 5, y: 5 } });
   await page.keyboard.press("/");

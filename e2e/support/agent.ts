@@ -8,7 +8,8 @@ import { MACPRuntimeService } from "@/lib/gen/macp/v1/core_pb";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import { buildEnvelope, type PayloadInput } from "@/lib/macp/payloads";
 
-export const RUNTIME_URL = `http://${process.env.MACP_BIND_ADDR ?? "127.0.0.1:50151"}`;
+/** Set by playwright.config.ts: the embedded runtime of the server under test. */
+export const RUNTIME_URL = `http://${process.env.BATON_E2E_RUNTIME_ADDR ?? "127.0.0.1:50151"}`;
 
 type Runtime = Client<typeof MACPRuntimeService>;
 let shared: Runtime | undefined;
