@@ -1,0 +1,415 @@
+// `npm run bench:web`: page-weight, LCP and live-latency benchmark of the
+// console in Chromium, against the app started exactly as the README says
+// (`npm start`: production build, built first when needed). A benchmark, not
+// a test: it asserts nothing, prints a table with the budgets and a final
+// JSON blob, and exits 0 unless something broke.
+//
+//   1. `npm start` on free loopback ports, fresh MACP_DATA_DIR, message rate
+//      limit off (MACP_MESSAGE_LIMIT_PER_MINUTE=0) so seeding is not throttled.
+//   2. Seed with real agents over gRPC (lib/agent): ~50 sessions for the list
+//      and one handoff session with 1,000 events (scripts/bench/web-seed.ts).
+//   3. Chromium (/usr/bin/chromium): 5 cold loads of `/` and of the
+//      1,000-event session (fresh context, cache disabled): gzipped JS that
+//      finished before `load`, LCP; then, with the session page open and
+//      following the latest event, N more envelopes one at a time: Ack at the
+//      agent → row in the DOM (scripts/bench/web-page.ts).
+//
+// Options: --runs=5 --live=40 --spacing=100 --events=1000 --sessions=50
+//          --settle=500 (ms after load + content before LCP is read)
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium, type Browser } from "playwright-core";
+import { startApp, type RunningApp } from "./bench/web-app";
+import { coldRun, clockOffset, openLiveSession, wallNow, type ColdRun } from "./bench/web-page";
+import { agents, contextPayload, seedBigSession, seedList, waitForRuntime, type Agents } from "./bench/web-seed";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const benchStart = performance.now();
+
+const argv = new Map(
+  process.argv.slice(2).map((a) => {
+    const m = /^--([^=]+)(?:=(.*))?$/.exec(a);
+    if (!m) throw new Error(`unrecognised argument ${a}`);
+    return [m[1]!, m[2] ?? "true"] as const;
+  }),
+);
+const num = (k: string, d: number): number => {
+  const v = argv.has(k) ? Number(argv.get(k)) : d;
+  if (!Number.isFinite(v) || v < 0) throw new Error(`--${k} must be a non-negative number`);
+  return v;
+};
+const opts = {
+  runs: Math.max(1, Math.round(num("runs", 5))),
+  live: Math.max(1, Math.round(num("live", 40))),
+  spacingMs: num("spacing", 100),
+  events: Math.max(10, Math.round(num("events", 1000))),
+  sessions: Math.max(1, Math.round(num("sessions", 50))),
+  settleMs: num("settle", 500),
+};
+
+const BUDGET = {
+  sessionJsKiB: 156,
+  referenceRunPageKiB: 260,
+  lcpMs: 550,
+  ackToDomP95Ms: 100,
+};
+
+const CHROMIUM = "/usr/bin/chromium";
+const LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"];
+
+const log = (msg: string): void => {
+  process.stderr.write(`[bench:web ${((performance.now() - benchStart) / 1000).toFixed(1)}s] ${msg}\n`);
+};
+
+// ---------------------------------------------------------------- stats
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  if (s.length === 0) return Number.NaN;
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** Nearest-rank percentile. */
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  if (s.length === 0) return Number.NaN;
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+}
+
+const kib = (b: number): number => b / 1024;
+const f1 = (x: number | null | undefined): string => (x === null || x === undefined || Number.isNaN(x) ? "—" : x.toFixed(1));
+const f0 = (x: number | null | undefined): string => (x === null || x === undefined || Number.isNaN(x) ? "—" : x.toFixed(0));
+
+// ---------------------------------------------------------------- phases
+
+interface PageSummary {
+  runs: ColdRun[];
+  jsGzipKiB: number;
+  jsRawKiB: number;
+  scripts: number;
+  jsAfterLoadGzipKiB: number;
+  htmlGzipKiB: number;
+  lcpMs: number;
+  loadMs: number;
+  readyMs: number;
+  lcpElement: string;
+  serverCompressed: boolean;
+}
+
+function summarize(runs: ColdRun[]): PageSummary {
+  const lcps = runs.map((r) => r.lcpMs).filter((x): x is number => x !== null);
+  const readies = runs.map((r) => r.readyMs).filter((x): x is number => x !== null);
+  const byLcp = [...runs].filter((r) => r.lcpMs !== null).sort((a, b) => a.lcpMs! - b.lcpMs!);
+  return {
+    runs,
+    jsGzipKiB: kib(median(runs.map((r) => r.jsGzipBytes))),
+    jsRawKiB: kib(median(runs.map((r) => r.jsRawBytes))),
+    scripts: median(runs.map((r) => r.scriptsBeforeLoad)),
+    jsAfterLoadGzipKiB: kib(median(runs.map((r) => r.jsAfterLoadGzipBytes))),
+    htmlGzipKiB: kib(median(runs.map((r) => r.htmlGzipBytes))),
+    lcpMs: median(lcps),
+    loadMs: median(runs.map((r) => r.loadMs)),
+    readyMs: median(readies),
+    lcpElement: byLcp[Math.floor(byLcp.length / 2)]?.lcpElement ?? "",
+    serverCompressed: runs.some((r) => r.serverCompressed),
+  };
+}
+
+async function coldRuns(browser: Browser, label: string, url: string, ready: string): Promise<PageSummary> {
+  const runs: ColdRun[] = [];
+  for (let i = 0; i < opts.runs; i++) {
+    const r = await coldRun(browser, url, { fn: ready, timeoutMs: 20_000 }, opts.settleMs);
+    if (r.failedScripts.length > 0) log(`WARNING ${label} run ${i + 1}: script errors (a concurrent rebuild of .next?): ${r.failedScripts.join(", ")}`);
+    log(
+      `${label} run ${i + 1}/${opts.runs}: JS ${f1(kib(r.jsGzipBytes))} KiB gz (${r.scriptsBeforeLoad} scripts), load ${f0(r.loadMs)} ms, LCP ${f0(r.lcpMs)} ms, content ${f0(r.readyMs)} ms`,
+    );
+    runs.push(r);
+  }
+  return summarize(runs);
+}
+
+interface LiveResult {
+  sent: number;
+  measured: number;
+  missing: number;
+  clockOffsetMs: number;
+  clockUncertaintyMs: number;
+  ackToDomMs: number[];
+  ackToFrameMs: number[];
+  sendToAckMs: number[];
+  p50: number;
+  p95: number;
+  max: number;
+  frameP50: number;
+  frameP95: number;
+  ackRttP50: number;
+  /** Ack → first bytes of the event in the page's JS (server, gateway, network). */
+  ackToPageP50: number;
+  /** Those bytes → row in the DOM (client batching, fold, React). */
+  pageToDomP50: number;
+  pageToDomP95: number;
+  /** Samples for which the split could be made. */
+  split: number;
+}
+
+async function livePhase(browser: Browser, app: RunningApp, a: Agents, big: Awaited<ReturnType<typeof seedBigSession>>): Promise<LiveResult> {
+  const live = await openLiveSession(browser, `${app.baseUrl}/sessions/${big.sessionId}`, big.events);
+  try {
+    const follow = await live.following();
+    log(`live: page open, ${follow.rows} rows, scrollY ${follow.scrollY}, at bottom ${follow.atBottom}`);
+    const clock = await clockOffset(live.page);
+    const acks: { messageId: string; sentAt: number; ackAt: number }[] = [];
+    for (let i = 0; i < opts.live; i++) {
+      const sentAt = wallNow();
+      const ack = await big.owner.sendContext({ handoffId: big.handoffId, ...contextPayload(big.events + i) });
+      const ackAt = wallNow();
+      acks.push({ messageId: ack.messageId, sentAt, ackAt });
+      await new Promise((r) => setTimeout(r, opts.spacingMs));
+    }
+    // Sequence of each live envelope, from the runtime's own history.
+    const history = await a.client("agent://bench/big-alice").history(big.sessionId, { timeoutMs: 20_000 });
+    const seqOf = new Map(history.map((h) => [h.envelope.messageId, h.sequence]));
+    const lastSeq = Math.max(...acks.map((x) => seqOf.get(x.messageId) ?? 0));
+    await live.page
+      .waitForFunction((n) => document.getElementById(`e-${n}`) !== null, lastSeq, { timeout: 5_000 })
+      .catch(() => undefined);
+    await live.page.waitForTimeout(100);
+    const rows = await live.rowTimes();
+    // The session stream is the fetch body that carried the most bytes (its history).
+    const chunks = await live.chunkTimes();
+    const bytesBy = new Map<number, number>();
+    for (const c of chunks) bytesBy.set(c.s, (bytesBy.get(c.s) ?? 0) + c.n);
+    const sessionStream = [...bytesBy.entries()].sort((x, y) => y[1] - x[1])[0]?.[0];
+    const arrivals = chunks.filter((c) => c.s === sessionStream).map((c) => c.t - clock.offsetMs);
+    const dom: number[] = [];
+    const frame: number[] = [];
+    const toPage: number[] = [];
+    const inPage: number[] = [];
+    let missing = 0;
+    acks.forEach((x, i) => {
+      const seq = seqOf.get(x.messageId);
+      const t = seq !== undefined ? rows[String(seq)] : undefined;
+      if (!t) {
+        missing += 1;
+        return;
+      }
+      // Page clock → this process's clock.
+      const domAt = t.dom - clock.offsetMs;
+      dom.push(domAt - x.ackAt);
+      if (t.frame !== undefined) frame.push(t.frame - clock.offsetMs - x.ackAt);
+      // First bytes of the session stream after this Send started (and
+      // before the next one): the event reaching the page's JS.
+      const until = acks[i + 1]?.sentAt ?? Number.POSITIVE_INFINITY;
+      const arrived = arrivals.find((a) => a >= x.sentAt && a < until && a <= domAt);
+      if (arrived !== undefined) {
+        toPage.push(arrived - x.ackAt);
+        inPage.push(domAt - arrived);
+      }
+    });
+    const rtt = acks.map((x) => x.ackAt - x.sentAt);
+    return {
+      sent: acks.length,
+      measured: dom.length,
+      missing,
+      clockOffsetMs: clock.offsetMs,
+      clockUncertaintyMs: clock.uncertaintyMs,
+      ackToDomMs: dom,
+      ackToFrameMs: frame,
+      sendToAckMs: rtt,
+      p50: pct(dom, 50),
+      p95: pct(dom, 95),
+      max: dom.length > 0 ? Math.max(...dom) : Number.NaN,
+      frameP50: pct(frame, 50),
+      frameP95: pct(frame, 95),
+      ackRttP50: pct(rtt, 50),
+      ackToPageP50: pct(toPage, 50),
+      pageToDomP50: pct(inPage, 50),
+      pageToDomP95: pct(inPage, 95),
+      split: toPage.length,
+    };
+  } finally {
+    await live.close();
+  }
+}
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<void> {
+  const load0 = os.loadavg()[0]!;
+  log(`starting the app with npm start (builds first when the UI changed)…`);
+  const app = await startApp({
+    root: ROOT,
+    env: { MACP_MESSAGE_LIMIT_PER_MINUTE: "0", MACP_SESSION_START_LIMIT_PER_MINUTE: "0" },
+    onLine: (line) => {
+      if (/baton: building|Compiled|next build. failed|Route \(app\)/.test(line)) log(`app: ${line}`);
+    },
+  });
+  const measureStart = performance.now();
+  log(`app ready on ${app.baseUrl} (gRPC ${app.grpcAddress}) after ${f1(app.readyMs / 1000)} s${app.built ? `, build + start ${f1(app.buildMs / 1000)} s` : ", no build needed"}`);
+  const a = agents(app.grpcAddress);
+  let browser: Browser | undefined;
+  const stopAll = async (): Promise<void> => {
+    a.closeAll();
+    await browser?.close().catch(() => undefined);
+    await app.stop();
+  };
+  const onSignal = (): void => {
+    void stopAll().finally(() => process.exit(130));
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    await waitForRuntime(a);
+    const t0 = performance.now();
+    const listEnvelopes = await seedList(a, opts.sessions - 1);
+    const big = await seedBigSession(a, opts.events);
+    const seedMs = performance.now() - t0;
+    log(`seeded ${opts.sessions - 1} sessions (${listEnvelopes} envelopes) + session ${big.sessionId} with ${big.events} events in ${f1(seedMs / 1000)} s`);
+
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS, headless: true });
+    const version = browser.version();
+
+    const listReady = `document.querySelectorAll('[data-testid=session-list] [data-row]').length > 0 && /\\b${opts.sessions} sessions\\b/.test(document.querySelector('[data-testid=list-count]')?.textContent ?? '')`;
+    const sessionReady = `document.querySelectorAll('article[data-sequence]').length > 0 && document.body.innerText.includes('${opts.events.toLocaleString("en-US")} events') && !document.body.innerText.includes('loading history')`;
+    const list = await coldRuns(browser, "list", `${app.baseUrl}/`, listReady);
+    const session = await coldRuns(browser, "session", `${app.baseUrl}/sessions/${big.sessionId}`, sessionReady);
+    const live = await livePhase(browser, app, a, big);
+    log(`live: ${live.measured}/${live.sent} rows measured, clock offset ${f1(live.clockOffsetMs)} ± ${f1(live.clockUncertaintyMs)} ms`);
+
+    await stopAll();
+    const measureMs = performance.now() - measureStart;
+    const load1 = os.loadavg()[0]!;
+
+    // ------------------------------------------------------------ report
+    const pass = (ok: boolean): string => (ok ? "PASS" : "FAIL");
+    const ratio = session.jsGzipKiB / BUDGET.referenceRunPageKiB;
+    const gzipNote = session.serverCompressed || list.serverCompressed ? "as sent (server gzip)" : "gzip -9 of bodies (server sends them uncompressed)";
+    const rows: [string, string, string, string, string][] = [
+      ["metric", "list /", "session (1,000 ev)", "budget (session)", "result"],
+      [
+        "JS before load, gzipped (KiB)",
+        f1(list.jsGzipKiB),
+        f1(session.jsGzipKiB),
+        `≤ ${BUDGET.sessionJsKiB} KiB`,
+        pass(session.jsGzipKiB <= BUDGET.sessionJsKiB),
+      ],
+      ["  vs MACP console run page (260 KiB)", `${(list.jsGzipKiB / BUDGET.referenceRunPageKiB).toFixed(2)}×`, `${ratio.toFixed(2)}×`, "", ""],
+      ["  JS before load, uncompressed (KiB)", f1(list.jsRawKiB), f1(session.jsRawKiB), "", ""],
+      ["  scripts before load", f0(list.scripts), f0(session.scripts), "", ""],
+      ["  JS after load (lazy), gzipped (KiB)", f1(list.jsAfterLoadGzipKiB), f1(session.jsAfterLoadGzipKiB), "", ""],
+      ["  HTML document, gzipped (KiB)", f1(list.htmlGzipKiB), f1(session.htmlGzipKiB), "", ""],
+      ["LCP (ms)", f0(list.lcpMs), f0(session.lcpMs), `≤ ${BUDGET.lcpMs} ms`, pass(session.lcpMs <= BUDGET.lcpMs)],
+      ["  load event (ms)", f0(list.loadMs), f0(session.loadMs), "", ""],
+      ["  content in place (ms)", f0(list.readyMs), f0(session.readyMs), "", ""],
+      [
+        `acceptance → DOM p95 (ms, n=${live.measured})`,
+        "",
+        f1(live.p95),
+        `≤ ${BUDGET.ackToDomP95Ms} ms`,
+        pass(live.missing === 0 && live.p95 <= BUDGET.ackToDomP95Ms),
+      ],
+      ["  acceptance → DOM p50 / max (ms)", "", `${f1(live.p50)} / ${f1(live.max)}`, "", ""],
+      ["  acceptance → next frame p50 / p95 (ms)", "", `${f1(live.frameP50)} / ${f1(live.frameP95)}`, "", ""],
+      ["  Ack → bytes in page p50 (ms)", "", f1(live.ackToPageP50), "", ""],
+      ["  bytes in page → DOM p50 / p95 (ms)", "", `${f1(live.pageToDomP50)} / ${f1(live.pageToDomP95)}`, "", ""],
+      ["  agent Send → Ack p50 (ms)", "", f1(live.ackRttP50), "", ""],
+    ];
+    const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+    const line = (r: string[]): string => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join("  ");
+    const out: string[] = [];
+    out.push("");
+    out.push(`Baton web bench: Chromium ${version} headless, ${opts.runs} cold runs per page (fresh context, cache off), medians`);
+    out.push(`  ${opts.sessions} sessions listed; session page: ${opts.events} events; live: ${live.sent} envelopes spaced ${opts.spacingMs} ms`);
+    out.push(`  JS bytes: ${gzipNote}; viewport 1440×900; LCP read after load + content in place + ${opts.settleMs} ms`);
+    out.push(`  ${os.cpus().length} cores, load average ${load0.toFixed(2)} → ${load1.toFixed(2)}`);
+    out.push("");
+    out.push(line(rows[0]!));
+    out.push(widths.map((w) => "-".repeat(w)).join("  "));
+    for (const r of rows.slice(1)) out.push(line(r));
+    out.push("");
+    const firstSession = session.runs[0];
+    if (firstSession) {
+      out.push(`session page scripts before load (gzip KiB, largest first; labels are string signatures, exact split: \`next analyze -o\`):`);
+      for (const sc of [...firstSession.scripts].sort((x, y) => y.gzipBytes - x.gzipBytes)) {
+        out.push(`  ${f1(kib(sc.gzipBytes)).padStart(6)}  ${path.basename(new URL(sc.url).pathname).padEnd(28)} ${sc.tags.join(", ")}`);
+      }
+    }
+    out.push(`LCP element (median run): list ${list.lcpElement || "—"}; session ${session.lcpElement || "—"}`);
+    out.push(`per-run LCP (ms): list ${list.runs.map((r) => f0(r.lcpMs)).join(", ")}; session ${session.runs.map((r) => f0(r.lcpMs)).join(", ")}`);
+    if (live.missing > 0) out.push(`WARNING: ${live.missing} live rows never appeared in the DOM (follow-latest not engaged?)`);
+    out.push(
+      `setup: ${app.built ? `build + start ${f1(app.buildMs / 1000)} s (not counted)` : "no build needed"}, app ready ${f1(app.readyMs / 1000)} s; seeding ${f1(seedMs / 1000)} s; measured part ${f1(measureMs / 1000)} s`,
+    );
+    process.stdout.write(`${out.join("\n")}\n\n`);
+
+    const blob = {
+      bench: "web",
+      chromium: version,
+      options: opts,
+      budgets: BUDGET,
+      jsBytesMethod: session.serverCompressed ? "content-encoding as sent" : "gzip level 9 of uncompressed bodies",
+      list: {
+        jsGzipKiB: +list.jsGzipKiB.toFixed(2),
+        jsRawKiB: +list.jsRawKiB.toFixed(2),
+        scriptsBeforeLoad: list.scripts,
+        jsAfterLoadGzipKiB: +list.jsAfterLoadGzipKiB.toFixed(2),
+        htmlGzipKiB: +list.htmlGzipKiB.toFixed(2),
+        lcpMs: +list.lcpMs.toFixed(1),
+        loadMs: +list.loadMs.toFixed(1),
+        contentReadyMs: +list.readyMs.toFixed(1),
+        lcpElement: list.lcpElement,
+        runs: list.runs.map((r) => ({ jsGzipBytes: r.jsGzipBytes, lcpMs: r.lcpMs, loadMs: r.loadMs, readyMs: r.readyMs })),
+      },
+      session: {
+        events: opts.events,
+        jsGzipKiB: +session.jsGzipKiB.toFixed(2),
+        jsRawKiB: +session.jsRawKiB.toFixed(2),
+        scriptsBeforeLoad: session.scripts,
+        jsAfterLoadGzipKiB: +session.jsAfterLoadGzipKiB.toFixed(2),
+        htmlGzipKiB: +session.htmlGzipKiB.toFixed(2),
+        ratioToReferenceRunPage: +ratio.toFixed(3),
+        lcpMs: +session.lcpMs.toFixed(1),
+        loadMs: +session.loadMs.toFixed(1),
+        contentReadyMs: +session.readyMs.toFixed(1),
+        lcpElement: session.lcpElement,
+        scripts: session.runs[0]?.scripts.map((s) => ({ file: new URL(s.url).pathname, gzipBytes: s.gzipBytes, rawBytes: s.rawBytes, tags: s.tags })) ?? [],
+        runs: session.runs.map((r) => ({ jsGzipBytes: r.jsGzipBytes, lcpMs: r.lcpMs, loadMs: r.loadMs, readyMs: r.readyMs })),
+      },
+      live: {
+        sent: live.sent,
+        measured: live.measured,
+        missing: live.missing,
+        ackToDomP50Ms: +live.p50.toFixed(2),
+        ackToDomP95Ms: +live.p95.toFixed(2),
+        ackToDomMaxMs: +live.max.toFixed(2),
+        ackToNextFrameP50Ms: +live.frameP50.toFixed(2),
+        ackToNextFrameP95Ms: +live.frameP95.toFixed(2),
+        sendToAckP50Ms: +live.ackRttP50.toFixed(2),
+        ackToPageBytesP50Ms: +live.ackToPageP50.toFixed(2),
+        pageBytesToDomP50Ms: +live.pageToDomP50.toFixed(2),
+        pageBytesToDomP95Ms: +live.pageToDomP95.toFixed(2),
+        splitSamples: live.split,
+        clockOffsetMs: +live.clockOffsetMs.toFixed(2),
+        clockUncertaintyMs: +live.clockUncertaintyMs.toFixed(2),
+        samplesMs: live.ackToDomMs.map((x) => +x.toFixed(2)),
+      },
+      pass: {
+        sessionJs: session.jsGzipKiB <= BUDGET.sessionJsKiB,
+        sessionLcp: session.lcpMs <= BUDGET.lcpMs,
+        ackToDomP95: live.missing === 0 && live.p95 <= BUDGET.ackToDomP95Ms,
+      },
+      setup: { built: app.built, buildAndStartMs: Math.round(app.buildMs), appReadyMs: Math.round(app.readyMs), seedMs: Math.round(seedMs) },
+      measuredMs: Math.round(measureMs),
+    };
+    process.stdout.write(`${JSON.stringify(blob)}\n`);
+  } catch (e) {
+    log(`failed: ${(e as Error).stack ?? String(e)}`);
+    log(`app log tail:\n${app.logTail()}`);
+    await stopAll();
+    process.exitCode = 1;
+  }
+}
+
+await main();

@@ -1,0 +1,321 @@
+// `npm run bench:web`: what is measured inside Chromium. Cold page loads
+// (JS before `load`, LCP, when the content is in place) and the live
+// acceptance → DOM latency of the session timeline. Benchmark code only.
+
+import zlib from "node:zlib";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+
+export const VIEWPORT = { width: 1440, height: 900 };
+
+/** Wall-clock ms with sub-ms resolution, comparable to the page's `timeOrigin + now()`. */
+export const wallNow = (): number => performance.timeOrigin + performance.now();
+
+/** Rough content labels for a chunk, from strings its libraries keep when minified. */
+const SIGNATURES: [RegExp, string][] = [
+  [/__reactFiber/, "react-dom"],
+  [/next-router-state-tree/, "next router"],
+  [/thematicBreak/, "markdown (react-markdown/micromark)"],
+  [/FileDescriptorProto/, "protobuf reflection"],
+  [/connect-protocol-version/i, "connect"],
+  [/refetchOnWindowFocus/, "react-query"],
+  [/getVirtualItems/, "react-virtual"],
+  [/data-sequence/, "session timeline"],
+  [/data-row-id/, "session list"],
+];
+
+export function chunkTags(body: Buffer): string[] {
+  const text = body.toString("latin1");
+  return SIGNATURES.filter(([re]) => re.test(text)).map(([, tag]) => tag);
+}
+
+export interface ScriptLoad {
+  url: string;
+  tags: string[];
+  /** Uncompressed body bytes. */
+  rawBytes: number;
+  /** Bytes as gzip -9 (or as sent, when the server compressed it). */
+  gzipBytes: number;
+  responseEndMs: number;
+}
+
+export interface ColdRun {
+  url: string;
+  /** Sum over script responses that ended before the load event. */
+  jsGzipBytes: number;
+  jsRawBytes: number;
+  scriptsBeforeLoad: number;
+  /** Scripts that arrived after `load` (lazy chunks): count and gzip bytes. */
+  scriptsAfterLoad: number;
+  jsAfterLoadGzipBytes: number;
+  /** The HTML document (it carries the inline RSC payload), gzip -9. */
+  htmlGzipBytes: number;
+  lcpMs: number | null;
+  lcpElement: string;
+  loadMs: number;
+  domContentLoadedMs: number;
+  /** Navigation start → the page's content was in place (see `ready`). */
+  readyMs: number | null;
+  /** True when the server sent the scripts compressed itself. */
+  serverCompressed: boolean;
+  /** Script responses with an error status (e.g. a rebuild swapped .next mid-run). */
+  failedScripts: string[];
+  scripts: ScriptLoad[];
+}
+
+/** gzip -9 sizes by URL; chunk names are content hashes, so one fetch each. */
+const gzipCache = new Map<string, { raw: number; gz: number; tags: string[] }>();
+
+async function gzipSize(url: string, body: () => Promise<Buffer>): Promise<{ raw: number; gz: number; tags: string[] }> {
+  const hit = gzipCache.get(url);
+  if (hit) return hit;
+  const buf = await body();
+  const out = { raw: buf.byteLength, gz: zlib.gzipSync(buf, { level: 9 }).byteLength, tags: chunkTags(buf) };
+  gzipCache.set(url, out);
+  return out;
+}
+
+async function freshContext(browser: Browser): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: "light", reducedMotion: "no-preference" });
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Network.enable");
+  await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
+  return { context, page };
+}
+
+/**
+ * One cold load in a fresh context with the cache disabled. `ready` is a
+ * selector-based condition for "the page's content is in place"; LCP is
+ * read after `load`, that condition and `settleMs`.
+ */
+export async function coldRun(
+  browser: Browser,
+  url: string,
+  ready: { fn: string; timeoutMs: number },
+  settleMs: number,
+): Promise<ColdRun> {
+  const { context, page } = await freshContext(browser);
+  try {
+    const scriptResponses = new Map<string, { encoding: string; body: () => Promise<Buffer> }>();
+    const failed: string[] = [];
+    page.on("response", (res) => {
+      if (res.request().resourceType() !== "script") return;
+      if (res.status() >= 400) failed.push(`${res.status()} ${res.url()}`);
+      scriptResponses.set(res.url(), { encoding: res.headers()["content-encoding"] ?? "", body: () => res.body() });
+    });
+    const nav = await page.goto(url, { waitUntil: "load", timeout: 60_000 });
+    const html = nav ? await nav.body() : Buffer.alloc(0);
+    let readyMs: number | null = null;
+    try {
+      await page.waitForFunction(ready.fn, undefined, { timeout: ready.timeoutMs, polling: "raf" });
+      readyMs = await page.evaluate(() => performance.now());
+    } catch {
+      readyMs = null;
+    }
+    await page.waitForTimeout(settleMs);
+    const m = await page.evaluate(async () => {
+      const lcp = await new Promise<{ t: number | null; el: string }>((resolve) => {
+        let last: (PerformanceEntry & { renderTime?: number; loadTime?: number; element?: Element | null }) | undefined;
+        const po = new PerformanceObserver((list) => {
+          for (const e of list.getEntries()) last = e;
+        });
+        po.observe({ type: "largest-contentful-paint", buffered: true });
+        // Buffered entries are delivered in a task; give it two.
+        setTimeout(() => {
+          po.disconnect();
+          if (!last) return resolve({ t: null, el: "" });
+          const el = last.element;
+          const desc = el ? `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}${el.getAttribute("data-testid") ? `[data-testid=${el.getAttribute("data-testid")}]` : ""} "${(el.textContent ?? "").trim().slice(0, 40)}"` : "(removed)";
+          resolve({ t: last.startTime, el: desc });
+        }, 50);
+      });
+      const navEntry = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
+      const resources = (performance.getEntriesByType("resource") as PerformanceResourceTiming[]).map((r) => ({
+        name: r.name,
+        responseEnd: r.responseEnd,
+        encodedBodySize: r.encodedBodySize,
+        decodedBodySize: r.decodedBodySize,
+      }));
+      return {
+        lcp,
+        loadEventStart: navEntry.loadEventStart,
+        domContentLoaded: navEntry.domContentLoadedEventStart,
+        resources,
+      };
+    });
+    let serverCompressed = false;
+    const scripts: ScriptLoad[] = [];
+    let afterCount = 0;
+    let afterGz = 0;
+    for (const r of m.resources) {
+      const sr = scriptResponses.get(r.name);
+      if (!sr) continue;
+      const compressed = sr.encoding !== "" && sr.encoding !== "identity";
+      serverCompressed ||= compressed;
+      const size = compressed
+        ? { raw: r.decodedBodySize, gz: r.encodedBodySize, tags: chunkTags(await sr.body()) }
+        : await gzipSize(r.name, sr.body);
+      if (r.responseEnd > 0 && r.responseEnd <= m.loadEventStart) {
+        scripts.push({ url: r.name, tags: size.tags, rawBytes: size.raw, gzipBytes: size.gz, responseEndMs: r.responseEnd });
+      } else {
+        afterCount += 1;
+        afterGz += size.gz;
+      }
+    }
+    return {
+      url,
+      jsGzipBytes: scripts.reduce((n, s) => n + s.gzipBytes, 0),
+      jsRawBytes: scripts.reduce((n, s) => n + s.rawBytes, 0),
+      scriptsBeforeLoad: scripts.length,
+      scriptsAfterLoad: afterCount,
+      jsAfterLoadGzipBytes: afterGz,
+      htmlGzipBytes: zlib.gzipSync(html, { level: 9 }).byteLength,
+      lcpMs: m.lcp.t,
+      lcpElement: m.lcp.el,
+      loadMs: m.loadEventStart,
+      domContentLoadedMs: m.domContentLoaded,
+      readyMs,
+      serverCompressed,
+      failedScripts: failed,
+      scripts,
+    };
+  } finally {
+    await context.close();
+  }
+}
+
+// ------------------------------------------------------------------ live
+
+/** Page clock minus this process's clock, from the round trip with the least delay. */
+export async function clockOffset(page: Page, rounds = 15): Promise<{ offsetMs: number; uncertaintyMs: number }> {
+  let best = { offsetMs: 0, uncertaintyMs: Number.POSITIVE_INFINITY };
+  for (let i = 0; i < rounds; i++) {
+    const t0 = wallNow();
+    const pageT = await page.evaluate(() => performance.timeOrigin + performance.now());
+    const t1 = wallNow();
+    const half = (t1 - t0) / 2;
+    if (half < best.uncertaintyMs) best = { offsetMs: pageT - (t0 + half), uncertaintyMs: half };
+  }
+  return best;
+}
+
+/** Page-side: records when each article[data-sequence] first enters the DOM. */
+const ROW_RECORDER = `(() => {
+  const times = {};
+  window.__benchRows = times;
+  for (const a of document.querySelectorAll("article[data-sequence]")) times[a.getAttribute("data-sequence")] = { dom: 0 };
+  function record(el) {
+    const seq = el.getAttribute("data-sequence");
+    if (seq === null || times[seq]) return;
+    const entry = { dom: performance.timeOrigin + performance.now() };
+    times[seq] = entry;
+    requestAnimationFrame(() => { entry.frame = performance.timeOrigin + performance.now(); });
+  }
+  new MutationObserver((muts) => {
+    for (const m of muts) for (const n of m.addedNodes) {
+      if (n.nodeType !== 1) continue;
+      if (n.matches("article[data-sequence]")) record(n);
+      for (const a of n.querySelectorAll("article[data-sequence]")) record(a);
+    }
+  }).observe(document.body, { childList: true, subtree: true });
+})()`;
+
+/**
+ * Page-side, before any app script: notes when the page's JavaScript receives
+ * each network chunk of a fetch body (ReadableStream reads of bytes), per
+ * stream, so the live latency splits into "server → page" and "page → DOM".
+ */
+const CHUNK_RECORDER = `(() => {
+  const chunks = [];
+  window.__benchChunks = chunks;
+  const ids = new WeakMap();
+  let nextId = 1;
+  const read = ReadableStreamDefaultReader.prototype.read;
+  ReadableStreamDefaultReader.prototype.read = function () {
+    let id = ids.get(this);
+    if (id === undefined) { id = nextId++; ids.set(this, id); }
+    return read.call(this).then((r) => {
+      if (r && !r.done && r.value instanceof Uint8Array) {
+        chunks.push({ s: id, t: performance.timeOrigin + performance.now(), n: r.value.byteLength });
+        if (chunks.length > 20000) chunks.splice(0, 10000);
+      }
+      return r;
+    });
+  };
+})()`;
+
+export interface ChunkTime {
+  /** Reader id (one per stream). */
+  s: number;
+  /** Page wall clock. */
+  t: number;
+  n: number;
+}
+
+export interface LivePage {
+  context: BrowserContext;
+  page: Page;
+  /** Page-clock times at which each sequence's row was first in the DOM, and the next frame after it. */
+  rowTimes(): Promise<Record<string, { dom: number; frame?: number }>>;
+  /** Byte chunks the page's JS received from fetch bodies (page clock). */
+  chunkTimes(): Promise<ChunkTime[]>;
+  following(): Promise<{ scrollY: number; atBottom: boolean; rows: number }>;
+  close(): Promise<void>;
+}
+
+/**
+ * Open the session page, wait for its history, follow the latest with the
+ * End key (the UI's own jump-to-latest), and record when rows appear.
+ */
+export async function openLiveSession(browser: Browser, url: string, expectedEvents: number): Promise<LivePage> {
+  const { context, page } = await freshContext(browser);
+  await page.addInitScript(CHUNK_RECORDER);
+  await page.goto(url, { waitUntil: "load", timeout: 60_000 });
+  await page.waitForFunction(
+    (n) => document.querySelectorAll("article[data-sequence]").length > 0 && document.body.innerText.includes(`${n.toLocaleString("en-US")} events`),
+    expectedEvents,
+    { timeout: 30_000 },
+  );
+  const following = () =>
+    page.evaluate(() => {
+      const doc = document.documentElement;
+      const tl = document.querySelector("[data-testid=timeline]");
+      return {
+        scrollY: window.scrollY,
+        atBottom: window.scrollY + window.innerHeight >= doc.scrollHeight - 120,
+        rows: Number(tl?.getAttribute("data-rows") ?? 0),
+      };
+    });
+  // End: jump to the newest event and follow from there on.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    await page.keyboard.press("End");
+    try {
+      await page.waitForFunction(
+        (n) => {
+          const doc = document.documentElement;
+          const atBottom = window.scrollY + window.innerHeight >= doc.scrollHeight - 120;
+          return window.scrollY > 0 && atBottom && document.getElementById(`e-${n}`) !== null;
+        },
+        expectedEvents,
+        { timeout: 3_000 },
+      );
+      break;
+    } catch {
+      /* press again: row heights were still being measured */
+    }
+  }
+  // Records the first time each timeline row (article[data-sequence]) enters
+  // the DOM, in the page's wall clock, and the animation frame after it.
+  // (A string, not a function: tsx would wrap named arrows in a helper the
+  // page does not have.)
+  await page.evaluate(ROW_RECORDER);
+  await page.waitForTimeout(500);
+  return {
+    context,
+    page,
+    rowTimes: () => page.evaluate(() => (window as unknown as { __benchRows: Record<string, { dom: number; frame?: number }> }).__benchRows),
+    chunkTimes: () => page.evaluate(() => (window as unknown as { __benchChunks?: ChunkTime[] }).__benchChunks ?? []),
+    following,
+    close: () => context.close(),
+  };
+}
