@@ -45,8 +45,10 @@ const initialData = (sessionId: string): SessionStreamData => ({
 const FOLD_MS = 16;
 /** Fold immediately once this many events are buffered. */
 const FOLD_MAX = 256;
-/** Publish folded state to React at most this often. */
+/** Publish folded state to React at most this often while live… */
 const PUBLISH_MS = 50;
+/** …and less often while history is replayed (each publish rebuilds the timeline). */
+const REPLAY_PUBLISH_MS = 250;
 /** Yield to the browser after this much folding work. */
 const YIELD_AFTER_MS = 12;
 
@@ -69,7 +71,7 @@ function startSessionStream(qc: QueryClient, sessionId: string, signal: AbortSig
     }
   };
   const schedulePublish = (): void => {
-    if (!publishTimer) publishTimer = setTimeout(publish, PUBLISH_MS);
+    if (!publishTimer) publishTimer = setTimeout(publish, data.stream.caughtUp ? PUBLISH_MS : REPLAY_PUBLISH_MS);
   };
 
   const fold = (): StreamDirective => {
@@ -125,6 +127,11 @@ function startSessionStream(qc: QueryClient, sessionId: string, signal: AbortSig
         }
         if (!isEvent || buffer.length >= FOLD_MAX) {
           const directive = fold();
+          if (m.item.case === "caughtUp" || m.item.case === "metadata") {
+            // History is complete (or the lifecycle changed): show it now.
+            if (publishTimer) clearTimeout(publishTimer);
+            publish();
+          }
           if (workSince > YIELD_AFTER_MS) {
             workSince = 0;
             return new Promise<StreamDirective>((resolve) => setTimeout(() => resolve(directive), 0));
