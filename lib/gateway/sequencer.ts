@@ -133,7 +133,9 @@ function metadataActivityMs(meta: SessionMetadata): number {
  * identity may not read the session); the row then carries metadata only.
  */
 export function toSummary(meta: SessionMetadata, view: SessionView | undefined, eventCount: number): SessionSummary {
-  const activity = Math.max(metadataActivityMs(meta), view?.lastActivityMs ?? 0);
+  // Envelope timestamps come from agents' clocks; never let one claim the future.
+  const agentClaimed = Math.min(view?.lastActivityMs ?? 0, Date.now());
+  const activity = Math.max(metadataActivityMs(meta), agentClaimed);
   const started = view?.started === true;
   return create(SessionSummarySchema, {
     metadata: meta,
