@@ -16,6 +16,9 @@
 //
 // Options: --runs=5 --live=40 --spacing=100 --events=1000 --sessions=50
 //          --settle=500 (ms after load + content before LCP is read)
+//          --quiet-cores=0.5 --quiet-wait=15000 (before each phase, wait up
+//          to that long for other processes to leave the CPUs mostly idle)
+import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -46,6 +49,10 @@ const opts = {
   events: Math.max(10, Math.round(num("events", 1000))),
   sessions: Math.max(1, Math.round(num("sessions", 50))),
   settleMs: num("settle", 500),
+  /** Busy cores (all processes) under which a phase starts without waiting. */
+  quietCores: num("quiet-cores", 0.5),
+  /** Longest wait for quiet before each phase. */
+  quietWaitMs: num("quiet-wait", 15_000),
 };
 
 const BUDGET = {
@@ -61,6 +68,39 @@ const LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-netw
 const log = (msg: string): void => {
   process.stderr.write(`[bench:web ${((performance.now() - benchStart) / 1000).toFixed(1)}s] ${msg}\n`);
 };
+
+// ---------------------------------------------------------------- quiet
+
+/** Busy cores, machine-wide, over `ms` (from /proc/stat; NaN where unavailable). */
+async function busyCores(ms: number): Promise<number> {
+  const read = (): { busy: number; total: number } | null => {
+    try {
+      const f = fs.readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+      const idle = (f[3] ?? 0) + (f[4] ?? 0);
+      const total = f.reduce((a, b) => a + b, 0);
+      return { busy: total - idle, total };
+    } catch {
+      return null;
+    }
+  };
+  const a = read();
+  await new Promise((r) => setTimeout(r, ms));
+  const b = read();
+  if (!a || !b || b.total === a.total) return Number.NaN;
+  return ((b.busy - a.busy) / (b.total - a.total)) * os.cpus().length;
+}
+
+/**
+ * Before a measured phase: wait (bounded) until other processes leave the
+ * CPUs mostly idle. Returns the last reading, for the report.
+ */
+async function waitForQuiet(label: string): Promise<number> {
+  const deadline = performance.now() + opts.quietWaitMs;
+  let busy = await busyCores(500);
+  while (busy > opts.quietCores && performance.now() < deadline) busy = await busyCores(1_000);
+  if (busy > opts.quietCores) log(`${label}: other processes keep ${busy.toFixed(2)} cores busy; measuring anyway`);
+  return busy;
+}
 
 // ---------------------------------------------------------------- stats
 
@@ -117,7 +157,10 @@ function summarize(runs: ColdRun[]): PageSummary {
   };
 }
 
+const background: Record<string, number> = {};
+
 async function coldRuns(browser: Browser, label: string, url: string, ready: string): Promise<PageSummary> {
+  background[label] = await waitForQuiet(label);
   const runs: ColdRun[] = [];
   for (let i = 0; i < opts.runs; i++) {
     const r = await coldRun(browser, url, { fn: ready, timeoutMs: 20_000 }, opts.settleMs);
@@ -152,6 +195,15 @@ interface LiveResult {
   pageToDomP95: number;
   /** Samples for which the split could be made. */
   split: number;
+  /** Bytes in page → the commit that grows the timeline (fold, publish, render). */
+  pageToCommitP50: number;
+  /** That commit → the row element in the DOM (virtualizer range, follow scroll). */
+  commitToDomP50: number;
+  commitToDomP95: number;
+  /** Main-thread frames > 50 ms during the live phase. */
+  longFrames: number;
+  longFrameP50: number;
+  longFrameMax: number;
 }
 
 async function livePhase(browser: Browser, app: RunningApp, a: Agents, big: Awaited<ReturnType<typeof seedBigSession>>): Promise<LiveResult> {
@@ -159,6 +211,7 @@ async function livePhase(browser: Browser, app: RunningApp, a: Agents, big: Awai
   try {
     const follow = await live.following();
     log(`live: page open, ${follow.rows} rows, scrollY ${follow.scrollY}, at bottom ${follow.atBottom}`);
+    background.live = await waitForQuiet("live");
     const clock = await clockOffset(live.page);
     const acks: { messageId: string; sentAt: number; ackAt: number }[] = [];
     for (let i = 0; i < opts.live; i++) {
@@ -177,6 +230,8 @@ async function livePhase(browser: Browser, app: RunningApp, a: Agents, big: Awai
       .catch(() => undefined);
     await live.page.waitForTimeout(100);
     const rows = await live.rowTimes();
+    const commits = (await live.commits()).map((c) => c.t - clock.offsetMs);
+    const longFrames = (await live.longFrames()).filter((f) => f.t - clock.offsetMs >= (acks[0]?.sentAt ?? 0));
     // The session stream is the fetch body that carried the most bytes (its history).
     const chunks = await live.chunkTimes();
     const bytesBy = new Map<number, number>();
@@ -187,6 +242,8 @@ async function livePhase(browser: Browser, app: RunningApp, a: Agents, big: Awai
     const frame: number[] = [];
     const toPage: number[] = [];
     const inPage: number[] = [];
+    const toCommit: number[] = [];
+    const commitToDom: number[] = [];
     let missing = 0;
     acks.forEach((x, i) => {
       const seq = seqOf.get(x.messageId);
@@ -206,6 +263,12 @@ async function livePhase(browser: Browser, app: RunningApp, a: Agents, big: Awai
       if (arrived !== undefined) {
         toPage.push(arrived - x.ackAt);
         inPage.push(domAt - arrived);
+        // The React commit that grew the timeline for this event.
+        const committed = commits.find((c) => c >= arrived && c <= domAt);
+        if (committed !== undefined) {
+          toCommit.push(committed - arrived);
+          commitToDom.push(domAt - committed);
+        }
       }
     });
     const rtt = acks.map((x) => x.ackAt - x.sentAt);
@@ -228,6 +291,12 @@ async function livePhase(browser: Browser, app: RunningApp, a: Agents, big: Awai
       pageToDomP50: pct(inPage, 50),
       pageToDomP95: pct(inPage, 95),
       split: toPage.length,
+      pageToCommitP50: pct(toCommit, 50),
+      commitToDomP50: pct(commitToDom, 50),
+      commitToDomP95: pct(commitToDom, 95),
+      longFrames: longFrames.length,
+      longFrameP50: pct(longFrames.map((f) => f.d), 50),
+      longFrameMax: longFrames.length > 0 ? Math.max(...longFrames.map((f) => f.d)) : 0,
     };
   } finally {
     await live.close();
@@ -268,6 +337,11 @@ async function main(): Promise<void> {
     const seedMs = performance.now() - t0;
     log(`seeded ${opts.sessions - 1} sessions (${listEnvelopes} envelopes) + session ${big.sessionId} with ${big.events} events in ${f1(seedMs / 1000)} s`);
 
+    // Warm the server (route modules, first render) with plain GETs so the
+    // cold runs measure a cold browser, not the server's very first request.
+    for (const u of [`${app.baseUrl}/`, `${app.baseUrl}/sessions/${big.sessionId}`]) {
+      for (let i = 0; i < 2; i++) await (await fetch(u)).arrayBuffer();
+    }
     browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS, headless: true });
     const version = browser.version();
 
@@ -314,7 +388,10 @@ async function main(): Promise<void> {
       ["  acceptance → next frame p50 / p95 (ms)", "", `${f1(live.frameP50)} / ${f1(live.frameP95)}`, "", ""],
       ["  Ack → bytes in page p50 (ms)", "", f1(live.ackToPageP50), "", ""],
       ["  bytes in page → DOM p50 / p95 (ms)", "", `${f1(live.pageToDomP50)} / ${f1(live.pageToDomP95)}`, "", ""],
+      ["    bytes → timeline commit p50 (ms)", "", f1(live.pageToCommitP50), "", ""],
+      ["    commit → row in DOM p50 / p95 (ms)", "", `${f1(live.commitToDomP50)} / ${f1(live.commitToDomP95)}`, "", ""],
       ["  agent Send → Ack p50 (ms)", "", f1(live.ackRttP50), "", ""],
+      [`  frames > 50 ms while live: n / p50 / max (ms)`, "", `${live.longFrames} / ${f0(live.longFrameP50)} / ${f0(live.longFrameMax)}`, "", ""],
     ];
     const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
     const line = (r: string[]): string => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join("  ");
@@ -322,8 +399,12 @@ async function main(): Promise<void> {
     out.push("");
     out.push(`Baton web bench: Chromium ${version} headless, ${opts.runs} cold runs per page (fresh context, cache off), medians`);
     out.push(`  ${opts.sessions} sessions listed; session page: ${opts.events} events; live: ${live.sent} envelopes spaced ${opts.spacingMs} ms`);
-    out.push(`  JS bytes: ${gzipNote}; viewport 1440×900; LCP read after load + content in place + ${opts.settleMs} ms`);
-    out.push(`  ${os.cpus().length} cores, load average ${load0.toFixed(2)} → ${load1.toFixed(2)}`);
+    out.push(`  JS bytes: ${gzipNote}; viewport 1440×900; LCP read after load + content in place + ${opts.settleMs} ms; server warmed with 2 GETs per page`);
+    out.push(
+      `  ${os.cpus().length} cores, load average ${load0.toFixed(2)} → ${load1.toFixed(2)}; busy cores just before each phase: ${Object.entries(background)
+        .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+        .join(", ")}`,
+    );
     out.push("");
     out.push(line(rows[0]!));
     out.push(widths.map((w) => "-".repeat(w)).join("  "));
@@ -391,6 +472,12 @@ async function main(): Promise<void> {
         pageBytesToDomP50Ms: +live.pageToDomP50.toFixed(2),
         pageBytesToDomP95Ms: +live.pageToDomP95.toFixed(2),
         splitSamples: live.split,
+        pageBytesToCommitP50Ms: +live.pageToCommitP50.toFixed(2),
+        commitToDomP50Ms: +live.commitToDomP50.toFixed(2),
+        commitToDomP95Ms: +live.commitToDomP95.toFixed(2),
+        longAnimationFrames: live.longFrames,
+        longAnimationFrameP50Ms: +live.longFrameP50.toFixed(1),
+        longAnimationFrameMaxMs: +live.longFrameMax.toFixed(1),
         clockOffsetMs: +live.clockOffsetMs.toFixed(2),
         clockUncertaintyMs: +live.clockUncertaintyMs.toFixed(2),
         samplesMs: live.ackToDomMs.map((x) => +x.toFixed(2)),
@@ -402,6 +489,7 @@ async function main(): Promise<void> {
       },
       setup: { built: app.built, buildAndStartMs: Math.round(app.buildMs), appReadyMs: Math.round(app.readyMs), seedMs: Math.round(seedMs) },
       measuredMs: Math.round(measureMs),
+      machine: { cores: os.cpus().length, loadAverage1m: [+load0.toFixed(2), +load1.toFixed(2)], busyCoresBeforePhase: background },
     };
     process.stdout.write(`${JSON.stringify(blob)}\n`);
   } catch (e) {

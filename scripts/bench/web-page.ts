@@ -218,6 +218,21 @@ const ROW_RECORDER = `(() => {
       for (const a of n.querySelectorAll("article[data-sequence]")) record(a);
     }
   }).observe(document.body, { childList: true, subtree: true });
+  // React commits that change the timeline's row count (data-rows).
+  const commits = [];
+  window.__benchCommits = commits;
+  const tl = document.querySelector("[data-testid=timeline]");
+  if (tl) new MutationObserver(() => commits.push({ t: performance.timeOrigin + performance.now(), v: Number(tl.getAttribute("data-rows")) }))
+    .observe(tl, { attributes: true, attributeFilter: ["data-rows"] });
+  // Main-thread frames longer than 50 ms while events arrive (Chromium's
+  // Long Animation Frames API): how much of the latency is page work.
+  const frames = [];
+  window.__benchLongFrames = frames;
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) frames.push({ t: performance.timeOrigin + e.startTime, d: e.duration, b: e.blockingDuration || 0 });
+    }).observe({ type: "long-animation-frame" });
+  } catch {}
 })()`;
 
 /**
@@ -257,6 +272,10 @@ export interface LivePage {
   page: Page;
   /** Page-clock times at which each sequence's row was first in the DOM, and the next frame after it. */
   rowTimes(): Promise<Record<string, { dom: number; frame?: number }>>;
+  /** Times (page clock) at which the timeline's row count changed. */
+  commits(): Promise<{ t: number; v: number }[]>;
+  /** Long animation frames since the recorder was installed (page clock start, duration). */
+  longFrames(): Promise<{ t: number; d: number; b: number }[]>;
   /** Byte chunks the page's JS received from fetch bodies (page clock). */
   chunkTimes(): Promise<ChunkTime[]>;
   following(): Promise<{ scrollY: number; atBottom: boolean; rows: number }>;
@@ -314,6 +333,8 @@ export async function openLiveSession(browser: Browser, url: string, expectedEve
     context,
     page,
     rowTimes: () => page.evaluate(() => (window as unknown as { __benchRows: Record<string, { dom: number; frame?: number }> }).__benchRows),
+    commits: () => page.evaluate(() => (window as unknown as { __benchCommits?: { t: number; v: number }[] }).__benchCommits ?? []),
+    longFrames: () => page.evaluate(() => (window as unknown as { __benchLongFrames?: { t: number; d: number; b: number }[] }).__benchLongFrames ?? []),
     chunkTimes: () => page.evaluate(() => (window as unknown as { __benchChunks?: ChunkTime[] }).__benchChunks ?? []),
     following,
     close: () => context.close(),
