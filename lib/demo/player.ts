@@ -59,6 +59,8 @@ export interface PlayerOptions {
   runbookDir?: string;
   /** Called when the player starts waiting for a person (tests answer from here). */
   onHumanPrompt?: (info: { scenario: string; sessionId: string; actor: string; handoffId: string }) => void;
+  /** Called when a scenario's session has been started (the runtime accepted its SessionStart). */
+  onSessionStarted?: (info: { scenario: string; alias: string; sessionId: string }) => void;
 }
 
 export interface StepOutcome {
@@ -229,6 +231,10 @@ export class DemoPlayer {
           await this.pause(step.pauseMs ?? DEFAULT_PAUSE_MS);
           const outcome = await this.playStep(scenario, step, index + 1, sessions);
           steps.push(outcome);
+          if (step.action === "start" && outcome.result === "ok") {
+            const started = sessions.get(outcome.session);
+            if (started) this.opts.onSessionStarted?.({ scenario: scenario.name, alias: started.alias, sessionId: started.sessionId });
+          }
           if (!outcome.matched) {
             problems.push(
               `step ${index + 1} (${shortName(step.actor)} ${step.action}): expected ${

@@ -2,9 +2,17 @@
 // `(router) => void`. Each call: sign-in (cookie) → CSRF (state-changing
 // calls) → input validation (action-input.ts) → ActionGateway, which reads the
 // session, runs decide() and sends as the caller's identity.
+import { create } from "@bufbuild/protobuf";
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { ActionService } from "@/lib/gen/baton/v1/actions_pb";
+import {
+  ActionService,
+  GetCapabilitiesResponseSchema,
+  GetPolicyResponseSchema,
+  type DemoScenario,
+  type RunDemoResponse,
+} from "@/lib/gen/baton/v1/actions_pb";
+import { roleAtLeast } from "@/lib/authz/roles";
 import {
   parseAttachContext,
   parseCancel,
@@ -26,11 +34,23 @@ import { watchInbox } from "./inbox";
 import { requireSignedIn, signedInUser, type RequestAuthOptions } from "./request-auth";
 import { shortParticipantName } from "@/lib/authz/decide";
 
+/** Admins' "Run demo" (implemented by the console server, lib/server/demo.ts). */
+export interface DemoRunner {
+  /** Null when demos can be played here, else why not. */
+  unavailableReason(): string | null;
+  scenarios(): DemoScenario[];
+  run(input: { scenario: string; speed: number; instant: boolean; requestedBy: string; signal?: AbortSignal }): AsyncIterable<RunDemoResponse>;
+}
+
 export interface ActionRoutesOptions extends RequestAuthOptions {
   gateway: Gateway;
   actions: ActionGateway;
   heartbeatMs?: number;
+  /** Without it, RunDemo answers UNIMPLEMENTED and admins see no scenarios. */
+  demo?: DemoRunner;
 }
+
+const POLICY_ID = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,255}$/;
 
 export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRouter) => void {
   const { gateway, actions } = options;
@@ -66,6 +86,39 @@ export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRout
         ensureOpen();
         await requireSignedIn(ctx, options, { csrf: false });
         return actions.directory(ctx.signal);
+      },
+
+      async getPolicy(req, ctx) {
+        ensureOpen();
+        await requireSignedIn(ctx, options, { csrf: false });
+        const id = req.policyId.trim();
+        if (!POLICY_ID.test(id)) throw new ConnectError("policy_id: must be a policy id like policy.default (letters, digits, . _ : / -)", Code.InvalidArgument);
+        const d = await actions.policy(id, ctx.signal);
+        if (!d) return create(GetPolicyResponseSchema, { found: false, policyId: id });
+        return create(GetPolicyResponseSchema, { found: true, policyId: d.policyId, mode: d.mode, description: d.description, rulesJson: d.rules });
+      },
+
+      async getCapabilities(_req, ctx) {
+        ensureOpen();
+        const auth = await requireSignedIn(ctx, options, { csrf: false });
+        const admin = roleAtLeast(auth.user.role, "admin");
+        const demo = options.demo;
+        const reason = demo ? demo.unavailableReason() : "This console was started without the demo player.";
+        return create(GetCapabilitiesResponseSchema, {
+          maxPayloadBytes: actions.maxPayloadBytes,
+          ...(admin
+            ? { demoScenarios: demo?.scenarios() ?? [], demoAvailable: reason === null, demoUnavailableReason: reason ?? "" }
+            : {}),
+        });
+      },
+
+      async *runDemo(req, ctx) {
+        ensureOpen();
+        const auth = await requireSignedIn(ctx, options, { csrf: true, minimumRole: "admin" });
+        const demo = options.demo;
+        if (!demo) throw new ConnectError("This console was started without the demo player.", Code.Unimplemented);
+        const run = demo.run({ scenario: req.scenario, speed: req.speed, instant: req.instant, requestedBy: auth.user.username, signal: ctx.signal });
+        yield* gateway.trackBrowserStream(run, ctx.signal);
       },
 
       async *watchInbox(_req, ctx) {

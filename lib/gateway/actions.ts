@@ -29,6 +29,7 @@ import type { UserRecord } from "@/lib/accounts/users-file";
 import { decide, shortParticipantName, type Action, type DecideContext } from "@/lib/authz/decide";
 import { hasCommitmentAuthority, DEFAULT_POLICY_SUMMARY, type PolicySummary } from "@/lib/authz/policy-summary";
 import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
+import type { PolicyDescriptor } from "@/lib/gen/macp/v1/policy_pb";
 import {
   CORE_TYPES,
   DEFAULT_CONFIGURATION_VERSION,
@@ -706,6 +707,19 @@ export class ActionGateway {
       },
       signal,
     );
+  }
+
+  // -------------------------------------------------------------- policies
+
+  /** A registered policy's descriptor (for decide() in the browser), or null when the runtime has none. */
+  async policy(policyId: string, signal?: AbortSignal): Promise<PolicyDescriptor | null> {
+    try {
+      const descriptor = await this.options.actions.getPolicy(policyId, signal);
+      if (descriptor) this.policies.remember(descriptor);
+      return descriptor;
+    } catch (e) {
+      throw upstreamError(e, `policy ${policyId}`);
+    }
   }
 
   // ------------------------------------------------------------ directory

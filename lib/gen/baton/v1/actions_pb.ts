@@ -38,7 +38,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file baton/v1/actions.proto.
  */
 export const file_baton_v1_actions: GenFile = /*@__PURE__*/
-  fileDesc("ChZiYXRvbi92MS9hY3Rpb25zLnByb3RvEghiYXRvbi52MSKMAgoMQWN0aW9uUmVzdWx0EgoKAm9rGAEgASgIEhEKCWR1cGxpY2F0ZRgCIAEoCBISCgpzZXNzaW9uX2lkGAMgASgJEhIKCm1lc3NhZ2VfaWQYBCABKAkSLAoNc2Vzc2lvbl9zdGF0ZRgFIAEoDjIVLm1hY3AudjEuU2Vzc2lvblN0YXRlEhsKE2FjY2VwdGVkX2F0X3VuaXhfbXMYBiABKAMSDAoEY29kZRgHIAEoCRITCgtleHBsYW5hdGlvbhgIIAEoCRIPCgdtZXNzYWdlGAkgASgJEhIKCmhhbmRvZmZfaWQYCiABKAkSDwoHdGFza19pZBgLIAEoCRIRCglwb2xpY3lfaWQYDCABKAkiNAoORmllbGRWaW9sYXRpb24SDQoFZmllbGQYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkiowIKE1N0YXJ0U2Vzc2lvblJlcXVlc3QSEgoKbWVzc2FnZV9pZBgBIAEoCRIjCgRraW5kGAIgASgOMhUuYmF0b24udjEuU2Vzc2lvbktpbmQSDgoGaW50ZW50GAMgASgJEg0KBXNjb3BlGAQgASgJEhQKDHBhcnRpY2lwYW50cxgFIAMoCRIOCgZ0dGxfbXMYBiABKA0SJgoGcG9saWN5GAcgASgOMhYuYmF0b24udjEuUG9saWN5Q2hvaWNlEhEKCWFwcHJvdmVycxgIIAMoCRIiChppbXBsaWNpdF9hY2NlcHRfdGltZW91dF9tcxgJIAEoDRIbChNmcm96ZW5fY29udGV4dF9qc29uGAogASgJEhIKCmNvbnRleHRfaWQYCyABKAkiZQoMT2ZmZXJSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIOCgZ0YXJnZXQYAyABKAkSDQoFc2NvcGUYBCABKAkSDgoGcmVhc29uGAUgASgJIjEKC0ZpbGVDb250ZW50EhQKDGNvbnRlbnRfdHlwZRgBIAEoCRIMCgRkYXRhGAIgASgMIqgBChRBdHRhY2hDb250ZXh0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSEgoKaGFuZG9mZl9pZBgDIAEoCRIlCgRmaWxlGAQgASgLMhUuYmF0b24udjEuRmlsZUNvbnRlbnRIABISCghtYXJrZG93bhgFIAEoCUgAEg4KBGxpbmsYBiABKAlIAEIJCgdjb250ZW50IlwKDlJlc3BvbmRSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRISCgpoYW5kb2ZmX2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCSKLAQoNQ29tbWl0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSKQoHb3V0Y29tZRgDIAEoDjIYLmJhdG9uLnYxLkhhbmRvZmZPdXRjb21lEhcKD2F1dGhvcml0eV9zY29wZRgEIAEoCRIOCgZyZWFzb24YBSABKAkiRwoNQ2FuY2VsUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSDgoGcmVhc29uGAMgASgJIqEBChJUYXNrUmVxdWVzdFJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgJEg0KBXRpdGxlGAMgASgJEhQKDGluc3RydWN0aW9ucxgEIAEoCRIQCghhc3NpZ25lZRgFIAEoCRISCgppbnB1dF9qc29uGAYgASgJEhgKEGRlYWRsaW5lX3VuaXhfbXMYByABKAMiXQoSVGFza1Jlc3BvbmRSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIPCgd0YXNrX2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCSJ/ChFUYXNrVXBkYXRlUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSDwoHdGFza19pZBgDIAEoCRIQCghwcm9ncmVzcxgEIAEoARIOCgZzdGF0dXMYBSABKAkSDwoHbWVzc2FnZRgGIAEoCSJvChNUYXNrQ29tcGxldGVSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIPCgd0YXNrX2lkGAMgASgJEg4KBm91dHB1dBgEIAEoDBIPCgdzdW1tYXJ5GAUgASgJIoEBCg9UYXNrRmFpbFJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgJEg8KB3Rhc2tfaWQYAyABKAkSEgoKZXJyb3JfY29kZRgEIAEoCRIOCgZyZWFzb24YBSABKAkSEQoJcmV0cnlhYmxlGAYgASgIIowBChFUYXNrQ29tbWl0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSJgoHb3V0Y29tZRgDIAEoDjIVLmJhdG9uLnYxLlRhc2tPdXRjb21lEhcKD2F1dGhvcml0eV9zY29wZRgEIAEoCRIOCgZyZWFzb24YBSABKAkiFgoUTGlzdERpcmVjdG9yeVJlcXVlc3QibwoNRGlyZWN0b3J5VXNlchIQCgh1c2VybmFtZRgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSDAoEcm9sZRgDIAEoCRIWCg5wYXJ0aWNpcGFudF9pZBgEIAEoCRIQCghkaXNhYmxlZBgFIAEoCCJaCg5EaXJlY3RvcnlBZ2VudBIWCg5wYXJ0aWNpcGFudF9pZBgBIAEoCRIVCg1zZXNzaW9uX2NvdW50GAIgASgNEhkKEWxhc3Rfc2Vlbl91bml4X21zGAMgASgDImkKFUxpc3REaXJlY3RvcnlSZXNwb25zZRImCgV1c2VycxgBIAMoCzIXLmJhdG9uLnYxLkRpcmVjdG9yeVVzZXISKAoGYWdlbnRzGAIgAygLMhguYmF0b24udjEuRGlyZWN0b3J5QWdlbnQi5QEKCUluYm94SXRlbRIlCgRraW5kGAEgASgOMhcuYmF0b24udjEuSW5ib3hJdGVtS2luZBISCgpzZXNzaW9uX2lkGAIgASgJEgwKBG1vZGUYAyABKAkSDgoGaW50ZW50GAQgASgJEg0KBXNjb3BlGAUgASgJEhgKEGZyb21fcGFydGljaXBhbnQYBiABKAkSEgoKc3ViamVjdF9pZBgHIAEoCRIVCg1zaW5jZV91bml4X21zGAggASgDEhoKEmV4cGlyZXNfYXRfdW5peF9tcxgJIAEoAxIPCgdzdW1tYXJ5GAogASgJIhMKEVdhdGNoSW5ib3hSZXF1ZXN0IkAKC0luYm94VXBkYXRlEiIKBWl0ZW1zGAEgAygLMhMuYmF0b24udjEuSW5ib3hJdGVtEg0KBWNvdW50GAIgASgNIm8KEldhdGNoSW5ib3hSZXNwb25zZRInCgZ1cGRhdGUYASABKAsyFS5iYXRvbi52MS5JbmJveFVwZGF0ZUgAEigKCWhlYXJ0YmVhdBgCIAEoCzITLmJhdG9uLnYxLkhlYXJ0YmVhdEgAQgYKBGl0ZW0qXAoLU2Vzc2lvbktpbmQSHAoYU0VTU0lPTl9LSU5EX1VOU1BFQ0lGSUVEEAASGAoUU0VTU0lPTl9LSU5EX0hBTkRPRkYQARIVChFTRVNTSU9OX0tJTkRfVEFTSxACKowBCgxQb2xpY3lDaG9pY2USHQoZUE9MSUNZX0NIT0lDRV9VTlNQRUNJRklFRBAAEhkKFVBPTElDWV9DSE9JQ0VfREVGQVVMVBABEh8KG1BPTElDWV9DSE9JQ0VfTEVBRF9BUFBST1ZBTBACEiEKHVBPTElDWV9DSE9JQ0VfSU1QTElDSVRfQUNDRVBUEAMqbQoOSGFuZG9mZk91dGNvbWUSHwobSEFORE9GRl9PVVRDT01FX1VOU1BFQ0lGSUVEEAASHAoYSEFORE9GRl9PVVRDT01FX0FDQ0VQVEVEEAESHAoYSEFORE9GRl9PVVRDT01FX0RFQ0xJTkVEEAIqYAoLVGFza091dGNvbWUSHAoYVEFTS19PVVRDT01FX1VOU1BFQ0lGSUVEEAASGgoWVEFTS19PVVRDT01FX0NPTVBMRVRFRBABEhcKE1RBU0tfT1VUQ09NRV9GQUlMRUQQAiqDAQoNSW5ib3hJdGVtS2luZBIfChtJTkJPWF9JVEVNX0tJTkRfVU5TUEVDSUZJRUQQABIZChVJTkJPWF9JVEVNX0tJTkRfT0ZGRVIQARIcChhJTkJPWF9JVEVNX0tJTkRfQVBQUk9WQUwQAhIYChRJTkJPWF9JVEVNX0tJTkRfVEFTSxADMr0ICg1BY3Rpb25TZXJ2aWNlEkUKDFN0YXJ0U2Vzc2lvbhIdLmJhdG9uLnYxLlN0YXJ0U2Vzc2lvblJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSNwoFT2ZmZXISFi5iYXRvbi52MS5PZmZlclJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSRwoNQXR0YWNoQ29udGV4dBIeLmJhdG9uLnYxLkF0dGFjaENvbnRleHRSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EjoKBkFjY2VwdBIYLmJhdG9uLnYxLlJlc3BvbmRSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EjsKB0RlY2xpbmUSGC5iYXRvbi52MS5SZXNwb25kUmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBI5CgZDb21taXQSFy5iYXRvbi52MS5Db21taXRSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EjkKBkNhbmNlbBIXLmJhdG9uLnYxLkNhbmNlbFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSQwoLVGFza1JlcXVlc3QSHC5iYXRvbi52MS5UYXNrUmVxdWVzdFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSQgoKVGFza0FjY2VwdBIcLmJhdG9uLnYxLlRhc2tSZXNwb25kUmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBJCCgpUYXNrUmVqZWN0EhwuYmF0b24udjEuVGFza1Jlc3BvbmRSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EkEKClRhc2tVcGRhdGUSGy5iYXRvbi52MS5UYXNrVXBkYXRlUmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBJFCgxUYXNrQ29tcGxldGUSHS5iYXRvbi52MS5UYXNrQ29tcGxldGVSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0Ej0KCFRhc2tGYWlsEhkuYmF0b24udjEuVGFza0ZhaWxSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EkEKClRhc2tDb21taXQSGy5iYXRvbi52MS5UYXNrQ29tbWl0UmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBJQCg1MaXN0RGlyZWN0b3J5Eh4uYmF0b24udjEuTGlzdERpcmVjdG9yeVJlcXVlc3QaHy5iYXRvbi52MS5MaXN0RGlyZWN0b3J5UmVzcG9uc2USSQoKV2F0Y2hJbmJveBIbLmJhdG9uLnYxLldhdGNoSW5ib3hSZXF1ZXN0GhwuYmF0b24udjEuV2F0Y2hJbmJveFJlc3BvbnNlMAFiBnByb3RvMw", [file_baton_v1_console, file_macp_v1_envelope]);
+  fileDesc("ChZiYXRvbi92MS9hY3Rpb25zLnByb3RvEghiYXRvbi52MSKMAgoMQWN0aW9uUmVzdWx0EgoKAm9rGAEgASgIEhEKCWR1cGxpY2F0ZRgCIAEoCBISCgpzZXNzaW9uX2lkGAMgASgJEhIKCm1lc3NhZ2VfaWQYBCABKAkSLAoNc2Vzc2lvbl9zdGF0ZRgFIAEoDjIVLm1hY3AudjEuU2Vzc2lvblN0YXRlEhsKE2FjY2VwdGVkX2F0X3VuaXhfbXMYBiABKAMSDAoEY29kZRgHIAEoCRITCgtleHBsYW5hdGlvbhgIIAEoCRIPCgdtZXNzYWdlGAkgASgJEhIKCmhhbmRvZmZfaWQYCiABKAkSDwoHdGFza19pZBgLIAEoCRIRCglwb2xpY3lfaWQYDCABKAkiNAoORmllbGRWaW9sYXRpb24SDQoFZmllbGQYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkiowIKE1N0YXJ0U2Vzc2lvblJlcXVlc3QSEgoKbWVzc2FnZV9pZBgBIAEoCRIjCgRraW5kGAIgASgOMhUuYmF0b24udjEuU2Vzc2lvbktpbmQSDgoGaW50ZW50GAMgASgJEg0KBXNjb3BlGAQgASgJEhQKDHBhcnRpY2lwYW50cxgFIAMoCRIOCgZ0dGxfbXMYBiABKA0SJgoGcG9saWN5GAcgASgOMhYuYmF0b24udjEuUG9saWN5Q2hvaWNlEhEKCWFwcHJvdmVycxgIIAMoCRIiChppbXBsaWNpdF9hY2NlcHRfdGltZW91dF9tcxgJIAEoDRIbChNmcm96ZW5fY29udGV4dF9qc29uGAogASgJEhIKCmNvbnRleHRfaWQYCyABKAkiZQoMT2ZmZXJSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIOCgZ0YXJnZXQYAyABKAkSDQoFc2NvcGUYBCABKAkSDgoGcmVhc29uGAUgASgJIjEKC0ZpbGVDb250ZW50EhQKDGNvbnRlbnRfdHlwZRgBIAEoCRIMCgRkYXRhGAIgASgMIqgBChRBdHRhY2hDb250ZXh0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSEgoKaGFuZG9mZl9pZBgDIAEoCRIlCgRmaWxlGAQgASgLMhUuYmF0b24udjEuRmlsZUNvbnRlbnRIABISCghtYXJrZG93bhgFIAEoCUgAEg4KBGxpbmsYBiABKAlIAEIJCgdjb250ZW50IlwKDlJlc3BvbmRSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRISCgpoYW5kb2ZmX2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCSKLAQoNQ29tbWl0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSKQoHb3V0Y29tZRgDIAEoDjIYLmJhdG9uLnYxLkhhbmRvZmZPdXRjb21lEhcKD2F1dGhvcml0eV9zY29wZRgEIAEoCRIOCgZyZWFzb24YBSABKAkiRwoNQ2FuY2VsUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSDgoGcmVhc29uGAMgASgJIqEBChJUYXNrUmVxdWVzdFJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgJEg0KBXRpdGxlGAMgASgJEhQKDGluc3RydWN0aW9ucxgEIAEoCRIQCghhc3NpZ25lZRgFIAEoCRISCgppbnB1dF9qc29uGAYgASgJEhgKEGRlYWRsaW5lX3VuaXhfbXMYByABKAMiXQoSVGFza1Jlc3BvbmRSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIPCgd0YXNrX2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCSJ/ChFUYXNrVXBkYXRlUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSDwoHdGFza19pZBgDIAEoCRIQCghwcm9ncmVzcxgEIAEoARIOCgZzdGF0dXMYBSABKAkSDwoHbWVzc2FnZRgGIAEoCSJvChNUYXNrQ29tcGxldGVSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIPCgd0YXNrX2lkGAMgASgJEg4KBm91dHB1dBgEIAEoDBIPCgdzdW1tYXJ5GAUgASgJIoEBCg9UYXNrRmFpbFJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgJEg8KB3Rhc2tfaWQYAyABKAkSEgoKZXJyb3JfY29kZRgEIAEoCRIOCgZyZWFzb24YBSABKAkSEQoJcmV0cnlhYmxlGAYgASgIIowBChFUYXNrQ29tbWl0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSJgoHb3V0Y29tZRgDIAEoDjIVLmJhdG9uLnYxLlRhc2tPdXRjb21lEhcKD2F1dGhvcml0eV9zY29wZRgEIAEoCRIOCgZyZWFzb24YBSABKAkiFgoUTGlzdERpcmVjdG9yeVJlcXVlc3QibwoNRGlyZWN0b3J5VXNlchIQCgh1c2VybmFtZRgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSDAoEcm9sZRgDIAEoCRIWCg5wYXJ0aWNpcGFudF9pZBgEIAEoCRIQCghkaXNhYmxlZBgFIAEoCCJaCg5EaXJlY3RvcnlBZ2VudBIWCg5wYXJ0aWNpcGFudF9pZBgBIAEoCRIVCg1zZXNzaW9uX2NvdW50GAIgASgNEhkKEWxhc3Rfc2Vlbl91bml4X21zGAMgASgDImkKFUxpc3REaXJlY3RvcnlSZXNwb25zZRImCgV1c2VycxgBIAMoCzIXLmJhdG9uLnYxLkRpcmVjdG9yeVVzZXISKAoGYWdlbnRzGAIgAygLMhguYmF0b24udjEuRGlyZWN0b3J5QWdlbnQi5QEKCUluYm94SXRlbRIlCgRraW5kGAEgASgOMhcuYmF0b24udjEuSW5ib3hJdGVtS2luZBISCgpzZXNzaW9uX2lkGAIgASgJEgwKBG1vZGUYAyABKAkSDgoGaW50ZW50GAQgASgJEg0KBXNjb3BlGAUgASgJEhgKEGZyb21fcGFydGljaXBhbnQYBiABKAkSEgoKc3ViamVjdF9pZBgHIAEoCRIVCg1zaW5jZV91bml4X21zGAggASgDEhoKEmV4cGlyZXNfYXRfdW5peF9tcxgJIAEoAxIPCgdzdW1tYXJ5GAogASgJIhMKEVdhdGNoSW5ib3hSZXF1ZXN0IkAKC0luYm94VXBkYXRlEiIKBWl0ZW1zGAEgAygLMhMuYmF0b24udjEuSW5ib3hJdGVtEg0KBWNvdW50GAIgASgNIm8KEldhdGNoSW5ib3hSZXNwb25zZRInCgZ1cGRhdGUYASABKAsyFS5iYXRvbi52MS5JbmJveFVwZGF0ZUgAEigKCWhlYXJ0YmVhdBgCIAEoCzITLmJhdG9uLnYxLkhlYXJ0YmVhdEgAQgYKBGl0ZW0iJQoQR2V0UG9saWN5UmVxdWVzdBIRCglwb2xpY3lfaWQYASABKAkibAoRR2V0UG9saWN5UmVzcG9uc2USDQoFZm91bmQYASABKAgSEQoJcG9saWN5X2lkGAIgASgJEgwKBG1vZGUYAyABKAkSEwoLZGVzY3JpcHRpb24YBCABKAkSEgoKcnVsZXNfanNvbhgFIAEoCSIYChZHZXRDYXBhYmlsaXRpZXNSZXF1ZXN0Ik8KDERlbW9TY2VuYXJpbxIMCgRuYW1lGAEgASgJEg0KBXRpdGxlGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEg0KBXN0ZXBzGAQgASgNIp0BChdHZXRDYXBhYmlsaXRpZXNSZXNwb25zZRIZChFtYXhfcGF5bG9hZF9ieXRlcxgBIAEoDRIuCg5kZW1vX3NjZW5hcmlvcxgCIAMoCzIWLmJhdG9uLnYxLkRlbW9TY2VuYXJpbxIWCg5kZW1vX2F2YWlsYWJsZRgDIAEoCBIfChdkZW1vX3VuYXZhaWxhYmxlX3JlYXNvbhgEIAEoCSJCCg5SdW5EZW1vUmVxdWVzdBIQCghzY2VuYXJpbxgBIAEoCRINCgVzcGVlZBgCIAEoARIPCgdpbnN0YW50GAMgASgIIjcKEkRlbW9TZXNzaW9uU3RhcnRlZBINCgVhbGlhcxgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJIkUKDERlbW9GaW5pc2hlZBIOCgZwYXNzZWQYASABKAgSEAoIcHJvYmxlbXMYAiADKAkSEwoLZHVyYXRpb25fbXMYAyABKAMisAEKD1J1bkRlbW9SZXNwb25zZRIOCgRsaW5lGAEgASgJSAASLwoHc2Vzc2lvbhgCIAEoCzIcLmJhdG9uLnYxLkRlbW9TZXNzaW9uU3RhcnRlZEgAEioKCGZpbmlzaGVkGAMgASgLMhYuYmF0b24udjEuRGVtb0ZpbmlzaGVkSAASKAoJaGVhcnRiZWF0GAQgASgLMhMuYmF0b24udjEuSGVhcnRiZWF0SABCBgoEaXRlbSpcCgtTZXNzaW9uS2luZBIcChhTRVNTSU9OX0tJTkRfVU5TUEVDSUZJRUQQABIYChRTRVNTSU9OX0tJTkRfSEFORE9GRhABEhUKEVNFU1NJT05fS0lORF9UQVNLEAIqjAEKDFBvbGljeUNob2ljZRIdChlQT0xJQ1lfQ0hPSUNFX1VOU1BFQ0lGSUVEEAASGQoVUE9MSUNZX0NIT0lDRV9ERUZBVUxUEAESHwobUE9MSUNZX0NIT0lDRV9MRUFEX0FQUFJPVkFMEAISIQodUE9MSUNZX0NIT0lDRV9JTVBMSUNJVF9BQ0NFUFQQAyptCg5IYW5kb2ZmT3V0Y29tZRIfChtIQU5ET0ZGX09VVENPTUVfVU5TUEVDSUZJRUQQABIcChhIQU5ET0ZGX09VVENPTUVfQUNDRVBURUQQARIcChhIQU5ET0ZGX09VVENPTUVfREVDTElORUQQAipgCgtUYXNrT3V0Y29tZRIcChhUQVNLX09VVENPTUVfVU5TUEVDSUZJRUQQABIaChZUQVNLX09VVENPTUVfQ09NUExFVEVEEAESFwoTVEFTS19PVVRDT01FX0ZBSUxFRBACKoMBCg1JbmJveEl0ZW1LaW5kEh8KG0lOQk9YX0lURU1fS0lORF9VTlNQRUNJRklFRBAAEhkKFUlOQk9YX0lURU1fS0lORF9PRkZFUhABEhwKGElOQk9YX0lURU1fS0lORF9BUFBST1ZBTBACEhgKFElOQk9YX0lURU1fS0lORF9UQVNLEAMynQoKDUFjdGlvblNlcnZpY2USRQoMU3RhcnRTZXNzaW9uEh0uYmF0b24udjEuU3RhcnRTZXNzaW9uUmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBI3CgVPZmZlchIWLmJhdG9uLnYxLk9mZmVyUmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBJHCg1BdHRhY2hDb250ZXh0Eh4uYmF0b24udjEuQXR0YWNoQ29udGV4dFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSOgoGQWNjZXB0EhguYmF0b24udjEuUmVzcG9uZFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSOwoHRGVjbGluZRIYLmJhdG9uLnYxLlJlc3BvbmRSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EjkKBkNvbW1pdBIXLmJhdG9uLnYxLkNvbW1pdFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSOQoGQ2FuY2VsEhcuYmF0b24udjEuQ2FuY2VsUmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBJDCgtUYXNrUmVxdWVzdBIcLmJhdG9uLnYxLlRhc2tSZXF1ZXN0UmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBJCCgpUYXNrQWNjZXB0EhwuYmF0b24udjEuVGFza1Jlc3BvbmRSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EkIKClRhc2tSZWplY3QSHC5iYXRvbi52MS5UYXNrUmVzcG9uZFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSQQoKVGFza1VwZGF0ZRIbLmJhdG9uLnYxLlRhc2tVcGRhdGVSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EkUKDFRhc2tDb21wbGV0ZRIdLmJhdG9uLnYxLlRhc2tDb21wbGV0ZVJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSPQoIVGFza0ZhaWwSGS5iYXRvbi52MS5UYXNrRmFpbFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSQQoKVGFza0NvbW1pdBIbLmJhdG9uLnYxLlRhc2tDb21taXRSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0ElAKDUxpc3REaXJlY3RvcnkSHi5iYXRvbi52MS5MaXN0RGlyZWN0b3J5UmVxdWVzdBofLmJhdG9uLnYxLkxpc3REaXJlY3RvcnlSZXNwb25zZRJJCgpXYXRjaEluYm94EhsuYmF0b24udjEuV2F0Y2hJbmJveFJlcXVlc3QaHC5iYXRvbi52MS5XYXRjaEluYm94UmVzcG9uc2UwARJECglHZXRQb2xpY3kSGi5iYXRvbi52MS5HZXRQb2xpY3lSZXF1ZXN0GhsuYmF0b24udjEuR2V0UG9saWN5UmVzcG9uc2USVgoPR2V0Q2FwYWJpbGl0aWVzEiAuYmF0b24udjEuR2V0Q2FwYWJpbGl0aWVzUmVxdWVzdBohLmJhdG9uLnYxLkdldENhcGFiaWxpdGllc1Jlc3BvbnNlEkAKB1J1bkRlbW8SGC5iYXRvbi52MS5SdW5EZW1vUmVxdWVzdBoZLmJhdG9uLnYxLlJ1bkRlbW9SZXNwb25zZTABYgZwcm90bzM", [file_baton_v1_console, file_macp_v1_envelope]);
 
 /**
  * Outcome of one action, mirroring the runtime's Ack.
@@ -981,6 +981,285 @@ export const WatchInboxResponseSchema: GenMessage<WatchInboxResponse> = /*@__PUR
   messageDesc(file_baton_v1_actions, 22);
 
 /**
+ * @generated from message baton.v1.GetPolicyRequest
+ */
+export type GetPolicyRequest = Message<"baton.v1.GetPolicyRequest"> & {
+  /**
+   * @generated from field: string policy_id = 1;
+   */
+  policyId: string;
+};
+
+/**
+ * Describes the message baton.v1.GetPolicyRequest.
+ * Use `create(GetPolicyRequestSchema)` to create a new message.
+ */
+export const GetPolicyRequestSchema: GenMessage<GetPolicyRequest> = /*@__PURE__*/
+  messageDesc(file_baton_v1_actions, 23);
+
+/**
+ * A governance policy's rules as registered on the runtime, so the browser can
+ * run decide() (lib/authz) with them: `rules_json` is the descriptor's rules
+ * text, read with summarizePolicyRules().
+ *
+ * @generated from message baton.v1.GetPolicyResponse
+ */
+export type GetPolicyResponse = Message<"baton.v1.GetPolicyResponse"> & {
+  /**
+   * False when the runtime has no such policy (rules_json is then empty).
+   *
+   * @generated from field: bool found = 1;
+   */
+  found: boolean;
+
+  /**
+   * @generated from field: string policy_id = 2;
+   */
+  policyId: string;
+
+  /**
+   * @generated from field: string mode = 3;
+   */
+  mode: string;
+
+  /**
+   * @generated from field: string description = 4;
+   */
+  description: string;
+
+  /**
+   * @generated from field: string rules_json = 5;
+   */
+  rulesJson: string;
+};
+
+/**
+ * Describes the message baton.v1.GetPolicyResponse.
+ * Use `create(GetPolicyResponseSchema)` to create a new message.
+ */
+export const GetPolicyResponseSchema: GenMessage<GetPolicyResponse> = /*@__PURE__*/
+  messageDesc(file_baton_v1_actions, 24);
+
+/**
+ * @generated from message baton.v1.GetCapabilitiesRequest
+ */
+export type GetCapabilitiesRequest = Message<"baton.v1.GetCapabilitiesRequest"> & {
+};
+
+/**
+ * Describes the message baton.v1.GetCapabilitiesRequest.
+ * Use `create(GetCapabilitiesRequestSchema)` to create a new message.
+ */
+export const GetCapabilitiesRequestSchema: GenMessage<GetCapabilitiesRequest> = /*@__PURE__*/
+  messageDesc(file_baton_v1_actions, 25);
+
+/**
+ * @generated from message baton.v1.DemoScenario
+ */
+export type DemoScenario = Message<"baton.v1.DemoScenario"> & {
+  /**
+   * Slug, e.g. lead-approval.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string title = 2;
+   */
+  title: string;
+
+  /**
+   * @generated from field: string description = 3;
+   */
+  description: string;
+
+  /**
+   * @generated from field: uint32 steps = 4;
+   */
+  steps: number;
+};
+
+/**
+ * Describes the message baton.v1.DemoScenario.
+ * Use `create(DemoScenarioSchema)` to create a new message.
+ */
+export const DemoScenarioSchema: GenMessage<DemoScenario> = /*@__PURE__*/
+  messageDesc(file_baton_v1_actions, 26);
+
+/**
+ * What this console offers the signed-in person besides the actions above.
+ *
+ * @generated from message baton.v1.GetCapabilitiesResponse
+ */
+export type GetCapabilitiesResponse = Message<"baton.v1.GetCapabilitiesResponse"> & {
+  /**
+   * The runtime's largest envelope payload; uploads must fit in it.
+   *
+   * @generated from field: uint32 max_payload_bytes = 1;
+   */
+  maxPayloadBytes: number;
+
+  /**
+   * Admins only: scenarios RunDemo can play (empty for everyone else).
+   *
+   * @generated from field: repeated baton.v1.DemoScenario demo_scenarios = 2;
+   */
+  demoScenarios: DemoScenario[];
+
+  /**
+   * Admins only: whether RunDemo can play here, and if not, why.
+   *
+   * @generated from field: bool demo_available = 3;
+   */
+  demoAvailable: boolean;
+
+  /**
+   * @generated from field: string demo_unavailable_reason = 4;
+   */
+  demoUnavailableReason: string;
+};
+
+/**
+ * Describes the message baton.v1.GetCapabilitiesResponse.
+ * Use `create(GetCapabilitiesResponseSchema)` to create a new message.
+ */
+export const GetCapabilitiesResponseSchema: GenMessage<GetCapabilitiesResponse> = /*@__PURE__*/
+  messageDesc(file_baton_v1_actions, 27);
+
+/**
+ * @generated from message baton.v1.RunDemoRequest
+ */
+export type RunDemoRequest = Message<"baton.v1.RunDemoRequest"> & {
+  /**
+   * A name from GetCapabilitiesResponse.demo_scenarios.
+   *
+   * @generated from field: string scenario = 1;
+   */
+  scenario: string;
+
+  /**
+   * Pace multiplier: 1 = a pace people can follow, up to 20; ignored when instant.
+   *
+   * @generated from field: double speed = 2;
+   */
+  speed: number;
+
+  /**
+   * No pauses at all.
+   *
+   * @generated from field: bool instant = 3;
+   */
+  instant: boolean;
+};
+
+/**
+ * Describes the message baton.v1.RunDemoRequest.
+ * Use `create(RunDemoRequestSchema)` to create a new message.
+ */
+export const RunDemoRequestSchema: GenMessage<RunDemoRequest> = /*@__PURE__*/
+  messageDesc(file_baton_v1_actions, 28);
+
+/**
+ * @generated from message baton.v1.DemoSessionStarted
+ */
+export type DemoSessionStarted = Message<"baton.v1.DemoSessionStarted"> & {
+  /**
+   * The scenario's name for the session, e.g. "main".
+   *
+   * @generated from field: string alias = 1;
+   */
+  alias: string;
+
+  /**
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message baton.v1.DemoSessionStarted.
+ * Use `create(DemoSessionStartedSchema)` to create a new message.
+ */
+export const DemoSessionStartedSchema: GenMessage<DemoSessionStarted> = /*@__PURE__*/
+  messageDesc(file_baton_v1_actions, 29);
+
+/**
+ * @generated from message baton.v1.DemoFinished
+ */
+export type DemoFinished = Message<"baton.v1.DemoFinished"> & {
+  /**
+   * True when every step went as scripted.
+   *
+   * @generated from field: bool passed = 1;
+   */
+  passed: boolean;
+
+  /**
+   * @generated from field: repeated string problems = 2;
+   */
+  problems: string[];
+
+  /**
+   * @generated from field: int64 duration_ms = 3;
+   */
+  durationMs: bigint;
+};
+
+/**
+ * Describes the message baton.v1.DemoFinished.
+ * Use `create(DemoFinishedSchema)` to create a new message.
+ */
+export const DemoFinishedSchema: GenMessage<DemoFinished> = /*@__PURE__*/
+  messageDesc(file_baton_v1_actions, 30);
+
+/**
+ * Progress of one demo run. The run continues on the server even when the
+ * browser stops reading.
+ *
+ * @generated from message baton.v1.RunDemoResponse
+ */
+export type RunDemoResponse = Message<"baton.v1.RunDemoResponse"> & {
+  /**
+   * @generated from oneof baton.v1.RunDemoResponse.item
+   */
+  item: {
+    /**
+     * One line of narration.
+     *
+     * @generated from field: string line = 1;
+     */
+    value: string;
+    case: "line";
+  } | {
+    /**
+     * @generated from field: baton.v1.DemoSessionStarted session = 2;
+     */
+    value: DemoSessionStarted;
+    case: "session";
+  } | {
+    /**
+     * @generated from field: baton.v1.DemoFinished finished = 3;
+     */
+    value: DemoFinished;
+    case: "finished";
+  } | {
+    /**
+     * @generated from field: baton.v1.Heartbeat heartbeat = 4;
+     */
+    value: Heartbeat;
+    case: "heartbeat";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message baton.v1.RunDemoResponse.
+ * Use `create(RunDemoResponseSchema)` to create a new message.
+ */
+export const RunDemoResponseSchema: GenMessage<RunDemoResponse> = /*@__PURE__*/
+  messageDesc(file_baton_v1_actions, 31);
+
+/**
  * @generated from enum baton.v1.SessionKind
  */
 export enum SessionKind {
@@ -1277,6 +1556,37 @@ export const ActionService: GenService<{
     methodKind: "server_streaming";
     input: typeof WatchInboxRequestSchema;
     output: typeof WatchInboxResponseSchema;
+  },
+  /**
+   * A policy's rules for decide() in the browser; viewer and up.
+   *
+   * @generated from rpc baton.v1.ActionService.GetPolicy
+   */
+  getPolicy: {
+    methodKind: "unary";
+    input: typeof GetPolicyRequestSchema;
+    output: typeof GetPolicyResponseSchema;
+  },
+  /**
+   * Upload limit and, for admins, the demo scenarios; viewer and up.
+   *
+   * @generated from rpc baton.v1.ActionService.GetCapabilities
+   */
+  getCapabilities: {
+    methodKind: "unary";
+    input: typeof GetCapabilitiesRequestSchema;
+    output: typeof GetCapabilitiesResponseSchema;
+  },
+  /**
+   * Admins only (CSRF checked): play a demo scenario server-side against the
+   * runtime, streaming its narration.
+   *
+   * @generated from rpc baton.v1.ActionService.RunDemo
+   */
+  runDemo: {
+    methodKind: "server_streaming";
+    input: typeof RunDemoRequestSchema;
+    output: typeof RunDemoResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_baton_v1_actions, 0);
