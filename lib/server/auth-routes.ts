@@ -6,7 +6,8 @@
 //   POST /auth/logout         ends the session (CSRF token required)
 //   GET  /auth/whoami         the signed-in user and their CSRF token; 401 when signed out
 //   POST /auth/password       {currentPassword, newPassword} (CSRF token required)
-//   GET  /auth/methods        which sign-in methods are on: {password, oidc}
+//   GET  /auth/methods        which sign-in methods are on: {password, oidc}, and
+//                             whether reading needs sign-in: {signInRequired}
 //   GET  /auth/oidc/login?returnTo=/path   → 302 to the identity provider
 //   GET  /auth/oidc/callback  the provider's redirect back → session cookie, 302 to returnTo
 //
@@ -27,6 +28,8 @@ export interface AuthRoutesOptions {
   accounts: Accounts;
   /** The OIDC sign-in, or null when BATON_OIDC_ISSUER is unset. Read on each request. */
   oidc: () => OidcLogin | null;
+  /** Reads need sign-in (BATON_REQUIRE_SIGN_IN); reported by /auth/methods so pages know to send signed-out people to /login. */
+  signInRequired?: boolean;
   env: Env;
   logger: GatewayLogger;
 }
@@ -252,7 +255,7 @@ export function createAuthRoutes(options: AuthRoutesOptions): (req: Req, res: Re
     "/auth/password": { method: "POST", run: changePassword },
     "/auth/methods": {
       method: "GET",
-      run: async (_req, res) => send(res, 200, { password: true, oidc: options.oidc() !== null }),
+      run: async (_req, res) => send(res, 200, { password: true, oidc: options.oidc() !== null, signInRequired: options.signInRequired === true }),
     },
     "/auth/oidc/login": { method: "GET", run: oidcLogin },
     "/auth/oidc/callback": { method: "GET", run: oidcCallback },

@@ -11,8 +11,10 @@
 //                          browser leaves (default 2000)
 //   BATON_HEARTBEAT_MS     heartbeat interval on browser streams (default 15000)
 //   LOG_LEVEL              pino level (default: MACP_LOG_LEVEL or info)
-//   BATON_REQUIRE_SIGN_IN=1  ConsoleService reads need a signed-in account
-//                          (default off: reads are open; actions always need sign-in)
+//   BATON_REQUIRE_SIGN_IN  1 (default): reading sessions needs a signed-in
+//                          account too, and signed-out page visits go to /login;
+//                          0: reads are open to anyone who can reach the console
+//                          (demos); actions always need sign-in
 //   MACP_MAX_PAYLOAD_BYTES with an external runtime: its payload limit, so the
 //                          console refuses larger uploads itself (default 1048576;
 //                          the embedded runtime reports its own)
@@ -42,7 +44,7 @@ export interface ConsoleConfig {
   graceMs: number;
   heartbeatMs: number;
   logLevel: string;
-  /** ConsoleService reads need a signed-in viewer (BATON_REQUIRE_SIGN_IN=1). Default false. */
+  /** ConsoleService reads (and pages) need a signed-in viewer. Default true; BATON_REQUIRE_SIGN_IN=0 opens reads. */
   requireSignIn: boolean;
   /** Payload limit of an external runtime (the embedded one reports its own). */
   maxPayloadBytes: number;
@@ -62,9 +64,10 @@ function int(env: Env, key: string, dflt: number, min: number, max: number): num
   return n;
 }
 
-function flag(env: Env, key: string): boolean {
+function flag(env: Env, key: string, dflt = false): boolean {
   const raw = env[key]?.trim().toLowerCase();
-  if (raw === undefined || raw === "" || raw === "0" || raw === "false") return false;
+  if (raw === undefined || raw === "") return dflt;
+  if (raw === "0" || raw === "false") return false;
   if (raw === "1" || raw === "true") return true;
   throw new ConsoleConfigError(`${key} must be 1 or 0, got "${env[key]}"`);
 }
@@ -102,7 +105,7 @@ export function loadConsoleConfig(env: Env, argv: readonly string[], dir: string
     graceMs: int(env, "BATON_STREAM_GRACE_MS", 2_000, 0, 600_000),
     heartbeatMs: int(env, "BATON_HEARTBEAT_MS", 15_000, 100, 600_000),
     logLevel: env.LOG_LEVEL || env.MACP_LOG_LEVEL || "info",
-    requireSignIn: flag(env, "BATON_REQUIRE_SIGN_IN"),
+    requireSignIn: flag(env, "BATON_REQUIRE_SIGN_IN", true),
     maxPayloadBytes: int(env, "MACP_MAX_PAYLOAD_BYTES", 1_048_576, 1, 256 * 1_048_576),
   };
 }

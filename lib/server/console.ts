@@ -21,8 +21,10 @@ import type { RunningRuntime } from "@/lib/runtime";
 import { ControlError } from "@/lib/runtime/kernel";
 import { createAuthRoutes } from "./auth-routes";
 import { ConsoleConfigError, type ConsoleConfig } from "./config";
+import { createDemoService, type DemoService } from "./demo";
 import { startEmbeddedRuntime } from "./embedded";
 import { createConsoleServer, listen, type Fallback } from "./http";
+import { signInRedirect } from "./page-guard";
 
 type Env = Record<string, string | undefined>;
 
@@ -88,7 +90,9 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
 
   const auth = options.auth ?? null;
   if (config.requireSignIn && !auth) {
-    throw new ConsoleConfigError("BATON_REQUIRE_SIGN_IN=1 needs console accounts (a users file), but this console was started without them");
+    throw new ConsoleConfigError(
+      "reading sessions requires sign-in (BATON_REQUIRE_SIGN_IN, on by default), but this console was started without accounts; set BATON_REQUIRE_SIGN_IN=0 to open reads",
+    );
   }
 
   // 1. The runtime.
@@ -132,6 +136,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     runtimeAddress: embedded ? embedded.address : config.runtime.kind === "external" ? config.runtime.url : client.address,
   });
   let actions: ActionGateway | null = null;
+  let demo: DemoService | null = null;
   let oidc: OidcLogin | null = null;
   if (auth && writer) {
     const kernel = embedded?.kernel;
@@ -144,6 +149,17 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       logger: options.logger.child({ component: "actions" }),
       ...(kernel ? { cancelAsInitiator: (sessionId: string, reason: string) => cancelAsInitiator(kernel, sessionId, reason) } : {}),
     });
+    demo = createDemoService({
+      address: embedded ? embedded.address : "",
+      tls: embedded ? embedded.url.startsWith("https:") : false,
+      ...(embedded?.url.startsWith("https:") && env.MACP_TLS_CERT_PATH ? { caPath: env.MACP_TLS_CERT_PATH } : {}),
+      unavailable: !embedded
+        ? "Demos play only against the embedded runtime; with an external runtime use `npm run demo -- --runtime <address> --tokens <file>`."
+        : userAuthMode !== "dev"
+          ? "Demos need the embedded runtime's dev auth (the demo's agents have no tokens here); run `npm run demo -- --tokens <file>` instead."
+          : null,
+      logger: options.logger.child({ component: "demo" }),
+    });
   }
   const routes = (router: ConnectRouter) => {
     consoleRoutes(gateway, {
@@ -151,16 +167,29 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
         ? { guard: async (ctx) => void (await requireSignedIn(ctx, { accounts: auth.accounts, env }, { csrf: false })) }
         : {}),
     })(router);
-    if (auth && actions) actionRoutes({ gateway, actions, accounts: auth.accounts, env, heartbeatMs: config.heartbeatMs })(router);
+    if (auth && actions) {
+      actionRoutes({ gateway, actions, accounts: auth.accounts, env, heartbeatMs: config.heartbeatMs, ...(demo ? { demo } : {}) })(router);
+    }
   };
   const maxPayload = actions?.maxPayloadBytes ?? config.maxPayloadBytes;
   const shutdown = new AbortController();
   let nextHandler: ((req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>) | null = null;
+  const serve = (req: http.IncomingMessage, res: http.ServerResponse): void | Promise<void> => {
+    if (nextHandler) return nextHandler(req, res);
+    res.writeHead(503, { "content-type": "text/plain; charset=utf-8", "retry-after": "1" });
+    res.end("Baton is starting\n");
+  };
+  // Signed-out page visits go to /login first when reads need sign-in.
+  const guardPages = config.requireSignIn && auth ? auth.accounts : null;
   const fallback: Fallback | undefined = ui
-    ? (req, res) => {
-        if (nextHandler) return nextHandler(req, res);
-        res.writeHead(503, { "content-type": "text/plain; charset=utf-8", "retry-after": "1" });
-        res.end("Baton is starting\n");
+    ? async (req, res) => {
+        const location = guardPages ? signInRedirect(req.method ?? "GET", req.url ?? "/", req.headers) : null;
+        if (location !== null && guardPages && !(await guardPages.authenticate(req.headers))) {
+          res.writeHead(302, { location, "cache-control": "no-store" });
+          res.end();
+          return;
+        }
+        return serve(req, res);
       }
     : undefined;
   const server = createConsoleServer({
@@ -174,6 +203,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
           httpRoutes: createAuthRoutes({
             accounts: auth.accounts,
             oidc: () => oidc,
+            signInRequired: config.requireSignIn,
             env,
             logger: options.logger.child({ component: "auth" }),
           }),
@@ -185,6 +215,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
   let app: NextApp | null = null;
   const cleanup = async () => {
     shutdown.abort();
+    demo?.close();
     gateway.close();
     writer?.close();
     await app?.close().catch(() => undefined);
@@ -237,6 +268,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       close() {
         closing ??= (async () => {
           shutdown.abort(); // ends every browser stream
+          demo?.close();
           gateway.close();
           writer?.close();
           await new Promise<void>((resolve) => {

@@ -65,8 +65,10 @@ describe("loadConsoleConfig", () => {
     expect(c.runtime).toEqual({ kind: "external", url: "https://rt.example:50051", token: "t", caPath: "/ca.pem" });
   });
 
-  it("keeps reads open unless BATON_REQUIRE_SIGN_IN=1", () => {
-    expect(loadConsoleConfig({}, [], "/repo").requireSignIn).toBe(false);
+  it("requires sign-in for reads unless BATON_REQUIRE_SIGN_IN=0", () => {
+    expect(loadConsoleConfig({}, [], "/repo").requireSignIn).toBe(true);
+    expect(loadConsoleConfig({ BATON_REQUIRE_SIGN_IN: "" }, [], "/repo").requireSignIn).toBe(true);
+    expect(loadConsoleConfig({ BATON_REQUIRE_SIGN_IN: "false" }, [], "/repo").requireSignIn).toBe(false);
     expect(loadConsoleConfig({ BATON_REQUIRE_SIGN_IN: "1" }, [], "/repo").requireSignIn).toBe(true);
     expect(loadConsoleConfig({ BATON_REQUIRE_SIGN_IN: "0" }, [], "/repo").requireSignIn).toBe(false);
     expect(() => loadConsoleConfig({ BATON_REQUIRE_SIGN_IN: "yes" }, [], "/repo")).toThrow(/BATON_REQUIRE_SIGN_IN/);

@@ -166,9 +166,13 @@ describe("reads behind sign-in (BATON_REQUIRE_SIGN_IN)", () => {
     while (extra.length) await extra.pop()?.close();
   });
 
-  it("is off by default: reads are open", async () => {
+  it("is on by default: BATON_REQUIRE_SIGN_IN=0 opens reads to anyone", async () => {
     const anonymous = new Browser(tc.url);
-    expect((await anonymous.console().getGatewayStats({})).runtimeKind).toBe("embedded");
+    expect((await refusal(anonymous.console().getGatewayStats({}))).code).toBe(Code.Unauthenticated);
+    const open = await startTestConsole([], { BATON_REQUIRE_SIGN_IN: "0" });
+    extra.push(open);
+    expect((await new Browser(open.url).console().getGatewayStats({})).runtimeKind).toBe("embedded");
+    expect(await (await fetch(`${open.url}/auth/methods`)).json()).toEqual({ password: true, oidc: false, signInRequired: false });
   });
 
   it("when on, needs a signed-in account (a viewer is enough) for every ConsoleService call", async () => {
@@ -239,8 +243,8 @@ describe("OIDC sign-in through the console", () => {
   }
 
   it("reports which sign-in methods are on", async () => {
-    expect(await (await fetch(`${oc.url}/auth/methods`)).json()).toEqual({ password: true, oidc: true });
-    expect(await (await fetch(`${tc.url}/auth/methods`)).json()).toEqual({ password: true, oidc: false });
+    expect(await (await fetch(`${oc.url}/auth/methods`)).json()).toEqual({ password: true, oidc: true, signInRequired: true });
+    expect(await (await fetch(`${tc.url}/auth/methods`)).json()).toEqual({ password: true, oidc: false, signInRequired: true });
     expect((await fetch(`${tc.url}/auth/oidc/login`, { redirect: "manual" })).status).toBe(404);
   });
 

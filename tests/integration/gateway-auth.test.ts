@@ -29,7 +29,8 @@ afterEach(async () => {
 });
 
 async function consoleWith(env: Record<string, string>): Promise<RunningConsole> {
-  const full = { PORT: "0", BATON_STREAM_GRACE_MS: "0", ...env };
+  // No accounts here: reads are open.
+  const full = { PORT: "0", BATON_STREAM_GRACE_MS: "0", BATON_REQUIRE_SIGN_IN: "0", ...env };
   const c = await startConsole({ config: loadConsoleConfig(full, ["--no-ui"], process.cwd()), env: full, logger: quiet });
   cleanups.push(() => c.close());
   return c;

@@ -33,6 +33,8 @@ beforeAll(async () => {
     MACP_MESSAGE_LIMIT_PER_MINUTE: "0",
     PORT: "0",
     BATON_STREAM_GRACE_MS: "0",
+    // No accounts here: reads are open.
+    BATON_REQUIRE_SIGN_IN: "0",
   };
   const config = loadConsoleConfig(env, ["--no-ui"], process.cwd());
   consoleServer = await startConsole({ config, env, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }) });
