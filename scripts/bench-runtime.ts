@@ -24,7 +24,7 @@
 //   --no-prototype    skip the PROTOTYPE row: runtime kernel behind grpc-js
 //   --no-fanout-ceilings  skip the no-op fan-out brokers (largest level only)
 //   --cpu-prof=KIND   write a V8 CPU profile of that server kind (e.g.
-//                     runtime-durable) to $TMPDIR/baton-bench-profiles/; read
+//                     runtime-durable) to $TMPDIR/baton-bench-runtime-profiles/; read
 //                     it with scripts/bench/profile-summary.ts
 //   --quiet-cores=X   before each point, wait until other processes use less
 //                     than X cores (default 0.3), at most
@@ -50,7 +50,7 @@ import type {
 } from "./bench/runtime-common";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const PROFILE_DIR = path.join(os.tmpdir(), "baton-bench-profiles");
+const PROFILE_DIR = path.join(os.tmpdir(), "baton-bench-runtime-profiles");
 const started = performance.now();
 
 // ---------------------------------------------------------------- options

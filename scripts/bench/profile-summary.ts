@@ -2,7 +2,7 @@
 // self time by function and by package/area, so "where does the time go" can
 // be answered without a GUI.
 //
-//   npx tsx scripts/bench/profile-summary.ts $TMPDIR/baton-bench-profiles/CPU.*.cpuprofile [--top=40]
+//   npx tsx scripts/bench/profile-summary.ts $TMPDIR/baton-bench-runtime-profiles/CPU.*.cpuprofile [--top=40]
 import fs from "node:fs";
 
 interface Node {

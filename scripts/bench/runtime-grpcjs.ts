@@ -30,7 +30,7 @@ const silent = { info() {}, warn() {}, error() {} };
 
 export async function startRuntimeOverGrpcJs(readMaxBytes: number) {
   const grpc = await import("@grpc/grpc-js");
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-"));
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-runtime-"));
   const config = loadConfig({
     MACP_BIND_ADDR: "127.0.0.1:0",
     MACP_ALLOW_INSECURE: "1",

@@ -46,7 +46,7 @@ const ctxPayload = toBinary(
 );
 
 async function kernelRun(memoryOnly: boolean, concurrency: number) {
-  const dir = memoryOnly ? null : fs.mkdtempSync(path.join(os.tmpdir(), "baton-kmicro-"));
+  const dir = memoryOnly ? null : fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-runtime-kmicro-"));
   const config = loadConfig({
     MACP_ALLOW_INSECURE: "1",
     MACP_MEMORY_ONLY: memoryOnly ? "1" : "0",
@@ -115,7 +115,7 @@ const reqBytes = toBinary(SendRequestSchema, create(SendRequestSchema, { envelop
 const ack = create(SendResponseSchema, { ack: { ok: true, messageId: "m-1", sessionId: e.sessionId, acceptedAtUnixMs: 1n, sessionState: 1 } });
 micro("decode SendRequest (connect, per request)", () => fromBinary(SendRequestSchema, reqBytes));
 micro("encode SendResponse (connect, per request)", () => toBinary(SendResponseSchema, ack));
-micro("kernel: clone envelope (create(EnvelopeSchema, input))", () => create(EnvelopeSchema, e));
+micro("kernel: create(EnvelopeSchema, input) (returns input as is)", () => create(EnvelopeSchema, e));
 micro("kernel: encode envelope for the log record", () => toBinary(EnvelopeSchema, e));
 micro("mode: decode HandoffContextPayload", () => fromBinary(HandoffContextPayloadSchema, e.payload));
 

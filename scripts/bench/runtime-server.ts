@@ -67,7 +67,7 @@ async function listenH2(server: http2.Http2Server): Promise<string> {
 }
 
 async function startRuntimeServer(durable: boolean): Promise<Running> {
-  const dataDir = durable ? fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-")) : null;
+  const dataDir = durable ? fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-runtime-")) : null;
   const rt: RunningRuntime = await startRuntime({
     env: {
       MACP_BIND_ADDR: "127.0.0.1:0",
