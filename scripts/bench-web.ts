@@ -16,6 +16,7 @@
 //
 // Options: --runs=5 --live=40 --spacing=100 --events=1000 --sessions=50
 //          --settle=500 (ms after load + content before LCP is read)
+//          --role=operator (the console user the browser signs in as)
 //          --quiet-cores=0.5 --quiet-wait=15000 (before each phase, wait up
 //          to that long for other processes to leave the CPUs mostly idle)
 import fs from "node:fs";
@@ -23,8 +24,8 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser } from "playwright-core";
-import { startApp, type RunningApp } from "./bench/web-app";
-import { coldRun, clockOffset, openLiveSession, wallNow, type ColdRun } from "./bench/web-page";
+import { signIn, startApp, type RunningApp } from "./bench/web-app";
+import { coldRun, clockOffset, openLiveSession, session as browserSession, wallNow, type ColdRun } from "./bench/web-page";
 import { agents, contextPayload, seedBigSession, seedList, waitForRuntime, type Agents } from "./bench/web-seed";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -53,6 +54,8 @@ const opts = {
   quietCores: num("quiet-cores", 0.5),
   /** Longest wait for quiet before each phase. */
   quietWaitMs: num("quiet-wait", 15_000),
+  /** Console role of the signed-in bench user. */
+  role: argv.get("role") ?? "operator",
 };
 
 const BUDGET = {
@@ -311,6 +314,7 @@ async function main(): Promise<void> {
   const app = await startApp({
     root: ROOT,
     env: { MACP_MESSAGE_LIMIT_PER_MINUTE: "0", MACP_SESSION_START_LIMIT_PER_MINUTE: "0" },
+    role: opts.role,
     onLine: (line) => {
       if (/baton: building|Compiled|next build. failed|Route \(app\)/.test(line)) log(`app: ${line}`);
     },
@@ -331,6 +335,10 @@ async function main(): Promise<void> {
   process.once("SIGTERM", onSignal);
   try {
     await waitForRuntime(a);
+    // Reads need a signed-in person by default: every browser context starts
+    // with this session cookie.
+    browserSession.origin = app.baseUrl;
+    browserSession.cookies = await signIn(app);
     const t0 = performance.now();
     const listEnvelopes = await seedList(a, opts.sessions - 1);
     const big = await seedBigSession(a, opts.events);
@@ -339,8 +347,9 @@ async function main(): Promise<void> {
 
     // Warm the server (route modules, first render) with plain GETs so the
     // cold runs measure a cold browser, not the server's very first request.
+    const cookieHeader = browserSession.cookies.map((c) => `${c.name}=${c.value}`).join("; ");
     for (const u of [`${app.baseUrl}/`, `${app.baseUrl}/sessions/${big.sessionId}`]) {
-      for (let i = 0; i < 2; i++) await (await fetch(u)).arrayBuffer();
+      for (let i = 0; i < 2; i++) await (await fetch(u, { headers: { cookie: cookieHeader, accept: "text/html" } })).arrayBuffer();
     }
     browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS, headless: true });
     const version = browser.version();
@@ -398,7 +407,9 @@ async function main(): Promise<void> {
     const out: string[] = [];
     out.push("");
     out.push(`Baton web bench: Chromium ${version} headless, ${opts.runs} cold runs per page (fresh context, cache off), medians`);
-    out.push(`  ${opts.sessions} sessions listed; session page: ${opts.events} events; live: ${live.sent} envelopes spaced ${opts.spacingMs} ms`);
+    out.push(
+      `  ${opts.sessions} sessions listed; session page: ${opts.events} events; live: ${live.sent} envelopes spaced ${opts.spacingMs} ms; browser signed in as a console ${opts.role}`,
+    );
     out.push(`  JS bytes: ${gzipNote}; viewport 1440×900; LCP read after load + content in place + ${opts.settleMs} ms; server warmed with 2 GETs per page`);
     out.push(
       `  ${os.cpus().length} cores, load average ${load0.toFixed(2)} → ${load1.toFixed(2)}; busy cores just before each phase: ${Object.entries(background)

@@ -2,14 +2,23 @@
 // (`npm start`, which builds the production bundle when needed), on free
 // loopback ports with a fresh data directory. Benchmark code only.
 
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 
+export interface BenchUser {
+  username: string;
+  password: string;
+  role: string;
+}
+
 export interface RunningApp {
   baseUrl: string;
+  /** The person the browser signs in as (the console requires sign-in for reads by default). */
+  user: BenchUser;
   grpcAddress: string;
   dataDir: string;
   /** Milliseconds spent in `next build` (0 when the existing build was current). */
@@ -48,6 +57,8 @@ export async function startApp(opts: {
   /** Longest wait for `next build` + start. */
   timeoutMs?: number;
   onLine?: (line: string) => void;
+  /** Role of the bench's console user (created in a temp users file). */
+  role?: string;
 }): Promise<RunningApp> {
   const port = await freePort();
   let grpcPort = await freePort();
@@ -55,6 +66,24 @@ export async function startApp(opts: {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-web-"));
   const grpcAddress = `127.0.0.1:${grpcPort}`;
   const baseUrl = `http://127.0.0.1:${port}`;
+
+  // Accounts live in the temp directory too: a users file with one person
+  // (added with `npm run users`, the README's way) and a session secret.
+  const user: BenchUser = { username: "bench-web", password: crypto.randomBytes(18).toString("base64url"), role: opts.role ?? "operator" };
+  const accountsEnv = {
+    BATON_USERS_FILE: path.join(dataDir, "users.json"),
+    BATON_SESSION_SECRET_FILE: path.join(dataDir, "session-secret"),
+  };
+  const added = spawnSync("npm", ["run", "--silent", "users", "--", "add", user.username, "--role", user.role, "--name", "Bench viewer", "--password-stdin"], {
+    cwd: opts.root,
+    input: `${user.password}\n`,
+    env: { ...process.env, ...accountsEnv },
+    encoding: "utf8",
+  });
+  if (added.status !== 0) {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    throw new Error(`npm run users -- add failed (${added.status}): ${added.stderr || added.stdout}`);
+  }
 
   const t0 = performance.now();
   let buildStart: number | undefined;
@@ -70,6 +99,7 @@ export async function startApp(opts: {
       MACP_DATA_DIR: dataDir,
       LOG_LEVEL: "warn",
       MACP_LOG_LEVEL: "warn",
+      ...accountsEnv,
       ...opts.env,
     },
   });
@@ -146,5 +176,33 @@ export async function startApp(opts: {
   // From the "building" line to the server answering: the build plus a
   // plain server start (an upper bound on the build alone).
   const buildMs = built ? performance.now() - (buildStart ?? t0) : 0;
-  return { baseUrl, grpcAddress, dataDir, buildMs, built, readyMs, stop, logTail: () => lines.slice(-40).join("\n") };
+  return { baseUrl, user, grpcAddress, dataDir, buildMs, built, readyMs, stop, logTail: () => lines.slice(-40).join("\n") };
+}
+
+export interface SessionCookie {
+  name: string;
+  value: string;
+}
+
+/**
+ * Sign in over the console's own /auth/login (JSON, same-origin header) and
+ * return the session cookie, so each fresh browser context can start signed
+ * in without going through the form (and without warming any cache).
+ */
+export async function signIn(app: Pick<RunningApp, "baseUrl" | "user">): Promise<SessionCookie[]> {
+  const res = await fetch(`${app.baseUrl}/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: app.baseUrl },
+    body: JSON.stringify({ username: app.user.username, password: app.user.password }),
+    redirect: "manual",
+  });
+  const body = await res.text();
+  if (!res.ok) throw new Error(`sign-in as ${app.user.username} failed: ${res.status} ${body.slice(0, 200)}`);
+  const cookies = res.headers.getSetCookie().map((c) => {
+    const [pair] = c.split(";");
+    const eq = pair!.indexOf("=");
+    return { name: pair!.slice(0, eq).trim(), value: pair!.slice(eq + 1).trim() };
+  });
+  if (cookies.length === 0) throw new Error("sign-in answered without a session cookie");
+  return cookies.filter((c) => c.value !== "");
 }

@@ -74,8 +74,14 @@ async function gzipSize(url: string, body: () => Promise<Buffer>): Promise<{ raw
   return out;
 }
 
+/** Cookies every fresh context starts with (the signed-in session); set by the orchestrator. */
+export const session: { origin: string; cookies: { name: string; value: string }[] } = { origin: "", cookies: [] };
+
 async function freshContext(browser: Browser): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: "light", reducedMotion: "no-preference" });
+  if (session.cookies.length > 0) {
+    await context.addCookies(session.cookies.map((c) => ({ ...c, url: session.origin, httpOnly: true, sameSite: "Lax" as const })));
+  }
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
   await cdp.send("Network.enable");
@@ -104,6 +110,7 @@ export async function coldRun(
       scriptResponses.set(res.url(), { encoding: res.headers()["content-encoding"] ?? "", body: () => res.body() });
     });
     const nav = await page.goto(url, { waitUntil: "load", timeout: 60_000 });
+    if (new URL(page.url()).pathname === "/login") throw new Error(`${url} redirected to /login: the browser is not signed in`);
     const html = nav ? await nav.body() : Buffer.alloc(0);
     let readyMs: number | null = null;
     try {
@@ -290,6 +297,7 @@ export async function openLiveSession(browser: Browser, url: string, expectedEve
   const { context, page } = await freshContext(browser);
   await page.addInitScript(CHUNK_RECORDER);
   await page.goto(url, { waitUntil: "load", timeout: 60_000 });
+  if (new URL(page.url()).pathname === "/login") throw new Error(`${url} redirected to /login: the browser is not signed in`);
   await page.waitForFunction(
     (n) => document.querySelectorAll("article[data-sequence]").length > 0 && document.body.innerText.includes(`${n.toLocaleString("en-US")} events`),
     expectedEvents,
