@@ -500,7 +500,7 @@ async function main(): Promise<void> {
       },
       setup: { built: app.built, buildAndStartMs: Math.round(app.buildMs), appReadyMs: Math.round(app.readyMs), seedMs: Math.round(seedMs) },
       measuredMs: Math.round(measureMs),
-      machine: { cores: os.cpus().length, loadAverage1m: [+load0.toFixed(2), +load1.toFixed(2)], busyCoresBeforePhase: background },
+      machine: { cores: os.cpus().length, loadAverage1m: [+load0.toFixed(2), +load1.toFixed(2)], busyCoresBeforePhase: Object.fromEntries(Object.entries(background).map(([k, v]) => [k, +v.toFixed(2)])) },
     };
     process.stdout.write(`${JSON.stringify(blob)}\n`);
   } catch (e) {
