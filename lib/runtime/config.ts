@@ -23,6 +23,8 @@ export interface RuntimeConfig {
   /** Cumulative suspension cap. */
   maxSuspendMs: number;
   logLevel: string;
+  /** Which gRPC server hosts the agent-facing port. */
+  grpcServer: "grpc-js" | "connect";
   runtimeName: string;
   runtimeVersion: string;
 }
@@ -63,6 +65,13 @@ export function isLoopback(host: string): boolean {
   return host === "localhost" || host === "::1" || /^127\./.test(host);
 }
 
+function grpcServer(raw: string | undefined): RuntimeConfig["grpcServer"] {
+  const v = (raw ?? "").trim();
+  if (v === "" || v === "grpc-js") return "grpc-js";
+  if (v === "connect") return "connect";
+  throw new ConfigError(`MACP_GRPC_SERVER must be "grpc-js" or "connect", got "${raw}"`);
+}
+
 export function loadConfig(env: Env = process.env): RuntimeConfig {
   const { host, port } = parseBindAddr(env.MACP_BIND_ADDR ?? "127.0.0.1:50051");
   const tlsCertPath = env.MACP_TLS_CERT_PATH || undefined;
@@ -97,6 +106,7 @@ export function loadConfig(env: Env = process.env): RuntimeConfig {
     subscriberBuffer: int(env, "MACP_SUBSCRIBER_BUFFER", 1024, 1, 1_000_000),
     maxSuspendMs: int(env, "MACP_MAX_SUSPEND_MS", 7 * 24 * 3600 * 1000, 1),
     logLevel: env.MACP_LOG_LEVEL || env.LOG_LEVEL || "info",
+    grpcServer: grpcServer(env.MACP_GRPC_SERVER),
     runtimeName: "baton-runtime",
     runtimeVersion: "0.1.0",
   };

@@ -9,7 +9,10 @@ import pino from "pino";
 import { createAuthResolver } from "./auth";
 import { loadConfig, type RuntimeConfig } from "./config";
 import { Kernel } from "./kernel";
-import { runtimeRoutes } from "./server";
+import * as grpc from "@grpc/grpc-js";
+import { MACPRuntimeService } from "@/lib/gen/macp/v1/core_pb";
+import { addConnectService } from "./grpc-host";
+import { runtimeRoutes, runtimeServiceImpl } from "./server";
 import { openStore } from "./store";
 
 export interface RunningRuntime {
@@ -43,48 +46,23 @@ export async function startRuntime(options: StartOptions = {}): Promise<RunningR
     throw e;
   }
 
-  const handler = connectNodeAdapter({
-    routes: runtimeRoutes({ kernel, auth, config, logger }),
-    // Room for an over-limit payload to get a PAYLOAD_TOO_LARGE Ack rather
-    // than a transport error; anything larger is refused by the transport.
-    readMaxBytes: Math.min(config.maxPayloadBytes * 4 + 65_536, 256 * 1_048_576),
-    grpc: true,
-    grpcWeb: true,
-    connect: true,
-  });
-  const settings: http2.Settings = { maxConcurrentStreams: 100_000 };
-  const server = config.tlsCertPath
-    ? http2.createSecureServer(
-        { cert: fs.readFileSync(config.tlsCertPath), key: fs.readFileSync(config.tlsKeyPath as string), settings },
-        handler,
-      )
-    : http2.createServer({ settings }, handler);
-  server.on("sessionError", (err) => logger.warn({ err }, "HTTP/2 session error"));
-  server.on("error", (err) => logger.error({ err }, "gRPC server error"));
-
-  await new Promise<void>((resolve, reject) => {
-    const onError = (e: Error) => reject(e);
-    server.once("error", onError);
-    server.listen(config.bindPort, config.bindHost, () => {
-      server.off("error", onError);
-      resolve();
-    });
-  });
-  const addr = server.address() as AddressInfo;
-  const host = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
-  const address = `${host}:${addr.port}`;
-  const url = `${config.tlsCertPath ? "https" : "http"}://${address}`;
-  const sessions = new Set<http2.ServerHttp2Session>();
-  server.on("session", (s) => {
-    sessions.add(s);
-    s.on("close", () => sessions.delete(s));
-  });
+  const deps = { kernel, auth, config, logger };
+  let listening: Listening;
+  try {
+    listening = config.grpcServer === "connect" ? await listenConnect(config, deps) : await listenGrpcJs(config, deps);
+  } catch (e) {
+    await kernel.close();
+    await store.close().catch(() => undefined);
+    throw e;
+  }
+  const { address, url } = listening;
   logger.info(
     {
       address,
       storage: config.memoryOnly ? "memory-only (MACP_MEMORY_ONLY=1)" : store.description,
       auth: auth.describe(),
       tls: Boolean(config.tlsCertPath),
+      server: config.grpcServer,
     },
     `MACP runtime listening on ${url}`,
   );
@@ -99,18 +77,101 @@ export async function startRuntime(options: StartOptions = {}): Promise<RunningR
     config,
     close() {
       closing ??= (async () => {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          for (const s of sessions) s.close();
-          setTimeout(() => {
-            for (const s of sessions) s.destroy();
-          }, 2_000).unref();
-        });
+        await listening.close();
         await kernel.close();
         await store.close();
         logger.info({}, "MACP runtime stopped");
       })();
       return closing;
     },
+  };
+}
+
+interface Listening {
+  address: string;
+  url: string;
+  close(): Promise<void>;
+}
+
+type Deps = Parameters<typeof runtimeServiceImpl>[0];
+
+/** Largest request accepted by the transport: room for an over-limit payload to get a PAYLOAD_TOO_LARGE Ack. */
+const readMaxBytes = (config: RuntimeConfig) => Math.min(config.maxPayloadBytes * 4 + 65_536, 256 * 1_048_576);
+
+function formatAddress(host: string, port: number): string {
+  return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/** Default: the service hosted on @grpc/grpc-js (h2c, or TLS when configured). */
+async function listenGrpcJs(config: RuntimeConfig, deps: Deps): Promise<Listening> {
+  const shutdown = new AbortController();
+  const server = new grpc.Server({
+    "grpc.max_receive_message_length": readMaxBytes(config),
+    "grpc.max_send_message_length": -1,
+    "grpc.max_concurrent_streams": 100_000,
+  });
+  addConnectService(server, MACPRuntimeService, runtimeServiceImpl(deps), { shutdownSignal: shutdown.signal });
+  const creds = config.tlsCertPath
+    ? grpc.ServerCredentials.createSsl(
+        null,
+        [{ cert_chain: fs.readFileSync(config.tlsCertPath), private_key: fs.readFileSync(config.tlsKeyPath as string) }],
+        false,
+      )
+    : grpc.ServerCredentials.createInsecure();
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(formatAddress(config.bindHost, config.bindPort), creds, (err, p) => (err ? reject(err) : resolve(p))),
+  );
+  const address = formatAddress(config.bindHost, port);
+  return {
+    address,
+    url: `${config.tlsCertPath ? "https" : "http"}://${address}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        shutdown.abort();
+        const force = setTimeout(() => server.forceShutdown(), 2_000);
+        force.unref();
+        server.tryShutdown(() => {
+          clearTimeout(force);
+          resolve();
+        });
+      }),
+  };
+}
+
+/** Alternative (MACP_GRPC_SERVER=connect): connect-node, which also answers Connect and gRPC-web. */
+async function listenConnect(config: RuntimeConfig, deps: Deps): Promise<Listening> {
+  const handler = connectNodeAdapter({ routes: runtimeRoutes(deps), readMaxBytes: readMaxBytes(config), grpc: true, grpcWeb: true, connect: true });
+  const settings: http2.Settings = { maxConcurrentStreams: 100_000 };
+  const server = config.tlsCertPath
+    ? http2.createSecureServer({ cert: fs.readFileSync(config.tlsCertPath), key: fs.readFileSync(config.tlsKeyPath as string), settings }, handler)
+    : http2.createServer({ settings }, handler);
+  server.on("sessionError", (err) => deps.logger.warn({ err }, "HTTP/2 session error"));
+  server.on("error", (err) => deps.logger.error({ err }, "gRPC server error"));
+  await new Promise<void>((resolve, reject) => {
+    const onError = (e: Error) => reject(e);
+    server.once("error", onError);
+    server.listen(config.bindPort, config.bindHost, () => {
+      server.off("error", onError);
+      resolve();
+    });
+  });
+  const addr = server.address() as AddressInfo;
+  const address = formatAddress(addr.address, addr.port);
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on("session", (s) => {
+    sessions.add(s);
+    s.on("close", () => sessions.delete(s));
+  });
+  return {
+    address,
+    url: `${config.tlsCertPath ? "https" : "http"}://${address}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sessions) s.close();
+        setTimeout(() => {
+          for (const s of sessions) s.destroy();
+        }, 2_000).unref();
+      }),
   };
 }

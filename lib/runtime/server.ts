@@ -3,7 +3,7 @@
 // errors or gRPC statuses exactly where PROTOCOL.md §7.2 and §8 put them.
 // RPCs left out of the implementation answer UNIMPLEMENTED.
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
+import { Code, ConnectError, type ConnectRouter, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import { CORE_TYPES, MACP_VERSION, type MacpErrorCode } from "@/lib/macp/constants";
 import {
   MACPRuntimeService,
@@ -60,281 +60,289 @@ const runtimeModes = () => [...MODES.values()].map((m) => m.descriptor);
 
 type StreamItem = { kind: "one"; resp: StreamSessionResponse; seq?: number } | { kind: "history"; items: Delivered[] };
 
+/** Connect routes for the runtime service (used by the connect-node server option). */
 export function runtimeRoutes(deps: RuntimeServiceDeps) {
+  return (router: ConnectRouter) => router.service(MACPRuntimeService, runtimeServiceImpl(deps));
+}
+
+/**
+ * The MACPRuntimeService implementation, independent of the server that hosts
+ * it: connect-node mounts it as routes, grpc-host.ts serves it on @grpc/grpc-js.
+ */
+export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImpl<typeof MACPRuntimeService>> {
   const { kernel, auth, config, logger } = deps;
   const envelopeResponse = (env: Envelope): StreamSessionResponse =>
     create(StreamSessionResponseSchema, { response: { case: "envelope", value: env } });
 
-  return (router: ConnectRouter) =>
-    router.service(MACPRuntimeService, {
-      initialize(req) {
-        if (req.supportedProtocolVersions.length === 0) {
-          throw new ConnectError("supported_protocol_versions must not be empty", Code.InvalidArgument);
-        }
-        if (!req.supportedProtocolVersions.includes(MACP_VERSION)) {
-          throw new ConnectError(
-            `UNSUPPORTED_PROTOCOL_VERSION: this runtime speaks ${MACP_VERSION}; client offered ${req.supportedProtocolVersions.join(", ")}`,
-            Code.FailedPrecondition,
-          );
-        }
-        return {
-          selectedProtocolVersion: MACP_VERSION,
-          runtimeInfo: {
-            name: config.runtimeName,
-            title: "Baton embedded MACP runtime",
-            version: config.runtimeVersion,
-            description: "Durable MACP runtime embedded in the Baton console (Handoff and Task modes).",
-            websiteUrl: "",
-          },
-          capabilities: {
-            sessions: { stream: true, listSessions: true, watchSessions: true },
-            cancellation: { cancelSession: true },
-            progress: { progress: true },
-            manifest: { getManifest: true },
-            modeRegistry: { listModes: true, listChanged: true },
-            roots: { listRoots: true, listChanged: true },
-            policyRegistry: { registerPolicy: true, listPolicies: true, listChanged: true },
-            experimental: { features: {} },
-          },
-          supportedModes: [...MODES.keys()].sort(),
-          instructions: "Authenticate with Authorization: Bearer <token> and submit envelopes with Send; observe with StreamSession and WatchSessions.",
-        };
-      },
+  return {
+    initialize(req) {
+      if (req.supportedProtocolVersions.length === 0) {
+        throw new ConnectError("supported_protocol_versions must not be empty", Code.InvalidArgument);
+      }
+      if (!req.supportedProtocolVersions.includes(MACP_VERSION)) {
+        throw new ConnectError(
+          `UNSUPPORTED_PROTOCOL_VERSION: this runtime speaks ${MACP_VERSION}; client offered ${req.supportedProtocolVersions.join(", ")}`,
+          Code.FailedPrecondition,
+        );
+      }
+      return {
+        selectedProtocolVersion: MACP_VERSION,
+        runtimeInfo: {
+          name: config.runtimeName,
+          title: "Baton embedded MACP runtime",
+          version: config.runtimeVersion,
+          description: "Durable MACP runtime embedded in the Baton console (Handoff and Task modes).",
+          websiteUrl: "",
+        },
+        capabilities: {
+          sessions: { stream: true, listSessions: true, watchSessions: true },
+          cancellation: { cancelSession: true },
+          progress: { progress: true },
+          manifest: { getManifest: true },
+          modeRegistry: { listModes: true, listChanged: true },
+          roots: { listRoots: true, listChanged: true },
+          policyRegistry: { registerPolicy: true, listPolicies: true, listChanged: true },
+          experimental: { features: {} },
+        },
+        supportedModes: [...MODES.keys()].sort(),
+        instructions: "Authenticate with Authorization: Bearer <token> and submit envelopes with Send; observe with StreamSession and WatchSessions.",
+      };
+    },
 
-      async send(req, ctx) {
-        if (!req.envelope) throw new ConnectError("SendRequest.envelope is required", Code.InvalidArgument);
-        const identity = auth.resolve(ctx.requestHeader);
-        return { ack: await kernel.send(identity, req.envelope) };
-      },
+    async send(req, ctx) {
+      if (!req.envelope) throw new ConnectError("SendRequest.envelope is required", Code.InvalidArgument);
+      const identity = auth.resolve(ctx.requestHeader);
+      return { ack: await kernel.send(identity, req.envelope) };
+    },
 
-      async *streamSession(requests: AsyncIterable<StreamSessionRequest>, ctx) {
-        const identity = requireIdentity(auth, ctx);
-        const out = new Channel<StreamItem>(config.subscriberBuffer);
-        closeOnAbort(ctx, out as Channel<unknown>);
-        let bound: string | null = null;
-        const subscription: { close: (() => void) | null } = { close: null };
-        let lastSeq = 0;
-        const live = (d: Delivered) => {
-          if (!out.push({ kind: "one", resp: envelopeResponse(d.envelope), seq: d.sequence })) {
-            subscription.close?.();
-          }
-        };
-        const end = (message: string, code: Code) => out.fail(new ConnectError(message, code));
-        const inline = (code: string, message: string, env?: Envelope) =>
-          out.push({
-            kind: "one",
-            resp: create(StreamSessionResponseSchema, {
-              response: {
-                case: "error",
-                value: create(MACPErrorSchema, { code, message, sessionId: env?.sessionId ?? bound ?? "", messageId: env?.messageId ?? "" }),
-              },
-            }),
-          });
-
-        const pump = async () => {
-          for await (const frame of requests) {
-            if (out.isClosed) return;
-            const env = frame.envelope;
-            const subId = frame.subscribeSessionId;
-            if ((env && subId !== "") || (!env && subId === "")) {
-              return end("a frame must carry exactly one of envelope or subscribe_session_id", Code.InvalidArgument);
-            }
-            const sid = env ? env.sessionId : subId;
-            if (sid === "") return end("envelope frames need a session_id (signals cannot be sent on a stream)", Code.InvalidArgument);
-            if (bound !== null && sid !== bound) return end(`this stream is bound to session ${bound}`, Code.InvalidArgument);
-            if (!env) {
-              if (!kernel.hasSession(subId)) return end(`session ${subId} does not exist`, Code.NotFound);
-              if (!kernel.canRead(identity, subId)) {
-                inline("FORBIDDEN", "FORBIDDEN: caller is not a declared participant or observer for this session");
-                continue;
-              }
-              bound = subId;
-              subscription.close?.();
-              const after = Number(frame.afterSequence);
-              const sub = kernel.subscribe(subId, after, live);
-              subscription.close = sub.close;
-              if (sub.history.length) out.push({ kind: "history", items: sub.history });
-              continue;
-            }
-            if (bound === null) {
-              bound = sid;
-              subscription.close = kernel.listen(sid, live);
-            }
-            if (env.messageType !== CORE_TYPES.SessionStart) {
-              const meta = kernel.getSession(sid)?.metadata;
-              if (meta && meta.mode !== env.mode) return end(`session ${sid} is in mode ${meta.mode}`, Code.InvalidArgument);
-              if (meta && meta.state !== SessionState.OPEN) return end("SESSION_NOT_OPEN: the session is not open", Code.InvalidArgument);
-            }
-            const ack = await kernel.send(identity, env);
-            if (ack.ok) continue;
-            const code = (ack.error?.code ?? "INTERNAL_ERROR") as MacpErrorCode;
-            const message = ack.error?.message ?? "rejected";
-            if (TERMINAL_STREAM_CODES.has(code)) return end(`${code}: ${message}`, grpcCodeFor(code));
-            inline(code, message, env);
-          }
-          out.close(); // half-close: flush what we have and end
-        };
-        pump().catch((e: unknown) => {
-          if (!out.isClosed) out.fail(e instanceof ConnectError ? e : new ConnectError(String(e), Code.Internal));
-        });
-        try {
-          for await (const item of out) {
-            if (item.kind === "history") {
-              for (const d of item.items) {
-                lastSeq = d.sequence;
-                yield envelopeResponse(d.envelope);
-              }
-            } else {
-              if (item.seq !== undefined) lastSeq = item.seq;
-              yield item.resp;
-            }
-          }
-        } catch (e) {
-          if (e instanceof ChannelOverflowError) {
-            logger.warn({ session: bound, lastSeq }, "slow StreamSession subscriber ended");
-            throw overflowError("this subscriber", lastSeq);
-          }
-          throw e;
-        } finally {
+    async *streamSession(requests: AsyncIterable<StreamSessionRequest>, ctx) {
+      const identity = requireIdentity(auth, ctx);
+      const out = new Channel<StreamItem>(config.subscriberBuffer);
+      closeOnAbort(ctx, out as Channel<unknown>);
+      let bound: string | null = null;
+      const subscription: { close: (() => void) | null } = { close: null };
+      let lastSeq = 0;
+      const live = (d: Delivered) => {
+        if (!out.push({ kind: "one", resp: envelopeResponse(d.envelope), seq: d.sequence })) {
           subscription.close?.();
         }
-      },
+      };
+      const end = (message: string, code: Code) => out.fail(new ConnectError(message, code));
+      const inline = (code: string, message: string, env?: Envelope) =>
+        out.push({
+          kind: "one",
+          resp: create(StreamSessionResponseSchema, {
+            response: {
+              case: "error",
+              value: create(MACPErrorSchema, { code, message, sessionId: env?.sessionId ?? bound ?? "", messageId: env?.messageId ?? "" }),
+            },
+          }),
+        });
 
-      getSession(req, ctx) {
-        const identity = requireIdentity(auth, ctx);
-        const found = kernel.getSession(req.sessionId);
-        if (!found) throw new ConnectError(`session ${req.sessionId} does not exist`, Code.NotFound);
-        if (!kernel.canRead(identity, req.sessionId)) {
-          throw new ConnectError(`${identity.sender} is not a participant or observer of this session`, Code.PermissionDenied);
-        }
-        return { metadata: found.metadata };
-      },
-
-      async cancelSession(req, ctx) {
-        return { ack: await control(kernel, requireIdentity(auth, ctx), "cancel", req.sessionId, req.reason) };
-      },
-      async suspendSession(req, ctx) {
-        return { ack: await control(kernel, requireIdentity(auth, ctx), "suspend", req.sessionId, req.reason) };
-      },
-      async resumeSession(req, ctx) {
-        return { ack: await control(kernel, requireIdentity(auth, ctx), "resume", req.sessionId, req.reason) };
-      },
-
-      getManifest(req) {
-        if (req.agentId !== "" && req.agentId !== config.runtimeName) {
-          throw new ConnectError(`no manifest for agent ${req.agentId}`, Code.NotFound);
-        }
-        return {
-          manifest: {
-            agentId: config.runtimeName,
-            title: "Baton embedded MACP runtime",
-            description: "Durable MACP runtime embedded in the Baton console.",
-            supportedModes: [...MODES.keys()].sort(),
-            inputContentTypes: ["application/macp-envelope+proto"],
-            outputContentTypes: ["application/macp-envelope+proto"],
-          },
-        };
-      },
-
-      listModes() {
-        return { modes: runtimeModes() };
-      },
-      async *watchModeRegistry(_req, ctx) {
-        yield { change: { registry: "modes", observedAtUnixMs: BigInt(Date.now()) } };
-        await idleUntilAbort(ctx);
-      },
-      listRoots() {
-        return { roots: [] };
-      },
-      async *watchRoots(_req, ctx) {
-        yield { change: { observedAtUnixMs: BigInt(Date.now()) } };
-        await idleUntilAbort(ctx);
-      },
-      listExtModes() {
-        return { modes: [] };
-      },
-
-      async *watchSignals(_req, ctx) {
-        const ch = new Channel<Envelope>(256);
-        closeOnAbort(ctx, ch as Channel<unknown>);
-        const close = kernel.watchSignals((env) => ch.push(env));
-        try {
-          for await (const env of ch) yield { envelope: env };
-        } catch (e) {
-          if (e instanceof ChannelOverflowError) throw overflowError("this signal watcher");
-          throw e;
-        } finally {
-          close();
-        }
-      },
-
-      listSessions(_req, ctx) {
-        requireIdentity(auth, ctx);
-        return { sessions: kernel.listSessions() };
-      },
-
-      async *watchSessions(_req, ctx) {
-        requireIdentity(auth, ctx);
-        const ch = new Channel<ReturnType<typeof create<typeof SessionLifecycleEventSchema>>>(config.subscriberBuffer);
-        closeOnAbort(ctx, ch as Channel<unknown>);
-        const { snapshot, close } = kernel.watchSessions((ev) => ch.push(ev));
-        try {
-          for (const meta of snapshot) {
-            yield {
-              event: create(SessionLifecycleEventSchema, {
-                eventType: EventType.CREATED,
-                session: meta,
-                observedAtUnixMs: meta.startedAtUnixMs,
-              }),
-            };
+      const pump = async () => {
+        for await (const frame of requests) {
+          if (out.isClosed) return;
+          const env = frame.envelope;
+          const subId = frame.subscribeSessionId;
+          if ((env && subId !== "") || (!env && subId === "")) {
+            return end("a frame must carry exactly one of envelope or subscribe_session_id", Code.InvalidArgument);
           }
-          for await (const ev of ch) yield { event: ev };
-        } catch (e) {
-          if (e instanceof ChannelOverflowError) throw overflowError("this session watcher");
-          throw e;
-        } finally {
-          close();
+          const sid = env ? env.sessionId : subId;
+          if (sid === "") return end("envelope frames need a session_id (signals cannot be sent on a stream)", Code.InvalidArgument);
+          if (bound !== null && sid !== bound) return end(`this stream is bound to session ${bound}`, Code.InvalidArgument);
+          if (!env) {
+            if (!kernel.hasSession(subId)) return end(`session ${subId} does not exist`, Code.NotFound);
+            if (!kernel.canRead(identity, subId)) {
+              inline("FORBIDDEN", "FORBIDDEN: caller is not a declared participant or observer for this session");
+              continue;
+            }
+            bound = subId;
+            subscription.close?.();
+            const after = Number(frame.afterSequence);
+            const sub = kernel.subscribe(subId, after, live);
+            subscription.close = sub.close;
+            if (sub.history.length) out.push({ kind: "history", items: sub.history });
+            continue;
+          }
+          if (bound === null) {
+            bound = sid;
+            subscription.close = kernel.listen(sid, live);
+          }
+          if (env.messageType !== CORE_TYPES.SessionStart) {
+            const meta = kernel.getSession(sid)?.metadata;
+            if (meta && meta.mode !== env.mode) return end(`session ${sid} is in mode ${meta.mode}`, Code.InvalidArgument);
+            if (meta && meta.state !== SessionState.OPEN) return end("SESSION_NOT_OPEN: the session is not open", Code.InvalidArgument);
+          }
+          const ack = await kernel.send(identity, env);
+          if (ack.ok) continue;
+          const code = (ack.error?.code ?? "INTERNAL_ERROR") as MacpErrorCode;
+          const message = ack.error?.message ?? "rejected";
+          if (TERMINAL_STREAM_CODES.has(code)) return end(`${code}: ${message}`, grpcCodeFor(code));
+          inline(code, message, env);
         }
-      },
+        out.close(); // half-close: flush what we have and end
+      };
+      pump().catch((e: unknown) => {
+        if (!out.isClosed) out.fail(e instanceof ConnectError ? e : new ConnectError(String(e), Code.Internal));
+      });
+      try {
+        for await (const item of out) {
+          if (item.kind === "history") {
+            for (const d of item.items) {
+              lastSeq = d.sequence;
+              yield envelopeResponse(d.envelope);
+            }
+          } else {
+            if (item.seq !== undefined) lastSeq = item.seq;
+            yield item.resp;
+          }
+        }
+      } catch (e) {
+        if (e instanceof ChannelOverflowError) {
+          logger.warn({ session: bound, lastSeq }, "slow StreamSession subscriber ended");
+          throw overflowError("this subscriber", lastSeq);
+        }
+        throw e;
+      } finally {
+        subscription.close?.();
+      }
+    },
 
-      async registerPolicy(req, ctx) {
-        const identity = requireIdentity(auth, ctx);
-        if (!identity.canManageRegistry) throw new ConnectError(`${identity.sender} may not manage policies`, Code.PermissionDenied);
-        if (!req.policyDescriptor) throw new ConnectError("policy_descriptor is required", Code.InvalidArgument);
-        const err = await kernel.registerPolicy(req.policyDescriptor);
-        return err ? { ok: false, error: err } : { ok: true, error: "" };
-      },
-      async unregisterPolicy(req, ctx) {
-        const identity = requireIdentity(auth, ctx);
-        if (!identity.canManageRegistry) throw new ConnectError(`${identity.sender} may not manage policies`, Code.PermissionDenied);
-        const err = await kernel.unregisterPolicy(req.policyId);
-        return err ? { ok: false, error: err } : { ok: true, error: "" };
-      },
-      getPolicy(req, ctx) {
-        requireIdentity(auth, ctx);
-        const d = kernel.getPolicy(req.policyId);
-        if (!d) throw new ConnectError(`policy ${req.policyId} is not registered`, Code.NotFound);
-        return { policyDescriptor: d };
-      },
-      listPolicies(req, ctx) {
-        requireIdentity(auth, ctx);
-        return { descriptors: kernel.listPolicies(req.mode) };
-      },
-      async *watchPolicies(_req, ctx) {
-        const ch = new Channel<ReturnType<Kernel["listPolicies"]>>(64);
-        closeOnAbort(ctx, ch as Channel<unknown>);
-        const { snapshot, close } = kernel.watchPolicies((all) => ch.push(all));
-        try {
-          yield { descriptors: snapshot, observedAtUnixMs: BigInt(Date.now()) };
-          for await (const all of ch) yield { descriptors: all, observedAtUnixMs: BigInt(Date.now()) };
-        } catch (e) {
-          if (e instanceof ChannelOverflowError) throw overflowError("this policy watcher");
-          throw e;
-        } finally {
-          close();
+    getSession(req, ctx) {
+      const identity = requireIdentity(auth, ctx);
+      const found = kernel.getSession(req.sessionId);
+      if (!found) throw new ConnectError(`session ${req.sessionId} does not exist`, Code.NotFound);
+      if (!kernel.canRead(identity, req.sessionId)) {
+        throw new ConnectError(`${identity.sender} is not a participant or observer of this session`, Code.PermissionDenied);
+      }
+      return { metadata: found.metadata };
+    },
+
+    async cancelSession(req, ctx) {
+      return { ack: await control(kernel, requireIdentity(auth, ctx), "cancel", req.sessionId, req.reason) };
+    },
+    async suspendSession(req, ctx) {
+      return { ack: await control(kernel, requireIdentity(auth, ctx), "suspend", req.sessionId, req.reason) };
+    },
+    async resumeSession(req, ctx) {
+      return { ack: await control(kernel, requireIdentity(auth, ctx), "resume", req.sessionId, req.reason) };
+    },
+
+    getManifest(req) {
+      if (req.agentId !== "" && req.agentId !== config.runtimeName) {
+        throw new ConnectError(`no manifest for agent ${req.agentId}`, Code.NotFound);
+      }
+      return {
+        manifest: {
+          agentId: config.runtimeName,
+          title: "Baton embedded MACP runtime",
+          description: "Durable MACP runtime embedded in the Baton console.",
+          supportedModes: [...MODES.keys()].sort(),
+          inputContentTypes: ["application/macp-envelope+proto"],
+          outputContentTypes: ["application/macp-envelope+proto"],
+        },
+      };
+    },
+
+    listModes() {
+      return { modes: runtimeModes() };
+    },
+    async *watchModeRegistry(_req, ctx) {
+      yield { change: { registry: "modes", observedAtUnixMs: BigInt(Date.now()) } };
+      await idleUntilAbort(ctx);
+    },
+    listRoots() {
+      return { roots: [] };
+    },
+    async *watchRoots(_req, ctx) {
+      yield { change: { observedAtUnixMs: BigInt(Date.now()) } };
+      await idleUntilAbort(ctx);
+    },
+    listExtModes() {
+      return { modes: [] };
+    },
+
+    async *watchSignals(_req, ctx) {
+      const ch = new Channel<Envelope>(256);
+      closeOnAbort(ctx, ch as Channel<unknown>);
+      const close = kernel.watchSignals((env) => ch.push(env));
+      try {
+        for await (const env of ch) yield { envelope: env };
+      } catch (e) {
+        if (e instanceof ChannelOverflowError) throw overflowError("this signal watcher");
+        throw e;
+      } finally {
+        close();
+      }
+    },
+
+    listSessions(_req, ctx) {
+      requireIdentity(auth, ctx);
+      return { sessions: kernel.listSessions() };
+    },
+
+    async *watchSessions(_req, ctx) {
+      requireIdentity(auth, ctx);
+      const ch = new Channel<ReturnType<typeof create<typeof SessionLifecycleEventSchema>>>(config.subscriberBuffer);
+      closeOnAbort(ctx, ch as Channel<unknown>);
+      const { snapshot, close } = kernel.watchSessions((ev) => ch.push(ev));
+      try {
+        for (const meta of snapshot) {
+          yield {
+            event: create(SessionLifecycleEventSchema, {
+              eventType: EventType.CREATED,
+              session: meta,
+              observedAtUnixMs: meta.startedAtUnixMs,
+            }),
+          };
         }
-      },
-    });
+        for await (const ev of ch) yield { event: ev };
+      } catch (e) {
+        if (e instanceof ChannelOverflowError) throw overflowError("this session watcher");
+        throw e;
+      } finally {
+        close();
+      }
+    },
+
+    async registerPolicy(req, ctx) {
+      const identity = requireIdentity(auth, ctx);
+      if (!identity.canManageRegistry) throw new ConnectError(`${identity.sender} may not manage policies`, Code.PermissionDenied);
+      if (!req.policyDescriptor) throw new ConnectError("policy_descriptor is required", Code.InvalidArgument);
+      const err = await kernel.registerPolicy(req.policyDescriptor);
+      return err ? { ok: false, error: err } : { ok: true, error: "" };
+    },
+    async unregisterPolicy(req, ctx) {
+      const identity = requireIdentity(auth, ctx);
+      if (!identity.canManageRegistry) throw new ConnectError(`${identity.sender} may not manage policies`, Code.PermissionDenied);
+      const err = await kernel.unregisterPolicy(req.policyId);
+      return err ? { ok: false, error: err } : { ok: true, error: "" };
+    },
+    getPolicy(req, ctx) {
+      requireIdentity(auth, ctx);
+      const d = kernel.getPolicy(req.policyId);
+      if (!d) throw new ConnectError(`policy ${req.policyId} is not registered`, Code.NotFound);
+      return { policyDescriptor: d };
+    },
+    listPolicies(req, ctx) {
+      requireIdentity(auth, ctx);
+      return { descriptors: kernel.listPolicies(req.mode) };
+    },
+    async *watchPolicies(_req, ctx) {
+      const ch = new Channel<ReturnType<Kernel["listPolicies"]>>(64);
+      closeOnAbort(ctx, ch as Channel<unknown>);
+      const { snapshot, close } = kernel.watchPolicies((all) => ch.push(all));
+      try {
+        yield { descriptors: snapshot, observedAtUnixMs: BigInt(Date.now()) };
+        for await (const all of ch) yield { descriptors: all, observedAtUnixMs: BigInt(Date.now()) };
+      } catch (e) {
+        if (e instanceof ChannelOverflowError) throw overflowError("this policy watcher");
+        throw e;
+      } finally {
+        close();
+      }
+    },
+  };
 }
 
 async function control(kernel: Kernel, identity: Identity, op: "cancel" | "suspend" | "resume", sessionId: string, reason: string) {

@@ -22,15 +22,17 @@ const STATE: Record<ConformanceVector["expected_final_state"], SessionState> = {
   Cancelled: SessionState.CANCELLED,
 };
 
-let rt: RunningRuntime;
-beforeAll(async () => {
-  rt = await startTestRuntime();
-});
-afterAll(async () => {
-  await rt?.close();
-});
+// The agent-facing port can be hosted by @grpc/grpc-js (default) or
+// connect-node (MACP_GRPC_SERVER=connect); both must pass every vector.
+describe.each(["grpc-js", "connect"])("conformance vectors (handoff, task) over gRPC, %s server", (server) => {
+  let rt: RunningRuntime;
+  beforeAll(async () => {
+    rt = await startTestRuntime({ MACP_GRPC_SERVER: server });
+  });
+  afterAll(async () => {
+    await rt?.close();
+  });
 
-describe("conformance vectors (handoff, task) over gRPC", () => {
   it("found the vectors", () => {
     expect(files.length).toBeGreaterThanOrEqual(4);
   });

@@ -154,6 +154,7 @@ describe("admission", () => {
 
   it("answers a malformed protobuf request with a gRPC error status and keeps serving", async () => {
     const session = http2.connect(rt.url);
+    session.on("error", () => undefined); // the server may reset the connection after answering
     const req = session.request({
       ":method": "POST",
       ":path": "/macp.v1.MACPRuntimeService/Send",
@@ -319,6 +320,7 @@ describe("streams", () => {
 /** Minimal gRPC-over-HTTP/2 StreamSession subscriber whose reading can be paused. */
 function rawStreamSession(url: string, identity: string, sessionId: string) {
   const session = http2.connect(url);
+  session.on("error", () => undefined); // closed by the runtime at shutdown
   const req = session.request({
     ":method": "POST",
     ":path": "/macp.v1.MACPRuntimeService/StreamSession",
@@ -350,6 +352,7 @@ function rawStreamSession(url: string, identity: string, sessionId: string) {
     async resumeAndFinish() {
       req.resume();
       const t = await trailers;
+      req.close(); // our request side was never ended; release the stream
       session.close();
       return { ...t, envelopes };
     },
