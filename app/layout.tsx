@@ -3,6 +3,8 @@ import type { ReactNode } from "react";
 import { Announcer } from "@/components/Announcer";
 import { Providers } from "@/components/Providers";
 import { SiteHeader } from "@/components/SiteHeader";
+import { AuthGate } from "@/components/auth/AuthGate";
+import { InboxWatcher } from "@/components/inbox/InboxWatcher";
 import { THEME_INIT_SCRIPT } from "@/lib/client/theme";
 import "./globals.css";
 
@@ -32,8 +34,9 @@ export default function RootLayout({ children }: { children: ReactNode }) {
         <Providers>
           <SiteHeader />
           <main id="main" tabIndex={-1} className="mx-auto max-w-[1600px] px-3 pt-4 pb-16 outline-none sm:px-5">
-            {children}
+            <AuthGate>{children}</AuthGate>
           </main>
+          <InboxWatcher />
           <Announcer />
         </Providers>
       </body>

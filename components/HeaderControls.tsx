@@ -26,7 +26,7 @@ export function TimeZoneToggle() {
       suppressHydrationWarning
     >
       <Icon name="globe" />
-      <span>{label}</span>
+      <span className="hidden sm:inline">{label}</span>
     </button>
   );
 }

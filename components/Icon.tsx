@@ -20,7 +20,9 @@ export type UiIconName =
   | "code"
   | "image"
   | "user"
-  | "users";
+  | "users"
+  | "bot"
+  | "server";
 
 const PATHS: Record<UiIconName, React.ReactNode> = {
   "circle-dashed": <circle cx="8" cy="8" r="5.5" strokeDasharray="2.4 2.2" />,
@@ -122,6 +124,20 @@ const PATHS: Record<UiIconName, React.ReactNode> = {
     <>
       <circle cx="8" cy="5.4" r="2.6" />
       <path d="M2.8 14c.6-2.7 2.7-4.3 5.2-4.3s4.6 1.6 5.2 4.3" />
+    </>
+  ),
+  bot: (
+    <>
+      <rect x="2.6" y="5" width="10.8" height="8" rx="2" />
+      <path d="M8 5V2.6M5.8 8.6v.4M10.2 8.6v.4M6 11h4" />
+      <circle cx="8" cy="2.2" r=".6" fill="currentColor" />
+    </>
+  ),
+  server: (
+    <>
+      <rect x="2.2" y="2.5" width="11.6" height="4.5" rx="1" />
+      <rect x="2.2" y="9" width="11.6" height="4.5" rx="1" />
+      <path d="M4.6 4.75h.2M4.6 11.25h.2" />
     </>
   ),
   users: (

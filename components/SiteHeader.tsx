@@ -1,11 +1,15 @@
 "use client";
-// Top bar: brand, navigation, connection indicator, preferences.
+// Top bar: brand, navigation (sessions, the inbox with its live count),
+// connection indicator, preferences, and the signed-in person.
 
 import clsx from "clsx";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { HeaderConnectionIndicator } from "@/components/ConnectionIndicator";
 import { ThemeToggle, TimeZoneToggle } from "@/components/HeaderControls";
+import { UserMenu } from "@/components/auth/UserMenu";
+import { InboxNavLink } from "@/components/inbox/InboxNavLink";
+import { useWhoAmI } from "@/lib/client/use-whoami";
 
 function Logo() {
   return (
@@ -19,9 +23,19 @@ function Logo() {
   );
 }
 
+const navClass = (active: boolean): string =>
+  clsx(
+    "rounded-md px-2.5 py-1.5 text-sm font-medium",
+    active
+      ? "bg-slate-100 text-slate-900 dark:bg-slate-800 dark:text-white"
+      : "text-slate-700 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800",
+  );
+
 export function SiteHeader() {
   const pathname = usePathname();
-  const onSessions = pathname === "/" || pathname.startsWith("/sessions");
+  const { me } = useWhoAmI();
+  const onLogin = pathname === "/login";
+  const onSessions = pathname === "/" || (pathname.startsWith("/sessions") && pathname !== "/sessions/new");
   return (
     <header className="sticky top-0 z-30 border-b border-slate-200 bg-white/95 backdrop-blur dark:border-slate-800 dark:bg-slate-950/95">
       <a
@@ -30,35 +44,36 @@ export function SiteHeader() {
       >
         Skip to content
       </a>
-      <div className="mx-auto flex h-14 max-w-[1600px] items-center gap-3 px-3 sm:px-5">
+      <div className="mx-auto flex h-14 max-w-[1600px] items-center gap-2 px-3 sm:gap-3 sm:px-5">
         <Link href="/" className="flex items-center gap-2 rounded-md font-semibold tracking-tight" aria-label="Baton home">
           <Logo />
-          <span className="hidden text-lg min-[420px]:inline">Baton</span>
+          <span className="hidden text-lg min-[520px]:inline">Baton</span>
         </Link>
-        <nav aria-label="Main" className="ml-1 sm:ml-4">
-          <ul className="flex items-center gap-1">
-            <li>
-              <Link
-                href="/"
-                aria-current={onSessions ? "page" : undefined}
-                className={clsx(
-                  "rounded-md px-2.5 py-1.5 text-sm font-medium",
-                  onSessions
-                    ? "bg-slate-100 text-slate-900 dark:bg-slate-800 dark:text-white"
-                    : "text-slate-700 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800",
-                )}
-              >
-                Sessions
-              </Link>
-            </li>
-          </ul>
-        </nav>
-        <div className="ml-auto flex items-center gap-2">
-          <span data-testid="site-connection" className="contents">
-            <HeaderConnectionIndicator />
-          </span>
+        {onLogin ? null : (
+          <nav aria-label="Main" className="sm:ml-3">
+            <ul className="flex items-center gap-0.5 sm:gap-1">
+              <li>
+                <Link href="/" aria-current={onSessions ? "page" : undefined} className={navClass(onSessions)}>
+                  Sessions
+                </Link>
+              </li>
+              {me ? (
+                <li>
+                  <InboxNavLink active={pathname === "/inbox"} className={navClass(pathname === "/inbox")} />
+                </li>
+              ) : null}
+            </ul>
+          </nav>
+        )}
+        <div className="ml-auto flex items-center gap-1.5 sm:gap-2">
+          {onLogin ? null : (
+            <span data-testid="site-connection" className="contents">
+              <HeaderConnectionIndicator />
+            </span>
+          )}
           <TimeZoneToggle />
           <ThemeToggle />
+          <UserMenu />
         </div>
       </div>
     </header>

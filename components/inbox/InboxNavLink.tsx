@@ -1,0 +1,26 @@
+"use client";
+// "Inbox" in the navigation with a live count of what waits on the person.
+
+import clsx from "clsx";
+import Link from "next/link";
+import { inboxCountLabel } from "@/lib/client/inbox-state";
+import { useInbox } from "@/lib/client/use-inbox";
+
+export function InboxNavLink({ active, className }: { active: boolean; className: string }) {
+  const { inbox } = useInbox();
+  const count = inbox.items.length;
+  return (
+    <Link href="/inbox" aria-current={active ? "page" : undefined} className={clsx(className, "inline-flex items-center gap-1.5")} data-testid="nav-inbox">
+      Inbox
+      {inbox.loaded && count > 0 ? (
+        <span
+          className="inline-flex min-w-5 items-center justify-center rounded-full bg-red-700 px-1.5 text-xs leading-5 font-bold text-white tabular-nums dark:bg-red-300 dark:text-red-950"
+          data-testid="nav-inbox-count"
+        >
+          {count > 99 ? "99+" : count}
+        </span>
+      ) : null}
+      <span className="sr-only">{inbox.loaded ? `: ${inboxCountLabel(count)}` : ""}</span>
+    </Link>
+  );
+}

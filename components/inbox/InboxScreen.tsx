@@ -1,0 +1,89 @@
+"use client";
+// /inbox, "Waiting on me": offers made to me, commits waiting for my
+// approval, tasks assigned to me — live from WatchInbox, newest first.
+
+import Link from "next/link";
+import { InboxItemKind, type InboxItem } from "@/lib/gen/baton/v1/actions_pb";
+import { INBOX_KIND_ICON, INBOX_KIND_LABEL, inboxCountLabel, inboxKey } from "@/lib/client/inbox-state";
+import { nameIn } from "@/lib/client/directory";
+import { sessionHref } from "@/lib/client/route-params";
+import { useDirectory } from "@/lib/client/use-console-data";
+import { useInbox } from "@/lib/client/use-inbox";
+import { useWhoAmI } from "@/lib/client/use-whoami";
+import { Badge } from "@/components/Badge";
+import { ConnectionBadge } from "@/components/ConnectionIndicator";
+import { Icon } from "@/components/Icon";
+import { RelativeTime, TtlCountdown } from "@/components/Time";
+import { NotificationToggle } from "@/components/inbox/NotificationToggle";
+
+const KIND_TONE = { [InboxItemKind.OFFER]: "info", [InboxItemKind.APPROVAL]: "success", [InboxItemKind.TASK]: "progress", [InboxItemKind.UNSPECIFIED]: "neutral" } as const;
+
+const ACTION_HINT: Record<InboxItemKind, string> = {
+  [InboxItemKind.UNSPECIFIED]: "Open",
+  [InboxItemKind.OFFER]: "Accept or decline",
+  [InboxItemKind.APPROVAL]: "Review and commit",
+  [InboxItemKind.TASK]: "Work on the task",
+};
+
+function Row({ item, from }: { item: InboxItem; from: string }) {
+  return (
+    <li className="rounded-lg border border-slate-200 p-3 dark:border-slate-800" data-testid="inbox-item" data-kind={InboxItemKind[item.kind]} data-session={item.sessionId}>
+      <div className="flex flex-wrap items-center gap-x-3 gap-y-1.5">
+        <Badge info={{ label: INBOX_KIND_LABEL[item.kind], tone: KIND_TONE[item.kind], icon: INBOX_KIND_ICON[item.kind], hint: INBOX_KIND_LABEL[item.kind] }} />
+        <span className="text-xs text-slate-700 dark:text-slate-300">
+          from <strong className="font-semibold">{from}</strong> · <RelativeTime ms={item.sinceUnixMs} />
+        </span>
+        {item.expiresAtUnixMs > 0n ? (
+          <span className="inline-flex items-center gap-1 text-xs text-slate-700 dark:text-slate-300">
+            <Icon name="clock" className="h-3.5 w-3.5" /> <span className="sr-only">Time left: </span>
+            <TtlCountdown expiresAt={item.expiresAtUnixMs} />
+          </span>
+        ) : null}
+      </div>
+      <p className="mt-1.5 text-sm font-medium break-words text-slate-900 dark:text-slate-50">{item.summary}</p>
+      <p className="mt-0.5 text-sm break-words text-slate-700 dark:text-slate-300">
+        {item.intent}
+        {item.scope && item.scope !== item.intent ? <span> · {item.scope}</span> : null}
+      </p>
+      <Link
+        href={sessionHref(item.sessionId)}
+        className="mt-2 inline-flex items-center gap-1 text-sm font-semibold text-blue-800 hover:underline dark:text-sky-300"
+        data-testid="inbox-open"
+      >
+        {ACTION_HINT[item.kind]} <Icon name="chevron-right" className="h-3.5 w-3.5" />
+        <span className="sr-only">: {item.intent}</span>
+      </Link>
+    </li>
+  );
+}
+
+export function InboxScreen() {
+  const { me } = useWhoAmI();
+  const { inbox, connection } = useInbox();
+  const { directory } = useDirectory(Boolean(me));
+  return (
+    <div className="mx-auto max-w-3xl space-y-4">
+      <div className="flex flex-wrap items-center gap-3">
+        <h1 className="text-xl font-semibold tracking-tight sm:text-2xl">Waiting on me</h1>
+        <ConnectionBadge info={connection} label="Inbox" />
+        <div className="ml-auto">
+          <NotificationToggle />
+        </div>
+      </div>
+      <p className="text-sm text-slate-700 dark:text-slate-300" data-testid="inbox-count">
+        {inbox.loaded ? `${inboxCountLabel(inbox.items.length)}.` : "Loading what is waiting on you…"}
+      </p>
+      {inbox.loaded && inbox.items.length === 0 ? (
+        <div className="rounded-lg border border-dashed border-slate-300 px-5 py-8 text-center text-sm text-slate-700 dark:border-slate-700 dark:text-slate-300" data-testid="inbox-empty">
+          Nothing needs you right now. Offers made to you, commits that need your approval and tasks assigned to you show up here as they happen.
+        </div>
+      ) : (
+        <ul className="space-y-2" aria-label="Waiting on me">
+          {inbox.items.map((item) => (
+            <Row key={inboxKey(item)} item={item} from={nameIn(directory, item.fromParticipant)} />
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}

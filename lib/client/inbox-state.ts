@@ -1,0 +1,56 @@
+// "Waiting on me": the WatchInbox stream folded for the page, the navigation
+// badge and browser notifications. Each update replaces the whole inbox; the
+// fold keeps which items are new since the previous update so a notification
+// is raised once per new item, never for items already seen. Pure.
+
+import { InboxItemKind, type InboxItem, type WatchInboxResponse } from "@/lib/gen/baton/v1/actions_pb";
+
+export interface InboxState {
+  items: readonly InboxItem[];
+  /** Keys of every item ever shown in this page's life (to spot new ones). */
+  seen: ReadonlySet<string>;
+  /** Items that arrived in the latest update and were never seen before. */
+  fresh: readonly InboxItem[];
+  /** An update has arrived (the first one is the inbox as it was; nothing in it is "new"). */
+  loaded: boolean;
+}
+
+export const INITIAL_INBOX: InboxState = Object.freeze({ items: [], seen: new Set<string>(), fresh: [], loaded: false });
+
+export function inboxKey(item: InboxItem): string {
+  return `${item.kind}:${item.sessionId}:${item.subjectId}`;
+}
+
+export function applyInboxMessage(state: InboxState, m: WatchInboxResponse): InboxState {
+  if (m.item.case !== "update") return state;
+  const items = [...m.item.value.items].sort((a, b) => Number(b.sinceUnixMs - a.sinceUnixMs));
+  const seen = new Set(state.seen);
+  const fresh: InboxItem[] = [];
+  for (const it of items) {
+    const key = inboxKey(it);
+    if (!seen.has(key)) {
+      seen.add(key);
+      if (state.loaded) fresh.push(it);
+    }
+  }
+  return { items, seen, fresh, loaded: true };
+}
+
+export const INBOX_KIND_LABEL: Readonly<Record<InboxItemKind, string>> = Object.freeze({
+  [InboxItemKind.UNSPECIFIED]: "Waiting",
+  [InboxItemKind.OFFER]: "Offer to you",
+  [InboxItemKind.APPROVAL]: "Needs your commit",
+  [InboxItemKind.TASK]: "Task for you",
+});
+
+export const INBOX_KIND_ICON: Readonly<Record<InboxItemKind, "send" | "seal" | "inbox" | "question">> = Object.freeze({
+  [InboxItemKind.UNSPECIFIED]: "question",
+  [InboxItemKind.OFFER]: "send",
+  [InboxItemKind.APPROVAL]: "seal",
+  [InboxItemKind.TASK]: "inbox",
+});
+
+/** "Waiting on me (3)" style count text for the navigation. */
+export function inboxCountLabel(count: number): string {
+  return count === 0 ? "Nothing is waiting on you" : `${count} item${count === 1 ? "" : "s"} waiting on you`;
+}
