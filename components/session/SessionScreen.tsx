@@ -6,15 +6,20 @@ import clsx from "clsx";
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { toCanonicalTranscript, toNdjson } from "@/lib/macp/transcript";
+import { auditNdjson, auditTranscript } from "@/lib/client/audit";
+import { actorKindOf } from "@/lib/client/directory";
 import { downloadBlob } from "@/lib/client/download";
 import { parseEventHash, parseEventParam } from "@/lib/client/route-params";
 import { buildTimeline } from "@/lib/client/timeline";
+import { useDirectory } from "@/lib/client/use-console-data";
 import { useSessionStream } from "@/lib/client/use-session-stream";
+import { useWhoAmI } from "@/lib/client/use-whoami";
 import { Icon } from "@/components/Icon";
 import { SessionHeader } from "@/components/session/SessionHeader";
 import { CommitmentBanner, HandoffSummary, TaskSummary } from "@/components/session/Summaries";
 import { Timeline, type TimelineHandle } from "@/components/session/Timeline";
+import { ActorDirectoryContext } from "@/components/session/ActorLabel";
+import { ActionPanel } from "@/components/session/actions/ActionPanel";
 
 const toolButton =
   "inline-flex h-8 items-center gap-1.5 rounded-md px-2.5 text-sm font-medium text-slate-800 ring-1 ring-slate-300 ring-inset hover:bg-slate-100 disabled:opacity-50 dark:text-slate-100 dark:ring-slate-600 dark:hover:bg-slate-800";
@@ -40,6 +45,8 @@ export function SessionScreen({ sessionId }: { sessionId: string }) {
   const [handled, setHandled] = useState<number | undefined>(undefined);
   const [latestVisible, setLatestVisible] = useState(true);
   const handle = useRef<TimelineHandle | null>(null);
+  const { me } = useWhoAmI();
+  const { directory } = useDirectory(Boolean(me));
 
   const sequenceByMessageId = useMemo(() => {
     const m = new Map<string, number>();
@@ -63,12 +70,14 @@ export function SessionScreen({ sessionId }: { sessionId: string }) {
   const missingTarget =
     target !== undefined && stream.caughtUp && !timeline.rowOfSequence.has(target) ? target : undefined;
 
+  // Exports keep who acted: `actor_kind` (person, agent, runtime) on every message.
+  const kindOf = (sender: string) => actorKindOf(directory, sender);
   const exportJson = (): void => {
-    const transcript = toCanonicalTranscript(events, { mode: view.mode, sessionId });
+    const transcript = auditTranscript(events, kindOf, { mode: view.mode, sessionId });
     downloadBlob(`${JSON.stringify(transcript, null, 2)}\n`, `session-${sessionId}.json`, "application/json");
   };
   const exportNdjson = (): void => {
-    downloadBlob(toNdjson(events), `session-${sessionId}.ndjson`, "application/x-ndjson");
+    downloadBlob(auditNdjson(events, kindOf), `session-${sessionId}.ndjson`, "application/x-ndjson");
   };
 
   const nothingYet = events.length === 0 && !metadata;
@@ -95,102 +104,105 @@ export function SessionScreen({ sessionId }: { sessionId: string }) {
   }
 
   return (
-    <div className="space-y-4">
-      <SessionHeader sessionId={sessionId} view={view} metadata={metadata} connection={connection} eventCount={events.length} />
-      {nothingYet ? (
-        <div aria-busy="true" className="space-y-2" data-testid="session-loading">
-          <p className="text-sm text-slate-700 dark:text-slate-300">
-            {connection.state === "reconnecting"
-              ? `Can’t reach the console server${connection.error ? ` (${connection.error})` : ""}. Retrying…`
-              : "Loading the session’s history…"}
-          </p>
-          {Array.from({ length: 4 }, (_, i) => (
-            <div key={i} className="h-20 animate-pulse rounded bg-slate-100 motion-reduce:animate-none dark:bg-slate-900" />
-          ))}
-        </div>
-      ) : null}
-      {connection.state === "reconnecting" && !nothingYet ? (
-        <div
-          role="note"
-          className="flex flex-wrap items-center gap-3 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100"
-        >
-          <span>
-            Connection lost{connection.error ? ` (${connection.error})` : ""}. Showing {events.length} events; missed events will be
-            fetched from #{stream.lastSequence + 1} when the connection is back.
-          </span>
-          <button type="button" onClick={retryNow} className="font-medium underline">
-            Retry now
-          </button>
-        </div>
-      ) : null}
-      <CommitmentBanner view={view} sessionId={sessionId} sequenceOf={sequenceOf} />
-      <div className="grid gap-4">
-        <HandoffSummary view={view} sessionId={sessionId} sequenceOf={sequenceOf} />
-        <TaskSummary view={view} />
-      </div>
-      <section aria-labelledby="timeline-title" className="space-y-2">
-        <div className="sticky top-14 z-10 -mx-3 flex flex-wrap items-center gap-2 border-b border-slate-200 bg-white/95 px-3 py-2 backdrop-blur sm:-mx-5 sm:px-5 dark:border-slate-800 dark:bg-slate-950/95">
-          <h2 id="timeline-title" className="text-base font-semibold">
-            Timeline
-          </h2>
-          <span className="text-sm text-slate-700 dark:text-slate-300">
-            {events.length.toLocaleString("en-US")} event{events.length === 1 ? "" : "s"}
-            {!stream.caughtUp && events.length > 0 ? " · loading history…" : ""}
-          </span>
-          <div className="ml-auto flex flex-wrap items-center gap-2">
-            <button type="button" className={toolButton} onClick={exportJson} disabled={events.length === 0} data-testid="export-json">
-              <Icon name="download" /> JSON
-            </button>
-            <button type="button" className={toolButton} onClick={exportNdjson} disabled={events.length === 0} data-testid="export-ndjson">
-              <Icon name="download" /> NDJSON
-            </button>
-            <button
-              type="button"
-              className={toolButton}
-              onClick={() => handle.current?.jumpToLatest()}
-              disabled={timeline.newestSequence === undefined}
-              aria-keyshortcuts="End G"
-              data-testid="jump-latest"
-            >
-              <Icon name="arrow-down" /> Latest
-              {timeline.newestSequence !== undefined ? <span className="font-mono text-xs">#{timeline.newestSequence}</span> : null}
+    <ActorDirectoryContext.Provider value={directory}>
+      <div className="space-y-4">
+        <SessionHeader sessionId={sessionId} view={view} metadata={metadata} connection={connection} eventCount={events.length} />
+        {nothingYet ? (
+          <div aria-busy="true" className="space-y-2" data-testid="session-loading">
+            <p className="text-sm text-slate-700 dark:text-slate-300">
+              {connection.state === "reconnecting"
+                ? `Can’t reach the console server${connection.error ? ` (${connection.error})` : ""}. Retrying…`
+                : "Loading the session’s history…"}
+            </p>
+            {Array.from({ length: 4 }, (_, i) => (
+              <div key={i} className="h-20 animate-pulse rounded bg-slate-100 motion-reduce:animate-none dark:bg-slate-900" />
+            ))}
+          </div>
+        ) : null}
+        {connection.state === "reconnecting" && !nothingYet ? (
+          <div
+            role="note"
+            className="flex flex-wrap items-center gap-3 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100"
+          >
+            <span>
+              Connection lost{connection.error ? ` (${connection.error})` : ""}. Showing {events.length} events; missed events will be
+              fetched from #{stream.lastSequence + 1} when the connection is back.
+            </span>
+            <button type="button" onClick={retryNow} className="font-medium underline">
+              Retry now
             </button>
           </div>
+        ) : null}
+        <CommitmentBanner view={view} sessionId={sessionId} sequenceOf={sequenceOf} />
+        <ActionPanel sessionId={sessionId} view={view} metadata={metadata} />
+        <div className="grid gap-4">
+          <HandoffSummary view={view} sessionId={sessionId} sequenceOf={sequenceOf} />
+          <TaskSummary view={view} />
         </div>
-        {missingTarget !== undefined ? (
-          <p role="note" className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">
-            Event #{missingTarget} is not in this session
-            {timeline.newestSequence !== undefined ? ` (events run from #1 to #${timeline.newestSequence})` : ""}.
+        <section aria-labelledby="timeline-title" className="space-y-2">
+          <div className="sticky top-14 z-10 -mx-3 flex flex-wrap items-center gap-2 border-b border-slate-200 bg-white/95 px-3 py-2 backdrop-blur sm:-mx-5 sm:px-5 dark:border-slate-800 dark:bg-slate-950/95">
+            <h2 id="timeline-title" className="text-base font-semibold">
+              Timeline
+            </h2>
+            <span className="text-sm text-slate-700 dark:text-slate-300">
+              {events.length.toLocaleString("en-US")} event{events.length === 1 ? "" : "s"}
+              {!stream.caughtUp && events.length > 0 ? " · loading history…" : ""}
+            </span>
+            <div className="ml-auto flex flex-wrap items-center gap-2">
+              <button type="button" className={toolButton} onClick={exportJson} disabled={events.length === 0} data-testid="export-json">
+                <Icon name="download" /> JSON
+              </button>
+              <button type="button" className={toolButton} onClick={exportNdjson} disabled={events.length === 0} data-testid="export-ndjson">
+                <Icon name="download" /> NDJSON
+              </button>
+              <button
+                type="button"
+                className={toolButton}
+                onClick={() => handle.current?.jumpToLatest()}
+                disabled={timeline.newestSequence === undefined}
+                aria-keyshortcuts="End G"
+                data-testid="jump-latest"
+              >
+                <Icon name="arrow-down" /> Latest
+                {timeline.newestSequence !== undefined ? <span className="font-mono text-xs">#{timeline.newestSequence}</span> : null}
+              </button>
+            </div>
+          </div>
+          {missingTarget !== undefined ? (
+            <p role="note" className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">
+              Event #{missingTarget} is not in this session
+              {timeline.newestSequence !== undefined ? ` (events run from #1 to #${timeline.newestSequence})` : ""}.
+            </p>
+          ) : null}
+          <p className="text-xs text-slate-600 dark:text-slate-400">
+            Keyboard: <kbd className="font-mono">j</kbd>/<kbd className="font-mono">k</kbd> move, <kbd className="font-mono">End</kbd> or{" "}
+            <kbd className="font-mono">G</kbd> newest, <kbd className="font-mono">Home</kbd> first.
           </p>
+          <Timeline
+            sessionId={sessionId}
+            timeline={timeline}
+            target={pendingTarget}
+            onTargetHandled={onTargetHandled}
+            registerHandle={registerHandle}
+            onLatestVisibleChange={setLatestVisible}
+          />
+          {connection.state === "ended" && !connection.fatal && events.length > 0 ? (
+            <p className="pt-2 text-center text-sm text-slate-700 dark:text-slate-300" data-testid="stream-ended">
+              The session is closed; no more events will arrive.
+            </p>
+          ) : null}
+        </section>
+        {!latestVisible && timeline.newestSequence !== undefined ? (
+          <button
+            type="button"
+            onClick={() => handle.current?.jumpToLatest()}
+            className="fixed right-4 bottom-4 z-20 inline-flex items-center gap-1.5 rounded-full bg-blue-700 px-4 py-2 text-sm font-semibold text-white shadow-lg hover:bg-blue-800 dark:bg-sky-300 dark:text-slate-950 dark:hover:bg-sky-200"
+            data-testid="jump-latest-floating"
+          >
+            <Icon name="arrow-down" /> Jump to latest
+          </button>
         ) : null}
-        <p className="text-xs text-slate-600 dark:text-slate-400">
-          Keyboard: <kbd className="font-mono">j</kbd>/<kbd className="font-mono">k</kbd> move, <kbd className="font-mono">End</kbd> or{" "}
-          <kbd className="font-mono">G</kbd> newest, <kbd className="font-mono">Home</kbd> first.
-        </p>
-        <Timeline
-          sessionId={sessionId}
-          timeline={timeline}
-          target={pendingTarget}
-          onTargetHandled={onTargetHandled}
-          registerHandle={registerHandle}
-          onLatestVisibleChange={setLatestVisible}
-        />
-        {connection.state === "ended" && !connection.fatal && events.length > 0 ? (
-          <p className="pt-2 text-center text-sm text-slate-700 dark:text-slate-300" data-testid="stream-ended">
-            The session is closed; no more events will arrive.
-          </p>
-        ) : null}
-      </section>
-      {!latestVisible && timeline.newestSequence !== undefined ? (
-        <button
-          type="button"
-          onClick={() => handle.current?.jumpToLatest()}
-          className="fixed right-4 bottom-4 z-20 inline-flex items-center gap-1.5 rounded-full bg-blue-700 px-4 py-2 text-sm font-semibold text-white shadow-lg hover:bg-blue-800 dark:bg-sky-300 dark:text-slate-950 dark:hover:bg-sky-200"
-          data-testid="jump-latest-floating"
-        >
-          <Icon name="arrow-down" /> Jump to latest
-        </button>
-      ) : null}
-    </div>
+      </div>
+    </ActorDirectoryContext.Provider>
   );
 }

@@ -16,6 +16,7 @@ import { ProgressBar } from "@/components/ProgressBar";
 import { Timestamp } from "@/components/Time";
 import { PayloadView, UntypedPayloadView } from "@/components/session/PayloadView";
 import { RawEnvelope } from "@/components/session/RawEnvelope";
+import { ActorLabel } from "@/components/session/ActorLabel";
 
 const STATUS_BADGE: Record<HandoffRecord["status"], { label: string; tone: Tone; icon: "send" | "document" | "check" | "x" }> = {
   offered: { label: "Offered", tone: "info", icon: "send" },
@@ -113,11 +114,7 @@ export const EventCard = memo(function EventCard({
           <span className="rounded bg-yellow-200 px-1.5 text-xs font-semibold text-yellow-950 dark:bg-yellow-700 dark:text-yellow-50">Linked</span>
         ) : null}
         <span className="ml-auto flex items-center gap-2 text-xs text-slate-600 dark:text-slate-400">
-          <span className="inline-flex items-center gap-1">
-            <Icon name="user" className="h-3.5 w-3.5" />
-            <span className="sr-only">Sender: </span>
-            {d.actor}
-          </span>
+          <ActorLabel id={env.sender} />
           <Timestamp ms={env.timestampUnixMs > 0n ? env.timestampUnixMs : row.event.receivedAtMs} />
           <FastLink
             href={sessionHref(sessionId, row.sequence)}

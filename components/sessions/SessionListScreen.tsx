@@ -15,6 +15,7 @@ import { useOffsetTop } from "@/lib/client/use-offset-top";
 import { useSessionList } from "@/lib/client/use-session-list";
 import { useUiStore } from "@/lib/client/ui-store";
 import { Icon } from "@/components/Icon";
+import { NewSessionLink } from "@/components/sessions/NewSessionLink";
 import { SessionFilters, SORT_LABELS } from "@/components/sessions/SessionFilters";
 import { LIST_GRID, SessionRow, sessionIdOf } from "@/components/sessions/SessionRow";
 import { useNow } from "@/lib/client/use-now";
@@ -327,6 +328,7 @@ export function SessionListScreen() {
             "Loading…"
           )}
         </p>
+        <NewSessionLink />
       </div>
       <SessionFilters
         query={query}

@@ -1,0 +1,139 @@
+"use client";
+// Admins' "Run demo": pick a scenario from lib/demo/scenarios and a pace; the
+// console server plays it against the runtime (RunDemo) while the narration
+// streams in here and the sessions it starts are linked as they appear.
+
+import Link from "next/link";
+import { useEffect, useRef, useState, type FormEvent } from "react";
+import { roleAtLeast } from "@/lib/authz/roles";
+import { outcomeOfError, outcomeSentence } from "@/lib/client/action-attempt";
+import { announce } from "@/lib/client/announcer";
+import { applyDemoMessage, DEMO_SPEEDS, EMPTY_DEMO_RUN, type DemoRunState } from "@/lib/client/demo-run";
+import { sessionHref } from "@/lib/client/route-params";
+import { actionClient } from "@/lib/client/transport";
+import { useCapabilities } from "@/lib/client/use-console-data";
+import { useWhoAmI } from "@/lib/client/use-whoami";
+import { Icon } from "@/components/Icon";
+import { Button, Field, Select } from "@/components/ui/forms";
+
+export function DemoRunner() {
+  const { me } = useWhoAmI();
+  const admin = Boolean(me && roleAtLeast(me.role, "admin"));
+  const caps = useCapabilities(admin);
+  const [scenario, setScenario] = useState("");
+  const [speed, setSpeed] = useState("2");
+  const [run, setRun] = useState<DemoRunState | null>(null);
+  const [running, setRunning] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const reader = useRef<AbortController | null>(null);
+
+  useEffect(() => () => reader.current?.abort(), []);
+  useEffect(() => {
+    if (scenario === "" && caps?.demoScenarios[0]) setScenario(caps.demoScenarios[0].name);
+  }, [caps, scenario]);
+
+  if (!me) return null;
+  if (!admin) {
+    return (
+      <p className="text-sm text-slate-700 dark:text-slate-300" data-testid="demo-not-admin">
+        Only admins can run demos.
+      </p>
+    );
+  }
+  if (!caps) return <p className="text-sm text-slate-700 dark:text-slate-300">Loading the scenarios…</p>;
+
+  const chosen = caps.demoScenarios.find((s) => s.name === scenario);
+  const pace = DEMO_SPEEDS.find((s) => s.value === speed) ?? DEMO_SPEEDS[1];
+
+  const start = async (e: FormEvent): Promise<void> => {
+    e.preventDefault();
+    if (running || !chosen || !pace) return;
+    setRunning(true);
+    setError(null);
+    setRun(EMPTY_DEMO_RUN);
+    const ac = new AbortController();
+    reader.current = ac;
+    let state = EMPTY_DEMO_RUN;
+    try {
+      for await (const m of actionClient().runDemo({ scenario: chosen.name, speed: pace.speed, instant: pace.instant }, { signal: ac.signal })) {
+        state = applyDemoMessage(state, m);
+        setRun(state);
+      }
+      announce(state.finished?.passed ? `Demo ${chosen.title} finished as scripted.` : `Demo ${chosen.title} did not go as scripted.`);
+    } catch (err) {
+      if (!ac.signal.aborted) {
+        const sentence = outcomeSentence(outcomeOfError(err), "Demo started");
+        setError(sentence);
+        announce(sentence);
+      }
+    } finally {
+      setRunning(false);
+    }
+  };
+
+  return (
+    <div className="space-y-4">
+      {!caps.demoAvailable ? (
+        <p className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-50" data-testid="demo-unavailable">
+          {caps.demoUnavailableReason}
+        </p>
+      ) : null}
+      <form onSubmit={(e) => void start(e)} className="space-y-4" data-testid="demo-form">
+        <div className="grid gap-4 sm:grid-cols-2">
+          <Field id="demo-scenario" label="Scenario">
+            <Select id="demo-scenario" value={scenario} onChange={(e) => setScenario(e.currentTarget.value)}>
+              {caps.demoScenarios.map((s) => (
+                <option key={s.name} value={s.name}>
+                  {s.title}
+                </option>
+              ))}
+            </Select>
+          </Field>
+          <Field id="demo-speed" label="Pace">
+            <Select id="demo-speed" value={speed} onChange={(e) => setSpeed(e.currentTarget.value)}>
+              {DEMO_SPEEDS.map((s) => (
+                <option key={s.value} value={s.value}>
+                  {s.label}
+                </option>
+              ))}
+            </Select>
+          </Field>
+        </div>
+        {chosen ? (
+          <p className="text-sm text-slate-700 dark:text-slate-300">
+            <span className="font-mono text-xs">{chosen.name}</span> · {chosen.steps} steps. {chosen.description}
+          </p>
+        ) : null}
+        <Button type="submit" variant="primary" pending={running} aria-disabled={running || !caps.demoAvailable ? true : undefined} data-testid="run-demo">
+          <Icon name="play" /> {running ? "Playing…" : "Run demo"}
+        </Button>
+      </form>
+      {error ? (
+        <p role="alert" className="text-sm font-medium text-red-800 dark:text-red-300" data-testid="demo-error">
+          {error}
+        </p>
+      ) : null}
+      {run ? (
+        <section aria-labelledby="demo-progress" className="space-y-2" data-testid="demo-run">
+          <h2 id="demo-progress" className="text-base font-semibold">
+            {run.finished ? (run.finished.passed ? "Played as scripted" : "Did not go as scripted") : "Playing…"}
+          </h2>
+          {run.sessions.length > 0 ? (
+            <ul className="flex flex-wrap gap-2 text-sm">
+              {run.sessions.map((s) => (
+                <li key={s.sessionId}>
+                  <Link href={sessionHref(s.sessionId)} className="font-medium text-blue-800 underline dark:text-sky-300" data-testid="demo-session-link">
+                    Open session “{s.alias}”
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          ) : null}
+          <pre className="max-h-96 overflow-auto rounded-md bg-slate-100 p-3 font-mono text-xs whitespace-pre-wrap text-slate-900 dark:bg-slate-900 dark:text-slate-100" role="log" aria-label="Demo narration">
+            {run.lines.join("\n")}
+          </pre>
+        </section>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,244 @@
+"use client";
+// "Your actions" on the session page: every action of the session's mode for
+// the signed-in person, enabled or disabled by decide() (lib/authz) with the
+// reason shown next to it; one form open at a time; the implicit-accept
+// countdown of a pending offer. Viewers see none of the controls.
+
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import type { Action } from "@/lib/authz/decide";
+import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
+import type { SessionView } from "@/lib/macp/projections/session";
+import { loginHref } from "@/lib/client/auth";
+import { nameIn } from "@/lib/client/directory";
+import { formatDuration } from "@/lib/client/format";
+import { decideContextFor, implicitAcceptAt, pendingOfferOf, policyIdOf, sessionPanel } from "@/lib/client/session-authz";
+import { useCapabilities, useDirectory, usePolicySummary } from "@/lib/client/use-console-data";
+import { useNow } from "@/lib/client/use-now";
+import { useWhoAmI } from "@/lib/client/use-whoami";
+import { Icon } from "@/components/Icon";
+import { Button } from "@/components/ui/forms";
+import { AttachForm, CancelForm, CommitForm, OfferForm, RespondForm, type SessionFormProps } from "@/components/session/actions/HandoffForms";
+import { TaskCommitForm, TaskCompleteForm, TaskFailForm, TaskRequestForm, TaskRespondForm, TaskUpdateForm } from "@/components/session/actions/TaskForms";
+
+const LABEL: Partial<Record<Action, string>> = {
+  offer: "Offer…",
+  attachContext: "Attach runbook…",
+  accept: "Accept…",
+  decline: "Decline…",
+  commit: "Commit…",
+  cancel: "Cancel session…",
+  taskRequest: "Request task…",
+  taskAccept: "Take task…",
+  taskReject: "Turn down…",
+  taskUpdate: "Report progress…",
+  taskComplete: "Complete…",
+  taskFail: "Report failure…",
+};
+
+const PRIMARY: ReadonlySet<Action> = new Set<Action>(["offer", "accept", "commit", "taskRequest", "taskAccept", "taskComplete"]);
+const DEFAULT_MAX_PAYLOAD = 1_048_576;
+
+function ImplicitAcceptNotice({ at, target, now }: { at: number; target: string; now: number }) {
+  const left = at - now;
+  return (
+    <p
+      className="flex items-start gap-2 rounded-md border border-blue-300 bg-blue-50 px-3 py-2 text-sm text-blue-950 dark:border-sky-800 dark:bg-slate-900 dark:text-sky-100"
+      data-testid="implicit-accept-countdown"
+    >
+      <Icon name="clock" className="mt-0.5 h-4 w-4" />
+      {left > 0 ? (
+        <span>
+          Unless {target} answers, the offer counts as accepted in{" "}
+          <strong className="tabular-nums" suppressHydrationWarning>
+            {formatDuration(Math.ceil(left / 1000) * 1000)}
+          </strong>{" "}
+          (implicit-accept policy).
+        </span>
+      ) : (
+        <span>The offer to {target} now counts as accepted (implicit-accept policy); it can be committed.</span>
+      )}
+    </p>
+  );
+}
+
+export function ActionPanel({ sessionId, view, metadata }: { sessionId: string; view: SessionView; metadata: SessionMetadata | undefined }) {
+  const { me } = useWhoAmI();
+  const signedIn = Boolean(me);
+  const { directory } = useDirectory(signedIn);
+  const capabilities = useCapabilities(signedIn);
+  const policyId = policyIdOf(view, metadata);
+  const { policy } = usePolicySummary(policyId, signedIn);
+  const now = useNow();
+  const [open, setOpen] = useState<Action | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const buttons = useRef(new Map<Action, HTMLButtonElement>());
+  const headingRef = useRef<HTMLHeadingElement | null>(null);
+
+  const nameOf = useCallback((id: string) => nameIn(directory, id), [directory]);
+  const actor = useMemo(() => (me ? { role: me.role, participantId: me.participantId } : null), [me]);
+  const ctx = useMemo(() => decideContextFor({ metadata, policy, nameOf, now: now || Date.now() }), [metadata, policy, nameOf, now]);
+  const panel = actor ? sessionPanel(actor, view, ctx) : { kind: "none" as const };
+  const implicitAt = implicitAcceptAt(view, policy, policyId);
+  const pending = pendingOfferOf(view);
+
+  const allowedNow = panel.kind === "actions" ? new Set(panel.actions.filter((a) => a.decision.allowed).map((a) => a.action)) : new Set<Action>();
+  // A form whose action became impossible (someone else moved first) closes.
+  const openStillAllowed = open !== null && allowedNow.has(open);
+  useEffect(() => {
+    if (open !== null && !openStillAllowed) setOpen(null);
+  }, [open, openStillAllowed]);
+
+  const close = useCallback((action: Action) => {
+    setOpen(null);
+    requestAnimationFrame(() => {
+      const b = buttons.current.get(action);
+      if (b?.isConnected && b.getAttribute("aria-disabled") !== "true") b.focus();
+      else headingRef.current?.focus();
+    });
+  }, []);
+  const finished = useCallback(
+    (action: Action, sentence: string) => {
+      setDone(sentence);
+      close(action);
+    },
+    [close],
+  );
+
+  if (!view.started) return null;
+  if (!me) {
+    if (me === null) {
+      return (
+        <p className="text-sm text-slate-700 dark:text-slate-300" data-testid="action-panel-signed-out">
+          <a href={loginHref(`/sessions/${sessionId}`)} className="font-medium text-blue-800 underline dark:text-sky-300">
+            Sign in
+          </a>{" "}
+          to act in this session.
+        </p>
+      );
+    }
+    return null;
+  }
+
+  const formProps = (action: Action): SessionFormProps => ({
+    sessionId,
+    view,
+    me: actor ?? { role: me.role, participantId: me.participantId },
+    ctx,
+    nameOf,
+    onClose: () => close(action),
+    onDone: (sentence) => finished(action, sentence),
+  });
+  const maxPayload = capabilities?.maxPayloadBytes || DEFAULT_MAX_PAYLOAD;
+
+  const form = (action: Action) => {
+    const p = formProps(action);
+    switch (action) {
+      case "offer":
+        return <OfferForm {...p} />;
+      case "attachContext":
+        return <AttachForm {...p} maxPayloadBytes={maxPayload} />;
+      case "accept":
+        return <RespondForm {...p} kind="accept" />;
+      case "decline":
+        return <RespondForm {...p} kind="decline" />;
+      case "commit":
+        return view.task ? <TaskCommitForm {...p} /> : <CommitForm {...p} />;
+      case "cancel":
+        return <CancelForm {...p} />;
+      case "taskRequest":
+        return <TaskRequestForm {...p} maxPayloadBytes={maxPayload} />;
+      case "taskAccept":
+        return <TaskRespondForm {...p} kind="accept" />;
+      case "taskReject":
+        return <TaskRespondForm {...p} kind="reject" />;
+      case "taskUpdate":
+        return <TaskUpdateForm {...p} />;
+      case "taskComplete":
+        return <TaskCompleteForm {...p} maxPayloadBytes={maxPayload} />;
+      case "taskFail":
+        return <TaskFailForm {...p} />;
+      default:
+        return null;
+    }
+  };
+
+  const actions = panel.kind === "actions" ? panel.actions : [];
+  const allowed = actions.filter((a) => a.decision.allowed);
+  const denied = actions.filter((a) => !a.decision.allowed);
+
+  return (
+    <section aria-labelledby="actions-title" className="space-y-3 rounded-lg border border-slate-200 p-3 dark:border-slate-800" data-testid="action-panel" data-panel={panel.kind}>
+      <h2 id="actions-title" ref={headingRef} tabIndex={-1} className="text-sm font-semibold outline-none">
+        Your actions
+        <span className="font-normal text-slate-700 dark:text-slate-300"> · as {me.displayName}</span>
+      </h2>
+      {implicitAt !== undefined && pending ? <ImplicitAcceptNotice at={implicitAt} target={nameOf(pending.target)} now={now || Date.now()} /> : null}
+      {panel.kind === "read-only" ? (
+        <p className="text-sm text-slate-700 dark:text-slate-300" data-testid="read-only-note">
+          You can watch this session live, but your account is read-only (viewer), so there is nothing to act on here.
+        </p>
+      ) : panel.kind === "closed" ? (
+        <p className="text-sm text-slate-700 dark:text-slate-300" data-testid="closed-note">
+          {panel.reason}
+        </p>
+      ) : null}
+      {done ? (
+        <p className="flex items-start gap-2 text-sm text-emerald-900 dark:text-emerald-200" data-testid="action-done">
+          <Icon name="check-circle" className="mt-0.5 h-4 w-4" /> {done}
+        </p>
+      ) : null}
+      {allowed.length > 0 ? (
+        <div className="flex flex-wrap gap-2">
+          {allowed.map(({ action }) => (
+            <Button
+              key={action}
+              ref={(el) => {
+                if (el) buttons.current.set(action, el);
+                else buttons.current.delete(action);
+              }}
+              variant={PRIMARY.has(action) ? "primary" : "secondary"}
+              aria-expanded={open === action}
+              onClick={() => {
+                setDone(null);
+                setOpen(open === action ? null : action);
+              }}
+              data-testid={`action-${action}`}
+              data-allowed="true"
+            >
+              {LABEL[action]}
+            </Button>
+          ))}
+        </div>
+      ) : null}
+      {open !== null && openStillAllowed ? <div key={open}>{form(open)}</div> : null}
+      {denied.length > 0 ? (
+        <div>
+          <h3 className="text-xs font-semibold text-slate-700 dark:text-slate-300">{allowed.length > 0 ? "Not available to you now" : "Nothing for you to do right now"}</h3>
+          <ul className="mt-1.5 space-y-1.5">
+            {denied.map(({ action, decision }) => (
+              <li key={action} className="flex flex-wrap items-center gap-x-2 gap-y-1 text-sm" data-testid={`action-${action}-row`}>
+                <Button
+                  ref={(el) => {
+                    if (el) buttons.current.set(action, el);
+                    else buttons.current.delete(action);
+                  }}
+                  aria-disabled="true"
+                  aria-describedby={`why-${action}`}
+                  onClick={(e) => e.preventDefault()}
+                  className="min-h-8 px-2.5 py-1 text-xs"
+                  data-testid={`action-${action}`}
+                  data-allowed="false"
+                >
+                  {LABEL[action]}
+                </Button>
+                <span id={`why-${action}`} className="min-w-0 flex-1 text-xs text-slate-700 dark:text-slate-300" data-testid={`action-${action}-reason`}>
+                  {decision.allowed ? "" : decision.reason}
+                </span>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+    </section>
+  );
+}

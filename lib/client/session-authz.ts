@@ -1,0 +1,111 @@
+// What the session page's action panel shows for the signed-in person: every
+// action of the session's mode with decide()'s verdict (lib/authz/decide, the
+// same function the server runs before sending), built from the live session
+// view, the runtime's metadata, the bound policy's rules and display names.
+// Pure: no decisions are made here, only gathered.
+
+import { decide, type Action, type Actor, type DecideContext, type Decision } from "@/lib/authz/decide";
+import { DEFAULT_POLICY_SUMMARY, implicitAcceptTimeoutMs, type PolicySummary } from "@/lib/authz/policy-summary";
+import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
+import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
+import { DEFAULT_POLICY_ID, HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
+import type { HandoffRecord } from "@/lib/macp/projections/handoff";
+import type { SessionLifecycle, SessionView } from "@/lib/macp/projections/session";
+
+export function lifecycleOfState(state: SessionState | undefined): SessionLifecycle | undefined {
+  switch (state) {
+    case SessionState.OPEN:
+      return "Open";
+    case SessionState.RESOLVED:
+      return "Resolved";
+    case SessionState.EXPIRED:
+      return "Expired";
+    case SessionState.SUSPENDED:
+      return "Suspended";
+    case SessionState.CANCELLED:
+      return "Cancelled";
+    default:
+      return undefined;
+  }
+}
+
+/** The policy id whose rules decide() needs, or null for policy.default. */
+export function policyIdOf(view: SessionView, metadata: SessionMetadata | undefined): string | null {
+  const id = metadata?.policyVersion || view.effectivePolicyId;
+  return id === "" || id === DEFAULT_POLICY_ID ? null : id;
+}
+
+export function decideContextFor(input: {
+  metadata: SessionMetadata | undefined;
+  policy: PolicySummary | undefined;
+  nameOf: (participantId: string) => string;
+  now: number;
+}): DecideContext {
+  const lifecycle = lifecycleOfState(input.metadata?.state);
+  const expires = input.metadata ? Number(input.metadata.expiresAtUnixMs) : 0;
+  return {
+    ...(input.policy ? { policy: input.policy } : {}),
+    ...(lifecycle ? { lifecycle } : {}),
+    ...(expires > 0 ? { expiresAt: expires } : {}),
+    now: input.now,
+    nameOf: input.nameOf,
+  };
+}
+
+export const HANDOFF_PANEL: readonly Action[] = ["offer", "attachContext", "accept", "decline", "commit", "cancel"];
+export const TASK_PANEL: readonly Action[] = ["taskRequest", "taskAccept", "taskReject", "taskUpdate", "taskComplete", "taskFail", "commit", "cancel"];
+
+export type Panel =
+  /** Nothing to show yet (session not loaded, or not a handoff/task). */
+  | { kind: "none" }
+  /** The person may watch but never act (viewer). */
+  | { kind: "read-only"; reason: string }
+  /** The session is over; the sentence says how. */
+  | { kind: "closed"; reason: string }
+  | { kind: "actions"; actions: readonly { action: Action; decision: Decision }[] };
+
+export function sessionPanel(me: Actor, view: SessionView, ctx: DecideContext): Panel {
+  if (!view.started) return { kind: "none" };
+  const list = view.mode === HANDOFF_MODE ? HANDOFF_PANEL : view.mode === TASK_MODE ? TASK_PANEL : null;
+  if (!list) return { kind: "none" };
+  const decisions = list.map((action) => ({ action, decision: decide(me, view, action, ctx) }));
+  const denied = decisions.map((d) => d.decision).filter((d): d is Extract<Decision, { allowed: false }> => !d.allowed);
+  if (denied.length === decisions.length) {
+    const role = denied.find((d) => d.code === "role");
+    if (role) return { kind: "read-only", reason: role.reason };
+    const closed = denied[0];
+    if (closed && denied.every((d) => d.code === "not_open")) return { kind: "closed", reason: closed.reason };
+  }
+  return { kind: "actions", actions: decisions };
+}
+
+/** The offer waiting for an answer, if any. */
+export function pendingOfferOf(view: SessionView): HandoffRecord | undefined {
+  const pending = (view.handoff?.offers ?? []).filter((o) => o.status === "offered" || o.status === "context_sent");
+  return pending[pending.length - 1];
+}
+
+/**
+ * When the pending offer counts as accepted under an implicit-accept policy
+ * (Unix ms), or undefined (no pending offer, no timeout, or not known).
+ */
+export function implicitAcceptAt(view: SessionView, policy: PolicySummary | undefined, policyId: string | null): number | undefined {
+  const rules = policy ?? (policyId === null ? DEFAULT_POLICY_SUMMARY : undefined);
+  if (!rules) return undefined;
+  const timeout = implicitAcceptTimeoutMs(rules);
+  const pending = pendingOfferOf(view);
+  if (timeout <= 0 || !pending || pending.offeredAt <= 0) return undefined;
+  return pending.offeredAt + timeout;
+}
+
+/** The offer a commit binds (accepted first, else the last one): its target and scope, for the form's defaults. */
+export function commitDefaults(view: SessionView, nameOf: (id: string) => string): { outcome: "accepted" | "declined"; scope: string; reason: string } {
+  const offers = view.handoff?.offers ?? [];
+  const accepted = offers.find((o) => o.status === "accepted");
+  const decided = accepted ?? pendingOfferOf(view) ?? offers[offers.length - 1];
+  const scope = decided?.scope || view.intent;
+  if (accepted) return { outcome: "accepted", scope, reason: `${nameOf(accepted.target)} (${accepted.target}) takes over ${scope}.` };
+  const pending = pendingOfferOf(view);
+  if (pending) return { outcome: "accepted", scope, reason: `${nameOf(pending.target)} (${pending.target}) takes over ${scope}.` };
+  return { outcome: "declined", scope, reason: `The handoff was declined; ${nameOf(view.initiator)} (${view.initiator}) keeps ${scope}.` };
+}
