@@ -21,7 +21,8 @@
 //   --context-bytes=N HandoffContextPayload.context size (default 64)
 //   --only=sends|fanout
 //   --memory-row      add a MACP_MEMORY_ONLY=1 runtime row (diagnostic)
-//   --no-prototype    skip the PROTOTYPE row: runtime kernel behind grpc-js
+//   --no-connect-runtime  skip the "runtime (durable) on connect-node" row
+//                     (the same runtime with MACP_GRPC_SERVER=connect)
 //   --no-fanout-ceilings  skip the no-op fan-out brokers (largest level only)
 //   --cpu-prof=KIND   write a V8 CPU profile of that server kind (e.g.
 //                     runtime-durable) to $TMPDIR/baton-bench-runtime-profiles/; read
@@ -75,7 +76,7 @@ const opts = {
   contextBytes: num("context-bytes", 64),
   only: argv.get("only") ?? "all",
   memoryRow: argv.has("memory-row"),
-  grpcjsPrototype: !argv.has("no-prototype"),
+  connectRuntime: !argv.has("no-connect-runtime"),
   fanoutCeilings: !argv.has("no-fanout-ceilings"),
   cpuProf: argv.get("cpu-prof") ?? null,
   /** Background load (cores) under which a point starts without waiting. */
@@ -278,31 +279,32 @@ function table(headers: string[], rows: (string | number)[][], align?: ("l" | "r
 
 const LABEL: Record<ServerKind, string> = {
   "runtime-durable": "runtime (durable)",
+  "runtime-connect": "runtime (durable) on connect-node",
   "runtime-memory": "runtime (memory-only)",
   "connect-noop": "connect-node no-op",
   "grpcjs-noop": "grpc-js no-op",
-  "runtime-grpcjs": "PROTO runtime@grpc-js",
 };
+const LABEL_WIDTH = Math.max(...Object.values(LABEL).map((l) => l.length));
 
 // ----------------------------------------------------------------- phases
 
 function sendKinds(): ServerKind[] {
   return [
     "runtime-durable",
+    ...(opts.connectRuntime ? (["runtime-connect"] as const) : []),
     ...(opts.memoryRow ? (["runtime-memory"] as const) : []),
     "connect-noop",
     "grpcjs-noop",
-    ...(opts.grpcjsPrototype ? (["runtime-grpcjs"] as const) : []),
   ];
 }
 
-/** The durable runtime at every level; the no-op brokers and the prototype at the largest level only (time). */
+/** The durable runtime (default server) at every level; the connect-node runtime and the no-op brokers at the largest level only (time). */
 function fanoutRuns(): [ServerKind, number][] {
   const top = Math.max(...opts.subscribers);
   return [
     ...opts.subscribers.map((n): [ServerKind, number] => ["runtime-durable", n]),
+    ...(opts.connectRuntime ? [["runtime-connect", top] as [ServerKind, number]] : []),
     ...(opts.fanoutCeilings ? [["connect-noop", top] as [ServerKind, number], ["grpcjs-noop", top] as [ServerKind, number]] : []),
-    ...(opts.grpcjsPrototype ? [["runtime-grpcjs", top] as [ServerKind, number]] : []),
   ];
 }
 
@@ -413,7 +415,7 @@ async function sendsPhase(load: LoadChild): Promise<{ points: SendsPoint[]; desc
       const sample = await server.sampleStop();
       const store = (sample.extra?.store ?? null) as { transactions: number; records: number } | null;
       let recordsPerCommit: number | undefined;
-      if (store && (kind === "runtime-durable" || kind === "runtime-grpcjs")) {
+      if (store && (kind === "runtime-durable" || kind === "runtime-connect")) {
         const prev = prevStore.get(kind);
         const dt = store.transactions - (prev?.transactions ?? 0);
         const dr = store.records - (prev?.records ?? 0);
@@ -423,7 +425,7 @@ async function sendsPhase(load: LoadChild): Promise<{ points: SendsPoint[]; desc
       const x = r.result;
       const otherCpuCores = otherCores(machine.busy, sample, x.client.cpuCores);
       process.stderr.write(
-        `  ${LABEL[kind].padEnd(22)} c=${String(concurrency).padStart(2)}  ${fmtInt(x.sendsPerSecond).padStart(7)} acks/s  ` +
+        `  ${LABEL[kind].padEnd(LABEL_WIDTH)} c=${String(concurrency).padStart(2)}  ${fmtInt(x.sendsPerSecond).padStart(7)} acks/s  ` +
           `p50 ${fmt(x.latency.p50Ms, 2)} ms  p99 ${fmt(x.latency.p99Ms, 2)} ms  server CPU ${fmt(sample.cpuCores, 2)}  ` +
           `client CPU ${fmt(x.client.cpuCores, 2)}  other ${fmt(otherCpuCores, 2)}` +
           (x.failedAcks + x.errors ? `  FAILURES ${x.failedAcks + x.errors}: ${x.firstError}` : "") +
@@ -484,7 +486,7 @@ async function fanoutOnce(kind: ServerKind, subscribers: number): Promise<Fanout
     const x = r.result;
     const otherCpuCores = otherCores(machine.busy, sample, x.client.cpuCores);
     process.stderr.write(
-      `  ${LABEL[kind].padEnd(22)} fan-out ${String(subscribers).padStart(4)} subs  p50 ${fmt(x.delivery.p50Ms, 2)} ms  p99 ${fmt(x.delivery.p99Ms, 2)} ms  ` +
+      `  ${LABEL[kind].padEnd(LABEL_WIDTH)} fan-out ${String(subscribers).padStart(4)} subs  p50 ${fmt(x.delivery.p50Ms, 2)} ms  p99 ${fmt(x.delivery.p99Ms, 2)} ms  ` +
         `missing ${x.missing}  peak RSS ${mib(sample.rssPeakBytes)}  server CPU ${fmt(sample.cpuCores, 2)}  other ${fmt(otherCpuCores, 2)}` +
         (x.streamErrors + x.sendFailures ? `  FAILURES: ${x.firstError}` : "") +
         "\n",
@@ -568,7 +570,8 @@ async function main() {
     runtimeOverFasterNoop: number;
     cpuCapacityRuntimeOverConnectNoop: number;
     cpuCapacityRuntimeOverGrpcjsNoop: number;
-    prototypeGrpcjsOverFasterNoop: number;
+    /** The same runtime on connect-node (MACP_GRPC_SERVER=connect) ÷ the faster no-op. */
+    runtimeOnConnectOverFasterNoop: number;
     /** A compared point ran while other processes used the machine. */
     disturbed: boolean;
   }[] = [];
@@ -578,7 +581,7 @@ async function main() {
       `1) Handoff Sends, closed loop: each caller owns a handoff session (SessionStart + HandoffOffer), then sends\n` +
         `   HandoffContext (${opts.contextBytes} B context) back to back; ${opts.durationMs / 1000} s measured after ${opts.warmupMs / 1000} s warm-up; only ok Acks count.`,
     );
-    for (const [k, d] of Object.entries(sends.describe)) say(`   ${LABEL[k as ServerKind].padEnd(22)} ${d}`);
+    for (const [k, d] of Object.entries(sends.describe)) say(`   ${LABEL[k as ServerKind].padEnd(LABEL_WIDTH)} ${d}`);
     say("");
     say(
       table(
@@ -634,17 +637,18 @@ async function main() {
         runtimeOverFasterNoop: tput(rt) / Math.max(tput(cn), tput(gj)),
         cpuCapacityRuntimeOverConnectNoop: cpu(cn) / cpu(rt),
         cpuCapacityRuntimeOverGrpcjsNoop: cpu(gj) / cpu(rt),
-        prototypeGrpcjsOverFasterNoop: tput(pt("runtime-grpcjs", c)) / Math.max(tput(cn), tput(gj)),
+        runtimeOnConnectOverFasterNoop: tput(pt("runtime-connect", c)) / Math.max(tput(cn), tput(gj)),
         disturbed: [rt, cn, gj].some((p) => !p || disturbed(p.otherCpuCores)),
       });
     }
     say("");
-    say("2) Ratios: durable runtime ok acks/s ÷ no-op ceiling (same run, machine and load generator), and the same");
-    say("   ratio from server CPU per Ack (what one saturated server core could do; robust to background load).");
+    say("2) Ratios: durable runtime (default server, @grpc/grpc-js) ok acks/s ÷ no-op ceiling (same run, machine and load");
+    say("   generator), and the same ratio from server CPU per Ack (what one saturated server core could do; robust to");
+    say("   background load). Last column: the same runtime with MACP_GRPC_SERVER=connect ÷ the faster no-op.");
     say("");
     say(
       table(
-        ["in flight", "runtime/connect-noop", "runtime/grpcjs-noop", "runtime/faster no-op", "target ≥ 0.50 at 64", "CPU-capacity vs connect", "CPU-capacity vs grpc-js", "PROTO/faster no-op"],
+        ["in flight", "runtime/connect-noop", "runtime/grpcjs-noop", "runtime/faster no-op", "target ≥ 0.50 at 64", "CPU-capacity vs connect", "CPU-capacity vs grpc-js", "runtime-on-connect/faster no-op"],
         ratios.map((r) => [
           r.concurrency,
           fmt(r.runtimeOverConnectNoop, 2),
@@ -653,7 +657,7 @@ async function main() {
           r.concurrency === 64 ? verdict(r.runtimeOverFasterNoop >= 0.5, r.disturbed) : "",
           fmt(r.cpuCapacityRuntimeOverConnectNoop, 2),
           fmt(r.cpuCapacityRuntimeOverGrpcjsNoop, 2),
-          fmt(r.prototypeGrpcjsOverFasterNoop, 2),
+          fmt(r.runtimeOnConnectOverFasterNoop, 2),
         ]),
       ),
     );
@@ -712,11 +716,13 @@ async function main() {
         ]),
       ),
     );
-    const big = fanout.find((p) => p.server === "runtime-durable" && p.result.subscribers === 1_000);
-    if (big) {
+    for (const kind of ["runtime-durable", "runtime-connect"] as const) {
+      const big = fanout.find((p) => p.server === kind && p.result.subscribers === 1_000);
+      if (!big) continue;
       say("");
       say(
-        `   target: 1,000 subscribers with p99 <= 50 ms: ${verdict(big.result.delivery.p99Ms <= 50 && big.result.missing === 0, disturbed(big.otherCpuCores))} ` +
+        `   ${kind === "runtime-durable" ? "target" : `(${LABEL[kind]})`}: 1,000 subscribers with p99 <= 50 ms: ` +
+          `${verdict(big.result.delivery.p99Ms <= 50 && big.result.missing === 0, disturbed(big.otherCpuCores))} ` +
           `(p99 ${fmt(big.result.delivery.p99Ms, 1)} ms, ${big.result.missing} missing; server CPU ${fmt(big.serverCpuUsPerDelivery, 1)} µs per delivery ` +
           `= ${fmt((big.serverCpuUsPerDelivery * opts.ratePerSecond * big.result.subscribers) / 1e6, 2)} cores at ${opts.ratePerSecond}/s × ${big.result.subscribers})`,
       );

@@ -3,7 +3,7 @@
 // (scripts/bench/runtime-server.ts, scripts/bench/runtime-load.ts), and small statistics
 // helpers. Benchmark code only; nothing here is imported by the runtime.
 
-export type ServerKind = "runtime-durable" | "runtime-memory" | "connect-noop" | "grpcjs-noop" | "runtime-grpcjs";
+export type ServerKind = "runtime-durable" | "runtime-connect" | "runtime-memory" | "connect-noop" | "grpcjs-noop";
 
 /** Orchestrator -> server child. */
 export type ServerCommand =

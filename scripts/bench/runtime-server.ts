@@ -5,13 +5,13 @@
 //   node --import tsx scripts/bench/runtime-server.ts <kind>
 //
 // kinds:
-//   runtime-durable  the real runtime (startRuntime), SQLite in a fresh temp dir
-//   runtime-memory   the real runtime with MACP_MEMORY_ONLY=1 (diagnostic row)
+//   runtime-durable  the real runtime (startRuntime) as shipped: default server
+//                    (@grpc/grpc-js), SQLite in a fresh temp dir
+//   runtime-connect  the same runtime with MACP_GRPC_SERVER=connect (connect-node)
+//   runtime-memory   the default runtime with MACP_MEMORY_ONLY=1 (diagnostic row)
 //   connect-noop     connect-node, same generated service and HTTP/2 settings
-//                    as the runtime, whose Send returns an ok Ack immediately
+//                    as the runtime's connect option, whose Send returns an ok Ack immediately
 //   grpcjs-noop      @grpc/grpc-js server whose Send returns an ok Ack immediately
-//   runtime-grpcjs   PROTOTYPE: the runtime's kernel and durable store behind
-//                    grpc-js (runtime-grpcjs.ts), to size that option
 // The no-op servers also relay Sends to StreamSession subscribers (fan-out ceiling).
 import fs from "node:fs";
 import http2 from "node:http2";
@@ -37,7 +37,6 @@ import {
 import { AckSchema, SessionState, type Envelope } from "@/lib/gen/macp/v1/envelope_pb";
 import { Channel } from "@/lib/runtime/channel";
 import { startRuntime, type RunningRuntime } from "@/lib/runtime";
-import { startRuntimeOverGrpcJs } from "./runtime-grpcjs";
 import { errorText, type ResourceSample, type ServerCommand, type ServerKind, type ServerReply } from "./runtime-common";
 
 const kind = process.argv[2] as ServerKind;
@@ -66,7 +65,8 @@ async function listenH2(server: http2.Http2Server): Promise<string> {
   return `http://127.0.0.1:${a.port}`;
 }
 
-async function startRuntimeServer(durable: boolean): Promise<Running> {
+/** The real runtime; `grpcServer` unset = whatever startRuntime defaults to. */
+async function startRuntimeServer(durable: boolean, grpcServer?: "connect"): Promise<Running> {
   const dataDir = durable ? fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-runtime-")) : null;
   const rt: RunningRuntime = await startRuntime({
     env: {
@@ -77,6 +77,7 @@ async function startRuntimeServer(durable: boolean): Promise<Running> {
       MACP_MESSAGE_LIMIT_PER_MINUTE: "0",
       MACP_SESSION_START_LIMIT_PER_MINUTE: "0",
       MACP_SUBSCRIBER_BUFFER: process.env.MACP_SUBSCRIBER_BUFFER ?? "",
+      ...(grpcServer ? { MACP_GRPC_SERVER: grpcServer } : {}),
     },
     logger: pino({ level: process.env.BENCH_RUNTIME_LOG_LEVEL ?? "error" }),
   });
@@ -85,9 +86,9 @@ async function startRuntimeServer(durable: boolean): Promise<Running> {
   const store = (rt.kernel as unknown as { store?: { stats?: () => Record<string, number> } }).store;
   return {
     url: rt.url,
-    describe: durable
-      ? `real runtime, durable SQLite (WAL, synchronous=FULL) in ${dataDir}`
-      : "real runtime, MACP_MEMORY_ONLY=1",
+    describe:
+      `real runtime on ${rt.config.grpcServer === "connect" ? "connect-node (MACP_GRPC_SERVER=connect)" : "@grpc/grpc-js (default)"}, ` +
+      (durable ? `durable SQLite (WAL, synchronous=FULL) in ${dataDir}` : "MACP_MEMORY_ONLY=1"),
     extra: () => ({ kernel: rt.kernel.stats(), store: store?.stats?.() ?? null }),
     async close() {
       await rt.close();
@@ -168,7 +169,7 @@ async function startConnectNoop(): Promise<Running> {
   return {
     url,
     describe:
-      "connect-node no-op: Send acks at once and relays to subscribers (same service, adapter options and HTTP/2 settings as the runtime)",
+      "connect-node no-op: Send acks at once and relays to subscribers (same service, adapter options and HTTP/2 settings as the runtime on connect-node)",
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -356,10 +357,10 @@ async function main() {
   let running: Running;
   try {
     if (kind === "runtime-durable") running = await startRuntimeServer(true);
+    else if (kind === "runtime-connect") running = await startRuntimeServer(true, "connect");
     else if (kind === "runtime-memory") running = await startRuntimeServer(false);
     else if (kind === "connect-noop") running = await startConnectNoop();
     else if (kind === "grpcjs-noop") running = await startGrpcJsNoop();
-    else if (kind === "runtime-grpcjs") running = await startRuntimeOverGrpcJs(READ_MAX_BYTES);
     else throw new Error(`unknown server kind ${String(kind)}`);
   } catch (e) {
     reply({ type: "failed", error: errorText(e) });
