@@ -81,11 +81,12 @@ function requestsOf<T>(call: grpc.ServerDuplexStream<T, unknown>): AsyncIterable
   };
 }
 
-/** Write every output message with backpressure, then end the call (or fail it). */
+/** Write every output message with backpressure, then end the call (or fail it); `finished` runs first. */
 async function pump(
   call: grpc.ServerWritableStream<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>,
   output: AsyncIterable<unknown>,
   schema: DescMessage,
+  finished: () => void,
 ): Promise<void> {
   try {
     for await (const msg of output) {
@@ -104,8 +105,10 @@ async function pump(
         });
       }
     }
+    finished();
     if (!call.cancelled && !call.destroyed) call.end();
   } catch (err) {
+    finished();
     // Emitting 'error' makes grpc-js flush what was written, then send the status.
     if (!call.cancelled && !call.destroyed) call.emit("error", serviceError(err));
   }
@@ -126,6 +129,24 @@ export function addConnectService<S extends DescService>(
   const definition: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
   const handlers: grpc.UntypedServiceImplementation = {};
   const implemented = new Set(Object.keys(impl));
+  // Contexts of the calls still running. grpc-js reports 'cancelled' whenever a
+  // call's HTTP/2 stream closes, after a normal completion too; so a context is
+  // aborted only when its call is cancelled while still running, or on shutdown.
+  // Per-call contexts link no long-lived signal (the shutdown signal reaches
+  // them through this set), so a completed call that is never aborted leaves
+  // no listener behind. (Aborting every completed call, with a ConnectError and
+  // its stack trace through linked signals, cost ~10% of server CPU per Send.)
+  type Ctx = ReturnType<typeof createHandlerContext>;
+  const live = new Set<Ctx>();
+  const shutdown = opts.shutdownSignal;
+  shutdown?.addEventListener(
+    "abort",
+    () => {
+      for (const ctx of live) ctx.abort(shutdown.reason);
+      live.clear();
+    },
+    { once: true },
+  );
 
   for (const m of Object.values(spec.methods)) {
     const method = m.method as DescMethod;
@@ -143,20 +164,25 @@ export function addConnectService<S extends DescService>(
       responseSerialize: (msg: unknown) => Buffer.from(toBinary(output, msg as MessageShape<DescMessage>)),
       responseDeserialize: (buf: Buffer) => fromBinary(output, buf),
     };
-    const contextFor = (call: { metadata: grpc.Metadata; on(ev: "cancelled", f: () => void): unknown }) => {
-      const ac = new AbortController();
-      call.on("cancelled", () => ac.abort(new ConnectError("the client cancelled the call", Code.Canceled)));
-      return createHandlerContext({
+    const url = `/${service.typeName}/${method.name}`;
+    const contextFor = (call: { metadata: grpc.Metadata; on(ev: "cancelled", f: () => void): unknown }): Ctx => {
+      const ctx = createHandlerContext({
         service,
         method,
         protocolName: "grpc",
         requestMethod: "POST",
-        url: `/${service.typeName}/${method.name}`,
+        url,
         requestHeader: headersFrom(call.metadata),
-        requestSignal: ac.signal,
-        shutdownSignal: opts.shutdownSignal,
       });
+      if (shutdown?.aborted) ctx.abort(shutdown.reason);
+      else live.add(ctx);
+      call.on("cancelled", () => {
+        if (live.delete(ctx)) ctx.abort(new ConnectError("the client cancelled the call", Code.Canceled));
+      });
+      return ctx;
     };
+    /** The call completed (response or status on its way): a later 'cancelled' is just the stream closing. */
+    const finished = (ctx: Ctx) => () => void live.delete(ctx);
 
     switch (kind) {
       case "unary":
@@ -165,8 +191,14 @@ export function addConnectService<S extends DescService>(
           Promise.resolve()
             .then(() => fn(call.request, ctx))
             .then(
-              (res) => callback(null, create(output, res as MessageShape<DescMessage>)),
-              (err: unknown) => callback(serviceError(err)),
+              (res) => {
+                live.delete(ctx);
+                callback(null, create(output, res as MessageShape<DescMessage>));
+              },
+              (err: unknown) => {
+                live.delete(ctx);
+                callback(serviceError(err));
+              },
             );
         };
         break;
@@ -177,10 +209,11 @@ export function addConnectService<S extends DescService>(
           try {
             out = fn(call.request, ctx) as AsyncIterable<unknown>;
           } catch (err) {
+            live.delete(ctx);
             call.emit("error", serviceError(err));
             return;
           }
-          void pump(call, out, output);
+          void pump(call, out, output, finished(ctx));
         };
         break;
       case "bidi_streaming":
@@ -190,10 +223,11 @@ export function addConnectService<S extends DescService>(
           try {
             out = fn(requestsOf(call), ctx) as AsyncIterable<unknown>;
           } catch (err) {
+            live.delete(ctx);
             call.emit("error", serviceError(err));
             return;
           }
-          void pump(call, out, output);
+          void pump(call, out, output, finished(ctx));
         };
         break;
       default:
