@@ -1,17 +1,25 @@
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
+import { OIDC, authFile } from "./e2e/support/people";
 
 // The app runs exactly as the README says (`npm start`), on its own ports and
 // with a fresh data directory per run under .baton/e2e-data (git-ignored).
-// Playwright starts the web server before global setup, so each run gets a
+// Sign-in is required for reads (the default): before the app starts, the
+// webServer command writes the e2e users file (e2e/support/seed-users.ts, the
+// users CLI's logic at the cheap test scrypt cost); global setup then signs
+// each person in and saves their browser state (e2e/support/people.ts).
+// A local OpenID Connect provider runs as a second web server for the SSO test.
+// Playwright starts the web servers before global setup, so each run gets a
 // new directory; global setup removes the ones left by earlier runs.
 // The run id is fixed in the main process and inherited by the workers.
 process.env.BATON_E2E_RUN ??= `run-${Date.now()}-${process.pid}`;
 
 const PORT = 3100;
+const ORIGIN = `http://127.0.0.1:${PORT}`;
 const RUNTIME_ADDR = "127.0.0.1:50151";
 export const E2E_DATA_ROOT = path.join(".baton", "e2e-data");
 const dataDir = path.join(E2E_DATA_ROOT, process.env.BATON_E2E_RUN);
+const usersFile = path.join(dataDir, "accounts", "users.json");
 
 // The scripted agents in e2e/support/agent.ts talk gRPC to this address.
 process.env.BATON_E2E_RUNTIME_ADDR = RUNTIME_ADDR;
@@ -27,9 +35,11 @@ export default defineConfig({
   expect: { timeout: 15_000 },
   reporter: [["list"]],
   use: {
-    baseURL: `http://127.0.0.1:${PORT}`,
+    baseURL: ORIGIN,
     browserName: "chromium",
     viewport: { width: 1440, height: 900 },
+    // The older suites read agents' sessions as a signed-in viewer.
+    storageState: authFile("wendy"),
     launchOptions: {
       executablePath: "/usr/bin/chromium",
       args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
@@ -37,19 +47,38 @@ export default defineConfig({
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
   },
-  webServer: {
-    command: "npm start",
-    url: `http://127.0.0.1:${PORT}/`,
-    reuseExistingServer: false,
-    // Includes `next build` when the UI changed since the last build.
-    timeout: 600_000,
-    stdout: "pipe",
-    stderr: "pipe",
-    env: {
-      PORT: String(PORT),
-      MACP_BIND_ADDR: RUNTIME_ADDR,
-      MACP_DATA_DIR: dataDir,
-      LOG_LEVEL: "warn",
+  webServer: [
+    {
+      command: "npx tsx e2e/support/oidc-server.ts",
+      url: `http://127.0.0.1:${OIDC.port}/.well-known/openid-configuration`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { BATON_E2E_APP_ORIGIN: ORIGIN },
     },
-  },
+    {
+      command: "npx tsx e2e/support/seed-users.ts && npm start",
+      url: `${ORIGIN}/auth/methods`,
+      reuseExistingServer: false,
+      // Includes `next build` when the UI changed since the last build.
+      timeout: 600_000,
+      stdout: "pipe",
+      stderr: "pipe",
+      env: {
+        PORT: String(PORT),
+        MACP_BIND_ADDR: RUNTIME_ADDR,
+        MACP_DATA_DIR: dataDir,
+        LOG_LEVEL: "warn",
+        // Accounts live in the run's directory; the file exists before the
+        // console starts, so no bootstrap admin (and no one-time password
+        // notice) is created.
+        BATON_USERS_FILE: usersFile,
+        BATON_SESSION_SECRET: "baton-e2e-session-secret-that-is-long-enough-0123456789",
+        BATON_OIDC_ISSUER: `http://127.0.0.1:${OIDC.port}`,
+        BATON_OIDC_CLIENT_ID: OIDC.clientId,
+        BATON_OIDC_CLIENT_SECRET: OIDC.clientSecret,
+      },
+    },
+  ],
 });

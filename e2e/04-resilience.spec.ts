@@ -1,6 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { HANDOFF_MODE } from "@/lib/macp/constants";
 import { Agent, newSessionId } from "./support/agent";
+import { authFile } from "./support/people";
 import { TcpProxy } from "./support/tcp-proxy";
 import { expectRowPhase, expectSessionPhase, timelineSequences, uniqueSuffix } from "./support/ui";
 
@@ -10,7 +11,7 @@ import { expectRowPhase, expectSessionPhase, timelineSequences, uniqueSuffix } f
 test("cutting the stream connections loses no event and duplicates none", async ({ browser }) => {
   const proxy = new TcpProxy("127.0.0.1", 3100);
   const port = await proxy.start();
-  const context = await browser.newContext({ baseURL: `http://127.0.0.1:${port}` });
+  const context = await browser.newContext({ baseURL: `http://127.0.0.1:${port}`, storageState: authFile("wendy") });
   const page = await context.newPage();
   const list = await context.newPage();
   try {

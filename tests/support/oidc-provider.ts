@@ -32,6 +32,8 @@ export interface OidcProviderOptions {
    * Default false: like many providers, profile/email claims come from userinfo.
    */
   claimsInIdToken?: boolean;
+  /** Loopback port to listen on; default 0 (a free port). The e2e suite needs a fixed one. */
+  port?: number;
 }
 
 export interface TestOidcProvider {
@@ -155,7 +157,7 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<T
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
+    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
   });
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

@@ -1,0 +1,49 @@
+// The people of the e2e suite: console accounts created in the e2e users file
+// before the app starts (e2e/support/seed-users.ts), each with a signed-in
+// browser state saved by global setup (authFile).
+
+import path from "node:path";
+
+export const E2E_PASSWORD = "e2e correct horse battery";
+
+export interface E2ePerson {
+  username: string;
+  name: string;
+  role: "viewer" | "operator" | "approver" | "admin";
+  /** Linked identity-provider address (OIDC test). */
+  email?: string;
+  /** Starts with a one-time password to change. */
+  mustChangePassword?: boolean;
+}
+
+export const PEOPLE = {
+  ruth: { username: "ruth", name: "Ruth Admin", role: "admin" },
+  alice: { username: "alice", name: "Alice Ng", role: "operator" },
+  bob: { username: "bob", name: "Bob Ito", role: "operator" },
+  carol: { username: "carol", name: "Carol Lee", role: "approver" },
+  dave: { username: "dave", name: "Dave Park", role: "operator" },
+  victor: { username: "victor", name: "Victor Viewer", role: "viewer" },
+  // The reader of the older suites (watching agents' sessions).
+  wendy: { username: "wendy", name: "Wendy Watch", role: "viewer" },
+  erin: { username: "erin", name: "Erin Diaz", role: "approver", email: "erin@example.com" },
+  frank: { username: "frank", name: "Frank New", role: "operator", mustChangePassword: true },
+} as const satisfies Record<string, E2ePerson>;
+
+export type PersonKey = keyof typeof PEOPLE;
+
+/** People signed in by global setup (frank signs in himself: his first sign-in is the test). */
+export const SIGNED_IN: readonly PersonKey[] = ["ruth", "alice", "bob", "carol", "dave", "victor", "wendy"];
+
+export const AUTH_DIR = path.join(process.cwd(), ".baton", "e2e-auth");
+
+export function authFile(person: PersonKey): string {
+  return path.join(AUTH_DIR, `${person}.json`);
+}
+
+/** The local identity provider of the OIDC test (started by playwright.config.ts). */
+export const OIDC = {
+  port: 3190,
+  clientId: "baton-e2e",
+  clientSecret: "baton-e2e-oidc-client-secret-0123456789",
+  account: { sub: "sub-erin", username: "erin-idp", password: "erin-idp-password" },
+};
