@@ -22,7 +22,8 @@ export type UiIconName =
   | "user"
   | "users"
   | "bot"
-  | "server";
+  | "server"
+  | "plus";
 
 const PATHS: Record<UiIconName, React.ReactNode> = {
   "circle-dashed": <circle cx="8" cy="8" r="5.5" strokeDasharray="2.4 2.2" />,
@@ -126,6 +127,7 @@ const PATHS: Record<UiIconName, React.ReactNode> = {
       <path d="M2.8 14c.6-2.7 2.7-4.3 5.2-4.3s4.6 1.6 5.2 4.3" />
     </>
   ),
+  plus: <path d="M8 3v10M3 8h10" />,
   bot: (
     <>
       <rect x="2.6" y="5" width="10.8" height="8" rx="2" />

@@ -25,7 +25,7 @@ function Logo() {
 
 const navClass = (active: boolean): string =>
   clsx(
-    "rounded-md px-2.5 py-1.5 text-sm font-medium",
+    "rounded-md px-2 py-1.5 text-sm font-medium sm:px-2.5",
     active
       ? "bg-slate-100 text-slate-900 dark:bg-slate-800 dark:text-white"
       : "text-slate-700 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800",

@@ -22,7 +22,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
         <LoginForm returnTo={first(sp.returnTo) ?? "/"} error={first(sp.error)} errorMessage={first(sp.message)} />
       </div>
       <p className="text-xs text-slate-600 dark:text-slate-400">
-        No account yet? An admin adds people with <code className="font-mono">npm run users -- add</code>.
+        No account yet? An admin adds people with <code className="font-mono whitespace-nowrap">npm run users -- add</code>.
       </p>
     </div>
   );

@@ -70,7 +70,7 @@ export function ChangePasswordForm({ returnTo }: { returnTo: string }) {
     <form onSubmit={(e) => void onSubmit(e)} className="space-y-4" noValidate data-testid="password-form">
       {me.mustChangePassword ? (
         <p className="flex items-start gap-2 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-50">
-          <Icon name="alert" className="mt-0.5 h-4 w-4" />
+          <Icon name="alert" className="mt-0.5 h-4 w-4 shrink-0" />
           You signed in with a one-time password. Choose your own before you continue.
         </p>
       ) : null}

@@ -63,7 +63,7 @@ export function LoginForm({ returnTo, error, errorMessage }: { returnTo: string;
           className="flex items-start gap-2 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-950 dark:border-red-800 dark:bg-red-950 dark:text-red-50"
           data-testid="login-error"
         >
-          <Icon name="alert" className="mt-0.5 h-4 w-4" />
+          <Icon name="alert" className="mt-0.5 h-4 w-4 shrink-0" />
           <span>{message}</span>
         </div>
       ) : null}

@@ -115,7 +115,7 @@ export function UserMenu() {
           {roleAtLeast(me.role, "operator") ? (
             <li>
               <Link href="/sessions/new" className={itemClass}>
-                <Icon name="send" /> New session
+                <Icon name="plus" /> New session
               </Link>
             </li>
           ) : null}

@@ -54,12 +54,15 @@ export function SessionHeader({
   metadata,
   connection,
   eventCount,
+  actions,
 }: {
   sessionId: string;
   view: SessionView;
   metadata: SessionMetadata | undefined;
   connection: ConnectionInfo;
   eventCount: number;
+  /** What the signed-in person can do, right under the status (before the facts). */
+  actions?: React.ReactNode;
 }) {
   const state = metadata?.state ?? (view.started ? lifecycleToState(view.lifecycle) : undefined);
   const terminal = isTerminalSessionState(state);
@@ -96,6 +99,7 @@ export function SessionHeader({
           </span>
         )}
       </div>
+      {actions}
       <dl className="grid grid-cols-2 gap-x-6 gap-y-3 rounded-lg border border-slate-200 p-3 sm:grid-cols-3 lg:grid-cols-6 dark:border-slate-800">
         <Fact label={isTask ? "Requester" : "Current owner"}>{view.currentOwner || metadata?.initiator || "—"}</Fact>
         <Fact label={isTask ? "Assignee" : "Current target"}>{view.currentTarget || "—"}</Fact>

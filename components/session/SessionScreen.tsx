@@ -106,7 +106,14 @@ export function SessionScreen({ sessionId }: { sessionId: string }) {
   return (
     <ActorDirectoryContext.Provider value={directory}>
       <div className="space-y-4">
-        <SessionHeader sessionId={sessionId} view={view} metadata={metadata} connection={connection} eventCount={events.length} />
+        <SessionHeader
+          sessionId={sessionId}
+          view={view}
+          metadata={metadata}
+          connection={connection}
+          eventCount={events.length}
+          actions={<ActionPanel sessionId={sessionId} view={view} metadata={metadata} />}
+        />
         {nothingYet ? (
           <div aria-busy="true" className="space-y-2" data-testid="session-loading">
             <p className="text-sm text-slate-700 dark:text-slate-300">
@@ -134,7 +141,6 @@ export function SessionScreen({ sessionId }: { sessionId: string }) {
           </div>
         ) : null}
         <CommitmentBanner view={view} sessionId={sessionId} sequenceOf={sequenceOf} />
-        <ActionPanel sessionId={sessionId} view={view} metadata={metadata} />
         <div className="grid gap-4">
           <HandoffSummary view={view} sessionId={sessionId} sequenceOf={sequenceOf} />
           <TaskSummary view={view} />

@@ -12,7 +12,7 @@ export function NewSessionLink() {
   if (!me || !decide({ role: me.role, participantId: me.participantId }, undefined, "startSession").allowed) return null;
   return (
     <Link href="/sessions/new" className={buttonClass("primary", "ml-auto")} data-testid="new-session">
-      <Icon name="send" /> New session
+      <Icon name="plus" /> New session
     </Link>
   );
 }

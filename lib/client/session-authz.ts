@@ -79,6 +79,17 @@ export function sessionPanel(me: Actor, view: SessionView, ctx: DecideContext): 
   return { kind: "actions", actions: decisions };
 }
 
+/**
+ * Whether the panel lists a refused action with its reason. Authority
+ * refusals ("this offer is for Bob; only they can accept it") are noise for
+ * everyone but the people concerned, so only commit's are listed: who may
+ * commit matters to everyone in the session. Every other reason is listed.
+ */
+export function listsRefusal(action: Action, decision: Decision): boolean {
+  if (decision.allowed) return false;
+  return decision.code !== "authority" || action === "commit";
+}
+
 /** The offer waiting for an answer, if any. */
 export function pendingOfferOf(view: SessionView): HandoffRecord | undefined {
   const pending = (view.handoff?.offers ?? []).filter((o) => o.status === "offered" || o.status === "context_sent");

@@ -1,6 +1,7 @@
 // Start the whole console: the runtime (embedded in-process unless
 // MACP_RUNTIME_URL points elsewhere), the gateway, Next.js and the HTTP server.
 // Used by lib/server/main.ts and by integration tests.
+import { setMaxListeners } from "node:events";
 import fs from "node:fs";
 import type http from "node:http";
 import path from "node:path";
@@ -173,6 +174,8 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
   };
   const maxPayload = actions?.maxPayloadBytes ?? config.maxPayloadBytes;
   const shutdown = new AbortController();
+  // Every open browser stream listens for shutdown: many tabs are normal.
+  setMaxListeners(0, shutdown.signal);
   let nextHandler: ((req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>) | null = null;
   const serve = (req: http.IncomingMessage, res: http.ServerResponse): void | Promise<void> => {
     if (nextHandler) return nextHandler(req, res);

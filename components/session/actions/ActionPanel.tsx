@@ -11,7 +11,7 @@ import type { SessionView } from "@/lib/macp/projections/session";
 import { loginHref } from "@/lib/client/auth";
 import { nameIn } from "@/lib/client/directory";
 import { formatDuration } from "@/lib/client/format";
-import { decideContextFor, implicitAcceptAt, pendingOfferOf, policyIdOf, sessionPanel } from "@/lib/client/session-authz";
+import { decideContextFor, implicitAcceptAt, listsRefusal, pendingOfferOf, policyIdOf, sessionPanel } from "@/lib/client/session-authz";
 import { useCapabilities, useDirectory, usePolicySummary } from "@/lib/client/use-console-data";
 import { useNow } from "@/lib/client/use-now";
 import { useWhoAmI } from "@/lib/client/use-whoami";
@@ -38,24 +38,24 @@ const LABEL: Partial<Record<Action, string>> = {
 const PRIMARY: ReadonlySet<Action> = new Set<Action>(["offer", "accept", "commit", "taskRequest", "taskAccept", "taskComplete"]);
 const DEFAULT_MAX_PAYLOAD = 1_048_576;
 
-function ImplicitAcceptNotice({ at, target, now }: { at: number; target: string; now: number }) {
+function ImplicitAcceptNotice({ at, target, now, mine }: { at: number; target: string; now: number; mine: boolean }) {
   const left = at - now;
   return (
     <p
       className="flex items-start gap-2 rounded-md border border-blue-300 bg-blue-50 px-3 py-2 text-sm text-blue-950 dark:border-sky-800 dark:bg-slate-900 dark:text-sky-100"
       data-testid="implicit-accept-countdown"
     >
-      <Icon name="clock" className="mt-0.5 h-4 w-4" />
+      <Icon name="clock" className="mt-0.5 h-4 w-4 shrink-0" />
       {left > 0 ? (
         <span>
-          Unless {target} answers, the offer counts as accepted in{" "}
+          Unless {mine ? "you answer" : `${target} answers`}, the offer counts as accepted in{" "}
           <strong className="tabular-nums" suppressHydrationWarning>
             {formatDuration(Math.ceil(left / 1000) * 1000)}
           </strong>{" "}
           (implicit-accept policy).
         </span>
       ) : (
-        <span>The offer to {target} now counts as accepted (implicit-accept policy); it can be committed.</span>
+        <span>The offer to {mine ? "you" : target} now counts as accepted (implicit-accept policy); it can be committed.</span>
       )}
     </p>
   );
@@ -164,7 +164,7 @@ export function ActionPanel({ sessionId, view, metadata }: { sessionId: string; 
 
   const actions = panel.kind === "actions" ? panel.actions : [];
   const allowed = actions.filter((a) => a.decision.allowed);
-  const denied = actions.filter((a) => !a.decision.allowed);
+  const denied = actions.filter((a) => listsRefusal(a.action, a.decision));
 
   return (
     <section aria-labelledby="actions-title" className="space-y-3 rounded-lg border border-slate-200 p-3 dark:border-slate-800" data-testid="action-panel" data-panel={panel.kind}>
@@ -172,7 +172,7 @@ export function ActionPanel({ sessionId, view, metadata }: { sessionId: string; 
         Your actions
         <span className="font-normal text-slate-700 dark:text-slate-300"> · as {me.displayName}</span>
       </h2>
-      {implicitAt !== undefined && pending ? <ImplicitAcceptNotice at={implicitAt} target={nameOf(pending.target)} now={now || Date.now()} /> : null}
+      {implicitAt !== undefined && pending ? <ImplicitAcceptNotice at={implicitAt} target={nameOf(pending.target)} mine={pending.target === me.participantId} now={now || Date.now()} /> : null}
       {panel.kind === "read-only" ? (
         <p className="text-sm text-slate-700 dark:text-slate-300" data-testid="read-only-note">
           You can watch this session live, but your account is read-only (viewer), so there is nothing to act on here.
@@ -184,7 +184,7 @@ export function ActionPanel({ sessionId, view, metadata }: { sessionId: string; 
       ) : null}
       {done ? (
         <p className="flex items-start gap-2 text-sm text-emerald-900 dark:text-emerald-200" data-testid="action-done">
-          <Icon name="check-circle" className="mt-0.5 h-4 w-4" /> {done}
+          <Icon name="check-circle" className="mt-0.5 h-4 w-4 shrink-0" /> {done}
         </p>
       ) : null}
       {allowed.length > 0 ? (

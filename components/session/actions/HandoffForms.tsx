@@ -102,7 +102,7 @@ export function OfferForm({ sessionId, view, me, ctx, nameOf, onClose, onDone }:
 
 type AttachKind = AttachValues["kind"];
 
-export function AttachForm({ sessionId, view, maxPayloadBytes, onClose, onDone }: SessionFormProps & { maxPayloadBytes: number }) {
+export function AttachForm({ sessionId, view, nameOf, maxPayloadBytes, onClose, onDone }: SessionFormProps & { maxPayloadBytes: number }) {
   const offers = view.handoff?.offers ?? [];
   const last = offers[offers.length - 1];
   const [kind, setKind] = useState<AttachKind>("markdown");
@@ -112,7 +112,7 @@ export function AttachForm({ sessionId, view, maxPayloadBytes, onClose, onDone }
   const [link, setLink] = useState("");
   const [errors, setErrors, absorb] = useFieldErrors();
   const what = kind === "markdown" ? "Runbook" : kind === "file" ? (file?.name ?? "File") : "Link";
-  const action = useAction(`${what} attached to offer ${last?.handoffId ?? ""}`.trim(), () => onDone(`${what} attached.`));
+  const action = useAction(`${what} attached`, () => onDone(`${what} attached.`));
 
   const values = (): AttachValues => (kind === "markdown" ? { kind, markdown } : kind === "file" ? { kind, file } : { kind, link });
 
@@ -145,7 +145,7 @@ export function AttachForm({ sessionId, view, maxPayloadBytes, onClose, onDone }
   return (
     <FormShell
       title="Attach context"
-      description={last ? <>To offer {last.handoffId} (to {last.target}). At most {formatBytes(maxPayloadBytes)} per message.</> : null}
+      description={last ? <>For the offer to {nameOf(last.target)}. At most {formatBytes(maxPayloadBytes)} per message.</> : null}
       onSubmit={(e) => void submit(e)}
       onClose={onClose}
       state={action.state}
