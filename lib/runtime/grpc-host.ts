@@ -23,6 +23,34 @@ import type { DescMethod, DescService } from "@bufbuild/protobuf";
 
 type AnyImpl = (req: unknown, ctx: HandlerContext) => unknown;
 
+/** Messages marked by encodeOnce(): null until first encoded, then their bytes. */
+const sharedEncodings = new WeakMap<object, Buffer | null>();
+
+/**
+ * Mark a response message that is written unchanged to many streams (one
+ * fan-out envelope for every subscriber): the grpc-js host then encodes it
+ * once and reuses the bytes. Only for messages never mutated afterwards.
+ * Returns the message; servers other than this host ignore the mark.
+ */
+export function encodeOnce<T extends object>(msg: T): T {
+  if (!sharedEncodings.has(msg)) sharedEncodings.set(msg, null);
+  return msg;
+}
+
+/** protobuf-es bytes as a Buffer without copying them (toBinary returns a fresh array). */
+function encode(schema: DescMessage, msg: unknown): Buffer {
+  const u = toBinary(schema, msg as MessageShape<DescMessage>);
+  return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+}
+
+function encodeResponse(schema: DescMessage, msg: unknown): Buffer {
+  const cached = sharedEncodings.get(msg as object);
+  if (cached) return cached;
+  const b = encode(schema, msg);
+  if (cached === null) sharedEncodings.set(msg as object, b);
+  return b;
+}
+
 function headersFrom(md: grpc.Metadata): Headers {
   const h = new Headers();
   for (const [k, v] of Object.entries(md.getMap())) {
@@ -159,9 +187,10 @@ export function addConnectService<S extends DescService>(
       path: `/${service.typeName}/${method.name}`,
       requestStream: kind === "client_streaming" || kind === "bidi_streaming",
       responseStream: kind === "server_streaming" || kind === "bidi_streaming",
-      requestSerialize: (msg: unknown) => Buffer.from(toBinary(input, msg as MessageShape<DescMessage>)),
+      requestSerialize: (msg: unknown) => encode(input, msg),
       requestDeserialize: (buf: Buffer) => fromBinary(input, buf),
-      responseSerialize: (msg: unknown) => Buffer.from(toBinary(output, msg as MessageShape<DescMessage>)),
+      // grpc-js copies these bytes into its own frame, so shared ones stay intact.
+      responseSerialize: (msg: unknown) => encodeResponse(output, msg),
       responseDeserialize: (buf: Buffer) => fromBinary(output, buf),
     };
     const url = `/${service.typeName}/${method.name}`;

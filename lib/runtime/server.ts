@@ -18,6 +18,7 @@ import type { AuthResolver, Identity } from "./auth";
 import { Channel, ChannelOverflowError } from "./channel";
 import type { RuntimeConfig } from "./config";
 import { grpcCodeFor } from "./errors";
+import { encodeOnce } from "./grpc-host";
 import { ControlError, type Delivered, type Kernel, type Logger } from "./kernel";
 import { MODES } from "./modes";
 
@@ -73,6 +74,15 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
   const { kernel, auth, config, logger } = deps;
   const envelopeResponse = (env: Envelope): StreamSessionResponse =>
     create(StreamSessionResponseSchema, { response: { case: "envelope", value: env } });
+  // A live envelope goes to every subscriber of its session as one shared
+  // response (the kernel hands all listeners the same Delivered), encoded once
+  // on grpc-js. Never mutated after creation.
+  const liveResponses = new WeakMap<Delivered, StreamSessionResponse>();
+  const liveResponse = (d: Delivered): StreamSessionResponse => {
+    let r = liveResponses.get(d);
+    if (!r) liveResponses.set(d, (r = encodeOnce(envelopeResponse(d.envelope))));
+    return r;
+  };
 
   return {
     initialize(req) {
@@ -123,7 +133,7 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
       const subscription: { close: (() => void) | null } = { close: null };
       let lastSeq = 0;
       const live = (d: Delivered) => {
-        if (!out.push({ kind: "one", resp: envelopeResponse(d.envelope), seq: d.sequence })) {
+        if (!out.push({ kind: "one", resp: liveResponse(d), seq: d.sequence })) {
           subscription.close?.();
         }
       };
