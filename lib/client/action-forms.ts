@@ -152,7 +152,7 @@ export function validateNewSession(v: NewSessionValues, me: string): Validation<
     }
     participants.push(id);
   }
-  if (participants.length === 0 && !(v.policy === "approval" && v.approvers.some((a) => a !== me))) {
+  if (!errors.participants && participants.length === 0 && !(v.policy === "approval" && v.approvers.some((a) => a !== me))) {
     errors.participants = "Add at least one other participant.";
   }
   if (participants.length > 999) errors.participants = "A session can have at most 1000 participants.";

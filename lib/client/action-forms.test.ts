@@ -1,0 +1,178 @@
+import { describe, expect, it } from "vitest";
+import { LIMITS } from "@/lib/gateway/action-input";
+import { HandoffOutcome, PolicyChoice, SessionKind, TaskOutcome } from "@/lib/gen/baton/v1/actions_pb";
+import { MAX_TTL_MS } from "@/lib/macp/constants";
+import {
+  ENVELOPE_OVERHEAD_BYTES,
+  FORM_LIMITS,
+  contentTypeForFile,
+  formFieldOf,
+  jsonProblem,
+  validateAttach,
+  validateCommit,
+  validateNewSession,
+  validateOffer,
+  validateReason,
+  validateTaskComplete,
+  validateTaskCommit,
+  validateTaskFail,
+  validateTaskRequest,
+  validateTaskUpdate,
+  type NewSessionValues,
+} from "./action-forms";
+
+const ME = "human:alice";
+const BASE: NewSessionValues = {
+  kind: "handoff",
+  intent: "payments on-call",
+  scope: "",
+  participants: ["human:bob"],
+  ttlMinutes: "60",
+  policy: "default",
+  approvers: [],
+  implicitAcceptSeconds: "300",
+  frozenContext: "",
+};
+
+it("mirrors the server's limits", () => {
+  for (const key of ["intent", "scope", "reason", "title", "instructions", "message", "summary", "status", "errorCode", "link", "approvers", "frozenContextBytes", "minImplicitAcceptMs"] as const) {
+    expect(FORM_LIMITS[key], key).toBe(LIMITS[key]);
+  }
+  expect(FORM_LIMITS.maxTtlMs).toBe(MAX_TTL_MS);
+});
+
+describe("validateNewSession", () => {
+  it("builds a StartSession request", () => {
+    const r = validateNewSession({ ...BASE, intent: "  payments on-call  ", participants: ["human:bob", ME, "human:bob", " agent://x "], ttlMinutes: "30" }, ME);
+    expect(r).toEqual({
+      ok: true,
+      value: {
+        kind: SessionKind.HANDOFF,
+        intent: "payments on-call",
+        scope: "",
+        participants: ["human:bob", "agent://x"],
+        ttlMs: 1_800_000,
+        policy: PolicyChoice.DEFAULT,
+        approvers: [],
+        implicitAcceptTimeoutMs: 0,
+        frozenContextJson: "",
+      },
+    });
+  });
+
+  it("explains every wrong field", () => {
+    const r = validateNewSession({ ...BASE, intent: " ", participants: [], ttlMinutes: "2000", frozenContext: "{oops" }, ME);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.errors.intent).toBe("Enter what the session is for.");
+    expect(r.errors.participants).toBe("Add at least one other participant.");
+    expect(r.errors.ttlMinutes).toBe("Enter a time to live in minutes from 1 to 1,440.");
+    expect(r.errors.frozenContext).toMatch(/^This isn't valid JSON/);
+    const spaces = validateNewSession({ ...BASE, participants: ["agent with spaces"] }, ME);
+    expect(!spaces.ok && spaces.errors.participants).toMatch(/isn't a participant id/);
+    const long = validateNewSession({ ...BASE, intent: "x".repeat(501) }, ME);
+    expect(!long.ok && long.errors.intent).toMatch(/at most 500/);
+    const twoLines = validateNewSession({ ...BASE, scope: "a\nb" }, ME);
+    expect(!twoLines.ok && twoLines.errors.scope).toBe("Keep it on one line.");
+  });
+
+  it("handles the policy choices", () => {
+    const lead = validateNewSession({ ...BASE, policy: "approval", approvers: ["human:carol", "human:carol"] }, ME);
+    expect(lead.ok && lead.value).toMatchObject({ policy: PolicyChoice.LEAD_APPROVAL, approvers: ["human:carol"] });
+    const none = validateNewSession({ ...BASE, policy: "approval" }, ME);
+    expect(!none.ok && none.errors.approvers).toBe("Choose at least one approver.");
+    // An approver alone is another participant (the server adds approvers to the session).
+    expect(validateNewSession({ ...BASE, participants: [], policy: "approval", approvers: ["human:carol"] }, ME).ok).toBe(true);
+    const implicit = validateNewSession({ ...BASE, policy: "implicit", implicitAcceptSeconds: "90" }, ME);
+    expect(implicit.ok && implicit.value).toMatchObject({ policy: PolicyChoice.IMPLICIT_ACCEPT, implicitAcceptTimeoutMs: 90_000 });
+    const task = validateNewSession({ ...BASE, kind: "task", policy: "implicit" }, ME);
+    expect(!task.ok && task.errors.policy).toMatch(/only exists for handoffs/);
+    const zero = validateNewSession({ ...BASE, policy: "implicit", implicitAcceptSeconds: "0" }, ME);
+    expect(!zero.ok && zero.errors.implicitAcceptSeconds).toMatch(/from 1 to 86,400/);
+  });
+
+  it("checks frozen context size and syntax", () => {
+    expect(jsonProblem('{"incident":"INC-1"}', 100)).toBeUndefined();
+    expect(jsonProblem("", 100)).toBeUndefined();
+    expect(jsonProblem(`"${"x".repeat(200)}"`, 100)).toMatch(/at most 100 B fit/);
+  });
+});
+
+describe("handoff forms", () => {
+  it("offer", () => {
+    expect(validateOffer({ target: " human:bob ", scope: "pager", reason: "rotation\nweekly" })).toEqual({ ok: true, value: { target: "human:bob", scope: "pager", reason: "rotation\nweekly" } });
+    const r = validateOffer({ target: "", scope: "", reason: "x".repeat(1001) });
+    expect(!r.ok && r.errors).toEqual({ target: "Choose who receives the offer.", reason: "Use at most 1,000 characters (now 1,001)." });
+  });
+
+  it("attach: markdown, files within the payload limit, links", () => {
+    const limit = 10_000;
+    expect(validateAttach({ kind: "markdown", markdown: "# Runbook" }, limit)).toEqual({ ok: true, value: { case: "markdown", value: "# Runbook" } });
+    expect(validateAttach({ kind: "markdown", markdown: "   " }, limit)).toEqual({ ok: false, errors: { markdown: "Paste the runbook's Markdown." } });
+    const big = validateAttach({ kind: "markdown", markdown: "x".repeat(limit) }, limit);
+    expect(!big.ok && big.errors.markdown).toMatch(/fit in one message/);
+    const file = { name: "runbook.md", type: "", bytes: new TextEncoder().encode("# Hi") };
+    expect(validateAttach({ kind: "file", file }, limit)).toEqual({ ok: true, value: { case: "file", value: { contentType: "text/markdown; charset=utf-8", data: file.bytes } } });
+    const tooBig = validateAttach({ kind: "file", file: { name: "dump.bin", type: "application/octet-stream", bytes: new Uint8Array(limit - ENVELOPE_OVERHEAD_BYTES + 1) } }, limit);
+    expect(!tooBig.ok && tooBig.errors.file).toMatch(/dump.bin is .* fit in one message/);
+    const html = validateAttach({ kind: "file", file: { name: "page.html", type: "text/html", bytes: new Uint8Array([60]) } }, limit);
+    expect(!html.ok && html.errors.file).toMatch(/text\/html files are refused/);
+    const notUtf8 = validateAttach({ kind: "file", file: { name: "notes.txt", type: "text/plain", bytes: new Uint8Array([0xff, 0xfe]) } }, limit);
+    expect(!notUtf8.ok && notUtf8.errors.file).toMatch(/not UTF-8/);
+    expect(validateAttach({ kind: "file", file: null }, limit)).toEqual({ ok: false, errors: { file: "Choose a file." } });
+    expect(validateAttach({ kind: "link", link: " https://wiki.example.com/runbook " }, limit)).toEqual({ ok: true, value: { case: "link", value: "https://wiki.example.com/runbook" } });
+    for (const bad of ["javascript:alert(1)", "not a url", "https://user:pw@example.com/"]) {
+      expect(validateAttach({ kind: "link", link: bad }, limit).ok).toBe(false);
+    }
+  });
+
+  it("content types for uploads", () => {
+    expect(contentTypeForFile("notes.MD", "")).toBe("text/markdown; charset=utf-8");
+    expect(contentTypeForFile("notes.md", "text/x-markdown")).toBe("text/markdown; charset=utf-8");
+    expect(contentTypeForFile("report.pdf", "application/pdf")).toBe("application/pdf");
+    expect(contentTypeForFile("log", "")).toBe("application/octet-stream");
+    expect(contentTypeForFile("a.csv", "text/csv")).toBe("text/csv; charset=utf-8");
+  });
+
+  it("reasons and commits", () => {
+    expect(validateReason("", true)).toEqual({ ok: false, errors: { reason: "Enter a reason." } });
+    expect(validateReason("", false)).toEqual({ ok: true, value: { reason: "" } });
+    expect(validateCommit({ outcome: "accepted", authorityScope: "pager", reason: "Dave takes over" })).toEqual({
+      ok: true,
+      value: { outcome: HandoffOutcome.ACCEPTED, authorityScope: "pager", reason: "Dave takes over" },
+    });
+    expect(validateCommit({ outcome: "declined", authorityScope: "", reason: "" }).ok).toBe(true);
+  });
+});
+
+describe("task forms", () => {
+  const NOW = Date.parse("2026-03-01T09:00:00Z");
+  it("request", () => {
+    const r = validateTaskRequest({ title: "Export Q1", instructions: "", assignee: "", inputJson: '{"q":1}', deadline: "2026-03-02T09:00" }, 10_000, NOW);
+    expect(r.ok && r.value).toMatchObject({ title: "Export Q1", assignee: "", inputJson: '{"q":1}' });
+    expect(r.ok && r.value.deadlineUnixMs).toBeGreaterThan(BigInt(NOW));
+    const bad = validateTaskRequest({ title: "", instructions: "", assignee: "a b", inputJson: "[", deadline: "2020-01-01T00:00" }, 10_000, NOW);
+    expect(!bad.ok && Object.keys(bad.errors).sort()).toEqual(["assignee", "deadline", "inputJson", "title"]);
+  });
+
+  it("update, complete, fail, commit", () => {
+    expect(validateTaskUpdate({ progress: "45", status: "", message: "half" })).toEqual({ ok: true, value: { progress: 0.45, status: "", message: "half" } });
+    expect(validateTaskUpdate({ progress: "101", status: "in progress", message: "" })).toEqual({
+      ok: false,
+      errors: { progress: "Enter a progress from 0 to 100 %.", status: "Use one word: letters, digits, _ . or -, e.g. in_progress." },
+    });
+    const done = validateTaskComplete({ output: ' {"rows": 3} ', summary: "exported" }, 10_000);
+    expect(done.ok && new TextDecoder().decode(done.value.output)).toBe('{"rows": 3}');
+    expect(validateTaskComplete({ output: "", summary: "" }, 10_000)).toEqual({ ok: false, errors: { summary: "Enter a summary." } });
+    expect(validateTaskFail({ errorCode: "TIMEOUT", reason: "db slow", retryable: true })).toEqual({ ok: true, value: { errorCode: "TIMEOUT", reason: "db slow", retryable: true } });
+    expect(validateTaskFail({ errorCode: "no spaces allowed", reason: "", retryable: false }).ok).toBe(false);
+    expect(validateTaskCommit({ outcome: "failed", authorityScope: "", reason: "" })).toEqual({ ok: true, value: { outcome: TaskOutcome.FAILED, authorityScope: "", reason: "" } });
+  });
+});
+
+it("maps server field paths to form fields", () => {
+  expect(formFieldOf("participants[2]")).toBe("participants");
+  expect(formFieldOf("content.markdown")).toBe("markdown");
+  expect(formFieldOf("frozen_context_json")).toBe("frozenContext");
+  expect(formFieldOf("target")).toBe("target");
+});
