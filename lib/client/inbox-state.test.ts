@@ -1,11 +1,16 @@
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { InboxItemKind, WatchInboxResponseSchema, type InboxItem } from "@/lib/gen/baton/v1/actions_pb";
+import { InboxItemKind, InboxItemSchema, WatchInboxResponseSchema, type InboxItem } from "@/lib/gen/baton/v1/actions_pb";
 import { INITIAL_INBOX, applyInboxMessage, inboxCountLabel, inboxKey } from "./inbox-state";
 
-function update(items: Partial<InboxItem>[]) {
+type ItemFields = Partial<Pick<InboxItem, "kind" | "sessionId" | "subjectId" | "sinceUnixMs">>;
+
+function update(items: ItemFields[]) {
   return create(WatchInboxResponseSchema, {
-    item: { case: "update", value: { items: items.map((i) => ({ kind: InboxItemKind.OFFER, sessionId: "s", subjectId: "h1", sinceUnixMs: 1n, ...i })), count: items.length } },
+    item: {
+      case: "update",
+      value: { items: items.map((i) => create(InboxItemSchema, { kind: InboxItemKind.OFFER, sessionId: "s", subjectId: "h1", sinceUnixMs: 1n, ...i })), count: items.length },
+    },
   });
 }
 
