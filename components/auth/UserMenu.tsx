@@ -79,7 +79,7 @@ export function UserMenu() {
       >
         <span
           aria-hidden="true"
-          className="flex h-8 w-8 items-center justify-center rounded-full bg-blue-700 text-xs font-semibold text-white sm:h-6 sm:w-6 dark:bg-sky-300 dark:text-slate-950"
+          className="flex h-8 w-8 items-center justify-center rounded-full bg-blue-700 text-xs font-semibold text-white sm:h-6 sm:w-6 sm:text-[10px] dark:bg-sky-300 dark:text-slate-950"
         >
           {initials(me.displayName)}
         </span>

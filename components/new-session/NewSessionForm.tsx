@@ -33,11 +33,24 @@ const INITIAL: NewSessionValues = {
 
 const FIELD_ORDER = ["intent", "scope", "participants", "ttlMinutes", "policy", "approvers", "implicitAcceptSeconds", "frozenContext"];
 
-function CheckRow({ id, checked, onChange, children }: { id: string; checked: boolean; onChange: (on: boolean) => void; children: React.ReactNode }) {
+function CheckRow({
+  id,
+  field,
+  checked,
+  onChange,
+  children,
+}: {
+  id: string;
+  /** Marks the input to focus when this group has an error. */
+  field?: string;
+  checked: boolean;
+  onChange: (on: boolean) => void;
+  children: React.ReactNode;
+}) {
   return (
     <li>
       <label htmlFor={id} className="flex cursor-pointer items-start gap-2 rounded-md px-2 py-1.5 text-sm hover:bg-slate-50 dark:hover:bg-slate-900">
-        <input id={id} type="checkbox" checked={checked} onChange={(e) => onChange(e.currentTarget.checked)} className="mt-0.5 h-4 w-4 accent-blue-700 dark:accent-sky-300" />
+        <input id={id} type="checkbox" data-field={field} checked={checked} onChange={(e) => onChange(e.currentTarget.checked)} className="mt-0.5 h-4 w-4 accent-blue-700 dark:accent-sky-300" />
         <span className="min-w-0">{children}</span>
       </label>
     </li>
@@ -255,53 +268,66 @@ export function NewSessionForm({ me, directory }: { me: WhoAmI; directory: Direc
             ["implicit", "Implicit accept", "An offer nobody answers within the timeout counts as accepted (handoffs only)."],
           ] as [PolicyKind, string, string][]
         ).map(([k, label, hint]) => (
-          <label key={k} className="flex cursor-pointer items-start gap-2 text-sm has-[:disabled]:cursor-not-allowed has-[:disabled]:opacity-70">
-            <input
-              type="radio"
-              name="policy"
-              value={k}
-              data-field={k === "default" ? "policy" : undefined}
-              checked={v.policy === k}
-              disabled={k === "implicit" && v.kind === "task"}
-              onChange={() => set("policy", k)}
-              className="mt-0.5 accent-blue-700 dark:accent-sky-300"
-            />
-            <span>
-              <span className="font-medium">{label}</span>
-              <span className="block text-xs text-slate-700 dark:text-slate-300">{hint}</span>
-            </span>
-          </label>
+          <div key={k} className="space-y-2">
+            <label className="flex cursor-pointer items-start gap-2 text-sm has-[:disabled]:cursor-not-allowed has-[:disabled]:opacity-70">
+              <input
+                type="radio"
+                name="policy"
+                value={k}
+                data-field={k === "default" ? "policy" : undefined}
+                checked={v.policy === k}
+                disabled={k === "implicit" && v.kind === "task"}
+                onChange={() => set("policy", k)}
+                className="mt-0.5 accent-blue-700 dark:accent-sky-300"
+              />
+              <span>
+                <span className="font-medium">{label}</span>
+                <span className="block text-xs text-slate-700 dark:text-slate-300">{hint}</span>
+              </span>
+            </label>
+            {k === "approval" && v.policy === "approval" ? (
+              <fieldset className="ml-6 space-y-1" aria-describedby={errors.approvers ? "ns-approvers-error" : undefined}>
+                <legend className="text-sm font-medium">Approvers</legend>
+                {approvers.length === 0 ? (
+                  <p className="text-xs text-slate-700 dark:text-slate-300">No approver accounts yet; an admin adds them with npm run users.</p>
+                ) : (
+                  <ul className="grid gap-0.5 sm:grid-cols-2" data-testid="approver-choices">
+                    {approvers.map((p, i) => (
+                      <CheckRow
+                        key={p.participantId}
+                        id={`ns-ap-${p.username}`}
+                        field={i === 0 ? "approvers" : undefined}
+                        checked={v.approvers.includes(p.participantId)}
+                        onChange={(on) => toggle("approvers", p.participantId, on)}
+                      >
+                        <span className="font-medium">{p.displayName}</span> <span className="text-xs text-slate-700 dark:text-slate-300">{ROLE_LABELS[p.role]}</span>
+                      </CheckRow>
+                    ))}
+                  </ul>
+                )}
+                {errors.approvers ? (
+                  <p id="ns-approvers-error" className="text-xs font-medium text-red-800 dark:text-red-300">
+                    {errors.approvers}
+                  </p>
+                ) : null}
+              </fieldset>
+            ) : null}
+            {k === "implicit" && v.policy === "implicit" ? (
+              <Field id="ns-implicit" label="Counts as accepted after (seconds)" error={errors.implicitAcceptSeconds} className="ml-6">
+                <TextInput
+                  id="ns-implicit"
+                  data-field="implicitAcceptSeconds"
+                  inputMode="numeric"
+                  className="max-w-32"
+                  value={v.implicitAcceptSeconds}
+                  onChange={(e) => set("implicitAcceptSeconds", e.currentTarget.value)}
+                  invalid={Boolean(errors.implicitAcceptSeconds)}
+                />
+              </Field>
+            ) : null}
+          </div>
         ))}
         {errors.policy ? <p className="text-xs font-medium text-red-800 dark:text-red-300">{errors.policy}</p> : null}
-        {v.policy === "approval" ? (
-          <fieldset className="ml-6 space-y-1" aria-describedby={errors.approvers ? "ns-approvers-error" : undefined}>
-            <legend className="text-sm font-medium">Approvers</legend>
-            {approvers.length === 0 ? (
-              <p className="text-xs text-slate-700 dark:text-slate-300">No approver accounts yet; an admin adds them with npm run users.</p>
-            ) : (
-              <ul className="grid gap-0.5 sm:grid-cols-2" data-testid="approver-choices">
-                {approvers.map((p, i) => (
-                  <CheckRow key={p.participantId} id={`ns-ap-${p.username}`} checked={v.approvers.includes(p.participantId)} onChange={(on) => toggle("approvers", p.participantId, on)}>
-                    <span className="font-medium" data-field={i === 0 ? "approvers" : undefined}>
-                      {p.displayName}
-                    </span>{" "}
-                    <span className="text-xs text-slate-700 dark:text-slate-300">{ROLE_LABELS[p.role]}</span>
-                  </CheckRow>
-                ))}
-              </ul>
-            )}
-            {errors.approvers ? (
-              <p id="ns-approvers-error" className="text-xs font-medium text-red-800 dark:text-red-300">
-                {errors.approvers}
-              </p>
-            ) : null}
-          </fieldset>
-        ) : null}
-        {v.policy === "implicit" ? (
-          <Field id="ns-implicit" label="Counts as accepted after (seconds)" error={errors.implicitAcceptSeconds} className="ml-6">
-            <TextInput id="ns-implicit" data-field="implicitAcceptSeconds" inputMode="numeric" className="max-w-32" value={v.implicitAcceptSeconds} onChange={(e) => set("implicitAcceptSeconds", e.currentTarget.value)} invalid={Boolean(errors.implicitAcceptSeconds)} />
-          </Field>
-        ) : null}
       </fieldset>
 
       <Field id="ns-context" label="Frozen context (JSON)" optional error={errors.frozenContext} hint="Kept with the session as it was at the start, e.g. an incident snapshot.">

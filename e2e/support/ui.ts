@@ -11,6 +11,8 @@ export async function shoot(page: Page, name: string, fullPage = false): Promise
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   // Let countdowns and fonts settle; no animations in screenshots.
   await page.waitForTimeout(200);
+  // A full-page shot from the top, so the sticky header is where it belongs.
+  if (fullPage) await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage, animations: "disabled" });
 }
 

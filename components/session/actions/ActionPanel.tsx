@@ -162,6 +162,20 @@ export function ActionPanel({ sessionId, view, metadata }: { sessionId: string; 
     }
   };
 
+  // Nothing to do here (viewer, or the session is over): one quiet line.
+  if ((panel.kind === "read-only" || panel.kind === "closed") && implicitAt === undefined) {
+    return (
+      <section aria-label="Your actions" className="text-sm text-slate-700 dark:text-slate-300" data-testid="action-panel" data-panel={panel.kind}>
+        <p className="flex items-start gap-1.5" data-testid={panel.kind === "read-only" ? "read-only-note" : "closed-note"}>
+          <Icon name={panel.kind === "read-only" ? "user" : "seal"} className="mt-0.5 h-4 w-4 shrink-0" />
+          {panel.kind === "read-only"
+            ? `Watching as ${me.displayName} (viewer): read-only, no actions.`
+            : `No actions: ${panel.reason.charAt(0).toLowerCase()}${panel.reason.slice(1)}`}
+        </p>
+      </section>
+    );
+  }
+
   const actions = panel.kind === "actions" ? panel.actions : [];
   const allowed = actions.filter((a) => a.decision.allowed);
   const denied = actions.filter((a) => listsRefusal(a.action, a.decision));
