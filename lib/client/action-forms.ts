@@ -8,6 +8,7 @@
 
 import { isValidParticipantId } from "@/lib/authz/decide";
 import { HandoffOutcome, PolicyChoice, SessionKind, TaskOutcome } from "@/lib/gen/baton/v1/actions_pb";
+import type { ActionOutcome } from "@/lib/client/action-attempt";
 import { formatBytes } from "@/lib/client/format";
 
 /** Mirrors LIMITS in lib/gateway/action-input.ts. */
@@ -432,4 +433,9 @@ export function formFieldOf(serverField: string): string {
     error_code: "errorCode",
   };
   return map[base] ?? base;
+}
+
+/** The server's field error from an outcome, keyed by form field, or null. */
+export function serverFieldErrors(outcome: ActionOutcome | undefined): Errors | null {
+  return outcome?.kind === "invalid" && outcome.field ? { [formFieldOf(outcome.field)]: outcome.description } : null;
 }

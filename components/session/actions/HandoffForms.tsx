@@ -4,10 +4,11 @@
 // (confirmed, shared with tasks). Each validates with lib/client/action-forms
 // and sends through useAction (one message_id per attempt).
 
-import { useCallback, useState, type FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import { decide, type Actor, type DecideContext } from "@/lib/authz/decide";
+import type { ActionOutcome } from "@/lib/client/action-attempt";
 import {
-  formFieldOf,
+  serverFieldErrors,
   validateAttach,
   validateCommit,
   validateOffer,
@@ -19,7 +20,7 @@ import { formatBytes } from "@/lib/client/format";
 import type { SessionView } from "@/lib/macp/projections/session";
 import { commitDefaults, pendingOfferOf } from "@/lib/client/session-authz";
 import { actionClient } from "@/lib/client/transport";
-import { useAction, type UseAction } from "@/lib/client/use-action";
+import { useAction } from "@/lib/client/use-action";
 import { MarkdownView } from "@/components/session/PayloadView";
 import { ConfirmDialog } from "@/components/ui/ConfirmDialog";
 import { Field, Select, TextArea, TextInput } from "@/components/ui/forms";
@@ -33,17 +34,14 @@ export interface SessionFormProps extends FormProps {
   nameOf: (id: string) => string;
 }
 
-/** Server field errors next to the right input. */
-function useFieldErrors(): [Errors, (e: Errors) => void, (action: UseAction, result: Awaited<ReturnType<UseAction["submit"]>>) => void] {
-  const [errors, setErrors] = useState<Errors>({});
-  const absorb = useCallback((_action: UseAction, outcome: Awaited<ReturnType<UseAction["submit"]>>) => {
-    if (outcome?.kind === "invalid" && outcome.field) setErrors({ [formFieldOf(outcome.field)]: outcome.description });
-  }, []);
-  return [errors, setErrors, absorb];
+/** A field the server refused, shown next to its input. */
+function showServerErrors(setErrors: (e: Errors) => void, outcome: ActionOutcome | undefined): void {
+  const errors = serverFieldErrors(outcome);
+  if (errors) setErrors(errors);
 }
 
 function focusInvalid(form: HTMLFormElement): void {
-  form.querySelector<HTMLElement>("[aria-invalid=true]")?.focus();
+  requestAnimationFrame(() => form.querySelector<HTMLElement>("[aria-invalid=true]")?.focus());
 }
 
 // ------------------------------------------------------------------- offer
@@ -53,7 +51,7 @@ export function OfferForm({ sessionId, view, me, ctx, nameOf, onClose, onDone }:
   const [target, setTarget] = useState(targets.length === 1 ? (targets[0] ?? "") : "");
   const [scope, setScope] = useState("");
   const [reason, setReason] = useState("");
-  const [errors, setErrors, absorb] = useFieldErrors();
+  const [errors, setErrors] = useState<Errors>({});
   const action = useAction(`Offer sent to ${target ? nameOf(target) : "the target"}`, () => onDone(`Offer sent to ${nameOf(target)}.`));
 
   const submit = async (e: FormEvent<HTMLFormElement>): Promise<void> => {
@@ -62,18 +60,18 @@ export function OfferForm({ sessionId, view, me, ctx, nameOf, onClose, onDone }:
     const checked = validateOffer({ target, scope, reason });
     if (!checked.ok) {
       setErrors(checked.errors);
-      requestAnimationFrame(() => focusInvalid(form));
+      focusInvalid(form);
       return;
     }
     const d = decide(me, view, "offer", { ...ctx, offer: { target: checked.value.target } });
     if (!d.allowed) {
       setErrors({ target: d.reason });
-      requestAnimationFrame(() => focusInvalid(form));
+      focusInvalid(form);
       return;
     }
     setErrors({});
     const fields = { sessionId, ...checked.value };
-    absorb(action, await action.submit(fields, (messageId) => actionClient().offer({ ...fields, messageId })));
+    showServerErrors(setErrors, await action.submit(fields, (messageId) => actionClient().offer({ ...fields, messageId })));
   };
 
   return (
@@ -110,7 +108,7 @@ export function AttachForm({ sessionId, view, nameOf, maxPayloadBytes, onClose, 
   const [preview, setPreview] = useState(false);
   const [file, setFile] = useState<{ name: string; type: string; bytes: Uint8Array } | null>(null);
   const [link, setLink] = useState("");
-  const [errors, setErrors, absorb] = useFieldErrors();
+  const [errors, setErrors] = useState<Errors>({});
   const what = kind === "markdown" ? "Runbook" : kind === "file" ? (file?.name ?? "File") : "Link";
   const action = useAction(`${what} attached`, () => onDone(`${what} attached.`));
 
@@ -123,23 +121,21 @@ export function AttachForm({ sessionId, view, nameOf, maxPayloadBytes, onClose, 
     if (!checked.ok) {
       setErrors(checked.errors);
       if (checked.errors.markdown) setPreview(false);
-      requestAnimationFrame(() => focusInvalid(form));
+      focusInvalid(form);
       return;
     }
     setErrors({});
     const content = checked.value;
     const fields = { sessionId, handoffId: last?.handoffId ?? "", content };
-    absorb(
-      action,
-      await action.submit(fields, (messageId) =>
-        actionClient().attachContext({
-          sessionId,
-          messageId,
-          handoffId: fields.handoffId,
-          content: content.case === "file" ? { case: "file", value: { contentType: content.value.contentType, data: content.value.data } } : content,
-        }),
-      ),
+    const outcome = await action.submit(fields, (messageId) =>
+      actionClient().attachContext({
+        sessionId,
+        messageId,
+        handoffId: fields.handoffId,
+        content: content.case === "file" ? { case: "file", value: { contentType: content.value.contentType, data: content.value.data } } : content,
+      }),
     );
+    showServerErrors(setErrors, outcome);
   };
 
   return (
@@ -176,9 +172,9 @@ export function AttachForm({ sessionId, view, nameOf, maxPayloadBytes, onClose, 
       {kind === "markdown" ? (
         <div className="space-y-2">
           <div className="flex items-center gap-2">
-            <span id="attach-md-label" className="text-sm font-medium">
+            <label htmlFor="attach-md" className="text-sm font-medium">
               Runbook (Markdown)
-            </span>
+            </label>
             <div className="ml-auto inline-flex gap-1" role="group" aria-label="Markdown view">
               <button type="button" aria-pressed={!preview} onClick={() => setPreview(false)} className="rounded px-2 py-0.5 text-xs font-medium aria-pressed:bg-slate-200 dark:aria-pressed:bg-slate-700">
                 Write
@@ -200,10 +196,9 @@ export function AttachForm({ sessionId, view, nameOf, maxPayloadBytes, onClose, 
               <MarkdownView text={markdown} />
             </div>
           ) : (
-            <Field id="attach-md" label={<span className="sr-only">Markdown</span>} error={errors.markdown}>
+            <div className="space-y-1">
               <TextArea
                 id="attach-md"
-                aria-labelledby="attach-md-label"
                 value={markdown}
                 onChange={(e) => setMarkdown(e.currentTarget.value)}
                 rows={8}
@@ -212,7 +207,12 @@ export function AttachForm({ sessionId, view, nameOf, maxPayloadBytes, onClose, 
                 placeholder={"# Runbook\n\n1. Check the dashboards"}
                 invalid={Boolean(errors.markdown)}
               />
-            </Field>
+              {errors.markdown ? (
+                <p id="attach-md-error" className="text-xs font-medium text-red-800 dark:text-red-300" data-field-error>
+                  {errors.markdown}
+                </p>
+              ) : null}
+            </div>
           )}
         </div>
       ) : kind === "file" ? (
@@ -244,7 +244,7 @@ export function AttachForm({ sessionId, view, nameOf, maxPayloadBytes, onClose, 
 export function RespondForm({ kind, sessionId, view, nameOf, onClose, onDone }: SessionFormProps & { kind: "accept" | "decline" }) {
   const pending = pendingOfferOf(view);
   const [reason, setReason] = useState("");
-  const [errors, setErrors, absorb] = useFieldErrors();
+  const [errors, setErrors] = useState<Errors>({});
   const verb = kind === "accept" ? "Accepted" : "Declined";
   const action = useAction(`${verb} the offer`, () => onDone(`${verb} the offer${pending ? ` from ${nameOf(pending.offeredBy)}` : ""}.`));
 
@@ -254,13 +254,13 @@ export function RespondForm({ kind, sessionId, view, nameOf, onClose, onDone }: 
     const checked = validateReason(reason, kind === "decline");
     if (!checked.ok) {
       setErrors(checked.errors);
-      requestAnimationFrame(() => focusInvalid(form));
+      focusInvalid(form);
       return;
     }
     setErrors({});
     const fields = { sessionId, handoffId: pending?.handoffId ?? "", reason: checked.value.reason };
     const client = actionClient();
-    absorb(action, await action.submit({ kind, ...fields }, (messageId) => (kind === "accept" ? client.accept({ ...fields, messageId }) : client.decline({ ...fields, messageId }))));
+    showServerErrors(setErrors, await action.submit({ kind, ...fields }, (messageId) => (kind === "accept" ? client.accept({ ...fields, messageId }) : client.decline({ ...fields, messageId }))));
   };
 
   return (
@@ -300,7 +300,7 @@ export function CommitForm({ sessionId, view, nameOf, onClose, onDone }: Session
   const [reason, setReason] = useState(defaults.reason);
   const [edited, setEdited] = useState(false);
   const [confirming, setConfirming] = useState(false);
-  const [errors, setErrors, absorb] = useFieldErrors();
+  const [errors, setErrors] = useState<Errors>({});
   const action = useAction(`Handoff committed as ${outcome}`, () => {
     setConfirming(false);
     onDone(`Handoff committed as ${outcome}.`);
@@ -324,7 +324,7 @@ export function CommitForm({ sessionId, view, nameOf, onClose, onDone }: Session
     const form = e.currentTarget;
     if (!checked.ok) {
       setErrors(checked.errors);
-      requestAnimationFrame(() => focusInvalid(form));
+      focusInvalid(form);
       return;
     }
     setErrors({});
@@ -335,7 +335,7 @@ export function CommitForm({ sessionId, view, nameOf, onClose, onDone }: Session
     const fields = { sessionId, ...checked.value };
     const result = await action.submit(fields, (messageId) => actionClient().commit({ ...fields, messageId }));
     if (result && result.kind !== "ok") setConfirming(false);
-    absorb(action, result);
+    showServerErrors(setErrors, result);
   };
 
   return (
@@ -418,7 +418,7 @@ export function CommitForm({ sessionId, view, nameOf, onClose, onDone }: Session
 export function CancelForm({ sessionId, view, onClose, onDone }: SessionFormProps) {
   const [reason, setReason] = useState("");
   const [confirming, setConfirming] = useState(false);
-  const [errors, setErrors, absorb] = useFieldErrors();
+  const [errors, setErrors] = useState<Errors>({});
   const action = useAction("Session cancelled", () => {
     setConfirming(false);
     onDone("Session cancelled.");
@@ -429,7 +429,7 @@ export function CancelForm({ sessionId, view, onClose, onDone }: SessionFormProp
     const form = e.currentTarget;
     if (!checked.ok) {
       setErrors(checked.errors);
-      requestAnimationFrame(() => focusInvalid(form));
+      focusInvalid(form);
       return;
     }
     setErrors({});
@@ -440,7 +440,7 @@ export function CancelForm({ sessionId, view, onClose, onDone }: SessionFormProp
     const fields = { sessionId, reason: checked.value.reason };
     const result = await action.submit(fields, (messageId) => actionClient().cancel({ ...fields, messageId }));
     if (result && result.kind !== "ok") setConfirming(false);
-    absorb(action, result);
+    showServerErrors(setErrors, result);
   };
   return (
     <>

@@ -5,8 +5,8 @@
 
 import { useState, type FormEvent } from "react";
 import {
-  formFieldOf,
   jsonProblem,
+  serverFieldErrors,
   validateReason,
   validateTaskComplete,
   validateTaskCommit,
@@ -15,17 +15,12 @@ import {
   validateTaskUpdate,
   type Errors,
 } from "@/lib/client/action-forms";
-import type { ActionOutcome } from "@/lib/client/action-attempt";
 import { actionClient } from "@/lib/client/transport";
 import { useAction } from "@/lib/client/use-action";
 import { ConfirmDialog } from "@/components/ui/ConfirmDialog";
 import { Field, Select, TextArea, TextInput } from "@/components/ui/forms";
 import { FormShell } from "@/components/session/actions/FormShell";
 import type { SessionFormProps } from "@/components/session/actions/HandoffForms";
-
-function serverErrors(outcome: ActionOutcome | undefined): Errors | null {
-  return outcome?.kind === "invalid" && outcome.field ? { [formFieldOf(outcome.field)]: outcome.description } : null;
-}
 
 function focusInvalid(form: HTMLFormElement): void {
   requestAnimationFrame(() => form.querySelector<HTMLElement>("[aria-invalid=true]")?.focus());
@@ -53,7 +48,7 @@ export function TaskRequestForm({ sessionId, view, me, nameOf, maxPayloadBytes, 
     setErrors({});
     const fields = { sessionId, ...checked.value };
     const outcome = await action.submit(fields, (messageId) => actionClient().taskRequest({ ...fields, messageId }));
-    const s = serverErrors(outcome);
+    const s = serverFieldErrors(outcome);
     if (s) setErrors(s);
   };
 
@@ -116,7 +111,7 @@ export function TaskRespondForm({ kind, sessionId, view, onClose, onDone }: Sess
     const fields = { sessionId, taskId: task?.taskId ?? "", reason: checked.value.reason };
     const client = actionClient();
     const outcome = await action.submit({ kind, ...fields }, (messageId) => (kind === "accept" ? client.taskAccept({ ...fields, messageId }) : client.taskReject({ ...fields, messageId })));
-    const s = serverErrors(outcome);
+    const s = serverFieldErrors(outcome);
     if (s) setErrors(s);
   };
   return (
@@ -157,7 +152,7 @@ export function TaskUpdateForm({ sessionId, view, onClose, onDone }: SessionForm
     setErrors({});
     const fields = { sessionId, taskId: task?.taskId ?? "", ...checked.value };
     const outcome = await action.submit(fields, (messageId) => actionClient().taskUpdate({ ...fields, messageId }));
-    const s = serverErrors(outcome);
+    const s = serverFieldErrors(outcome);
     if (s) setErrors(s);
   };
   return (
@@ -195,7 +190,7 @@ export function TaskCompleteForm({ sessionId, view, maxPayloadBytes, onClose, on
     setErrors({});
     const fields = { sessionId, taskId: task?.taskId ?? "", ...checked.value };
     const outcome = await action.submit(fields, (messageId) => actionClient().taskComplete({ ...fields, messageId }));
-    const s = serverErrors(outcome);
+    const s = serverFieldErrors(outcome);
     if (s) setErrors(s);
   };
   return (
@@ -229,7 +224,7 @@ export function TaskFailForm({ sessionId, view, onClose, onDone }: SessionFormPr
     setErrors({});
     const fields = { sessionId, taskId: task?.taskId ?? "", ...checked.value };
     const outcome = await action.submit(fields, (messageId) => actionClient().taskFail({ ...fields, messageId }));
-    const s = serverErrors(outcome);
+    const s = serverFieldErrors(outcome);
     if (s) setErrors(s);
   };
   return (
@@ -277,7 +272,7 @@ export function TaskCommitForm({ sessionId, view, nameOf, onClose, onDone }: Ses
     const fields = { sessionId, ...checked.value };
     const result = await action.submit(fields, (messageId) => actionClient().taskCommit({ ...fields, messageId }));
     if (result && result.kind !== "ok") setConfirming(false);
-    const s = serverErrors(result);
+    const s = serverFieldErrors(result);
     if (s) setErrors(s);
   };
   return (
