@@ -177,12 +177,12 @@ const TASK: Record<string, Scenario> = {
 // Actions every role at or above the minimum may always do, whatever the session.
 const ALWAYS: Record<ActorName, Action[]> = {
   vic: ["view"],
-  alice: ["view", "startSession", "runDemo"],
-  aliceApprover: ["view", "startSession", "runDemo"],
-  bob: ["view", "startSession", "runDemo"],
-  carol: ["view", "startSession", "runDemo"],
-  carolOperator: ["view", "startSession", "runDemo"],
-  dave: ["view", "startSession", "runDemo"],
+  alice: ["view", "startSession"],
+  aliceApprover: ["view", "startSession"],
+  bob: ["view", "startSession"],
+  carol: ["view", "startSession"],
+  carolOperator: ["view", "startSession"],
+  dave: ["view", "startSession"],
   root: ["view", "startSession", "runDemo", "manageUsers", "managePolicies"],
 };
 

@@ -138,7 +138,7 @@ export const MINIMUM_ROLE: Readonly<Record<Action, Role>> = Object.freeze({
   taskUpdate: "operator",
   taskComplete: "operator",
   taskFail: "operator",
-  runDemo: "operator",
+  runDemo: "admin",
   manageUsers: "admin",
   managePolicies: "admin",
 });
@@ -192,6 +192,8 @@ function checkRole(role: Role, action: Action): Decision {
       return deny("role", "Only an admin can manage users.");
     case "managePolicies":
       return deny("role", "Only an admin can manage policies.");
+    case "runDemo":
+      return deny("role", "Only an admin can run demos from the console (anyone can run npm run demo).");
     default:
       return deny("role", "Your account is read-only (viewer): you can watch sessions but not act in them.");
   }
