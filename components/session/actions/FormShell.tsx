@@ -3,6 +3,8 @@
 // it opens, a Close button that hands focus back, and the result line.
 
 import { useEffect, useId, useRef, type FormEvent, type ReactNode } from "react";
+import type { ActionOutcome } from "@/lib/client/action-attempt";
+import { serverFieldErrors, type Errors } from "@/lib/client/action-forms";
 import type { ActionState } from "@/lib/client/use-action";
 import { ActionResultLine, Button } from "@/components/ui/forms";
 
@@ -74,4 +76,15 @@ export function FormShell({
       </div>
     </form>
   );
+}
+
+/** Move focus to the first field marked invalid, after the errors render. */
+export function focusInvalid(form: HTMLFormElement): void {
+  requestAnimationFrame(() => form.querySelector<HTMLElement>("[aria-invalid=true]")?.focus());
+}
+
+/** A field the server refused, shown next to its input. */
+export function showServerErrors(setErrors: (e: Errors) => void, outcome: ActionOutcome | undefined): void {
+  const errors = serverFieldErrors(outcome);
+  if (errors) setErrors(errors);
 }

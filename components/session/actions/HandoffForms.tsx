@@ -6,9 +6,7 @@
 
 import { useState, type FormEvent } from "react";
 import { decide, type Actor, type DecideContext } from "@/lib/authz/decide";
-import type { ActionOutcome } from "@/lib/client/action-attempt";
 import {
-  serverFieldErrors,
   validateAttach,
   validateCommit,
   validateOffer,
@@ -24,7 +22,7 @@ import { useAction } from "@/lib/client/use-action";
 import { MarkdownView } from "@/components/session/PayloadView";
 import { ConfirmDialog } from "@/components/ui/ConfirmDialog";
 import { Field, Select, TextArea, TextInput } from "@/components/ui/forms";
-import { FormShell, type FormProps } from "@/components/session/actions/FormShell";
+import { focusInvalid, FormShell, showServerErrors, type FormProps } from "@/components/session/actions/FormShell";
 
 export interface SessionFormProps extends FormProps {
   sessionId: string;
@@ -32,16 +30,6 @@ export interface SessionFormProps extends FormProps {
   me: Actor;
   ctx: DecideContext;
   nameOf: (id: string) => string;
-}
-
-/** A field the server refused, shown next to its input. */
-function showServerErrors(setErrors: (e: Errors) => void, outcome: ActionOutcome | undefined): void {
-  const errors = serverFieldErrors(outcome);
-  if (errors) setErrors(errors);
-}
-
-function focusInvalid(form: HTMLFormElement): void {
-  requestAnimationFrame(() => form.querySelector<HTMLElement>("[aria-invalid=true]")?.focus());
 }
 
 // ------------------------------------------------------------------- offer

@@ -6,7 +6,6 @@
 import { useState, type FormEvent } from "react";
 import {
   jsonProblem,
-  serverFieldErrors,
   validateReason,
   validateTaskComplete,
   validateTaskCommit,
@@ -19,12 +18,8 @@ import { actionClient } from "@/lib/client/transport";
 import { useAction } from "@/lib/client/use-action";
 import { ConfirmDialog } from "@/components/ui/ConfirmDialog";
 import { Field, Select, TextArea, TextInput } from "@/components/ui/forms";
-import { FormShell } from "@/components/session/actions/FormShell";
+import { focusInvalid, FormShell, showServerErrors } from "@/components/session/actions/FormShell";
 import type { SessionFormProps } from "@/components/session/actions/HandoffForms";
-
-function focusInvalid(form: HTMLFormElement): void {
-  requestAnimationFrame(() => form.querySelector<HTMLElement>("[aria-invalid=true]")?.focus());
-}
 
 export function TaskRequestForm({ sessionId, view, me, nameOf, maxPayloadBytes, onClose, onDone }: SessionFormProps & { maxPayloadBytes: number }) {
   const others = view.participants.filter((p) => p !== me.participantId);
@@ -48,8 +43,7 @@ export function TaskRequestForm({ sessionId, view, me, nameOf, maxPayloadBytes, 
     setErrors({});
     const fields = { sessionId, ...checked.value };
     const outcome = await action.submit(fields, (messageId) => actionClient().taskRequest({ ...fields, messageId }));
-    const s = serverFieldErrors(outcome);
-    if (s) setErrors(s);
+    showServerErrors(setErrors, outcome);
   };
 
   return (
@@ -111,8 +105,7 @@ export function TaskRespondForm({ kind, sessionId, view, onClose, onDone }: Sess
     const fields = { sessionId, taskId: task?.taskId ?? "", reason: checked.value.reason };
     const client = actionClient();
     const outcome = await action.submit({ kind, ...fields }, (messageId) => (kind === "accept" ? client.taskAccept({ ...fields, messageId }) : client.taskReject({ ...fields, messageId })));
-    const s = serverFieldErrors(outcome);
-    if (s) setErrors(s);
+    showServerErrors(setErrors, outcome);
   };
   return (
     <FormShell
@@ -152,8 +145,7 @@ export function TaskUpdateForm({ sessionId, view, onClose, onDone }: SessionForm
     setErrors({});
     const fields = { sessionId, taskId: task?.taskId ?? "", ...checked.value };
     const outcome = await action.submit(fields, (messageId) => actionClient().taskUpdate({ ...fields, messageId }));
-    const s = serverFieldErrors(outcome);
-    if (s) setErrors(s);
+    showServerErrors(setErrors, outcome);
   };
   return (
     <FormShell title="Report progress" onSubmit={(e) => void submit(e)} onClose={onClose} state={action.state} submitLabel="Report" pendingLabel="Reporting…" testId="task-update-form">
@@ -190,8 +182,7 @@ export function TaskCompleteForm({ sessionId, view, maxPayloadBytes, onClose, on
     setErrors({});
     const fields = { sessionId, taskId: task?.taskId ?? "", ...checked.value };
     const outcome = await action.submit(fields, (messageId) => actionClient().taskComplete({ ...fields, messageId }));
-    const s = serverFieldErrors(outcome);
-    if (s) setErrors(s);
+    showServerErrors(setErrors, outcome);
   };
   return (
     <FormShell title="Complete the task" onSubmit={(e) => void submit(e)} onClose={onClose} state={action.state} submitLabel="Complete" pendingLabel="Completing…" testId="task-complete-form">
@@ -224,8 +215,7 @@ export function TaskFailForm({ sessionId, view, onClose, onDone }: SessionFormPr
     setErrors({});
     const fields = { sessionId, taskId: task?.taskId ?? "", ...checked.value };
     const outcome = await action.submit(fields, (messageId) => actionClient().taskFail({ ...fields, messageId }));
-    const s = serverFieldErrors(outcome);
-    if (s) setErrors(s);
+    showServerErrors(setErrors, outcome);
   };
   return (
     <FormShell title="Report failure" onSubmit={(e) => void submit(e)} onClose={onClose} state={action.state} submitLabel="Report failure" pendingLabel="Reporting…" submitVariant="danger" testId="task-fail-form">
@@ -272,8 +262,7 @@ export function TaskCommitForm({ sessionId, view, nameOf, onClose, onDone }: Ses
     const fields = { sessionId, ...checked.value };
     const result = await action.submit(fields, (messageId) => actionClient().taskCommit({ ...fields, messageId }));
     if (result && result.kind !== "ok") setConfirming(false);
-    const s = serverFieldErrors(result);
-    if (s) setErrors(s);
+    showServerErrors(setErrors, result);
   };
   return (
     <>
