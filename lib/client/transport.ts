@@ -1,21 +1,20 @@
 "use client";
 // The browser's only way to the console server: Connect over HTTP/1.1 with the
 // binary codec, same origin, the session cookie, and the CSRF token of the
-// signed-in session on every call (x-baton-csrf, see lib/client/csrf.ts). One
-// transport and one client per service per page.
+// signed-in session on every call (x-baton-csrf, see lib/client/csrf.ts; the
+// token itself lives in lib/client/csrf-store.ts). One transport and one
+// client per service per page. Only pages that talk Connect import this: the
+// layout stays free of Connect and the generated descriptors.
 
 import { createClient, type Client, type Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { ActionService } from "@/lib/gen/baton/v1/actions_pb";
 import { ConsoleService } from "@/lib/gen/baton/v1/console_pb";
-import { fetchWhoAmI } from "@/lib/client/auth";
-import { createCsrfStore, csrfInterceptor } from "@/lib/client/csrf";
+import { csrfInterceptor } from "@/lib/client/csrf";
+import { csrfStore } from "@/lib/client/csrf-store";
 
 export type ConsoleClient = Client<typeof ConsoleService>;
 export type ActionClient = Client<typeof ActionService>;
-
-/** The page's CSRF token; useWhoAmI keeps it current. */
-export const csrfStore = createCsrfStore(async () => (await fetchWhoAmI())?.csrfToken);
 
 let transport: Transport | undefined;
 let client: ConsoleClient | undefined;

@@ -21,7 +21,7 @@ import {
   type Attempt,
 } from "@/lib/client/action-attempt";
 import { announce } from "@/lib/client/announcer";
-import { csrfStore } from "@/lib/client/transport";
+import { csrfStore } from "@/lib/client/csrf-store";
 
 export interface ActionState {
   pending: boolean;

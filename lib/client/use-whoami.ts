@@ -3,13 +3,13 @@
 // Re-checked when the tab regains focus and every few minutes, so a session
 // that ended elsewhere (sign-out in another tab, idle timeout, disabled
 // account) is noticed; the CSRF token it carries goes to the Connect
-// transport (lib/client/transport.ts).
+// transport through lib/client/csrf-store.ts.
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect } from "react";
 import { fetchAuthMethods, fetchWhoAmI, type AuthMethods, type WhoAmI } from "@/lib/client/auth";
 import { queryKeys } from "@/lib/client/query-keys";
-import { csrfStore } from "@/lib/client/transport";
+import { csrfStore } from "@/lib/client/csrf-store";
 
 export interface WhoAmIState {
   /** undefined while the first answer is pending; null when signed out. */
