@@ -4,7 +4,7 @@
 
 import Link from "next/link";
 import { InboxItemKind, type InboxItem } from "@/lib/gen/baton/v1/actions_pb";
-import { INBOX_KIND_ICON, INBOX_KIND_LABEL, inboxCountLabel, inboxKey } from "@/lib/client/inbox-state";
+import { inboxCountLabel, inboxKey } from "@/lib/client/inbox-state";
 import { nameIn } from "@/lib/client/directory";
 import { sessionHref } from "@/lib/client/route-params";
 import { useDirectory } from "@/lib/client/use-console-data";
@@ -15,6 +15,20 @@ import { ConnectionBadge } from "@/components/ConnectionIndicator";
 import { Icon } from "@/components/Icon";
 import { RelativeTime, TtlCountdown } from "@/components/Time";
 import { NotificationToggle } from "@/components/inbox/NotificationToggle";
+
+const INBOX_KIND_LABEL: Readonly<Record<InboxItemKind, string>> = Object.freeze({
+  [InboxItemKind.UNSPECIFIED]: "Waiting",
+  [InboxItemKind.OFFER]: "Offer to you",
+  [InboxItemKind.APPROVAL]: "Needs your commit",
+  [InboxItemKind.TASK]: "Task for you",
+});
+
+const INBOX_KIND_ICON: Readonly<Record<InboxItemKind, "send" | "seal" | "inbox" | "question">> = Object.freeze({
+  [InboxItemKind.UNSPECIFIED]: "question",
+  [InboxItemKind.OFFER]: "send",
+  [InboxItemKind.APPROVAL]: "seal",
+  [InboxItemKind.TASK]: "inbox",
+});
 
 const KIND_TONE = { [InboxItemKind.OFFER]: "info", [InboxItemKind.APPROVAL]: "success", [InboxItemKind.TASK]: "progress", [InboxItemKind.UNSPECIFIED]: "neutral" } as const;
 

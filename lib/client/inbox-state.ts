@@ -1,9 +1,11 @@
 // "Waiting on me": the WatchInbox stream folded for the page, the navigation
 // badge and browser notifications. Each update replaces the whole inbox; the
 // fold keeps which items are new since the previous update so a notification
-// is raised once per new item, never for items already seen. Pure.
+// is raised once per new item, never for items already seen. Pure, and only
+// type imports from lib/gen: the navigation badge (in the layout) reads this,
+// so it must not pull protobuf-es into every page.
 
-import { InboxItemKind, type InboxItem, type WatchInboxResponse } from "@/lib/gen/baton/v1/actions_pb";
+import type { InboxItem, WatchInboxResponse } from "@/lib/gen/baton/v1/actions_pb";
 
 export interface InboxState {
   items: readonly InboxItem[];
@@ -35,20 +37,6 @@ export function applyInboxMessage(state: InboxState, m: WatchInboxResponse): Inb
   }
   return { items, seen, fresh, loaded: true };
 }
-
-export const INBOX_KIND_LABEL: Readonly<Record<InboxItemKind, string>> = Object.freeze({
-  [InboxItemKind.UNSPECIFIED]: "Waiting",
-  [InboxItemKind.OFFER]: "Offer to you",
-  [InboxItemKind.APPROVAL]: "Needs your commit",
-  [InboxItemKind.TASK]: "Task for you",
-});
-
-export const INBOX_KIND_ICON: Readonly<Record<InboxItemKind, "send" | "seal" | "inbox" | "question">> = Object.freeze({
-  [InboxItemKind.UNSPECIFIED]: "question",
-  [InboxItemKind.OFFER]: "send",
-  [InboxItemKind.APPROVAL]: "seal",
-  [InboxItemKind.TASK]: "inbox",
-});
 
 /** "Waiting on me (3)" style count text for the navigation. */
 export function inboxCountLabel(count: number): string {

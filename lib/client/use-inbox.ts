@@ -1,74 +1,30 @@
 "use client";
-// The signed-in person's inbox, live: one WatchInbox stream per page (started
-// by <InboxWatcher/> in the layout while someone is signed in), folded into
-// the query cache for the navigation badge and the /inbox page, reconnecting
-// like the other streams. New items raise a browser notification when the
-// person opted in.
+// The signed-in person's inbox as the page sees it: the query cache entry
+// under queryKeys.inbox, the one place the navigation badge and the /inbox
+// page read. The WatchInbox stream that fills it lives in
+// lib/client/inbox-stream.ts and is started by <InboxWatcher/> (layout) once
+// the page has loaded; this module stays free of Connect and protobuf-es so
+// the layout does not carry them.
 
-import { useQuery, useQueryClient, type QueryClient } from "@tanstack/react-query";
-import { useEffect } from "react";
-import type { WatchInboxResponse } from "@/lib/gen/baton/v1/actions_pb";
-import { connectionFromRunner, INITIAL_CONNECTION, type ConnectionInfo } from "@/lib/client/connection";
-import { applyInboxMessage, INITIAL_INBOX, type InboxState } from "@/lib/client/inbox-state";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { INITIAL_CONNECTION, type ConnectionInfo } from "@/lib/client/connection";
+import { INITIAL_INBOX, type InboxState } from "@/lib/client/inbox-state";
 import { queryKeys } from "@/lib/client/query-keys";
-import { runResilientStream } from "@/lib/client/stream-runner";
-import { actionClient } from "@/lib/client/transport";
-import { abortOnPageHide, useStreamLifetime } from "@/lib/client/use-stream-lifetime";
 
 export interface InboxData {
   inbox: InboxState;
   connection: ConnectionInfo;
 }
 
-const initialData = (): InboxData => ({ inbox: INITIAL_INBOX, connection: INITIAL_CONNECTION });
-
-function startInboxStream(qc: QueryClient, signal: AbortSignal, onFresh: (state: InboxState) => void): void {
-  let data = qc.getQueryData<InboxData>(queryKeys.inbox) ?? initialData();
-  const publish = (): void => {
-    if (!signal.aborted) qc.setQueryData<InboxData>(queryKeys.inbox, data);
-  };
-  runResilientStream<WatchInboxResponse>(
-    {
-      connect: (s) => actionClient().watchInbox({}, { signal: s }),
-      onMessage: (m) => {
-        if (m.item.case !== "update") return "continue";
-        data = { ...data, inbox: applyInboxMessage(data.inbox, m) };
-        publish();
-        if (data.inbox.fresh.length > 0) onFresh(data.inbox);
-        return "continue";
-      },
-      onStatus: (status) => {
-        data = { ...data, connection: connectionFromRunner(data.connection, status) };
-        publish();
-      },
-    },
-    signal,
-  );
-}
-
-/** Runs the inbox stream while mounted and `enabled`. */
-export function useInboxStream(enabled: boolean, onFresh: (state: InboxState) => void): void {
-  const qc = useQueryClient();
-  const generation = useStreamLifetime();
-  useEffect(() => {
-    if (!enabled) return;
-    const ac = new AbortController();
-    const dispose = abortOnPageHide(ac);
-    startInboxStream(qc, ac.signal, onFresh);
-    return () => {
-      ac.abort();
-      dispose();
-    };
-  }, [qc, enabled, generation, onFresh]);
-}
+export const initialInboxData = (): InboxData => ({ inbox: INITIAL_INBOX, connection: INITIAL_CONNECTION });
 
 /** The inbox as last folded (empty until the stream's first update). */
 export function useInbox(): InboxData {
   const qc = useQueryClient();
   const { data } = useQuery({
     queryKey: queryKeys.inbox,
-    queryFn: () => qc.getQueryData<InboxData>(queryKeys.inbox) ?? initialData(),
-    initialData,
+    queryFn: () => qc.getQueryData<InboxData>(queryKeys.inbox) ?? initialInboxData(),
+    initialData: initialInboxData,
     staleTime: Number.POSITIVE_INFINITY,
   });
   return data;

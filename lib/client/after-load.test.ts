@@ -1,0 +1,97 @@
+import { describe, expect, it, vi } from "vitest";
+import { afterLoadAndIdle, type LoadIdleWindow } from "./after-load";
+
+function fakeWindow(readyState: string, idle: boolean) {
+  const loadListeners = new Set<() => void>();
+  const idleQueue = new Map<number, { cb: () => void; timeout?: number }>();
+  const timers = new Map<number, { cb: () => void; ms?: number }>();
+  let next = 1;
+  const win: LoadIdleWindow & { document: { readyState: string } } = {
+    document: { readyState },
+    addEventListener: (_t, l) => void loadListeners.add(l),
+    removeEventListener: (_t, l) => void loadListeners.delete(l),
+    setTimeout: (cb, ms) => {
+      timers.set(next, { cb, ms });
+      return next++;
+    },
+    clearTimeout: (h) => void timers.delete(h),
+  };
+  if (idle) {
+    win.requestIdleCallback = (cb, opts) => {
+      idleQueue.set(next, { cb, timeout: opts?.timeout });
+      return next++;
+    };
+    win.cancelIdleCallback = (h) => void idleQueue.delete(h);
+  }
+  return {
+    win,
+    loadListeners,
+    idleQueue,
+    timers,
+    load() {
+      win.document.readyState = "complete";
+      for (const l of [...loadListeners]) l();
+    },
+    flush() {
+      for (const [h, e] of [...idleQueue, ...timers]) {
+        idleQueue.delete(h);
+        timers.delete(h);
+        e.cb();
+      }
+    },
+  };
+}
+
+describe("afterLoadAndIdle", () => {
+  it("waits for the load event, then for an idle period (with a timeout)", () => {
+    const f = fakeWindow("interactive", true);
+    const run = vi.fn();
+    afterLoadAndIdle(f.win, run, 1000);
+    expect(f.loadListeners.size).toBe(1);
+    f.flush();
+    expect(run).not.toHaveBeenCalled();
+    f.load();
+    expect(f.loadListeners.size).toBe(0);
+    expect(run).not.toHaveBeenCalled();
+    expect([...f.idleQueue.values()].map((e) => e.timeout)).toEqual([1000]);
+    f.flush();
+    expect(run).toHaveBeenCalledTimes(1);
+  });
+
+  it("goes straight to the idle period when the page has already loaded", () => {
+    const f = fakeWindow("complete", true);
+    const run = vi.fn();
+    afterLoadAndIdle(f.win, run);
+    expect(f.loadListeners.size).toBe(0);
+    expect(f.idleQueue.size).toBe(1);
+    f.flush();
+    expect(run).toHaveBeenCalledTimes(1);
+  });
+
+  it("falls back to setTimeout 0 without requestIdleCallback", () => {
+    const f = fakeWindow("loading", false);
+    const run = vi.fn();
+    afterLoadAndIdle(f.win, run);
+    f.load();
+    expect([...f.timers.values()].map((t) => t.ms)).toEqual([0]);
+    f.flush();
+    expect(run).toHaveBeenCalledTimes(1);
+  });
+
+  it("never runs once cancelled, before or after load", () => {
+    const before = fakeWindow("interactive", true);
+    const run = vi.fn();
+    afterLoadAndIdle(before.win, run)();
+    expect(before.loadListeners.size).toBe(0);
+    before.load();
+    before.flush();
+
+    const after = fakeWindow("complete", false);
+    const cancel = afterLoadAndIdle(after.win, run);
+    expect(after.timers.size).toBe(1);
+    cancel();
+    expect(after.timers.size).toBe(0);
+    after.flush();
+    expect(run).not.toHaveBeenCalled();
+  });
+});
