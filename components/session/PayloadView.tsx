@@ -1,66 +1,24 @@
 "use client";
 // Renders an opaque payload blob by content type. Markdown goes through
-// react-markdown with raw HTML skipped, unsafe URLs dropped, links opened with
-// rel="noopener noreferrer", and images never fetched (a placeholder with a
-// link instead). JSON is pretty-printed and collapsible. Anything else is a
-// download. Nothing in a payload can run script: there is no
-// dangerouslySetInnerHTML anywhere on this path.
+// Baton's own parser and renderer (lib/client/markdown.ts,
+// components/session/Markdown.tsx): raw HTML stays literal text, unsafe URLs
+// are dropped, links open with rel="noopener noreferrer nofollow", and images
+// are never fetched (a placeholder with a link instead). JSON is
+// pretty-printed and collapsible. Anything else is a download. Nothing in a
+// payload can run script: there is no dangerouslySetInnerHTML anywhere on
+// this path.
 
 import clsx from "clsx";
-import Markdown, { defaultUrlTransform, type Components } from "react-markdown";
-import remarkGfm from "remark-gfm";
 import { useMemo, useState } from "react";
 import { classifyContent, downloadName, prettyJson, sniffContent, type ClassifiedContent } from "@/lib/client/content";
 import { downloadBytes } from "@/lib/client/download";
 import { formatBytes } from "@/lib/client/format";
 import type { PayloadBlob } from "@/lib/client/event-details";
 import { Icon } from "@/components/Icon";
+import { MarkdownView } from "@/components/session/Markdown";
 
-/** Only http(s), mailto and in-page/relative links survive. */
-function safeUrl(url: string): string {
-  const cleaned = defaultUrlTransform(url);
-  if (!cleaned) return "";
-  if (/^(https?:|mailto:)/i.test(cleaned) || cleaned.startsWith("#") || cleaned.startsWith("/")) return cleaned;
-  return /^[a-z][a-z0-9+.-]*:/i.test(cleaned) ? "" : cleaned;
-}
-
-const markdownComponents: Components = {
-  a({ href, children }) {
-    if (!href) return <span>{children}</span>;
-    return (
-      <a href={href} rel="noopener noreferrer nofollow" target="_blank">
-        {children}
-      </a>
-    );
-  },
-  img({ src, alt }) {
-    const url = typeof src === "string" ? src : "";
-    return (
-      <span
-        className="inline-flex items-center gap-1.5 rounded border border-dashed border-slate-400 px-2 py-0.5 text-xs text-slate-700 dark:border-slate-500 dark:text-slate-300"
-        data-image-placeholder
-      >
-        <Icon name="image" className="h-3.5 w-3.5" />
-        <span>Image not loaded{alt ? `: ${alt}` : ""}</span>
-        {url && /^https?:/i.test(url) ? (
-          <a href={url} rel="noopener noreferrer nofollow" target="_blank" className="underline">
-            open
-          </a>
-        ) : null}
-      </span>
-    );
-  },
-};
-
-export function MarkdownView({ text }: { text: string }) {
-  return (
-    <div className="baton-prose text-sm" data-content="markdown">
-      <Markdown skipHtml remarkPlugins={[remarkGfm]} urlTransform={safeUrl} components={markdownComponents}>
-        {text}
-      </Markdown>
-    </div>
-  );
-}
+// Other views (the handoff forms' preview) import MarkdownView from here.
+export { MarkdownView };
 
 type JsonValue = null | boolean | number | string | JsonValue[] | { [k: string]: JsonValue };
 
