@@ -42,6 +42,10 @@ export interface ConsoleConfig {
   runtime: RuntimeTarget;
   /** Keep upstream streams this long after the last browser leaves. */
   graceMs: number;
+  /** Session pages with at most this many events are rendered on the server first (0: never). */
+  previewMaxEvents: number;
+  /** How long a page waits for that first view before rendering without it. */
+  previewTimeoutMs: number;
   heartbeatMs: number;
   logLevel: string;
   /** ConsoleService reads (and pages) need a signed-in viewer. Default true; BATON_REQUIRE_SIGN_IN=0 opens reads. */
@@ -103,6 +107,8 @@ export function loadConsoleConfig(env: Env, argv: readonly string[], dir: string
     dir,
     runtime,
     graceMs: int(env, "BATON_STREAM_GRACE_MS", 2_000, 0, 600_000),
+    previewMaxEvents: int(env, "BATON_PREVIEW_MAX_EVENTS", 2_000, 0, 100_000),
+    previewTimeoutMs: int(env, "BATON_PREVIEW_TIMEOUT_MS", 400, 10, 10_000),
     heartbeatMs: int(env, "BATON_HEARTBEAT_MS", 15_000, 100, 600_000),
     logLevel: env.LOG_LEVEL || env.MACP_LOG_LEVEL || "info",
     requireSignIn: flag(env, "BATON_REQUIRE_SIGN_IN", true),

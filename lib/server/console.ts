@@ -20,11 +20,13 @@ import { createRuntimeClient, type RuntimeReader } from "@/lib/gateway/runtime-c
 import { OidcConfigError, OidcLogin, oidcSettingsFromEnv } from "@/lib/oidc";
 import type { RunningRuntime } from "@/lib/runtime";
 import { ControlError } from "@/lib/runtime/kernel";
+import { loadSessionPreview } from "@/lib/gateway/session-preview";
 import { createAuthRoutes } from "./auth-routes";
 import { ConsoleConfigError, type ConsoleConfig } from "./config";
 import { createDemoService, type DemoService } from "./demo";
 import { startEmbeddedRuntime } from "./embedded";
 import { createConsoleServer, listen, type Fallback } from "./http";
+import { registerPageData } from "./page-data";
 import { signInRedirect } from "./page-guard";
 
 type Env = Record<string, string | undefined>;
@@ -172,10 +174,26 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       actionRoutes({ gateway, actions, accounts: auth.accounts, env, heartbeatMs: config.heartbeatMs, ...(demo ? { demo } : {}) })(router);
     }
   };
-  const maxPayload = actions?.maxPayloadBytes ?? config.maxPayloadBytes;
   const shutdown = new AbortController();
   // Every open browser stream listens for shutdown: many tabs are normal.
   setMaxListeners(0, shutdown.signal);
+  // Server-rendered pages (the session page's first view) read through the
+  // same sign-in rule as the Connect read API.
+  const withdrawPageData = registerPageData({
+    async sessionPreview(headers, sessionId) {
+      if (config.requireSignIn && auth) {
+        const who = await auth.accounts.authenticate(headers);
+        if (!who || who.mustChangePassword) return { kind: "signed-out" };
+      }
+      if (gateway.isClosed) return { kind: "skipped", reason: "unavailable", detail: "the console is shutting down" };
+      return loadSessionPreview(gateway.streamDeps, sessionId, {
+        maxEvents: config.previewMaxEvents,
+        timeoutMs: config.previewTimeoutMs,
+        signal: shutdown.signal,
+      });
+    },
+  });
+  const maxPayload = actions?.maxPayloadBytes ?? config.maxPayloadBytes;
   let nextHandler: ((req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>) | null = null;
   const serve = (req: http.IncomingMessage, res: http.ServerResponse): void | Promise<void> => {
     if (nextHandler) return nextHandler(req, res);
@@ -217,6 +235,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
   // 3. Next.js.
   let app: NextApp | null = null;
   const cleanup = async () => {
+    withdrawPageData();
     shutdown.abort();
     demo?.close();
     gateway.close();
@@ -270,6 +289,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       server,
       close() {
         closing ??= (async () => {
+          withdrawPageData();
           shutdown.abort(); // ends every browser stream
           demo?.close();
           gateway.close();
