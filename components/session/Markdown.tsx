@@ -1,12 +1,13 @@
-"use client";
 // Renders markdown from a payload with Baton's own parser (lib/client/markdown).
 // The parser's tree only ever becomes plain React elements: raw HTML in the
 // text arrives here as text, link targets were already filtered by safeHref,
 // links open with rel="noopener noreferrer nofollow", and images are never
 // fetched (a placeholder with an "open" link stands in). There is no
-// dangerouslySetInnerHTML on this path.
+// dangerouslySetInnerHTML on this path. No hooks and no "use client": the
+// server renders it in the session page's first view, the browser in the
+// live timeline (whose rows are memoized, so a runbook is parsed once).
 
-import { Fragment, useMemo, type ReactNode } from "react";
+import { Fragment, type ReactNode } from "react";
 import { parseMarkdown, type MdAlign, type MdBlock, type MdInline, type MdListItem } from "@/lib/client/markdown";
 import { Icon } from "@/components/Icon";
 
@@ -151,7 +152,7 @@ function renderBlocks(blocks: MdBlock[], tight: boolean): ReactNode[] {
 }
 
 export function MarkdownView({ text }: { text: string }) {
-  const blocks = useMemo(() => parseMarkdown(text), [text]);
+  const blocks = parseMarkdown(text);
   return (
     <div className="baton-prose text-sm" data-content="markdown">
       {renderBlocks(blocks, false)}

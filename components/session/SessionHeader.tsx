@@ -1,10 +1,10 @@
-"use client";
 // Session header: intent, badges (state, phase, outcome), TTL, connection,
 // and the facts an on-call engineer needs: who owns it, who it's going to,
-// participants, versions and policy.
+// participants, versions and policy. No hooks and no "use client": the
+// server renders it in the session page's first view (only its clock,
+// connection and copy leaves hydrate), and the live view renders it again.
 
 import Link from "next/link";
-import { useState } from "react";
 import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { TASK_MODE } from "@/lib/macp/constants";
@@ -14,6 +14,7 @@ import { modeLabel } from "@/lib/client/format";
 import { isTerminalSessionState, lifecycleToState } from "@/lib/client/labels";
 import { OutcomeBadge, PhaseBadge, StateBadge } from "@/components/Badge";
 import { ConnectionBadge } from "@/components/ConnectionIndicator";
+import { CopyButton } from "@/components/CopyButton";
 import { Icon } from "@/components/Icon";
 import { RelativeTime, Timestamp, TtlCountdown } from "@/components/Time";
 
@@ -23,28 +24,6 @@ function Fact({ label, children }: { label: string; children: React.ReactNode })
       <dt className="text-xs font-medium text-slate-600 dark:text-slate-400">{label}</dt>
       <dd className="mt-0.5 text-sm break-words text-slate-900 dark:text-slate-100">{children}</dd>
     </div>
-  );
-}
-
-function CopyButton({ text, label }: { text: string; label: string }) {
-  const [copied, setCopied] = useState(false);
-  return (
-    <button
-      type="button"
-      className="ml-1 rounded px-1 text-xs text-blue-800 underline-offset-2 hover:underline dark:text-sky-300"
-      onClick={() => {
-        void navigator.clipboard?.writeText(text).then(
-          () => {
-            setCopied(true);
-            setTimeout(() => setCopied(false), 1500);
-          },
-          () => undefined,
-        );
-      }}
-      aria-label={label}
-    >
-      {copied ? "Copied" : "Copy"}
-    </button>
   );
 }
 

@@ -1,7 +1,7 @@
-"use client";
 // Above the timeline: the commitment outcome (prominent), the handoff's offers
 // at a glance, or the task's progress and terminal report. All values come
-// from the SessionView projection.
+// from the SessionView projection. Shared by the server-rendered first view
+// and the live view (no hooks, no "use client").
 
 import clsx from "clsx";
 import Link from "next/link";
@@ -11,7 +11,8 @@ import { Badge } from "@/components/Badge";
 import { Icon } from "@/components/Icon";
 import { ProgressBar } from "@/components/ProgressBar";
 import { Timestamp } from "@/components/Time";
-import { UntypedPayloadView } from "@/components/session/PayloadView";
+import type { ReactNode } from "react";
+import type { PayloadBlob } from "@/lib/client/event-details";
 
 export function CommitmentBanner({ view, sessionId, sequenceOf }: { view: SessionView; sessionId: string; sequenceOf: (messageId: string) => number | undefined }) {
   const c = view.commitment;
@@ -109,7 +110,14 @@ export function HandoffSummary({ view, sessionId, sequenceOf }: { view: SessionV
   );
 }
 
-export function TaskSummary({ view }: { view: SessionView }) {
+export function TaskSummary({
+  view,
+  renderOutput,
+}: {
+  view: SessionView;
+  /** The task's output blob (the live viewer, or the first view's static one). */
+  renderOutput: (blob: PayloadBlob) => ReactNode;
+}) {
   const t = view.task?.task;
   if (!view.task) return null;
   if (!t) {
@@ -166,7 +174,7 @@ export function TaskSummary({ view }: { view: SessionView }) {
             <>
               {report.summary ? <p className="mt-1 text-sm">{report.summary}</p> : null}
               {report.output.byteLength > 0 ? (
-                <UntypedPayloadView blob={{ label: "Output", contentType: "", bytes: report.output, stem: "task-output" }} className="mt-2" />
+                <div className="mt-2">{renderOutput({ label: "Output", contentType: "", bytes: report.output, stem: "task-output" })}</div>
               ) : (
                 <p className="mt-1 text-xs text-slate-700 dark:text-slate-300">No output attached.</p>
               )}

@@ -1,65 +1,21 @@
 "use client";
-// Rows of the session timeline: a header per handoff offer group, and one
-// card per event (actor, time, summary, reason, scope, payloads, raw view).
+// The live timeline's rows: the plain views of TimelineRowViews.tsx with the
+// interactive parts added (payload viewers, raw envelope, roving focus),
+// memoized because thousands of them re-render as the session grows.
 
-import clsx from "clsx";
 import { memo } from "react";
-import type { HandoffRecord } from "@/lib/macp/projections/handoff";
 import { describeEvent } from "@/lib/client/event-details";
-import type { Tone } from "@/lib/client/labels";
-import { eventAnchorId, sessionHref } from "@/lib/client/route-params";
-import type { EventRow, GroupRow } from "@/lib/client/timeline";
-import { Badge } from "@/components/Badge";
-import { FastLink } from "@/components/FastLink";
+import type { EventRow } from "@/lib/client/timeline";
 import { Icon } from "@/components/Icon";
-import { ProgressBar } from "@/components/ProgressBar";
-import { Timestamp } from "@/components/Time";
 import { PayloadView, UntypedPayloadView } from "@/components/session/PayloadView";
 import { RawEnvelope } from "@/components/session/RawEnvelope";
 import { ActorLabel } from "@/components/session/ActorLabel";
+import { EventCardView, GroupHeaderView } from "@/components/session/TimelineRowViews";
 
-const STATUS_BADGE: Record<HandoffRecord["status"], { label: string; tone: Tone; icon: "send" | "document" | "check" | "x" }> = {
-  offered: { label: "Offered", tone: "info", icon: "send" },
-  context_sent: { label: "Context sent", tone: "info", icon: "document" },
-  accepted: { label: "Accepted", tone: "success", icon: "check" },
-  declined: { label: "Declined", tone: "warning", icon: "x" },
-};
+export const GroupHeader = memo(GroupHeaderView);
 
-const RAIL: Record<Tone, string> = {
-  neutral: "border-slate-400 dark:border-slate-500",
-  info: "border-blue-500 dark:border-blue-400",
-  progress: "border-violet-500 dark:border-violet-400",
-  warning: "border-amber-500 dark:border-amber-400",
-  success: "border-emerald-600 dark:border-emerald-400",
-  danger: "border-red-600 dark:border-red-400",
-  muted: "border-slate-300 dark:border-slate-600",
-};
-
-export const GroupHeader = memo(function GroupHeader({ row }: { row: GroupRow }) {
-  const o = row.offer;
-  const s = STATUS_BADGE[o.status];
-  return (
-    <div className="mt-3 rounded-t-lg border border-b-0 border-slate-200 bg-slate-50 px-3 py-2 dark:border-slate-700 dark:bg-slate-900" data-group={o.handoffId}>
-      <h3 className="flex flex-wrap items-center gap-x-2 gap-y-1 text-sm">
-        <span className="font-semibold">
-          Offer {row.ordinal} of {row.total}
-        </span>
-        <span className="font-mono text-xs text-slate-700 dark:text-slate-300">{o.handoffId}</span>
-        <span aria-hidden="true">·</span>
-        <span>
-          {o.offeredBy || "initiator"} <span aria-hidden="true">→</span>
-          <span className="sr-only"> to </span> <strong>{o.target || "—"}</strong>
-        </span>
-        <Badge info={{ label: s.label, tone: s.tone, icon: s.icon, hint: `Offer status: ${s.label}` }} kind="Offer status" />
-      </h3>
-      {o.scope ? (
-        <p className="mt-0.5 text-xs text-slate-700 dark:text-slate-300">
-          Scope: <span className="font-medium">{o.scope}</span>
-        </p>
-      ) : null}
-    </div>
-  );
-});
+const renderPayload = (blob: Parameters<typeof PayloadView>[0]["blob"], typed: boolean) =>
+  typed ? <PayloadView blob={blob} /> : <UntypedPayloadView blob={blob} />;
 
 export const EventCard = memo(function EventCard({
   row,
@@ -78,116 +34,36 @@ export const EventCard = memo(function EventCard({
   onToggleRaw: (sequence: number, open: boolean) => void;
   onFocusRow: (sequence: number) => void;
 }) {
-  const d = describeEvent(row.event);
-  const env = row.event.envelope;
-  const inGroup = row.groupId !== undefined;
   return (
-    <article
-      id={eventAnchorId(row.sequence)}
-      data-row
-      data-sequence={row.sequence}
-      data-type={env.messageType}
-      tabIndex={focused ? 0 : -1}
+    <EventCardView
+      row={row}
+      sessionId={sessionId}
+      details={describeEvent(row.event)}
+      focused={focused}
+      highlighted={highlighted}
       onFocus={() => onFocusRow(row.sequence)}
-      aria-labelledby={`${eventAnchorId(row.sequence)}-title`}
-      className={clsx(
-        "border-l-4 bg-white px-3 py-2.5 dark:bg-slate-950",
-        RAIL[d.tone],
-        inGroup ? "ml-0 border-r border-r-slate-200 dark:border-r-slate-700" : "mt-3 rounded-r-lg border-y border-r border-y-slate-200 border-r-slate-200 dark:border-y-slate-700 dark:border-r-slate-700",
-        inGroup && "border-t border-t-slate-100 dark:border-t-slate-800",
-        row.groupEnd && "rounded-br-lg border-b border-b-slate-200 dark:border-b-slate-700",
-        highlighted && "baton-flash",
-      )}
-    >
-      <header className="flex flex-wrap items-center gap-x-2 gap-y-1">
-        <Badge info={{ label: d.title, tone: d.tone, icon: d.icon, hint: env.messageType }} />
-        <h4 id={`${eventAnchorId(row.sequence)}-title`} className="min-w-0 text-sm font-medium break-words text-slate-900 dark:text-slate-50">
-          {d.summary}
-        </h4>
-        {row.late ? (
-          <Badge
-            info={{ label: "Late context", tone: "warning", icon: "clock", hint: "Sent after the offer was answered; documentation only" }}
-            className="uppercase"
-          />
-        ) : null}
-        {highlighted ? (
-          <span className="rounded bg-yellow-200 px-1.5 text-xs font-semibold text-yellow-950 dark:bg-yellow-700 dark:text-yellow-50">Linked</span>
-        ) : null}
-        <span className="ml-auto flex items-center gap-2 text-xs text-slate-600 dark:text-slate-400">
-          <ActorLabel id={env.sender} />
-          <Timestamp ms={env.timestampUnixMs > 0n ? env.timestampUnixMs : row.event.receivedAtMs} />
-          <FastLink
-            href={sessionHref(sessionId, row.sequence)}
-            shallow
-            className="inline-flex items-center gap-0.5 rounded px-1 font-mono text-slate-700 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800"
-            aria-label={`Link to event #${row.sequence}`}
-            title="Link to this event"
-          >
-            <Icon name="link" className="h-3 w-3" />#{row.sequence}
-          </FastLink>
-        </span>
-      </header>
-      {d.reason ? (
-        <p className="mt-1 text-sm text-slate-800 dark:text-slate-200">
-          <span className="font-medium text-slate-600 dark:text-slate-400">Reason: </span>
-          {d.reason}
-        </p>
-      ) : null}
-      {d.fields.length > 0 ? (
-        <dl className="mt-1 flex flex-wrap gap-x-4 gap-y-0.5 text-xs">
-          {d.fields.map((f) => (
-            <div key={f.label} className="flex min-w-0 gap-1">
-              <dt className="text-slate-600 dark:text-slate-400">{f.label}:</dt>
-              <dd className={clsx("min-w-0 break-words text-slate-900 dark:text-slate-100", f.mono && "font-mono")}>{f.value}</dd>
-            </div>
-          ))}
-        </dl>
-      ) : null}
-      {d.progress !== undefined ? (
-        <div className="mt-2 max-w-md">
-          <ProgressBar value={d.progress} label={`Progress reported in event ${row.sequence}`} size="sm" />
-        </div>
-      ) : null}
-      {d.outcome ? (
-        <p
-          className={clsx(
-            "mt-2 inline-flex items-center gap-1.5 rounded-md px-2 py-1 text-sm font-semibold",
-            d.outcome.positive
-              ? "bg-emerald-50 text-emerald-900 dark:bg-emerald-950 dark:text-emerald-100"
-              : "bg-red-50 text-red-900 dark:bg-red-950 dark:text-red-100",
-          )}
+      actor={<ActorLabel id={row.event.envelope.sender} />}
+      renderPayload={renderPayload}
+      raw={
+        <details
+          className="mt-1.5 text-xs"
+          open={rawOpen}
+          onToggle={(e) => {
+            const open = (e.currentTarget as HTMLDetailsElement).open;
+            if (open !== rawOpen) onToggleRaw(row.sequence, open);
+          }}
         >
-          <Icon name={d.outcome.positive ? "check-circle" : "x"} />
-          {d.outcome.positive ? "Positive outcome" : "Negative outcome"}: <span className="font-mono">{d.outcome.action}</span>
-        </p>
-      ) : null}
-      {d.context ? (
-        <div className="mt-2 rounded-md border border-slate-200 p-2 dark:border-slate-700">
-          <PayloadView blob={d.context} />
-        </div>
-      ) : null}
-      {d.blobs.map((b) => (
-        <UntypedPayloadView key={b.label} blob={b} className="mt-2" />
-      ))}
-      {d.decodeError ? <p className="mt-1 text-xs text-amber-900 dark:text-amber-200">{d.decodeError}</p> : null}
-      <details
-        className="mt-1.5 text-xs"
-        open={rawOpen}
-        onToggle={(e) => {
-          const open = (e.currentTarget as HTMLDetailsElement).open;
-          if (open !== rawOpen) onToggleRaw(row.sequence, open);
-        }}
-      >
-        <summary className="inline-flex cursor-pointer items-center gap-1 rounded px-1 text-slate-700 select-none hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800">
-          <Icon name="code" className="h-3.5 w-3.5" />
-          Raw envelope
-        </summary>
-        {rawOpen ? (
-          <div className="mt-1.5">
-            <RawEnvelope event={row.event} />
-          </div>
-        ) : null}
-      </details>
-    </article>
+          <summary className="inline-flex cursor-pointer items-center gap-1 rounded px-1 text-slate-700 select-none hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800">
+            <Icon name="code" className="h-3.5 w-3.5" />
+            Raw envelope
+          </summary>
+          {rawOpen ? (
+            <div className="mt-1.5">
+              <RawEnvelope event={row.event} />
+            </div>
+          ) : null}
+        </details>
+      }
+    />
   );
 });

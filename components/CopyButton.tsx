@@ -1,0 +1,26 @@
+"use client";
+// "Copy" next to an id: writes it to the clipboard and says "Copied" briefly.
+
+import { useState } from "react";
+
+export function CopyButton({ text, label }: { text: string; label: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      className="ml-1 rounded px-1 text-xs text-blue-800 underline-offset-2 hover:underline dark:text-sky-300"
+      onClick={() => {
+        void navigator.clipboard?.writeText(text).then(
+          () => {
+            setCopied(true);
+            setTimeout(() => setCopied(false), 1500);
+          },
+          () => undefined,
+        );
+      }}
+      aria-label={label}
+    >
+      {copied ? "Copied" : "Copy"}
+    </button>
+  );
+}
