@@ -5,7 +5,7 @@
 import clsx from "clsx";
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { auditNdjson, auditTranscript } from "@/lib/client/audit";
 import { actorKindOf } from "@/lib/client/directory";
 import { downloadBlob } from "@/lib/client/download";
@@ -20,9 +20,13 @@ import { CommitmentBanner, HandoffSummary, TaskSummary } from "@/components/sess
 import { Timeline, type TimelineHandle } from "@/components/session/Timeline";
 import { ActorDirectoryContext } from "@/components/session/ActorLabel";
 import { ActionPanel } from "@/components/session/actions/ActionPanel";
+import { UntypedPayloadView } from "@/components/session/PayloadView";
+import type { PayloadBlob } from "@/lib/client/event-details";
 
 const toolButton =
   "inline-flex h-8 items-center gap-1.5 rounded-md px-2.5 text-sm font-medium text-slate-800 ring-1 ring-slate-300 ring-inset hover:bg-slate-100 disabled:opacity-50 dark:text-slate-100 dark:ring-slate-600 dark:hover:bg-slate-800";
+
+const renderOutput = (blob: PayloadBlob) => <UntypedPayloadView blob={blob} />;
 
 function useHashTarget(): number | undefined {
   const [target, setTarget] = useState<number | undefined>(undefined);
@@ -35,7 +39,7 @@ function useHashTarget(): number | undefined {
   return target;
 }
 
-export function SessionScreen({ sessionId }: { sessionId: string }) {
+export function SessionScreen({ sessionId, preview = null }: { sessionId: string; preview?: ReactNode }) {
   const { stream, connection, retryNow } = useSessionStream(sessionId);
   const { view, metadata, events } = stream;
   const timeline = useMemo(() => buildTimeline(view, events), [view, events]);
@@ -103,6 +107,10 @@ export function SessionScreen({ sessionId }: { sessionId: string }) {
     );
   }
 
+  // The server-rendered first view stays until this stream has replayed the
+  // history, so the page never steps back to a loading state.
+  if (preview !== null && !stream.everCaughtUp) return <>{preview}</>;
+
   return (
     <ActorDirectoryContext.Provider value={directory}>
       <div className="space-y-4">
@@ -143,7 +151,7 @@ export function SessionScreen({ sessionId }: { sessionId: string }) {
         <CommitmentBanner view={view} sessionId={sessionId} sequenceOf={sequenceOf} />
         <div className="grid gap-4">
           <HandoffSummary view={view} sessionId={sessionId} sequenceOf={sequenceOf} />
-          <TaskSummary view={view} />
+          <TaskSummary view={view} renderOutput={renderOutput} />
         </div>
         <section aria-labelledby="timeline-title" className="space-y-2">
           <div className="sticky top-14 z-10 -mx-3 flex flex-wrap items-center gap-2 border-b border-slate-200 bg-white/95 px-3 py-2 backdrop-blur sm:-mx-5 sm:px-5 dark:border-slate-800 dark:bg-slate-950/95">

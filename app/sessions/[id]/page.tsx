@@ -1,12 +1,20 @@
 import type { Metadata } from "next";
+import { headers } from "next/headers";
 import Link from "next/link";
-import { Suspense } from "react";
-import { parseSessionIdParam } from "@/lib/client/route-params";
-import { SessionScreen } from "@/components/session/SessionScreen";
+import { parseEventParam, parseSessionIdParam } from "@/lib/client/route-params";
+import { pageData } from "@/lib/server/page-data";
+import { LiveSession } from "@/components/session/LiveSession";
+import { SessionPreview } from "@/components/session/SessionPreview";
 
 export const metadata: Metadata = { title: "Session" };
 
-export default async function SessionPage({ params }: { params: Promise<{ id: string }> }) {
+export default async function SessionPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const { id: raw } = await params;
   const sessionId = parseSessionIdParam(raw);
   if (!sessionId) {
@@ -22,9 +30,13 @@ export default async function SessionPage({ params }: { params: Promise<{ id: st
       </div>
     );
   }
-  return (
-    <Suspense fallback={<p className="text-sm text-slate-700 dark:text-slate-300">Loading session…</p>}>
-      <SessionScreen key={sessionId} sessionId={sessionId} />
-    </Suspense>
-  );
+  // The first view comes from the console process itself (same sign-in rule
+  // as the Connect reads); without it the live view loads straight away.
+  const data = pageData();
+  const first = data ? await data.sessionPreview(await headers(), sessionId) : undefined;
+  const event = (await searchParams).event;
+  const around = parseEventParam(typeof event === "string" ? event : undefined);
+  const preview =
+    first?.kind === "ready" ? <SessionPreview state={first.state} {...(around !== undefined ? { aroundSequence: around } : {})} /> : null;
+  return <LiveSession key={sessionId} sessionId={sessionId} preview={preview} />;
 }

@@ -1,0 +1,34 @@
+"use client";
+// The session page in two steps. The server-rendered first view (`preview`)
+// is what the browser paints; once the page has loaded and the browser is
+// idle, the live view's code is fetched and SessionScreen takes over, showing
+// the preview until its own stream has caught up. Without a preview (a very
+// long session, or the server could not read it in time) the live view loads
+// at once.
+
+import { lazy, Suspense, useEffect, useState, type ReactNode } from "react";
+import { afterLoadAndIdle } from "@/lib/client/after-load";
+
+const SessionScreen = lazy(() => import("@/components/session/SessionScreen").then((m) => ({ default: m.SessionScreen })));
+
+function Loading() {
+  return (
+    <p className="text-sm text-slate-700 dark:text-slate-300" aria-busy="true">
+      Loading session…
+    </p>
+  );
+}
+
+export function LiveSession({ sessionId, preview }: { sessionId: string; preview: ReactNode }) {
+  const [live, setLive] = useState(preview === null);
+  useEffect(() => {
+    if (live) return;
+    return afterLoadAndIdle(window, () => setLive(true));
+  }, [live]);
+  if (!live) return <>{preview}</>;
+  return (
+    <Suspense fallback={preview ?? <Loading />}>
+      <SessionScreen sessionId={sessionId} preview={preview} />
+    </Suspense>
+  );
+}

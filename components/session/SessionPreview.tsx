@@ -1,0 +1,82 @@
+// The session page's first view, rendered on the server from the same folded
+// stream state the live view uses (lib/gateway/session-preview.ts): header,
+// outcome, summaries and the first rows of the timeline, as plain HTML. It
+// needs none of the live JavaScript; LiveSession swaps in the live view once
+// the page has loaded and the browser's own stream has caught up.
+
+import type { SessionStreamState } from "@/lib/client/session-stream-state";
+import { buildTimeline } from "@/lib/client/timeline";
+import { describeEvent, type PayloadBlob } from "@/lib/client/event-details";
+import { SessionHeader } from "@/components/session/SessionHeader";
+import { CommitmentBanner, HandoffSummary, TaskSummary } from "@/components/session/Summaries";
+import { ActorLabelView } from "@/components/session/ActorLabelView";
+import { StaticPayload } from "@/components/session/StaticPayload";
+import { EventCardView, GroupHeaderView } from "@/components/session/TimelineRowViews";
+
+/** Rows shown before the live view: more than a tall screen holds. */
+export const PREVIEW_ROWS = 24;
+
+const CONNECTING = { state: "connecting", reconnects: 0 } as const;
+
+const renderPayload = (blob: PayloadBlob, typed: boolean) => <StaticPayload blob={blob} typed={typed} />;
+const renderOutput = (blob: PayloadBlob) => <StaticPayload blob={blob} typed={false} />;
+
+export function SessionPreview({ state, aroundSequence }: { state: SessionStreamState; aroundSequence?: number }) {
+  const { sessionId, view, metadata, events } = state;
+  const timeline = buildTimeline(view, events);
+  const sequences = new Map<string, number>();
+  for (const e of events) if (e.sequence !== undefined) sequences.set(e.envelope.messageId, e.sequence);
+  const sequenceOf = (id: string) => sequences.get(id);
+  // A deep link to one event shows the rows around it; otherwise the first rows.
+  const at = aroundSequence !== undefined ? timeline.rowOfSequence.get(aroundSequence) : undefined;
+  const from = at !== undefined ? Math.max(0, at - 4) : 0;
+  const rows = timeline.rows.slice(from, from + PREVIEW_ROWS);
+  const hidden = timeline.rows.length - rows.length;
+  return (
+    <div className="space-y-4" data-testid="session-preview">
+      <SessionHeader sessionId={sessionId} view={view} metadata={metadata} connection={CONNECTING} eventCount={events.length} />
+      <CommitmentBanner view={view} sessionId={sessionId} sequenceOf={sequenceOf} />
+      <div className="grid gap-4">
+        <HandoffSummary view={view} sessionId={sessionId} sequenceOf={sequenceOf} />
+        <TaskSummary view={view} renderOutput={renderOutput} />
+      </div>
+      <section aria-labelledby="timeline-title" className="space-y-2">
+        <div className="-mx-3 flex flex-wrap items-center gap-2 border-b border-slate-200 px-3 py-2 sm:-mx-5 sm:px-5 dark:border-slate-800">
+          <h2 id="timeline-title" className="text-base font-semibold">
+            Timeline
+          </h2>
+          <span className="text-sm text-slate-700 dark:text-slate-300">
+            {events.length.toLocaleString("en-US")} event{events.length === 1 ? "" : "s"}
+          </span>
+          <span className="ml-auto text-sm text-slate-700 dark:text-slate-300" role="status">
+            Connecting the live timeline…
+          </span>
+        </div>
+        <div data-testid="timeline-preview">
+          {rows.map((row) =>
+            row.kind === "group" ? (
+              <GroupHeaderView key={row.key} row={row} />
+            ) : (
+              <EventCardView
+                key={row.key}
+                row={row}
+                sessionId={sessionId}
+                details={describeEvent(row.event)}
+                focused={false}
+                highlighted={row.sequence === aroundSequence}
+                actor={<ActorLabelView id={row.event.envelope.sender} />}
+                renderPayload={renderPayload}
+                raw={null}
+              />
+            ),
+          )}
+        </div>
+        {hidden > 0 ? (
+          <p className="pt-2 text-center text-sm text-slate-700 dark:text-slate-300">
+            {hidden.toLocaleString("en-US")} more row{hidden === 1 ? "" : "s"} appear with the live timeline.
+          </p>
+        ) : null}
+      </section>
+    </div>
+  );
+}
