@@ -74,7 +74,7 @@ export function EventCardView({
   row: EventRow;
   sessionId: string;
   details: EventDetails;
-  /** The row that takes Tab (roving tabindex). */
+  /** The row that takes Tab (roving tabindex; live timeline only). */
   focused: boolean;
   highlighted: boolean;
   onFocus?: () => void;
@@ -93,7 +93,10 @@ export function EventCardView({
       data-row
       data-sequence={row.sequence}
       data-type={env.messageType}
-      tabIndex={focused ? 0 : -1}
+      // Only the live timeline moves focus between rows; in the first view the
+      // rows are not focusable, so a link's #e-N cannot focus a row that is
+      // about to be replaced.
+      tabIndex={onFocus ? (focused ? 0 : -1) : undefined}
       onFocus={onFocus}
       aria-labelledby={`${eventAnchorId(row.sequence)}-title`}
       className={clsx(

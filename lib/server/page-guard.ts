@@ -3,8 +3,10 @@
 // /login?returnTo=<the page>, before any HTML is rendered. Only full document
 // navigations are redirected; Next.js's own data requests (RSC, prefetch) and
 // assets pass, and the browser's sign-in check (useWhoAmI) handles a session
-// that ends while a page is open. Nothing sensitive is in the HTML anyway:
-// pages fetch their data over Connect, which checks the session itself.
+// that ends while a page is open. Data in pages is checked where it is read:
+// Connect calls check the session themselves, and the one page rendered with
+// data on the server (a session's first view, lib/server/page-data.ts) applies
+// the same sign-in rule before reading, RSC requests included.
 import type { IncomingHttpHeaders } from "node:http";
 
 /** Paths anyone may open: the sign-in page, Next.js assets, /auth/*, icons. */
