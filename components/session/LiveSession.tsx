@@ -1,15 +1,17 @@
 "use client";
 // The session page in two steps. The server-rendered first view (`preview`)
 // is what the browser paints; once the page has loaded and the browser is
-// idle, the live view's code is fetched and SessionScreen takes over, showing
-// the preview until its own stream has caught up. Without a preview (a very
-// long session, or the server could not read it in time) the live view loads
-// at once.
+// idle, the live view's code is fetched (LiveSessionScreen: SessionScreen
+// with its query cache) and takes over, showing the preview until its own
+// stream has caught up. Without a preview (a very long session, or the
+// server could not read it in time) the live view loads at once.
 
 import { lazy, Suspense, useEffect, useState, type ReactNode } from "react";
 import { afterLoadAndIdle } from "@/lib/client/after-load";
 
-const SessionScreen = lazy(() => import("@/components/session/SessionScreen").then((m) => ({ default: m.SessionScreen })));
+const LiveSessionScreen = lazy(() =>
+  import("@/components/session/LiveSessionScreen").then((m) => ({ default: m.LiveSessionScreen })),
+);
 
 function Loading() {
   return (
@@ -28,7 +30,7 @@ export function LiveSession({ sessionId, preview }: { sessionId: string; preview
   if (!live) return <>{preview}</>;
   return (
     <Suspense fallback={preview ?? <Loading />}>
-      <SessionScreen sessionId={sessionId} preview={preview} />
+      <LiveSessionScreen sessionId={sessionId} preview={preview} />
     </Suspense>
   );
 }
