@@ -1,25 +1,23 @@
 "use client";
 // The signed-in person's inbox, live: one WatchInbox stream per page (started
 // by <InboxWatcher/> in the layout, through a dynamic import once the page has
-// loaded, while someone is signed in), folded into the query cache entry that
+// loaded, while someone is signed in), folded into the inbox store that
 // useInbox() reads (lib/client/use-inbox.ts), reconnecting like the other
 // streams. New items are handed to `onFresh` (announcement, notification).
 
-import { useQueryClient, type QueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
 import type { WatchInboxResponse } from "@/lib/gen/baton/v1/actions_pb";
 import { connectionFromRunner } from "@/lib/client/connection";
 import { applyInboxMessage, type InboxState } from "@/lib/client/inbox-state";
-import { queryKeys } from "@/lib/client/query-keys";
 import { runResilientStream } from "@/lib/client/stream-runner";
 import { actionClient } from "@/lib/client/transport";
-import { initialInboxData, type InboxData } from "@/lib/client/use-inbox";
+import { inboxStore, type InboxData } from "@/lib/client/use-inbox";
 import { abortOnPageHide, useStreamLifetime } from "@/lib/client/use-stream-lifetime";
 
-function startInboxStream(qc: QueryClient, signal: AbortSignal, onFresh: (state: InboxState) => void): void {
-  let data = qc.getQueryData<InboxData>(queryKeys.inbox) ?? initialInboxData();
+function startInboxStream(signal: AbortSignal, onFresh: (state: InboxState) => void): void {
+  let data: InboxData = inboxStore.getState();
   const publish = (): void => {
-    if (!signal.aborted) qc.setQueryData<InboxData>(queryKeys.inbox, data);
+    if (!signal.aborted) inboxStore.setState(data, true);
   };
   runResilientStream<WatchInboxResponse>(
     {
@@ -42,16 +40,15 @@ function startInboxStream(qc: QueryClient, signal: AbortSignal, onFresh: (state:
 
 /** Runs the inbox stream while mounted and `enabled`. */
 export function useInboxStream(enabled: boolean, onFresh: (state: InboxState) => void): void {
-  const qc = useQueryClient();
   const generation = useStreamLifetime();
   useEffect(() => {
     if (!enabled) return;
     const ac = new AbortController();
     const dispose = abortOnPageHide(ac);
-    startInboxStream(qc, ac.signal, onFresh);
+    startInboxStream(ac.signal, onFresh);
     return () => {
       ac.abort();
       dispose();
     };
-  }, [qc, enabled, generation, onFresh]);
+  }, [enabled, generation, onFresh]);
 }

@@ -2,10 +2,7 @@
 export const queryKeys = {
   sessionList: ["baton", "session-list"] as const,
   session: (sessionId: string) => ["baton", "session", sessionId] as const,
-  whoami: ["baton", "whoami"] as const,
-  authMethods: ["baton", "auth-methods"] as const,
   directory: ["baton", "directory"] as const,
   capabilities: ["baton", "capabilities"] as const,
   policy: (policyId: string) => ["baton", "policy", policyId] as const,
-  inbox: ["baton", "inbox"] as const,
 };
