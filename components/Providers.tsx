@@ -1,10 +1,11 @@
 "use client";
-// Client-side providers: the query client, persisted UI preferences (after
-// mount, so the first render matches the server), and the theme following
-// the system while the preference is "system".
+// Client-side providers: persisted UI preferences (after mount, so the first
+// render matches the server), and the theme following the system while the
+// preference is "system". The TanStack Query client is not here: the pages
+// that use it wrap their screens in <QueryProvider> (lib/client/query-provider.tsx),
+// so the layout does not load TanStack Query.
 
 import { useEffect, type ReactNode } from "react";
-import { QueryProvider } from "@/lib/client/query-provider";
 import { applyTheme, resolveTheme } from "@/lib/client/theme";
 import { hydrateUiStore, useUiStore } from "@/lib/client/ui-store";
 
@@ -26,9 +27,9 @@ export function Providers({ children }: { children: ReactNode }) {
     hydrateUiStore();
   }, []);
   return (
-    <QueryProvider>
+    <>
       <ThemeSync />
       {children}
-    </QueryProvider>
+    </>
   );
 }

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { DemoRunner } from "@/components/admin/DemoRunner";
+import { QueryProvider } from "@/lib/client/query-provider";
 
 export const metadata: Metadata = { title: "Run demo" };
 
@@ -10,7 +11,9 @@ export default function AdminPage() {
       <p className="text-sm text-slate-700 dark:text-slate-300">
         Plays one of the protocol demos against this console’s runtime, as <code className="font-mono">npm run demo</code> does. Its sessions appear in the list live.
       </p>
-      <DemoRunner />
+      <QueryProvider>
+        <DemoRunner />
+      </QueryProvider>
     </div>
   );
 }

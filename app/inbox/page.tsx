@@ -1,8 +1,13 @@
 import type { Metadata } from "next";
 import { InboxScreen } from "@/components/inbox/InboxScreen";
+import { QueryProvider } from "@/lib/client/query-provider";
 
 export const metadata: Metadata = { title: "Inbox" };
 
 export default function InboxPage() {
-  return <InboxScreen />;
+  return (
+    <QueryProvider>
+      <InboxScreen />
+    </QueryProvider>
+  );
 }

@@ -1,8 +1,13 @@
 import type { Metadata } from "next";
 import { NewSessionScreen } from "@/components/new-session/NewSessionScreen";
+import { QueryProvider } from "@/lib/client/query-provider";
 
 export const metadata: Metadata = { title: "New session" };
 
 export default function NewSessionPage() {
-  return <NewSessionScreen />;
+  return (
+    <QueryProvider>
+      <NewSessionScreen />
+    </QueryProvider>
+  );
 }
