@@ -137,6 +137,7 @@ interface PageSummary {
   lcpMs: number;
   loadMs: number;
   readyMs: number;
+  liveMs: number;
   lcpElement: string;
   serverCompressed: boolean;
 }
@@ -155,6 +156,7 @@ function summarize(runs: ColdRun[]): PageSummary {
     lcpMs: median(lcps),
     loadMs: median(runs.map((r) => r.loadMs)),
     readyMs: median(readies),
+    liveMs: median(runs.map((r) => r.liveMs).filter((x): x is number => x !== null)),
     lcpElement: byLcp[Math.floor(byLcp.length / 2)]?.lcpElement ?? "",
     serverCompressed: runs.some((r) => r.serverCompressed),
   };
@@ -162,14 +164,14 @@ function summarize(runs: ColdRun[]): PageSummary {
 
 const background: Record<string, number> = {};
 
-async function coldRuns(browser: Browser, label: string, url: string, ready: string): Promise<PageSummary> {
+async function coldRuns(browser: Browser, label: string, url: string, ready: string, live?: string): Promise<PageSummary> {
   background[label] = await waitForQuiet(label);
   const runs: ColdRun[] = [];
   for (let i = 0; i < opts.runs; i++) {
-    const r = await coldRun(browser, url, { fn: ready, timeoutMs: 20_000 }, opts.settleMs);
+    const r = await coldRun(browser, url, { fn: ready, timeoutMs: 20_000 }, opts.settleMs, live ? { fn: live, timeoutMs: 20_000 } : undefined);
     if (r.failedScripts.length > 0) log(`WARNING ${label} run ${i + 1}: script errors (a concurrent rebuild of .next?): ${r.failedScripts.join(", ")}`);
     log(
-      `${label} run ${i + 1}/${opts.runs}: JS ${f1(kib(r.jsGzipBytes))} KiB gz (${r.scriptsBeforeLoad} scripts), load ${f0(r.loadMs)} ms, LCP ${f0(r.lcpMs)} ms, content ${f0(r.readyMs)} ms`,
+      `${label} run ${i + 1}/${opts.runs}: JS ${f1(kib(r.jsGzipBytes))} KiB gz (${r.scriptsBeforeLoad} scripts), load ${f0(r.loadMs)} ms, LCP ${f0(r.lcpMs)} ms, content ${f0(r.readyMs)} ms${live ? `, live view ${f0(r.liveMs)} ms` : ""}`,
     );
     runs.push(r);
   }
@@ -357,7 +359,10 @@ async function main(): Promise<void> {
     const listReady = `document.querySelectorAll('[data-testid=session-list] [data-row]').length > 0 && /\\b${opts.sessions} sessions\\b/.test(document.querySelector('[data-testid=list-count]')?.textContent ?? '')`;
     const sessionReady = `document.querySelectorAll('article[data-sequence]').length > 0 && document.body.innerText.includes('${opts.events.toLocaleString("en-US")} events') && !document.body.innerText.includes('loading history')`;
     const list = await coldRuns(browser, "list", `${app.baseUrl}/`, listReady);
-    const session = await coldRuns(browser, "session", `${app.baseUrl}/sessions/${big.sessionId}`, sessionReady);
+    // The server-rendered first view satisfies `sessionReady`; the live view
+    // (virtualized timeline, its own stream caught up) replaces it after load.
+    const sessionLive = `document.querySelector('[data-testid=timeline] article[data-sequence]') !== null && !document.body.innerText.includes('loading history')`;
+    const session = await coldRuns(browser, "session", `${app.baseUrl}/sessions/${big.sessionId}`, sessionReady, sessionLive);
     const live = await livePhase(browser, app, a, big);
     log(`live: ${live.measured}/${live.sent} rows measured, clock offset ${f1(live.clockOffsetMs)} ± ${f1(live.clockUncertaintyMs)} ms`);
 
@@ -386,6 +391,7 @@ async function main(): Promise<void> {
       ["LCP (ms)", f0(list.lcpMs), f0(session.lcpMs), `≤ ${BUDGET.lcpMs} ms`, pass(session.lcpMs <= BUDGET.lcpMs)],
       ["  load event (ms)", f0(list.loadMs), f0(session.loadMs), "", ""],
       ["  content in place (ms)", f0(list.readyMs), f0(session.readyMs), "", ""],
+      ["  live view in place (ms)", f0(list.readyMs), f0(session.liveMs), "", ""],
       [
         `acceptance → DOM p95 (ms, n=${live.measured})`,
         "",
@@ -465,6 +471,7 @@ async function main(): Promise<void> {
         lcpMs: +session.lcpMs.toFixed(1),
         loadMs: +session.loadMs.toFixed(1),
         contentReadyMs: +session.readyMs.toFixed(1),
+        liveViewReadyMs: +session.liveMs.toFixed(1),
         lcpElement: session.lcpElement,
         scripts: session.runs[0]?.scripts.map((s) => ({ file: new URL(s.url).pathname, gzipBytes: s.gzipBytes, rawBytes: s.rawBytes, tags: s.tags })) ?? [],
         runs: session.runs.map((r) => ({ jsGzipBytes: r.jsGzipBytes, lcpMs: r.lcpMs, loadMs: r.loadMs, readyMs: r.readyMs })),

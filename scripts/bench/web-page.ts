@@ -55,6 +55,8 @@ export interface ColdRun {
   domContentLoadedMs: number;
   /** Navigation start → the page's content was in place (see `ready`). */
   readyMs: number | null;
+  /** Navigation start → the live view had taken over (`live`), when asked. */
+  liveMs: number | null;
   /** True when the server sent the scripts compressed itself. */
   serverCompressed: boolean;
   /** Script responses with an error status (e.g. a rebuild swapped .next mid-run). */
@@ -99,6 +101,7 @@ export async function coldRun(
   url: string,
   ready: { fn: string; timeoutMs: number },
   settleMs: number,
+  live?: { fn: string; timeoutMs: number },
 ): Promise<ColdRun> {
   const { context, page } = await freshContext(browser);
   try {
@@ -118,6 +121,15 @@ export async function coldRun(
       readyMs = await page.evaluate(() => performance.now());
     } catch {
       readyMs = null;
+    }
+    let liveMs: number | null = null;
+    if (live) {
+      try {
+        await page.waitForFunction(live.fn, undefined, { timeout: live.timeoutMs, polling: "raf" });
+        liveMs = await page.evaluate(() => performance.now());
+      } catch {
+        liveMs = null;
+      }
     }
     await page.waitForTimeout(settleMs);
     const m = await page.evaluate(async () => {
@@ -182,6 +194,7 @@ export async function coldRun(
       loadMs: m.loadEventStart,
       domContentLoadedMs: m.domContentLoaded,
       readyMs,
+      liveMs,
       serverCompressed,
       failedScripts: failed,
       scripts,
