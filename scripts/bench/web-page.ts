@@ -105,6 +105,21 @@ export async function coldRun(
 ): Promise<ColdRun> {
   const { context, page } = await freshContext(browser);
   try {
+    // Describe each LCP candidate when it is reported: the element may be
+    // gone by the time the result is read (the session page's first view is
+    // replaced by the live view).
+    await page.addInitScript(() => {
+      const w = window as unknown as { __lcpDesc?: Map<number, string> };
+      w.__lcpDesc = new Map();
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries() as (PerformanceEntry & { element?: Element | null })[]) {
+          const el = e.element;
+          if (!el) continue;
+          const testid = el.getAttribute("data-testid");
+          w.__lcpDesc?.set(e.startTime, `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}${testid ? `[data-testid=${testid}]` : ""} "${(el.textContent ?? "").trim().slice(0, 40)}"`);
+        }
+      }).observe({ type: "largest-contentful-paint", buffered: true });
+    });
     const scriptResponses = new Map<string, { encoding: string; body: () => Promise<Buffer> }>();
     const failed: string[] = [];
     page.on("response", (res) => {
@@ -144,7 +159,12 @@ export async function coldRun(
           po.disconnect();
           if (!last) return resolve({ t: null, el: "" });
           const el = last.element;
-          const desc = el ? `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}${el.getAttribute("data-testid") ? `[data-testid=${el.getAttribute("data-testid")}]` : ""} "${(el.textContent ?? "").trim().slice(0, 40)}"` : "(removed)";
+          const seen = (window as unknown as { __lcpDesc?: Map<number, string> }).__lcpDesc?.get(last.startTime);
+          const desc = el
+            ? `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}${el.getAttribute("data-testid") ? `[data-testid=${el.getAttribute("data-testid")}]` : ""} "${(el.textContent ?? "").trim().slice(0, 40)}"`
+            : seen
+              ? `${seen} (since replaced)`
+              : "(removed)";
           resolve({ t: last.startTime, el: desc });
         }, 50);
       });
