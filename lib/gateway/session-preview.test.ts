@@ -46,6 +46,15 @@ describe("loadSessionPreview", () => {
     gw.close();
   });
 
+  it("is off with a cap of 0, without asking the runtime", async () => {
+    const { rt, gw } = setup();
+    const s = handoffScript();
+    rt.start(s.start(), [OWNER, TARGET]);
+    expect(await loadSessionPreview(gw.streamDeps, s.sessionId, { maxEvents: 0 })).toEqual({ kind: "skipped", reason: "disabled" });
+    expect(rt.calls.getSession).toBe(0);
+    gw.close();
+  });
+
   it("gives up when the runtime is slower than the time budget", async () => {
     const { rt, gw } = setup();
     const s = handoffScript();

@@ -5,8 +5,8 @@
 // has loaded; the browser's own stream takes over after the `load` event.
 //
 // Bounded so a page never waits long for it: sessions with more than
-// `maxEvents` events get no preview (the live view loads at once instead),
-// and the whole read gives up after `timeoutMs`.
+// `maxEvents` events get no preview (the live view loads at once instead;
+// 0 turns previews off), and the whole read gives up after `timeoutMs`.
 import { ConnectError, Code } from "@connectrpc/connect";
 import type { SubscribeSessionResponse } from "@/lib/gen/baton/v1/console_pb";
 import {
@@ -28,7 +28,7 @@ export interface SessionPreviewOptions {
 
 export type SessionPreview =
   | { kind: "ready"; state: SessionStreamState }
-  | { kind: "skipped"; reason: "too-large" | "timeout" | "unavailable"; detail?: string }
+  | { kind: "skipped"; reason: "disabled" | "too-large" | "timeout" | "unavailable"; detail?: string }
   | { kind: "not-found" };
 
 const FOLD_EVERY = 256;
@@ -40,6 +40,7 @@ export async function loadSessionPreview(
 ): Promise<SessionPreview> {
   const maxEvents = options.maxEvents ?? 2_000;
   const timeoutMs = options.timeoutMs ?? 400;
+  if (maxEvents <= 0) return { kind: "skipped", reason: "disabled" };
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(new Error("timeout")), timeoutMs);
   const onOuterAbort = (): void => ac.abort(options.signal?.reason);
