@@ -15,7 +15,8 @@
 import type { SubscribeSessionResponse } from "@/lib/gen/baton/v1/console_pb";
 import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
-import { describePhaseChange, emptySessionView, reduceSession, type SessionView } from "@/lib/macp/projections/session";
+import { Draft } from "@/lib/macp/projections/draft";
+import { describePhaseChange, emptySessionView, reduceSessionDraft, type SessionView } from "@/lib/macp/projections/session";
 import type { SessionEvent } from "@/lib/macp/projections/types";
 
 export const MAX_GAP_RETRIES = 2;
@@ -101,6 +102,11 @@ export function applySubscribeBatch(
 ): BatchResult {
   let s = state;
   let view = state.view;
+  // The whole batch folds into one draft, so lists that grow per event (an
+  // offer's contexts, a task's updates) are appended to rather than copied per
+  // event; state.view itself is never written. Intermediate views are
+  // therefore not kept: only the phase before each event is.
+  const draft = new Draft();
   const added: SessionEvent[] = [];
   let directive: StreamDirective = "continue";
   let announcement: string | undefined;
@@ -133,8 +139,8 @@ export function applySubscribeBatch(
         const event: SessionEvent = { envelope: ev.envelope, sequence: seq };
         const observed = Number(ev.observedAtUnixMs);
         if (Number.isFinite(observed) && observed > 0) event.receivedAtMs = observed;
-        const before = view;
-        view = reduceSession(view, event);
+        const before = { phase: view.phase };
+        view = reduceSessionDraft(view, event, draft);
         added.push(event);
         s = s.gapRetry ? { ...s, lastSequence: seq, gapRetry: undefined } : { ...s, lastSequence: seq };
         if (s.everCaughtUp) {

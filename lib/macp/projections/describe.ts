@@ -6,10 +6,11 @@ import type { SessionView } from "@/lib/macp/projections/session";
 
 /**
  * A one-sentence description of the phase change between two views of the
- * same session, or null when the phase did not change.
+ * same session, or null when the phase did not change. Only `before.phase`
+ * is read, so a batch fold may pass `{ phase }` saved before an event.
  * Example: "Handoff h1: offer pending for bob".
  */
-export function describePhaseChange(before: SessionView | undefined, after: SessionView): string | null {
+export function describePhaseChange(before: Pick<SessionView, "phase"> | undefined, after: SessionView): string | null {
   if (before !== undefined && before.phase === after.phase) return null;
   if (before === undefined && after.phase === "Pending") return null;
   if (after.handoff) return describeHandoff(after);

@@ -2,6 +2,11 @@
 // session's accepted envelopes, using the SDK's phase and status vocabulary.
 // Messages that the runtime would have rejected (unknown handoff ids, a
 // second response, and so on) are ignored rather than guessed at.
+//
+// Every change goes through a Draft (see draft.ts): `reduceHandoff` passes
+// none, so it copies what it changes as before; a batch fold passes one so
+// that the lists growing per event (an offer's contexts) are appended to in
+// place instead of being copied per event.
 
 import { CORE_TYPES, HANDOFF_MODE, HANDOFF_TYPES } from "@/lib/macp/constants";
 import {
@@ -11,6 +16,7 @@ import {
   HandoffOfferPayloadSchema,
 } from "@/lib/gen/macp/modes/handoff/v1/handoff_pb";
 import { decodeAs } from "@/lib/macp/payloads";
+import { appended, Draft, replacedAt, writable } from "@/lib/macp/projections/draft";
 import { commitmentFromEvent, eventTimeMs, type CommitmentRecord, type SessionEvent } from "@/lib/macp/projections/types";
 
 export type HandoffPhase = "Pending" | "OfferPending" | "ContextSharing" | "Accepted" | "Declined" | "Committed";
@@ -65,27 +71,39 @@ export const initialHandoffState: HandoffState = Object.freeze({
 
 /** Fold one event into the handoff state. Returns a new object when anything changed. */
 export function reduceHandoff(state: HandoffState, event: SessionEvent): HandoffState {
+  return reduceHandoffDraft(state, event, undefined);
+}
+
+/**
+ * reduceHandoff within a batch: objects `draft` created earlier in the batch
+ * are written in place, anything else is copied on first write. Without a
+ * draft this is reduceHandoff.
+ */
+export function reduceHandoffDraft(state: HandoffState, event: SessionEvent, draft: Draft | undefined): HandoffState {
   const env = event.envelope;
   if (env.mode !== "" && env.mode !== HANDOFF_MODE) return state;
   switch (env.messageType) {
     case HANDOFF_TYPES.Offer:
-      return onOffer(state, event);
+      return onOffer(state, event, draft);
     case HANDOFF_TYPES.Context:
-      return onContext(state, event);
+      return onContext(state, event, draft);
     case HANDOFF_TYPES.Accept:
-      return onResponse(state, event, "accepted");
+      return onResponse(state, event, "accepted", draft);
     case HANDOFF_TYPES.Decline:
-      return onResponse(state, event, "declined");
+      return onResponse(state, event, "declined", draft);
     case CORE_TYPES.Commitment:
-      return onCommitment(state, event);
+      return onCommitment(state, event, draft);
     default:
       return state;
   }
 }
 
-/** Fold a list of events from the initial state. */
+/** Fold a list of events from the initial state (in one batch: linear in the number of events). */
 export function handoffFromEvents(events: readonly SessionEvent[]): HandoffState {
-  return events.reduce(reduceHandoff, initialHandoffState);
+  const draft = new Draft();
+  let state = initialHandoffState;
+  for (const event of events) state = reduceHandoffDraft(state, event, draft);
+  return state;
 }
 
 function afterCommit(state: HandoffState, phase: HandoffPhase): HandoffPhase {
@@ -93,7 +111,7 @@ function afterCommit(state: HandoffState, phase: HandoffPhase): HandoffPhase {
   return state.phase === "Committed" ? "Committed" : phase;
 }
 
-function onOffer(state: HandoffState, event: SessionEvent): HandoffState {
+function onOffer(state: HandoffState, event: SessionEvent, draft: Draft | undefined): HandoffState {
   const env = event.envelope;
   const p = decodeAs(HandoffOfferPayloadSchema, env.payload);
   if (!p || p.handoffId === "" || getHandoff(state, p.handoffId)) return state;
@@ -108,14 +126,18 @@ function onOffer(state: HandoffState, event: SessionEvent): HandoffState {
     status: "offered",
     contexts: [],
   };
-  return { ...state, phase: afterCommit(state, "OfferPending"), offers: [...state.offers, record] };
+  const next = writable(draft, state);
+  next.phase = afterCommit(state, "OfferPending");
+  next.offers = appended(draft, state.offers, record);
+  return next;
 }
 
-function onContext(state: HandoffState, event: SessionEvent): HandoffState {
+function onContext(state: HandoffState, event: SessionEvent, draft: Draft | undefined): HandoffState {
   const env = event.envelope;
   const p = decodeAs(HandoffContextPayloadSchema, env.payload);
   if (!p) return state;
-  const existing = getHandoff(state, p.handoffId);
+  const index = indexOfHandoff(state, p.handoffId);
+  const existing = state.offers[index];
   if (!existing) return state;
   const late = existing.status === "accepted" || existing.status === "declined";
   const ctx: HandoffContextRecord = {
@@ -127,50 +149,58 @@ function onContext(state: HandoffState, event: SessionEvent): HandoffState {
     late,
   };
   if (event.sequence !== undefined) ctx.sequence = event.sequence;
-  const updated: HandoffRecord = {
-    ...existing,
-    status: existing.status === "offered" ? "context_sent" : existing.status,
-    contexts: [...existing.contexts, ctx],
-  };
-  const phase = state.phase === "OfferPending" ? "ContextSharing" : state.phase;
-  return { ...state, phase, offers: replaceOffer(state.offers, updated) };
+  const updated = writable(draft, existing);
+  updated.status = existing.status === "offered" ? "context_sent" : existing.status;
+  updated.contexts = appended(draft, existing.contexts, ctx);
+  const next = writable(draft, state);
+  next.phase = state.phase === "OfferPending" ? "ContextSharing" : state.phase;
+  next.offers = replacedAt(draft, state.offers, index, updated);
+  return next;
 }
 
-function onResponse(state: HandoffState, event: SessionEvent, outcome: "accepted" | "declined"): HandoffState {
+function onResponse(
+  state: HandoffState,
+  event: SessionEvent,
+  outcome: "accepted" | "declined",
+  draft: Draft | undefined,
+): HandoffState {
   const env = event.envelope;
   const p =
     outcome === "accepted"
       ? decodeAs(HandoffAcceptPayloadSchema, env.payload)
       : decodeAs(HandoffDeclinePayloadSchema, env.payload);
   if (!p) return state;
-  const existing = getHandoff(state, p.handoffId);
+  const index = indexOfHandoff(state, p.handoffId);
+  const existing = state.offers[index];
   if (!existing || !isOpenStatus(existing.status)) return state;
   const named = "acceptedBy" in p ? p.acceptedBy : p.declinedBy;
   const by = named !== "" ? named : env.sender;
-  const updated: HandoffRecord = {
-    ...existing,
-    status: outcome,
-    responseReason: p.reason,
-    respondedAt: eventTimeMs(event),
-    responseMessageId: env.messageId,
-    ...(outcome === "accepted" ? { acceptedBy: by } : { declinedBy: by }),
-  };
-  return {
-    ...state,
-    phase: afterCommit(state, outcome === "accepted" ? "Accepted" : "Declined"),
-    offers: replaceOffer(state.offers, updated),
-  };
+  const updated = writable(draft, existing);
+  updated.status = outcome;
+  updated.responseReason = p.reason;
+  updated.respondedAt = eventTimeMs(event);
+  updated.responseMessageId = env.messageId;
+  if (outcome === "accepted") updated.acceptedBy = by;
+  else updated.declinedBy = by;
+  const next = writable(draft, state);
+  next.phase = afterCommit(state, outcome === "accepted" ? "Accepted" : "Declined");
+  next.offers = replacedAt(draft, state.offers, index, updated);
+  return next;
 }
 
-function onCommitment(state: HandoffState, event: SessionEvent): HandoffState {
+function onCommitment(state: HandoffState, event: SessionEvent, draft: Draft | undefined): HandoffState {
   if (state.commitment) return state;
   const commitment = commitmentFromEvent(event);
   if (!commitment) return state;
-  return { ...state, phase: "Committed", commitment };
+  const next = writable(draft, state);
+  next.phase = "Committed";
+  next.commitment = commitment;
+  return next;
 }
 
-function replaceOffer(offers: readonly HandoffRecord[], updated: HandoffRecord): HandoffRecord[] {
-  return offers.map((o) => (o.handoffId === updated.handoffId ? updated : o));
+/** Position of the offer with this handoff_id in `state.offers`, or -1 (ids are unique: onOffer ignores repeats). */
+function indexOfHandoff(state: HandoffState, handoffId: string): number {
+  return state.offers.findIndex((o) => o.handoffId === handoffId);
 }
 
 function isOpenStatus(status: HandoffStatus): boolean {

@@ -2,6 +2,11 @@
 // plus the Handoff or Task projection and the derived owner/target/scope.
 // Pure and immutable; unknown message types and undecodable payloads are
 // counted but never change state and never throw.
+//
+// Folding many events (history replay, a stream batch) goes through
+// reduceSessionMany / reduceSessionDraft: the same reducer, but objects the
+// batch created itself are written in place rather than copied per event
+// (see draft.ts), which keeps a batch linear in its number of events.
 
 import {
   CORE_TYPES,
@@ -11,17 +16,18 @@ import {
 } from "@/lib/macp/constants";
 import { SessionStartPayloadSchema } from "@/lib/gen/macp/v1/core_pb";
 import { decodeAs, payloadSchemaFor } from "@/lib/macp/payloads";
+import { Draft, writable } from "@/lib/macp/projections/draft";
 import {
   acceptedOffer,
   currentScope as handoffScope,
   currentTarget as handoffTarget,
   initialHandoffState,
   pendingHandoffs,
-  reduceHandoff,
+  reduceHandoffDraft,
   type HandoffPhase,
   type HandoffState,
 } from "@/lib/macp/projections/handoff";
-import { initialTaskState, reduceTask, type TaskPhase, type TaskState } from "@/lib/macp/projections/task";
+import { initialTaskState, reduceTaskDraft, type TaskPhase, type TaskState } from "@/lib/macp/projections/task";
 import {
   commitmentFromEvent,
   eventTimeMs,
@@ -105,21 +111,49 @@ export function emptySessionView(sessionId = "", mode = ""): SessionView {
     lifecycle: "Open",
     phase: "Pending",
   };
-  return withModeState(view, mode);
+  addModeState(view, mode);
+  return view;
 }
 
-function withModeState(view: SessionView, mode: string): SessionView {
-  if (mode === HANDOFF_MODE && !view.handoff) return { ...view, handoff: initialHandoffState };
-  if (mode === TASK_MODE && !view.task) return { ...view, task: initialTaskState };
-  return view;
+/** Give a (writable) view the initial sub-state of its mode, if it has none yet. */
+function addModeState(view: SessionView, mode: string): void {
+  if (mode === HANDOFF_MODE && !view.handoff) view.handoff = initialHandoffState;
+  else if (mode === TASK_MODE && !view.task) view.task = initialTaskState;
 }
 
 /** Fold one event into the view. Never throws. */
 export function reduceSession(view: SessionView, event: SessionEvent): SessionView {
+  return reduceSessionDraft(view, event, undefined);
+}
+
+/**
+ * Fold events into the view in one batch: the same result as folding them
+ * one by one with reduceSession, in time linear in the number of events.
+ * Nothing reachable from `view` is modified.
+ */
+export function reduceSessionMany(view: SessionView, events: Iterable<SessionEvent>): SessionView {
+  const draft = new Draft();
+  let next = view;
+  for (const event of events) next = reduceSessionDraft(next, event, draft);
+  return next;
+}
+
+/**
+ * reduceSession as one step of a batch that owns `draft`, for callers that
+ * interleave events with their own bookkeeping (applySubscribeBatch). The
+ * returned view may be written in place by the next step with the same
+ * draft: read what you need from it before that step, and keep only the
+ * batch's final view. Without a draft this is reduceSession.
+ */
+export function reduceSessionDraft(view: SessionView, event: SessionEvent, draft: Draft | undefined): SessionView {
   const env = event.envelope;
-  let next: SessionView = { ...view, events: view.events + 1 };
+  const next = writable(draft, view);
+  next.events = view.events + 1;
   if (next.sessionId === "" && env.sessionId !== "") next.sessionId = env.sessionId;
-  if (next.mode === "" && env.mode !== "") next = withModeState({ ...next, mode: env.mode }, env.mode);
+  if (next.mode === "" && env.mode !== "") {
+    next.mode = env.mode;
+    addModeState(next, env.mode);
+  }
 
   const t = eventTimeMs(event);
   const activity = event.receivedAtMs ?? t;
@@ -134,42 +168,49 @@ export function reduceSession(view: SessionView, event: SessionEvent): SessionVi
   const foreign =
     (env.sessionId !== "" && env.sessionId !== next.sessionId) || (env.mode !== "" && env.mode !== next.mode);
   const understood = !foreign && understands(next.mode, env.messageType, env.payload);
-  if (!understood) return { ...next, ignoredEvents: next.ignoredEvents + 1 };
+  if (!understood) {
+    next.ignoredEvents += 1;
+    return next;
+  }
 
   switch (env.messageType) {
     case CORE_TYPES.SessionStart:
-      next = applyStart(next, event);
+      applyStart(next, event);
       break;
     case CORE_TYPES.Commitment:
       if (!next.commitment) {
         const commitment = commitmentFromEvent(event);
-        if (commitment) next = { ...next, commitment, lifecycle: "Resolved" };
+        if (commitment) {
+          next.commitment = commitment;
+          next.lifecycle = "Resolved";
+        }
       }
       break;
     case CORE_TYPES.TtlExpired:
-      if (next.lifecycle === "Open" || next.lifecycle === "Suspended") next = { ...next, lifecycle: "Expired" };
+      if (next.lifecycle === "Open" || next.lifecycle === "Suspended") next.lifecycle = "Expired";
       break;
     case CORE_TYPES.SessionCancel:
-      next = { ...next, lifecycle: "Cancelled" };
+      next.lifecycle = "Cancelled";
       break;
     case CORE_TYPES.SessionSuspend:
-      if (next.lifecycle === "Open") next = { ...next, lifecycle: "Suspended" };
+      if (next.lifecycle === "Open") next.lifecycle = "Suspended";
       break;
     case CORE_TYPES.SessionResume:
-      if (next.lifecycle === "Suspended") next = { ...next, lifecycle: "Open" };
+      if (next.lifecycle === "Suspended") next.lifecycle = "Open";
       break;
     default:
       break;
   }
 
-  if (next.handoff) next = { ...next, handoff: reduceHandoff(next.handoff, event) };
-  if (next.task) next = { ...next, task: reduceTask(next.task, event) };
-  return derive(next);
+  if (next.handoff) next.handoff = reduceHandoffDraft(next.handoff, event, draft);
+  if (next.task) next.task = reduceTaskDraft(next.task, event, draft);
+  derive(next);
+  return next;
 }
 
 /** Fold a list of events into a fresh view. */
 export function viewFromEvents(events: readonly SessionEvent[]): SessionView {
-  return events.reduce(reduceSession, emptySessionView());
+  return reduceSessionMany(emptySessionView(), events);
 }
 
 function understands(mode: string, messageType: string, payload: Uint8Array): boolean {
@@ -179,42 +220,38 @@ function understands(mode: string, messageType: string, payload: Uint8Array): bo
   return decodeAs(schema, payload) !== undefined;
 }
 
-function applyStart(view: SessionView, event: SessionEvent): SessionView {
-  if (view.started) return view;
+/** Apply SessionStart metadata to a writable view (the first start only). */
+function applyStart(next: SessionView, event: SessionEvent): void {
+  if (next.started) return;
   const p = decodeAs(SessionStartPayloadSchema, event.envelope.payload);
-  if (!p) return view;
+  if (!p) return;
   const startedAt = eventTimeMs(event);
   const ttlMs = Number(p.ttlMs);
-  const next: SessionView = {
-    ...view,
-    started: true,
-    intent: p.intent,
-    participants: [...p.participants],
-    initiator: event.envelope.sender,
-    modeVersion: p.modeVersion,
-    configurationVersion: p.configurationVersion,
-    policyVersion: p.policyVersion,
-    effectivePolicyId: p.policyVersion !== "" ? p.policyVersion : DEFAULT_POLICY_ID,
-    ttlMs,
-    roots: p.roots.map((r) => ({ uri: r.uri, name: r.name })),
-    contextId: p.contextId,
-    extensionKeys: Object.keys(p.extensions),
-  };
+  next.started = true;
+  next.intent = p.intent;
+  next.participants = [...p.participants];
+  next.initiator = event.envelope.sender;
+  next.modeVersion = p.modeVersion;
+  next.configurationVersion = p.configurationVersion;
+  next.policyVersion = p.policyVersion;
+  next.effectivePolicyId = p.policyVersion !== "" ? p.policyVersion : DEFAULT_POLICY_ID;
+  next.ttlMs = ttlMs;
+  next.roots = p.roots.map((r) => ({ uri: r.uri, name: r.name }));
+  next.contextId = p.contextId;
+  next.extensionKeys = Object.keys(p.extensions);
   if (startedAt > 0) {
     next.startedAt = startedAt;
     if (ttlMs > 0) next.expiresAt = startedAt + ttlMs;
   }
-  return next;
 }
 
-/** Recompute phase, owner, target and scope from the mode sub-state. */
-function derive(view: SessionView): SessionView {
-  const next: SessionView = { ...view };
+/** Recompute phase, owner, target and scope of a writable view from the mode sub-state. */
+function derive(next: SessionView): void {
   delete next.currentOwner;
   delete next.currentTarget;
   delete next.scope;
-  if (view.handoff) {
-    const h = view.handoff;
+  if (next.handoff) {
+    const h = next.handoff;
     next.phase = h.phase;
     // A positive handoff.accepted commitment with no explicit accept in history
     // means the policy's implicit accept took the still-open offer (§4.6, D7).
@@ -222,23 +259,22 @@ function derive(view: SessionView): SessionView {
       h.commitment?.outcomePositive === true && h.commitment.action.endsWith("accepted") ? pendingHandoffs(h).at(-1) : undefined;
     const accepted = acceptedOffer(h) ?? implicit;
     const transferred = h.commitment?.outcomePositive === true && accepted !== undefined;
-    const owner = transferred ? accepted.target : view.initiator;
+    const owner = transferred ? accepted.target : next.initiator;
     if (owner !== "") next.currentOwner = owner;
     const target = handoffTarget(h);
     if (target !== undefined) next.currentTarget = target;
     const scope = handoffScope(h);
     if (scope !== undefined) next.scope = scope;
-  } else if (view.task) {
-    const t = view.task;
+  } else if (next.task) {
+    const t = next.task;
     next.phase = t.phase;
-    const owner = t.task?.requester ?? view.initiator;
+    const owner = t.task?.requester ?? next.initiator;
     if (owner !== "") next.currentOwner = owner;
     const target = t.task?.activeAssignee ?? (t.task?.requestedAssignee || undefined);
     if (target !== undefined) next.currentTarget = target;
     if (t.task) next.scope = t.task.title;
   } else {
-    next.phase = view.commitment ? "Committed" : "Pending";
-    if (view.initiator !== "") next.currentOwner = view.initiator;
+    next.phase = next.commitment ? "Committed" : "Pending";
+    if (next.initiator !== "") next.currentOwner = next.initiator;
   }
-  return next;
 }

@@ -2,6 +2,11 @@
 // session's accepted envelopes, using the SDK's phase and status vocabulary.
 // Messages the runtime would have rejected (a second TaskRequest, a task_id
 // mismatch, anything after a terminal report) are ignored.
+//
+// Every change goes through a Draft (see draft.ts): `reduceTask` passes none,
+// so it copies what it changes as before; a batch fold passes one so that the
+// lists growing per event (updates, rejections) are appended to in place
+// instead of being copied per event.
 
 import { CORE_TYPES, TASK_MODE, TASK_TYPES } from "@/lib/macp/constants";
 import {
@@ -13,6 +18,7 @@ import {
   TaskUpdatePayloadSchema,
 } from "@/lib/gen/macp/modes/task/v1/task_pb";
 import { decodeAs } from "@/lib/macp/payloads";
+import { appended, Draft, writable } from "@/lib/macp/projections/draft";
 import { commitmentFromEvent, eventTimeMs, type CommitmentRecord, type SessionEvent } from "@/lib/macp/projections/types";
 
 export type TaskPhase = "Pending" | "Requested" | "InProgress" | "Completed" | "Failed" | "Committed";
@@ -83,30 +89,50 @@ export const initialTaskState: TaskState = Object.freeze({ phase: "Pending" }) a
 
 /** Fold one event into the task state. Returns a new object when anything changed. */
 export function reduceTask(state: TaskState, event: SessionEvent): TaskState {
+  return reduceTaskDraft(state, event, undefined);
+}
+
+/**
+ * reduceTask within a batch: objects `draft` created earlier in the batch are
+ * written in place, anything else is copied on first write. Without a draft
+ * this is reduceTask.
+ */
+export function reduceTaskDraft(state: TaskState, event: SessionEvent, draft: Draft | undefined): TaskState {
   const env = event.envelope;
   if (env.mode !== "" && env.mode !== TASK_MODE) return state;
   switch (env.messageType) {
     case TASK_TYPES.Request:
-      return onRequest(state, event);
+      return onRequest(state, event, draft);
     case TASK_TYPES.Accept:
-      return onAccept(state, event);
+      return onAccept(state, event, draft);
     case TASK_TYPES.Reject:
-      return onReject(state, event);
+      return onReject(state, event, draft);
     case TASK_TYPES.Update:
-      return onUpdate(state, event);
+      return onUpdate(state, event, draft);
     case TASK_TYPES.Complete:
-      return onComplete(state, event);
+      return onComplete(state, event, draft);
     case TASK_TYPES.Fail:
-      return onFail(state, event);
+      return onFail(state, event, draft);
     case CORE_TYPES.Commitment:
-      return onCommitment(state, event);
+      return onCommitment(state, event, draft);
     default:
       return state;
   }
 }
 
+/** Fold a list of events from the initial state (in one batch: linear in the number of events). */
 export function taskFromEvents(events: readonly SessionEvent[]): TaskState {
-  return events.reduce(reduceTask, initialTaskState);
+  const draft = new Draft();
+  let state = initialTaskState;
+  for (const event of events) state = reduceTaskDraft(state, event, draft);
+  return state;
+}
+
+/** `state` (writable) with `task` (writable) in place of its task. */
+function withTask(state: TaskState, task: TaskRecord, draft: Draft | undefined): TaskState {
+  const next = writable(draft, state);
+  next.task = task;
+  return next;
 }
 
 function nextPhase(state: TaskState, phase: TaskPhase): TaskPhase {
@@ -118,7 +144,7 @@ function matching(state: TaskState, taskId: string): TaskRecord | undefined {
   return state.task && taskId !== "" && state.task.taskId === taskId ? state.task : undefined;
 }
 
-function onRequest(state: TaskState, event: SessionEvent): TaskState {
+function onRequest(state: TaskState, event: SessionEvent, draft: Draft | undefined): TaskState {
   if (state.task) return state;
   const env = event.envelope;
   const p = decodeAs(TaskRequestPayloadSchema, env.payload);
@@ -137,23 +163,26 @@ function onRequest(state: TaskState, event: SessionEvent): TaskState {
     rejections: [],
     updates: [],
   };
-  return { ...state, phase: nextPhase(state, "Requested"), task };
+  const next = withTask(state, task, draft);
+  next.phase = nextPhase(state, "Requested");
+  return next;
 }
 
-function onAccept(state: TaskState, event: SessionEvent): TaskState {
+function onAccept(state: TaskState, event: SessionEvent, draft: Draft | undefined): TaskState {
   const env = event.envelope;
   const p = decodeAs(TaskAcceptPayloadSchema, env.payload);
   const task = p && matching(state, p.taskId);
   if (!p || !task || task.activeAssignee !== undefined || task.terminalReport) return state;
   const assignee = p.assignee !== "" ? p.assignee : env.sender;
-  return {
-    ...state,
-    phase: nextPhase(state, "InProgress"),
-    task: { ...task, status: "accepted", activeAssignee: assignee },
-  };
+  const updated = writable(draft, task);
+  updated.status = "accepted";
+  updated.activeAssignee = assignee;
+  const next = withTask(state, updated, draft);
+  next.phase = nextPhase(state, "InProgress");
+  return next;
 }
 
-function onReject(state: TaskState, event: SessionEvent): TaskState {
+function onReject(state: TaskState, event: SessionEvent, draft: Draft | undefined): TaskState {
   const env = event.envelope;
   const p = decodeAs(TaskRejectPayloadSchema, env.payload);
   const task = p && matching(state, p.taskId);
@@ -167,13 +196,15 @@ function onReject(state: TaskState, event: SessionEvent): TaskState {
     timestampMs: eventTimeMs(event),
     messageId: env.messageId,
   };
-  const next: TaskRecord = { ...task, status: "rejected", rejections: [...task.rejections, rejection] };
+  const updated = writable(draft, task);
+  updated.status = "rejected";
+  updated.rejections = appended(draft, task.rejections, rejection);
   // An active assignee giving the task back (policy permitting) clears the assignment.
-  if (task.activeAssignee !== undefined && task.activeAssignee === env.sender) delete next.activeAssignee;
-  return { ...state, task: next };
+  if (task.activeAssignee !== undefined && task.activeAssignee === env.sender) delete updated.activeAssignee;
+  return withTask(state, updated, draft);
 }
 
-function onUpdate(state: TaskState, event: SessionEvent): TaskState {
+function onUpdate(state: TaskState, event: SessionEvent, draft: Draft | undefined): TaskState {
   const env = event.envelope;
   const p = decodeAs(TaskUpdatePayloadSchema, env.payload);
   const task = p && matching(state, p.taskId);
@@ -188,18 +219,14 @@ function onUpdate(state: TaskState, event: SessionEvent): TaskState {
     messageId: env.messageId,
   };
   if (event.sequence !== undefined) update.sequence = event.sequence;
-  return {
-    ...state,
-    task: {
-      ...task,
-      status: "in_progress",
-      updates: [...task.updates, update],
-      latestProgress: clampProgress(p.progress),
-    },
-  };
+  const updated = writable(draft, task);
+  updated.status = "in_progress";
+  updated.updates = appended(draft, task.updates, update);
+  updated.latestProgress = clampProgress(p.progress);
+  return withTask(state, updated, draft);
 }
 
-function onComplete(state: TaskState, event: SessionEvent): TaskState {
+function onComplete(state: TaskState, event: SessionEvent, draft: Draft | undefined): TaskState {
   const env = event.envelope;
   const p = decodeAs(TaskCompletePayloadSchema, env.payload);
   const task = p && matching(state, p.taskId);
@@ -213,14 +240,16 @@ function onComplete(state: TaskState, event: SessionEvent): TaskState {
     timestampMs: eventTimeMs(event),
     messageId: env.messageId,
   };
-  return {
-    ...state,
-    phase: nextPhase(state, "Completed"),
-    task: { ...task, status: "completed", latestProgress: 1, terminalReport: report },
-  };
+  const updated = writable(draft, task);
+  updated.status = "completed";
+  updated.latestProgress = 1;
+  updated.terminalReport = report;
+  const next = withTask(state, updated, draft);
+  next.phase = nextPhase(state, "Completed");
+  return next;
 }
 
-function onFail(state: TaskState, event: SessionEvent): TaskState {
+function onFail(state: TaskState, event: SessionEvent, draft: Draft | undefined): TaskState {
   const env = event.envelope;
   const p = decodeAs(TaskFailPayloadSchema, env.payload);
   const task = p && matching(state, p.taskId);
@@ -235,18 +264,22 @@ function onFail(state: TaskState, event: SessionEvent): TaskState {
     timestampMs: eventTimeMs(event),
     messageId: env.messageId,
   };
-  return {
-    ...state,
-    phase: nextPhase(state, "Failed"),
-    task: { ...task, status: "failed", terminalReport: report },
-  };
+  const updated = writable(draft, task);
+  updated.status = "failed";
+  updated.terminalReport = report;
+  const next = withTask(state, updated, draft);
+  next.phase = nextPhase(state, "Failed");
+  return next;
 }
 
-function onCommitment(state: TaskState, event: SessionEvent): TaskState {
+function onCommitment(state: TaskState, event: SessionEvent, draft: Draft | undefined): TaskState {
   if (state.commitment) return state;
   const commitment = commitmentFromEvent(event);
   if (!commitment) return state;
-  return { ...state, phase: "Committed", commitment };
+  const next = writable(draft, state);
+  next.phase = "Committed";
+  next.commitment = commitment;
+  return next;
 }
 
 function clampProgress(n: number): number {
