@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ParticipantActivitySchema, SessionMetadataSchema } from "@/lib/gen/macp/v1/core_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { EventSequencer, fresherMetadata, historyCount, lifecycleChanged, SessionFold, toSummary } from "./sequencer";
+import { emptySessionView, reduceSession, type SessionView } from "@/lib/macp/projections/session";
 import { handoffScript, OWNER, TARGET } from "./testing/scenario";
 
 const meta = (state: SessionState, counts: number[] = [], expires = 100n) =>
@@ -82,6 +83,26 @@ describe("SessionFold and toSummary", () => {
     expect(done.phase).toBe("Committed");
     expect(done.outcome).toBe("positive");
     expect(done.currentOwner).toBe(TARGET);
+  });
+
+  it("never changes a view it handed out, and equals folding one by one", () => {
+    const s = handoffScript();
+    const envs = [s.start(), s.offer()];
+    for (let i = 0; i < 6; i++) envs.push(s.context("h1", `note ${i}`));
+    envs.push(s.accept(), s.context("h1", "late"), s.commit());
+    const fold = new SessionFold(s.sessionId);
+    const handedOut: [SessionView, SessionView][] = [];
+    envs.forEach((e, i) => {
+      fold.add(e);
+      if (i % 3 === 1) {
+        const v = fold.view;
+        handedOut.push([v, structuredClone(v)]);
+      }
+    });
+    for (const [v, snapshot] of handedOut) expect(v).toStrictEqual(snapshot);
+    const oneByOne = envs.reduce((v, envelope, i) => reduceSession(v, { envelope, sequence: i + 1 }), emptySessionView(s.sessionId));
+    expect(fold.view).toStrictEqual(oneByOne);
+    expect(fold.view.handoff?.offers[0]?.contexts).toHaveLength(7);
   });
 
   it("shows metadata only when the history could not be read", () => {

@@ -11,7 +11,8 @@ import { create } from "@bufbuild/protobuf";
 import { SessionSummarySchema, type SessionSummary } from "@/lib/gen/baton/v1/console_pb";
 import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
 import { SessionState, type Envelope } from "@/lib/gen/macp/v1/envelope_pb";
-import { emptySessionView, reduceSession, type SessionView } from "@/lib/macp/projections/session";
+import { Draft } from "@/lib/macp/projections/draft";
+import { emptySessionView, reduceSessionDraft, type SessionView } from "@/lib/macp/projections/session";
 
 /**
  * Number of client envelopes in the session's accepted history, from
@@ -94,12 +95,20 @@ export class SessionFold {
   private readonly seen = new Set<string>();
   private folded: SessionView;
   private n = 0;
+  /**
+   * Adds between two reads of `view` fold as one batch (see draft.ts), so a
+   * history replay of n envelopes is linear rather than copying growing lists
+   * per envelope. Reading `view` ends the batch: a view handed out is never
+   * written again.
+   */
+  private draft: Draft | undefined;
 
   constructor(sessionId: string, mode = "") {
     this.folded = emptySessionView(sessionId, mode);
   }
 
   get view(): SessionView {
+    this.draft = undefined;
     return this.folded;
   }
 
@@ -115,7 +124,8 @@ export class SessionFold {
       this.seen.add(id);
     }
     this.n += 1;
-    this.folded = reduceSession(this.folded, { envelope, sequence: this.n });
+    this.draft ??= new Draft();
+    this.folded = reduceSessionDraft(this.folded, { envelope, sequence: this.n }, this.draft);
     return true;
   }
 }

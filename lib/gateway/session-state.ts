@@ -6,7 +6,8 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { SessionStartPayloadSchema, type SessionMetadata, type SessionStartPayload } from "@/lib/gen/macp/v1/core_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { CORE_TYPES } from "@/lib/macp/constants";
-import { emptySessionView, reduceSession, type SessionLifecycle, type SessionView } from "@/lib/macp/projections/session";
+import { Draft } from "@/lib/macp/projections/draft";
+import { emptySessionView, reduceSessionDraft, type SessionLifecycle, type SessionView } from "@/lib/macp/projections/session";
 import { linkedController } from "./async";
 import { upstreamError } from "./errors";
 import type { RuntimeReader } from "./runtime-client";
@@ -63,6 +64,9 @@ export async function loadSession(
   }
   const head = historyCount(meta);
   let view = emptySessionView(sessionId, meta.mode);
+  // The whole history folds as one batch (linear in its length); `view` is not
+  // seen by anyone until the loop is over.
+  const draft = new Draft();
   const accepted = new Map<string, AcceptedMessage>();
   let start: SessionStartPayload | undefined;
   let count = 0;
@@ -82,7 +86,7 @@ export async function loadSession(
           // The reducer ignores it too.
         }
       }
-      view = reduceSession(view, { envelope: env, sequence: count });
+      view = reduceSessionDraft(view, { envelope: env, sequence: count }, draft);
       if (count >= head) break;
     }
   } catch (e) {
