@@ -250,12 +250,14 @@ describe("createAccountsFromEnv", () => {
         BATON_SESSION_SECRET: "s".repeat(40),
         BATON_SESSION_IDLE_MINUTES: "30",
         BATON_SESSION_MAX_HOURS: "2",
+        BATON_SESSIONS_FILE: "off",
       },
       { scrypt: TEST_SCRYPT },
     );
     expect(acc.directory.file).toBe(file);
     expect(acc.sessions.idleMs).toBe(30 * 60_000);
     expect(acc.sessions.absoluteMs).toBe(2 * 3_600_000);
+    expect(acc.sessionsFile).toBeNull();
     await expect(createAccountsFromEnv({ BATON_USERS_FILE: file, BATON_SESSION_SECRET: "s".repeat(40), BATON_SESSION_IDLE_MINUTES: "soon" })).rejects.toThrow(
       'BATON_SESSION_IDLE_MINUTES must be a positive number (got "soon")',
     );

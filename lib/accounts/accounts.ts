@@ -27,6 +27,7 @@ import {
   type Principal,
   type SessionRecord,
 } from "./sessions";
+import { SessionFile, sessionsFilePath, type SessionFileLoad } from "./session-file";
 import { normalizeUsername, usernameProblem, usersFilePath, type UserRecord } from "./users-file";
 
 /** Minimal structured logger (pino-compatible). */
@@ -48,6 +49,12 @@ export interface AccountsOptions {
   limits?: LoginLimiterOptions;
   logger?: AccountsLogger;
   now?: () => number;
+  /**
+   * Keep sign-ins in this file so they survive a restart (see
+   * session-file.ts); call restoreSessions() before serving. Unset or null:
+   * memory only.
+   */
+  sessionsFile?: string | null;
 }
 
 /** The signed-in user for one request. */
@@ -101,6 +108,7 @@ export class Accounts {
   private readonly limiter: LoginLimiter;
   private readonly scrypt: ScryptParams;
   private readonly log: AccountsLogger;
+  private readonly sessionFile: SessionFile | null;
 
   constructor(options: AccountsOptions) {
     this.directory = new UserDirectory(options.usersFile);
@@ -113,8 +121,31 @@ export class Accounts {
     this.limiter = new LoginLimiter({ ...options.limits, now: options.now });
     this.scrypt = options.scrypt ?? DEFAULT_SCRYPT;
     this.log = options.logger ?? silent;
+    this.sessionFile =
+      options.sessionsFile !== undefined && options.sessionsFile !== null
+        ? new SessionFile({ file: options.sessionsFile, secret: options.sessionSecret, logger: this.log, ...(options.now ? { now: options.now } : {}) })
+        : null;
     // Prepare the unknown-user decoy hash now, so the first such sign-in is not slower.
     void verifyAgainstNothing("", this.scrypt).catch(() => undefined);
+  }
+
+  /** The file sign-ins are kept in, or null when they live in memory only. */
+  get sessionsFile(): string | null {
+    return this.sessionFile?.file ?? null;
+  }
+
+  /**
+   * Load the sessions file (when there is one) and keep it up to date from
+   * now on. Call once, before serving requests. A bad file never throws: it
+   * is moved aside with a warning and nobody is signed in.
+   */
+  async restoreSessions(): Promise<SessionFileLoad | null> {
+    return this.sessionFile ? this.sessionFile.attach(this.sessions) : null;
+  }
+
+  /** Write pending session changes now (on shutdown). Never rejects. */
+  async flushSessions(): Promise<void> {
+    await this.sessionFile?.flush();
   }
 
   /**
@@ -222,7 +253,7 @@ export class Accounts {
       return null;
     }
     const user: Principal = record ? principalOf(record, p.authMethod, p.oidcSubject) : p;
-    session.principal = user;
+    this.sessions.update(session, { principal: user });
     const out: Authenticated = { session, user, mustChangePassword: record?.mustChangePassword === true };
     if (record?.runtimeToken !== undefined) out.runtimeToken = record.runtimeToken;
     return out;
@@ -286,7 +317,7 @@ export class Accounts {
       delete u.mustChangePassword;
     });
     this.sessions.destroyForUser(username, auth.session.id);
-    auth.session.credentialTag = credentialTag(hash);
+    this.sessions.update(auth.session, { credentialTag: credentialTag(hash) });
     this.log.info({ username }, "password changed");
     return { ok: true };
   }
@@ -295,7 +326,9 @@ export class Accounts {
 /**
  * An Accounts service from the environment: BATON_USERS_FILE,
  * BATON_SESSION_SECRET (or data/session-secret), BATON_SESSION_IDLE_MINUTES,
- * BATON_SESSION_MAX_HOURS.
+ * BATON_SESSION_MAX_HOURS, BATON_SESSIONS_FILE (default
+ * data/console-sessions.json; `off` = memory only). Sessions from the file
+ * are restored before it returns.
  */
 export async function createAccountsFromEnv(
   env: Env = process.env,
@@ -311,11 +344,14 @@ export async function createAccountsFromEnv(
   const idle = minutes("BATON_SESSION_IDLE_MINUTES");
   const max = minutes("BATON_SESSION_MAX_HOURS");
   const secretFile = env.BATON_SESSION_SECRET_FILE?.trim();
-  return new Accounts({
+  const accounts = new Accounts({
     usersFile: usersFilePath(env),
     sessionSecret: await loadSessionSecret({ env, ...(secretFile ? { file: secretFile } : {}) }),
+    sessionsFile: sessionsFilePath(env),
     ...(idle !== undefined ? { idleMs: idle * 60_000 } : {}),
     ...(max !== undefined ? { absoluteMs: max * 3_600_000 } : {}),
     ...extra,
   });
+  await accounts.restoreSessions();
+  return accounts;
 }

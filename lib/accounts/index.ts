@@ -4,6 +4,7 @@ export { UserDirectory } from "./directory";
 export type { Env } from "./env";
 export { DEFAULT_SCRYPT, TEST_SCRYPT, generatePassword, hashPassword, passwordProblem, verifyPassword, type ScryptParams } from "./password";
 export { LoginLimiter, SlidingWindow } from "./rate-limit";
+export { SessionFile, sessionsFilePath, type SessionFileLoad, type SessionFileOptions } from "./session-file";
 export {
   CSRF_HEADER,
   SessionStore,
@@ -16,11 +17,13 @@ export {
   loadSessionSecret,
   readSessionCookie,
   sessionCookie,
+  sessionKey,
   type CsrfResult,
   type HeaderSource,
   type Principal,
   type RequestLike,
   type SessionRecord,
+  type StoredSession,
 } from "./sessions";
 export {
   UsersFileError,

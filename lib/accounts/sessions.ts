@@ -1,9 +1,11 @@
 // Console sign-in sessions, their cookie, and CSRF protection. Server-side.
 //
-// - Sessions live in memory (a restart signs everyone out) with an idle and an
-//   absolute expiry. The browser holds `<sid>.<hmac>`: a random 256-bit id and
-//   its HMAC-SHA256 under the session secret, so forged or truncated cookies
-//   are rejected before any lookup.
+// - Sessions live in memory with an idle and an absolute expiry, and are kept
+//   across restarts by an optional observer (session-file.ts) that writes them
+//   to disk. The browser holds `<sid>.<hmac>`: a random 256-bit id and its
+//   HMAC-SHA256 under the session secret, so forged or truncated cookies are
+//   rejected before any lookup. The store is keyed by a SHA-256 of the id, so
+//   what it persists never contains an id that could be replayed as a cookie.
 // - The secret comes from BATON_SESSION_SECRET (≥ 32 characters) or is
 //   generated once and kept in data/session-secret (mode 0600).
 // - Cookie: HttpOnly; SameSite=Lax; Path=/; plus Secure (and the __Host-
@@ -42,7 +44,10 @@ export interface Principal {
 }
 
 export interface SessionRecord {
+  /** The raw session id (secret: it is what the cookie carries). Never persisted. */
   readonly id: string;
+  /** sessionKey(id): what the store is keyed by, and what is persisted. */
+  readonly key: string;
   principal: Principal;
   readonly csrfToken: string;
   readonly createdAt: number;
@@ -136,6 +141,11 @@ export function signSessionId(secret: Buffer, sid: string): string {
   return `${sid}.${mac(secret, "session", sid).toString("base64url")}`;
 }
 
+/** The store's key for a session id: SHA-256, base64url (43 characters). Ids are 256-bit random, so no salt is needed. */
+export function sessionKey(sid: string): string {
+  return createHash("sha256").update(sid).digest("base64url");
+}
+
 /** The session id inside a cookie value, or null when malformed or not signed with `secret`. */
 export function verifySessionCookieValue(secret: Buffer, value: string): string | null {
   const dot = value.indexOf(".");
@@ -156,6 +166,45 @@ function ownerKey(p: Principal): string {
   return p.ephemeral ? `oidc\u0000${p.oidcSubject ?? p.username}` : `user\u0000${p.username}`;
 }
 
+function samePrincipal(a: Principal, b: Principal): boolean {
+  return (
+    a.username === b.username &&
+    a.displayName === b.displayName &&
+    a.role === b.role &&
+    a.participantId === b.participantId &&
+    a.authMethod === b.authMethod &&
+    a.oidcSubject === b.oidcSubject &&
+    a.ephemeral === b.ephemeral
+  );
+}
+
+/** Longest client address kept with a session (the first X-Forwarded-For hop can be any text). */
+export const MAX_IP_CHARS = 128;
+/** Longest User-Agent kept with a session. */
+export const MAX_USER_AGENT_CHARS = 256;
+
+/**
+ * A session as it is persisted: everything but the raw id, which only the
+ * browser holds (`key` is its SHA-256).
+ */
+export interface StoredSession {
+  key: string;
+  principal: Principal;
+  csrfToken: string;
+  createdAt: number;
+  lastSeenAt: number;
+  expiresAt: number;
+  ip?: string;
+  userAgent?: string;
+  credentialTag?: string;
+}
+
+/**
+ * What changed in the store: "change" for sessions created, ended or updated
+ * (persist soon), "touch" for a refreshed idle timer alone (persist lazily).
+ */
+export type SessionChange = "change" | "touch";
+
 export interface SessionStoreOptions {
   secret: Buffer;
   /** Sign out after this much inactivity. Default 8 hours. */
@@ -169,7 +218,11 @@ export interface SessionStoreOptions {
   now?: () => number;
 }
 
+/** A session restored from disk: its raw id is learnt from the first cookie that presents it. */
+const UNKNOWN_ID = "";
+
 export class SessionStore {
+  /** By sessionKey(id), oldest first. */
   private readonly sessions = new Map<string, SessionRecord>();
   private readonly secret: Buffer;
   readonly idleMs: number;
@@ -178,6 +231,7 @@ export class SessionStore {
   private readonly maxPerUser: number;
   private readonly now: () => number;
   private ops = 0;
+  private observer: ((change: SessionChange) => void) | null = null;
 
   constructor(options: SessionStoreOptions) {
     if (options.secret.length < MIN_SECRET_CHARS) throw new Error("session secret too short");
@@ -187,6 +241,15 @@ export class SessionStore {
     this.maxSessions = options.maxSessions ?? 10_000;
     this.maxPerUser = options.maxPerUser ?? 20;
     this.now = options.now ?? Date.now;
+  }
+
+  /** Be told about every change (one observer: the session file). */
+  observe(observer: ((change: SessionChange) => void) | null): void {
+    this.observer = observer;
+  }
+
+  private changed(change: SessionChange): void {
+    this.observer?.(change);
   }
 
   /** Start a new session (always a fresh id: sign-in never reuses one). Returns the cookie value. */
@@ -199,25 +262,40 @@ export class SessionStore {
     const id = randomBytes(32).toString("base64url");
     const session: SessionRecord = {
       id,
+      key: sessionKey(id),
       principal,
       csrfToken: randomBytes(32).toString("base64url"),
       createdAt: now,
       lastSeenAt: now,
       expiresAt: now + this.absoluteMs,
-      ...(meta.ip !== undefined ? { ip: meta.ip } : {}),
-      ...(meta.userAgent !== undefined ? { userAgent: meta.userAgent.slice(0, 256) } : {}),
+      ...(meta.ip !== undefined ? { ip: meta.ip.slice(0, MAX_IP_CHARS) } : {}),
+      ...(meta.userAgent !== undefined ? { userAgent: meta.userAgent.slice(0, MAX_USER_AGENT_CHARS) } : {}),
       ...(meta.credentialTag !== undefined ? { credentialTag: meta.credentialTag } : {}),
     };
-    this.sessions.set(id, session);
-    const owner = ownerKey(principal);
-    const mine = [...this.sessions.values()].filter((s) => ownerKey(s.principal) === owner);
-    for (const old of mine.slice(0, Math.max(0, mine.length - this.maxPerUser))) this.sessions.delete(old.id);
+    this.sessions.set(session.key, session);
+    this.enforceLimits(ownerKey(principal));
+    this.changed("change");
+    return { session, cookieValue: signSessionId(this.secret, id) };
+  }
+
+  /** Drop the oldest sessions beyond the per-user bound (for `owner`, or every owner) and the overall bound. */
+  private enforceLimits(owner?: string): void {
+    const byOwner = new Map<string, SessionRecord[]>();
+    for (const s of this.sessions.values()) {
+      const k = ownerKey(s.principal);
+      if (owner !== undefined && k !== owner) continue;
+      let list = byOwner.get(k);
+      if (!list) byOwner.set(k, (list = []));
+      list.push(s);
+    }
+    for (const mine of byOwner.values()) {
+      for (const old of mine.slice(0, Math.max(0, mine.length - this.maxPerUser))) this.sessions.delete(old.key);
+    }
     while (this.sessions.size > this.maxSessions) {
       const oldest = this.sessions.keys().next().value;
       if (oldest === undefined) break;
       this.sessions.delete(oldest);
     }
-    return { session, cookieValue: signSessionId(this.secret, id) };
   }
 
   /** The live session for a cookie value, refreshing its idle timer; undefined when unknown, forged or expired. */
@@ -225,18 +303,27 @@ export class SessionStore {
     if (cookieValue === undefined || cookieValue === "") return undefined;
     const sid = verifySessionCookieValue(this.secret, cookieValue);
     if (sid === null) return undefined;
-    const session = this.sessions.get(sid);
+    const key = sessionKey(sid);
+    let session = this.sessions.get(key);
     if (!session) return undefined;
     const now = this.now();
     if (this.expired(session, now)) {
-      this.sessions.delete(sid);
+      this.sessions.delete(key);
+      this.changed("change");
       return undefined;
     }
+    if (session.id === UNKNOWN_ID) {
+      // Restored from disk and presented for the first time since: nobody
+      // holds this object yet, so replace it (same place in the map).
+      session = { ...session, id: sid };
+      this.sessions.set(key, session);
+    }
     session.lastSeenAt = now;
+    this.changed("touch");
     return session;
   }
 
-  private expired(s: SessionRecord, now: number): boolean {
+  private expired(s: Pick<SessionRecord, "expiresAt" | "lastSeenAt">, now: number): boolean {
     return now >= s.expiresAt || now - s.lastSeenAt >= this.idleMs;
   }
 
@@ -245,19 +332,34 @@ export class SessionStore {
     return Math.min(session.expiresAt, session.lastSeenAt + this.idleMs);
   }
 
-  destroy(session: SessionRecord | string): void {
-    this.sessions.delete(typeof session === "string" ? session : session.id);
+  /** Change who a session belongs to (users-file changes) or its credential fingerprint (own password change). */
+  update(session: SessionRecord, changes: { principal?: Principal; credentialTag?: string }): void {
+    let changed = false;
+    if (changes.principal !== undefined && !samePrincipal(session.principal, changes.principal)) changed = true;
+    if (changes.principal !== undefined) session.principal = changes.principal;
+    if (changes.credentialTag !== undefined && changes.credentialTag !== session.credentialTag) {
+      session.credentialTag = changes.credentialTag;
+      changed = true;
+    }
+    if (changed && this.sessions.get(session.key) === session) this.changed("change");
   }
 
-  /** End every session of a users-file user (password change, disabled), optionally keeping one. */
+  /** End a session (a record, or a raw session id). */
+  destroy(session: SessionRecord | string): void {
+    if (this.sessions.delete(typeof session === "string" ? sessionKey(session) : session.key)) this.changed("change");
+  }
+
+  /** End every session of a users-file user (password change, disabled), optionally keeping one (by raw id). */
   destroyForUser(username: string, keepId?: string): number {
+    const keep = keepId !== undefined ? sessionKey(keepId) : undefined;
     let n = 0;
     for (const s of [...this.sessions.values()]) {
-      if (!s.principal.ephemeral && s.principal.username === username && s.id !== keepId) {
-        this.sessions.delete(s.id);
+      if (!s.principal.ephemeral && s.principal.username === username && s.key !== keep) {
+        this.sessions.delete(s.key);
         n++;
       }
     }
+    if (n > 0) this.changed("change");
     return n;
   }
 
@@ -267,11 +369,66 @@ export class SessionStore {
 
   sweep(): void {
     const now = this.now();
-    for (const s of [...this.sessions.values()]) if (this.expired(s, now)) this.sessions.delete(s.id);
+    let n = 0;
+    for (const s of [...this.sessions.values()]) {
+      if (this.expired(s, now)) {
+        this.sessions.delete(s.key);
+        n++;
+      }
+    }
+    if (n > 0) this.changed("change");
   }
 
   private sweepSometimes(): void {
     if (++this.ops % 64 === 0) this.sweep();
+  }
+
+  /** Every session as persisted (no raw ids), oldest first. */
+  snapshot(): StoredSession[] {
+    return [...this.sessions.values()].map((s) => ({
+      key: s.key,
+      principal: { ...s.principal },
+      csrfToken: s.csrfToken,
+      createdAt: s.createdAt,
+      lastSeenAt: s.lastSeenAt,
+      expiresAt: s.expiresAt,
+      ...(s.ip !== undefined ? { ip: s.ip } : {}),
+      ...(s.userAgent !== undefined ? { userAgent: s.userAgent } : {}),
+      ...(s.credentialTag !== undefined ? { credentialTag: s.credentialTag } : {}),
+    }));
+  }
+
+  /**
+   * Add sessions read back from disk (validated by the caller). Applies this
+   * store's own rules: expired ones (idle, or absolute — including a shorter
+   * BATON_SESSION_MAX_HOURS than when they were written) are dropped, and so
+   * are the oldest beyond the per-user and overall bounds. Never extends a
+   * session. Returns how many were kept.
+   */
+  restore(stored: readonly StoredSession[]): number {
+    const now = this.now();
+    const sorted = [...stored].sort((a, b) => a.createdAt - b.createdAt);
+    const before = this.sessions.size;
+    for (const s of sorted) {
+      if (this.sessions.has(s.key)) continue;
+      const record: SessionRecord = {
+        id: UNKNOWN_ID,
+        key: s.key,
+        principal: { ...s.principal },
+        csrfToken: s.csrfToken,
+        createdAt: s.createdAt,
+        // A clock that went back must not stretch the idle timer.
+        lastSeenAt: Math.min(s.lastSeenAt, now),
+        expiresAt: Math.min(s.expiresAt, s.createdAt + this.absoluteMs),
+        ...(s.ip !== undefined ? { ip: s.ip.slice(0, MAX_IP_CHARS) } : {}),
+        ...(s.userAgent !== undefined ? { userAgent: s.userAgent.slice(0, MAX_USER_AGENT_CHARS) } : {}),
+        ...(s.credentialTag !== undefined ? { credentialTag: s.credentialTag } : {}),
+      };
+      if (this.expired(record, now)) continue;
+      this.sessions.set(record.key, record);
+    }
+    this.enforceLimits();
+    return Math.max(0, this.sessions.size - before);
   }
 }
 

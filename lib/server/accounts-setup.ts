@@ -1,5 +1,6 @@
 // Console accounts for `npm start`: the users file (created with a bootstrap
-// admin on first start), the session secret, and the Accounts service.
+// admin on first start), the session secret, the Accounts service, and its
+// sign-ins restored from the sessions file (BATON_SESSIONS_FILE).
 import type { Env } from "@/lib/accounts/env";
 import { createAccountsFromEnv, type Accounts, type AccountsLogger } from "@/lib/accounts/accounts";
 import type { ScryptParams } from "@/lib/accounts/password";
@@ -16,6 +17,8 @@ export interface AccountsSetup {
   accounts: Accounts;
   secret: Buffer;
   usersFile: string;
+  /** Where sign-ins are kept across restarts; null when BATON_SESSIONS_FILE=off. Flush with accounts.flushSessions(). */
+  sessionsFile: string | null;
   bootstrap: BootstrapResult;
   /** A warning about the users file's permissions, if any. */
   permissionWarning: string | null;
@@ -26,8 +29,16 @@ export async function setupAccounts(env: Env, logger: AccountsLogger, options: {
   const bootstrap = await ensureBootstrapAdmin(usersFile, options.scrypt ? { scrypt: options.scrypt } : {});
   const secretFile = env.BATON_SESSION_SECRET_FILE?.trim();
   const secret = await loadSessionSecret({ env, ...(secretFile ? { file: secretFile } : {}) });
+  // Restores the sign-ins kept in the sessions file, so a restart signs nobody out.
   const accounts = await createAccountsFromEnv(env, { sessionSecret: secret, logger, ...(options.scrypt ? { scrypt: options.scrypt } : {}) });
-  return { accounts, secret, usersFile, bootstrap, permissionWarning: await usersFilePermissionWarning(usersFile) };
+  return {
+    accounts,
+    secret,
+    usersFile,
+    sessionsFile: accounts.sessionsFile,
+    bootstrap,
+    permissionWarning: await usersFilePermissionWarning(usersFile),
+  };
 }
 
 /**

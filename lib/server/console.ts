@@ -306,6 +306,8 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
             });
             server.closeIdleConnections();
           });
+          // No request can change a sign-in any more: save them for the next start.
+          await auth?.accounts.flushSessions();
           await app?.close().catch((err: unknown) => logger.warn({ err }, "Next.js did not close cleanly"));
           await embedded?.close();
           logger.info({}, "Baton console stopped");
