@@ -240,13 +240,7 @@ function onComplete(state: TaskState, event: SessionEvent, draft: Draft | undefi
     timestampMs: eventTimeMs(event),
     messageId: env.messageId,
   };
-  const updated = writable(draft, task);
-  updated.status = "completed";
-  updated.latestProgress = 1;
-  updated.terminalReport = report;
-  const next = withTask(state, updated, draft);
-  next.phase = nextPhase(state, "Completed");
-  return next;
+  return withTerminalReport(state, task, report, draft);
 }
 
 function onFail(state: TaskState, event: SessionEvent, draft: Draft | undefined): TaskState {
@@ -264,11 +258,18 @@ function onFail(state: TaskState, event: SessionEvent, draft: Draft | undefined)
     timestampMs: eventTimeMs(event),
     messageId: env.messageId,
   };
+  return withTerminalReport(state, task, report, draft);
+}
+
+/** The task's terminal report; status, progress and phase follow from its kind. */
+function withTerminalReport(state: TaskState, task: TaskRecord, report: TaskTerminalReport, draft: Draft | undefined): TaskState {
+  const complete = report.kind === "complete";
   const updated = writable(draft, task);
-  updated.status = "failed";
+  updated.status = complete ? "completed" : "failed";
+  if (complete) updated.latestProgress = 1;
   updated.terminalReport = report;
   const next = withTask(state, updated, draft);
-  next.phase = nextPhase(state, "Failed");
+  next.phase = nextPhase(state, complete ? "Completed" : "Failed");
   return next;
 }
 
