@@ -36,12 +36,12 @@
 // corrupt file never stops the console: it is moved aside
 // (`<file>.corrupt-<time>`) with a warning and the console starts with no
 // sessions; malformed records are dropped one by one.
-import { createHmac, randomBytes } from "node:crypto";
-import { constants as fsConstants } from "node:fs";
-import { chmod, mkdir, open, readFile, rename, unlink } from "node:fs/promises";
+import { createHmac } from "node:crypto";
+import { readFile, rename } from "node:fs/promises";
 import path from "node:path";
 import { isRole } from "@/lib/authz/roles";
 import type { Env } from "./env";
+import { writePrivateFileAtomic } from "./private-file";
 import {
   DEFAULT_SESSION_SECRET_FILE,
   MAX_IP_CHARS,
@@ -184,35 +184,6 @@ function serialize(fingerprint: string, savedAt: number, sessions: readonly Stor
 }
 
 // ------------------------------------------------------------------ disk
-
-/** Write `content` to `file` atomically with mode 0600: temp file in the same folder, fsync, rename, fsync the folder. */
-async function writeFileAtomic(file: string, content: string): Promise<void> {
-  const dir = path.dirname(file);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
-  const fh = await open(tmp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL, 0o600);
-  try {
-    await fh.writeFile(content, "utf8");
-    await fh.sync();
-    await fh.close();
-    await chmod(tmp, 0o600); // whatever the umask
-    await rename(tmp, file);
-  } catch (e) {
-    await fh.close().catch(() => undefined);
-    await unlink(tmp).catch(() => undefined);
-    throw e;
-  }
-  try {
-    const d = await open(dir, "r");
-    try {
-      await d.sync();
-    } finally {
-      await d.close();
-    }
-  } catch {
-    // Not supported everywhere; the rename is atomic regardless.
-  }
-}
 
 // ------------------------------------------------------------- the writer
 
@@ -398,7 +369,7 @@ export class SessionFile {
     this.pending = null;
     this.writing = (async () => {
       try {
-        await writeFileAtomic(this.file, serialize(this.fingerprint, this.now(), store.snapshot()));
+        await writePrivateFileAtomic(this.file, serialize(this.fingerprint, this.now(), store.snapshot()));
         this.writeCount++;
       } catch (e) {
         // Keep the sessions in memory and try again later.

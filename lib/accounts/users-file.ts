@@ -24,13 +24,13 @@
 //
 // Writes are atomic (temporary file + rename, mode 0600) and serialized
 // between processes (the console and `npm run users`) by a lock file.
-import { randomBytes } from "node:crypto";
 import { constants as fsConstants } from "node:fs";
-import { chmod, link, mkdir, open, readFile, rename, stat, unlink } from "node:fs/promises";
+import { link, mkdir, open, readFile, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import type { Env } from "./env";
 import { isValidParticipantId } from "@/lib/authz/decide";
 import { ROLES, isRole, type Role } from "@/lib/authz/roles";
+import { syncDir, writePrivateFileAtomic, writePrivateTemp } from "./private-file";
 import { DEFAULT_SCRYPT, generatePassword, hashPassword, parsePasswordHash, type ScryptParams } from "./password";
 
 export const DEFAULT_USERS_FILE = "./data/users.json";
@@ -268,48 +268,10 @@ function serialize(data: UsersFile): string {
   return `${JSON.stringify(data, null, 2)}\n`;
 }
 
-async function writeTemp(file: string, text: string): Promise<string> {
-  const dir = path.dirname(file);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
-  const fh = await open(tmp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL, 0o600);
-  try {
-    await fh.writeFile(text, "utf8");
-    await fh.sync();
-  } catch (e) {
-    await fh.close().catch(() => undefined);
-    await unlink(tmp).catch(() => undefined);
-    throw e;
-  }
-  await fh.close();
-  await chmod(tmp, 0o600);
-  return tmp;
-}
-
-async function syncDir(dir: string): Promise<void> {
-  try {
-    const fh = await open(dir, "r");
-    try {
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-  } catch {
-    // Not supported everywhere (e.g. some filesystems); the rename is still atomic.
-  }
-}
-
 /** Validate and write the whole file atomically (temp file + rename, mode 0600). */
 export async function writeUsersFile(file: string, data: UsersFile): Promise<void> {
   const valid = validateUsersFile(JSON.parse(JSON.stringify(data)) as unknown, file);
-  const tmp = await writeTemp(file, serialize(valid));
-  try {
-    await rename(tmp, file);
-  } catch (e) {
-    await unlink(tmp).catch(() => undefined);
-    throw e;
-  }
-  await syncDir(path.dirname(file));
+  await writePrivateFileAtomic(file, serialize(valid));
 }
 
 /**
@@ -318,7 +280,7 @@ export async function writeUsersFile(file: string, data: UsersFile): Promise<voi
  */
 export async function createUsersFileExclusive(file: string, data: UsersFile): Promise<boolean> {
   const valid = validateUsersFile(JSON.parse(JSON.stringify(data)) as unknown, file);
-  const tmp = await writeTemp(file, serialize(valid));
+  const tmp = await writePrivateTemp(file, serialize(valid));
   try {
     await link(tmp, file);
     await syncDir(path.dirname(file));
