@@ -1,8 +1,14 @@
 // Payload pieces without state, shared by the server-rendered first view
-// (StaticPayload) and the live viewers (PayloadView): the JSON tree (native
-// <details>, so it folds without JavaScript), its frame, and plain text.
+// (StaticPayload) and the live viewers (PayloadView): the choice of view by
+// content kind, the JSON tree (native <details>, so it folds without
+// JavaScript), its frame, and plain text. What differs between the two
+// (JSON's plain-text toggle, the download button) comes in as renderers.
 
+import clsx from "clsx";
 import type { ReactNode } from "react";
+import type { ClassifiedContent } from "@/lib/client/content";
+import type { PayloadBlob } from "@/lib/client/event-details";
+import { MarkdownView } from "@/components/session/Markdown";
 
 type JsonValue = null | boolean | number | string | JsonValue[] | { [k: string]: JsonValue };
 
@@ -86,6 +92,50 @@ export function TextBlock({ text, note }: { text: string; note?: string }) {
         {text}
       </pre>
       {note ? <p className="text-xs text-slate-600 dark:text-slate-400">{note}</p> : null}
+    </div>
+  );
+}
+
+/** The parts of a payload view that the live view and the first view draw differently. */
+export interface PayloadRenderers {
+  json(value: unknown, label: string): ReactNode;
+  binary(blob: PayloadBlob, mediaType: string, note: string | undefined): ReactNode;
+}
+
+/**
+ * A classified blob: markdown, JSON, text or binary. An untyped blob (task
+ * input/output, `labelled`) shows its label above the content.
+ */
+export function ClassifiedPayload({
+  blob,
+  content,
+  render,
+  labelled = false,
+  className,
+}: {
+  blob: PayloadBlob;
+  content: ClassifiedContent;
+  render: PayloadRenderers;
+  labelled?: boolean;
+  className?: string;
+}) {
+  const body = (() => {
+    switch (content.kind) {
+      case "markdown":
+        return <MarkdownView text={content.text ?? ""} />;
+      case "json":
+        return render.json(content.json, `${blob.label} · JSON`);
+      case "text":
+        return <TextBlock text={content.text ?? ""} {...(content.note ? { note: content.note } : {})} />;
+      case "binary":
+        return render.binary(blob, content.mediaType, content.note);
+    }
+  })();
+  if (!labelled) return <div className={clsx("min-w-0", className)}>{body}</div>;
+  return (
+    <div className={clsx("min-w-0 space-y-1", className)}>
+      <p className="text-xs font-medium text-slate-700 dark:text-slate-300">{blob.label}</p>
+      {body}
     </div>
   );
 }

@@ -8,15 +8,14 @@
 // payload can run script: there is no dangerouslySetInnerHTML anywhere on
 // this path.
 
-import clsx from "clsx";
 import { useMemo, useState } from "react";
-import { classifyContent, downloadName, prettyJson, sniffContent, type ClassifiedContent } from "@/lib/client/content";
+import { classifyContent, downloadName, prettyJson, sniffContent } from "@/lib/client/content";
 import { downloadBytes } from "@/lib/client/download";
 import { formatBytes } from "@/lib/client/format";
 import type { PayloadBlob } from "@/lib/client/event-details";
 import { Icon } from "@/components/Icon";
 import { MarkdownView } from "@/components/session/Markdown";
-import { JsonFrame, JsonTree, TextBlock } from "@/components/session/PayloadParts";
+import { ClassifiedPayload, JsonFrame, JsonTree, type PayloadRenderers } from "@/components/session/PayloadParts";
 
 // Other views (the handoff forms' preview) import MarkdownView from here.
 export { MarkdownView };
@@ -65,36 +64,19 @@ export function DownloadButton({ blob, note, mediaType }: { blob: PayloadBlob; n
   );
 }
 
-function Classified({ blob, content }: { blob: PayloadBlob; content: ClassifiedContent }) {
-  switch (content.kind) {
-    case "markdown":
-      return <MarkdownView text={content.text ?? ""} />;
-    case "json":
-      return <JsonView value={content.json} label={`${blob.label} · JSON`} />;
-    case "text":
-      return <TextBlock text={content.text ?? ""} {...(content.note ? { note: content.note } : {})} />;
-    case "binary":
-      return <DownloadButton blob={blob} mediaType={content.mediaType} {...(content.note ? { note: content.note } : {})} />;
-  }
-}
+const LIVE: PayloadRenderers = {
+  json: (value, label) => <JsonView value={value} label={label} />,
+  binary: (blob, mediaType, note) => <DownloadButton blob={blob} mediaType={mediaType} {...(note ? { note } : {})} />,
+};
 
 /** A typed blob (handoff context). */
 export function PayloadView({ blob, className }: { blob: PayloadBlob; className?: string }) {
   const content = useMemo(() => classifyContent(blob.contentType, blob.bytes), [blob]);
-  return (
-    <div className={clsx("min-w-0", className)}>
-      <Classified blob={blob} content={content} />
-    </div>
-  );
+  return <ClassifiedPayload blob={blob} content={content} render={LIVE} {...(className ? { className } : {})} />;
 }
 
 /** An untyped blob (task input/output): sniffed as JSON or text, else a download. */
 export function UntypedPayloadView({ blob, className }: { blob: PayloadBlob; className?: string }) {
   const content = useMemo(() => sniffContent(blob.bytes), [blob]);
-  return (
-    <div className={clsx("min-w-0 space-y-1", className)}>
-      <p className="text-xs font-medium text-slate-700 dark:text-slate-300">{blob.label}</p>
-      <Classified blob={blob} content={content} />
-    </div>
-  );
+  return <ClassifiedPayload blob={blob} content={content} render={LIVE} labelled {...(className ? { className } : {})} />;
 }

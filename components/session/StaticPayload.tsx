@@ -6,37 +6,23 @@
 import { classifyContent, sniffContent } from "@/lib/client/content";
 import type { PayloadBlob } from "@/lib/client/event-details";
 import { formatBytes } from "@/lib/client/format";
-import { MarkdownView } from "@/components/session/Markdown";
-import { JsonFrame, JsonTree, TextBlock } from "@/components/session/PayloadParts";
+import { ClassifiedPayload, JsonFrame, JsonTree, type PayloadRenderers } from "@/components/session/PayloadParts";
+
+const FIRST_VIEW: PayloadRenderers = {
+  json: (value, label) => (
+    <JsonFrame label={label}>
+      <JsonTree value={value} />
+    </JsonFrame>
+  ),
+  binary: (blob, mediaType, note) => (
+    <p className="text-xs text-slate-700 dark:text-slate-300" data-content="download">
+      {blob.label} ({formatBytes(blob.bytes.byteLength)}, {mediaType || "unknown type"}
+      {note ? ` · ${note}` : ""}): the download button comes with the live view.
+    </p>
+  ),
+};
 
 export function StaticPayload({ blob, typed }: { blob: PayloadBlob; typed: boolean }) {
   const content = typed ? classifyContent(blob.contentType, blob.bytes) : sniffContent(blob.bytes);
-  const body = (() => {
-    switch (content.kind) {
-      case "markdown":
-        return <MarkdownView text={content.text ?? ""} />;
-      case "json":
-        return (
-          <JsonFrame label={`${blob.label} · JSON`}>
-            <JsonTree value={content.json} />
-          </JsonFrame>
-        );
-      case "text":
-        return <TextBlock text={content.text ?? ""} {...(content.note ? { note: content.note } : {})} />;
-      case "binary":
-        return (
-          <p className="text-xs text-slate-700 dark:text-slate-300" data-content="download">
-            {blob.label} ({formatBytes(blob.bytes.byteLength)}, {content.mediaType || "unknown type"}
-            {content.note ? ` · ${content.note}` : ""}): the download button comes with the live view.
-          </p>
-        );
-    }
-  })();
-  if (typed) return <div className="min-w-0">{body}</div>;
-  return (
-    <div className="min-w-0 space-y-1">
-      <p className="text-xs font-medium text-slate-700 dark:text-slate-300">{blob.label}</p>
-      {body}
-    </div>
-  );
+  return <ClassifiedPayload blob={blob} content={content} render={FIRST_VIEW} labelled={!typed} />;
 }
