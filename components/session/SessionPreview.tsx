@@ -5,13 +5,13 @@
 // the page has loaded and the browser's own stream has caught up.
 
 import type { SessionStreamState } from "@/lib/client/session-stream-state";
-import { buildTimeline } from "@/lib/client/timeline";
+import { buildTimeline, sequencesByMessageId } from "@/lib/client/timeline";
 import { describeEvent, type PayloadBlob } from "@/lib/client/event-details";
 import { SessionHeader } from "@/components/session/SessionHeader";
-import { CommitmentBanner, HandoffSummary, TaskSummary } from "@/components/session/Summaries";
+import { SessionSummaries } from "@/components/session/Summaries";
 import { ActorLabelView } from "@/components/session/ActorLabelView";
 import { StaticPayload } from "@/components/session/StaticPayload";
-import { EventCardView, GroupHeaderView } from "@/components/session/TimelineRowViews";
+import { EventCardView, GroupHeaderView, TimelineBar } from "@/components/session/TimelineRowViews";
 
 /** Rows shown before the live view: more than a tall screen holds. */
 export const PREVIEW_ROWS = 24;
@@ -24,8 +24,7 @@ const renderOutput = (blob: PayloadBlob) => <StaticPayload blob={blob} typed={fa
 export function SessionPreview({ state, aroundSequence }: { state: SessionStreamState; aroundSequence?: number }) {
   const { sessionId, view, metadata, events } = state;
   const timeline = buildTimeline(view, events);
-  const sequences = new Map<string, number>();
-  for (const e of events) if (e.sequence !== undefined) sequences.set(e.envelope.messageId, e.sequence);
+  const sequences = sequencesByMessageId(events);
   const sequenceOf = (id: string) => sequences.get(id);
   // A deep link to one event shows the rows around it; otherwise the first rows.
   const at = aroundSequence !== undefined ? timeline.rowOfSequence.get(aroundSequence) : undefined;
@@ -35,23 +34,13 @@ export function SessionPreview({ state, aroundSequence }: { state: SessionStream
   return (
     <div className="space-y-4" data-testid="session-preview">
       <SessionHeader sessionId={sessionId} view={view} metadata={metadata} connection={CONNECTING} eventCount={events.length} />
-      <CommitmentBanner view={view} sessionId={sessionId} sequenceOf={sequenceOf} />
-      <div className="grid gap-4">
-        <HandoffSummary view={view} sessionId={sessionId} sequenceOf={sequenceOf} />
-        <TaskSummary view={view} renderOutput={renderOutput} />
-      </div>
+      <SessionSummaries view={view} sessionId={sessionId} sequenceOf={sequenceOf} renderOutput={renderOutput} />
       <section aria-labelledby="timeline-title" className="space-y-2">
-        <div className="-mx-3 flex flex-wrap items-center gap-2 border-b border-slate-200 px-3 py-2 sm:-mx-5 sm:px-5 dark:border-slate-800">
-          <h2 id="timeline-title" className="text-base font-semibold">
-            Timeline
-          </h2>
-          <span className="text-sm text-slate-700 dark:text-slate-300">
-            {events.length.toLocaleString("en-US")} event{events.length === 1 ? "" : "s"}
-          </span>
+        <TimelineBar count={events.length} sticky={false}>
           <span className="ml-auto text-sm text-slate-700 dark:text-slate-300" role="status">
             Connecting the live timeline…
           </span>
-        </div>
+        </TimelineBar>
         <div data-testid="timeline-preview">
           {rows.map((row) =>
             row.kind === "group" ? (

@@ -10,13 +10,14 @@ import { auditNdjson, auditTranscript } from "@/lib/client/audit";
 import { actorKindOf } from "@/lib/client/directory";
 import { downloadBlob } from "@/lib/client/download";
 import { parseEventHash, parseEventParam } from "@/lib/client/route-params";
-import { buildTimeline } from "@/lib/client/timeline";
+import { buildTimeline, sequencesByMessageId } from "@/lib/client/timeline";
 import { useDirectory } from "@/lib/client/use-console-data";
 import { useSessionStream } from "@/lib/client/use-session-stream";
 import { useWhoAmI } from "@/lib/client/use-whoami";
 import { Icon } from "@/components/Icon";
 import { SessionHeader } from "@/components/session/SessionHeader";
-import { CommitmentBanner, HandoffSummary, TaskSummary } from "@/components/session/Summaries";
+import { SessionSummaries } from "@/components/session/Summaries";
+import { TimelineBar } from "@/components/session/TimelineRowViews";
 import { Timeline, type TimelineHandle } from "@/components/session/Timeline";
 import { ActorDirectoryContext } from "@/components/session/ActorLabel";
 import { ActionPanel } from "@/components/session/actions/ActionPanel";
@@ -52,11 +53,7 @@ export function SessionScreen({ sessionId, preview = null }: { sessionId: string
   const { me } = useWhoAmI();
   const { directory } = useDirectory(Boolean(me));
 
-  const sequenceByMessageId = useMemo(() => {
-    const m = new Map<string, number>();
-    for (const e of events) if (e.sequence !== undefined) m.set(e.envelope.messageId, e.sequence);
-    return m;
-  }, [events]);
+  const sequenceByMessageId = useMemo(() => sequencesByMessageId(events), [events]);
   const sequenceOf = useCallback((id: string) => sequenceByMessageId.get(id), [sequenceByMessageId]);
 
   useEffect(() => {
@@ -148,20 +145,9 @@ export function SessionScreen({ sessionId, preview = null }: { sessionId: string
             </button>
           </div>
         ) : null}
-        <CommitmentBanner view={view} sessionId={sessionId} sequenceOf={sequenceOf} />
-        <div className="grid gap-4">
-          <HandoffSummary view={view} sessionId={sessionId} sequenceOf={sequenceOf} />
-          <TaskSummary view={view} renderOutput={renderOutput} />
-        </div>
+        <SessionSummaries view={view} sessionId={sessionId} sequenceOf={sequenceOf} renderOutput={renderOutput} />
         <section aria-labelledby="timeline-title" className="space-y-2">
-          <div className="sticky top-14 z-10 -mx-3 flex flex-wrap items-center gap-2 border-b border-slate-200 bg-white/95 px-3 py-2 backdrop-blur sm:-mx-5 sm:px-5 dark:border-slate-800 dark:bg-slate-950/95">
-            <h2 id="timeline-title" className="text-base font-semibold">
-              Timeline
-            </h2>
-            <span className="text-sm text-slate-700 dark:text-slate-300">
-              {events.length.toLocaleString("en-US")} event{events.length === 1 ? "" : "s"}
-              {!stream.caughtUp && events.length > 0 ? " · loading history…" : ""}
-            </span>
+          <TimelineBar count={events.length} loading={!stream.caughtUp} sticky>
             <div className="ml-auto flex flex-wrap items-center gap-2">
               <button type="button" className={toolButton} onClick={exportJson} disabled={events.length === 0} data-testid="export-json">
                 <Icon name="download" /> JSON
@@ -181,7 +167,7 @@ export function SessionScreen({ sessionId, preview = null }: { sessionId: string
                 {timeline.newestSequence !== undefined ? <span className="font-mono text-xs">#{timeline.newestSequence}</span> : null}
               </button>
             </div>
-          </div>
+          </TimelineBar>
           {missingTarget !== undefined ? (
             <p role="note" className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">
               Event #{missingTarget} is not in this session

@@ -194,3 +194,26 @@ export function TaskSummary({
     </section>
   );
 }
+
+/** Everything above the timeline: the outcome, then the offers or the task. */
+export function SessionSummaries({
+  view,
+  sessionId,
+  sequenceOf,
+  renderOutput,
+}: {
+  view: SessionView;
+  sessionId: string;
+  sequenceOf: (messageId: string) => number | undefined;
+  renderOutput: (blob: PayloadBlob) => ReactNode;
+}) {
+  return (
+    <>
+      <CommitmentBanner view={view} sessionId={sessionId} sequenceOf={sequenceOf} />
+      <div className="grid gap-4">
+        <HandoffSummary view={view} sessionId={sessionId} sequenceOf={sequenceOf} />
+        <TaskSummary view={view} renderOutput={renderOutput} />
+      </div>
+    </>
+  );
+}

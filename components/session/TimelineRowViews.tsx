@@ -185,3 +185,36 @@ export function EventCardView({
     </article>
   );
 }
+
+/** The bar above the timeline: title, event count, and the live view's tools (or a note). */
+export function TimelineBar({
+  count,
+  loading = false,
+  sticky,
+  children,
+}: {
+  count: number;
+  /** History is still being replayed. */
+  loading?: boolean;
+  /** Stays under the site header while scrolling (the live timeline). */
+  sticky: boolean;
+  children: ReactNode;
+}) {
+  return (
+    <div
+      className={clsx(
+        "-mx-3 flex flex-wrap items-center gap-2 border-b border-slate-200 px-3 py-2 sm:-mx-5 sm:px-5 dark:border-slate-800",
+        sticky && "sticky top-14 z-10 bg-white/95 backdrop-blur dark:bg-slate-950/95",
+      )}
+    >
+      <h2 id="timeline-title" className="text-base font-semibold">
+        Timeline
+      </h2>
+      <span className="text-sm text-slate-700 dark:text-slate-300">
+        {count.toLocaleString("en-US")} event{count === 1 ? "" : "s"}
+        {loading && count > 0 ? " · loading history…" : ""}
+      </span>
+      {children}
+    </div>
+  );
+}

@@ -103,3 +103,10 @@ export function buildTimeline(view: SessionView, events: readonly SessionEvent[]
   if (newest !== undefined) timeline.newestSequence = newest;
   return timeline;
 }
+
+/** Each event's sequence by message id (links from the summaries to their events). */
+export function sequencesByMessageId(events: readonly SessionEvent[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const e of events) if (e.sequence !== undefined) m.set(e.envelope.messageId, e.sequence);
+  return m;
+}
