@@ -971,6 +971,12 @@ function parseInline(s: string, refs: Map<string, Ref>): MdInline[] {
   const flush = (to: number): void => {
     if (to > textStart) appendText(s.slice(textStart, to));
   };
+  /** An autolink found at `at` (`<…>` or bare): its link node; returns where scanning resumes. */
+  const autolink = (at: number, auto: { href: string; text: string; end: number }): number => {
+    flush(at);
+    append({ type: "link", href: auto.href, title: null, children: [{ type: "text", text: auto.text }] }, 1);
+    return auto.end;
+  };
   while (i < n) {
     const ch = s[i] as string;
     let next = -1;
@@ -1059,11 +1065,7 @@ function parseInline(s: string, refs: Map<string, Ref>): MdInline[] {
         break;
       case "<": {
         const auto = angleAutolink(s, i);
-        if (auto) {
-          flush(i);
-          append({ type: "link", href: auto.href, title: null, children: [{ type: "text", text: auto.text }] }, 1);
-          next = auto.end;
-        }
+        if (auto) next = autolink(i, auto);
         break;
       }
       case "&": {
@@ -1093,11 +1095,7 @@ function parseInline(s: string, refs: Map<string, Ref>): MdInline[] {
         const prev = s[i - 1];
         if (i === 0 || prev === undefined || UNICODE_SPACE.test(prev) || "*_~(".includes(prev)) {
           const auto = bareAutolink(s, i);
-          if (auto) {
-            flush(i);
-            append({ type: "link", href: auto.href, title: null, children: [{ type: "text", text: auto.text }] }, 1);
-            next = auto.end;
-          }
+          if (auto) next = autolink(i, auto);
         }
         break;
       }
