@@ -1,6 +1,7 @@
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
 import { OIDC, authFile } from "./e2e/support/people";
+import { CHROMIUM_PATH, e2ePorts } from "./e2e/support/ports";
 
 // The app runs exactly as the README says (`npm start`), on its own ports and
 // with a fresh data directory per run under .baton/e2e-data (git-ignored).
@@ -14,9 +15,11 @@ import { OIDC, authFile } from "./e2e/support/people";
 // The run id is fixed in the main process and inherited by the workers.
 process.env.BATON_E2E_RUN ??= `run-${Date.now()}-${process.pid}`;
 
-const PORT = 3100;
+// Free ports picked at run time (e2e/support/ports.ts), so runs never collide.
+const ports = e2ePorts();
+const PORT = ports.console;
 const ORIGIN = `http://127.0.0.1:${PORT}`;
-const RUNTIME_ADDR = "127.0.0.1:50151";
+const RUNTIME_ADDR = `127.0.0.1:${ports.runtime}`;
 export const E2E_DATA_ROOT = path.join(".baton", "e2e-data");
 const dataDir = path.join(E2E_DATA_ROOT, process.env.BATON_E2E_RUN);
 const usersFile = path.join(dataDir, "accounts", "users.json");
@@ -41,7 +44,7 @@ export default defineConfig({
     // The older suites read agents' sessions as a signed-in viewer.
     storageState: authFile("wendy"),
     launchOptions: {
-      executablePath: "/usr/bin/chromium",
+      executablePath: CHROMIUM_PATH,
       args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
     },
     trace: "retain-on-failure",

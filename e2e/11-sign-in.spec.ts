@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { E2E_PASSWORD, OIDC } from "./support/people";
+import { e2ePorts } from "./support/ports";
 import { shoot, watchErrors } from "./support/ui";
 
 const SIGNED_OUT = { cookies: [], origins: [] };
@@ -81,7 +82,7 @@ test("signing in with SSO goes through the identity provider and back, as the li
     await page.getByLabel("Username").fill(OIDC.account.username);
     await page.getByLabel("Password").fill(OIDC.account.password);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await expect(page).toHaveURL(/127\.0\.0\.1:3100\/inbox$/);
+    await expect(page).toHaveURL(new RegExp(`127\\.0\\.0\\.1:${e2ePorts().console}/inbox$`));
     // Linked by verified email to Erin's account in the users file.
     await expect(page.getByTestId("user-name")).toHaveText("Erin Diaz");
     await expect(page.getByTestId("user-role")).toHaveText("Approver");

@@ -24,6 +24,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser } from "playwright-core";
+import { CHROMIUM_PATH } from "../e2e/support/ports";
 import { signIn, startApp, type RunningApp } from "./bench/web-app";
 import { coldRun, clockOffset, openLiveSession, session as browserSession, wallNow, type ColdRun } from "./bench/web-page";
 import { agents, contextPayload, seedBigSession, seedList, waitForRuntime, type Agents } from "./bench/web-seed";
@@ -65,7 +66,7 @@ const BUDGET = {
   ackToDomP95Ms: 100,
 };
 
-const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM = CHROMIUM_PATH;
 const LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"];
 
 const log = (msg: string): void => {

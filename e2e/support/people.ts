@@ -3,6 +3,7 @@
 // browser state saved by global setup (authFile).
 
 import path from "node:path";
+import { e2ePorts } from "./ports";
 
 export const E2E_PASSWORD = "e2e correct horse battery";
 
@@ -42,7 +43,10 @@ export function authFile(person: PersonKey): string {
 
 /** The local identity provider of the OIDC test (started by playwright.config.ts). */
 export const OIDC = {
-  port: 3190,
+  // Chosen per run by playwright.config.ts (e2e/support/ports.ts).
+  get port(): number {
+    return e2ePorts().oidc;
+  },
   clientId: "baton-e2e",
   clientSecret: "baton-e2e-oidc-client-secret-0123456789",
   account: { sub: "sub-erin", username: "erin-idp", password: "erin-idp-password" },
