@@ -331,10 +331,11 @@ class DirWatch {
       return;
     }
     const now = this.o.now();
+    const reported = prior?.hash !== undefined;
     if (!snap) {
       if (prior) this.entries.delete(name);
       const last = this.w.history?.last(this.dir, name);
-      if (!prior && !last?.present) return;
+      if (!reported && !last?.present) return;
       this.w.emit(
         { dir: this.dir, name, taskId: name.slice(0, -5), kind: "removed", observedAtMs: now, source, ...(prior?.lastValidStatus ? { previousStatus: prior.lastValidStatus } : {}) },
         undefined,
@@ -367,7 +368,7 @@ class DirWatch {
       dir: this.dir,
       name,
       taskId: taskIdOf(snap, name),
-      kind: prior || known?.present ? "changed" : "added",
+      kind: reported || known?.present ? "changed" : "added",
       snapshot: snap,
       observedAtMs: now,
       source,
