@@ -169,6 +169,7 @@ export class HandoffDirectory {
     }
     if (total === 0) throw new HandoffError("not-found", `no handoff matches "${p}" in ${this.dir}`);
     if (total > 1) {
+      matches.sort();
       throw new HandoffError("ambiguous", `"${p}" matches ${total} handoffs (${matches.join(", ")}${total > matches.length ? ", …" : ""}); give more of the id`, {
         matches,
       });

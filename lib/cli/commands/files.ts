@@ -7,6 +7,7 @@ import path from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
 import {
   cliHandoffDir,
+  HandoffError,
   handoffSettingsFromEnv,
   HandoffDirectory,
   HandoffWatcher,
@@ -133,12 +134,17 @@ const list: Command = {
     const status = ctx.flags.str("status");
     if (status !== undefined && !isHandoffStatus(status)) throw new UsageError(`--status must be one of ${HANDOFF_STATUSES.join(", ")}`, ctx.command.path);
     const hd = directory(ctx);
-    const r = await hd.list(status !== undefined ? { status } : {});
+    let missing = false;
+    const r = await hd.list(status !== undefined ? { status } : {}).catch((e: unknown) => {
+      if (!(e instanceof HandoffError) || e.kind !== "not-found") throw e;
+      missing = true;
+      return { handoffs: [], invalid: [], truncated: false };
+    });
     if (ctx.json) {
-      ctx.printJson({ dir: hd.dir, handoffs: r.handoffs.map(handoffJson), invalid: r.invalid.map(invalidJson), truncated: r.truncated });
+      ctx.printJson({ dir: hd.dir, exists: !missing, handoffs: r.handoffs.map(handoffJson), invalid: r.invalid.map(invalidJson), truncated: r.truncated });
       return 0;
     }
-    if (r.handoffs.length === 0) ctx.out(`no ${status ?? ""}${status ? " " : ""}handoffs in ${hd.dir}\n`);
+    if (r.handoffs.length === 0) ctx.out(`no ${status ?? ""}${status ? " " : ""}handoffs in ${hd.dir}${missing ? " (the directory does not exist yet)" : ""}\n`);
     else {
       const rows = r.handoffs.map((h) => [short(h.record.task_id), h.record.status, h.record.from_agent, who(h.record.to_agent), h.record.updated_at, clip(h.record.description, 60)]);
       ctx.out(table(["ID", "STATUS", "FROM", "TO", "UPDATED", "DESCRIPTION"], rows));
@@ -295,11 +301,17 @@ function changeJson(c: HandoffChange): Record<string, unknown> {
   };
 }
 
+/** Wait for Ctrl-C. The watchers' handles do not keep the process alive on their own, this does. */
 async function untilInterrupted(ctx: CommandContext): Promise<void> {
-  await new Promise<void>((resolve) => {
-    if (ctx.signal.aborted) return resolve();
-    ctx.signal.addEventListener("abort", () => resolve(), { once: true });
-  });
+  const keepAlive = setInterval(() => undefined, 1 << 30);
+  try {
+    await new Promise<void>((resolve) => {
+      if (ctx.signal.aborted) return resolve();
+      ctx.signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+  } finally {
+    clearInterval(keepAlive);
+  }
 }
 
 function historyStore(ctx: CommandContext): SqliteHistoryStore | undefined {
@@ -340,10 +352,8 @@ const watch: Command = {
     try {
       await w.start();
       const st = w.status()[0];
-      if (!ctx.json) {
-        const how = st?.mode === "missing" ? "waiting for it to be created" : st?.mode === "poll" ? "polling" : "file notifications";
-        ctx.err(`Watching ${dir} (${how}${history ? ", recording history" : ""}; Ctrl-C to stop)\n`);
-      }
+      const how = st?.mode === "missing" ? "waiting for it to be created" : st?.mode === "poll" ? "polling" : "file notifications";
+      ctx.err(`Watching ${dir} (${how}${history ? ", recording history" : ""}; Ctrl-C to stop)\n`);
       await untilInterrupted(ctx);
     } finally {
       w.stop();
