@@ -127,6 +127,16 @@ describe("compare-and-swap writes", () => {
     expect(JSON.parse(fs.readFileSync(path.join(dir, "t2.json"), "utf8")).to_agent).toBe("bob");
   });
 
+  it("acts only on the bytes the caller saw when given expectHash", async () => {
+    const hd = new HandoffDirectory(dir, { newId: ids("t6") });
+    const { snapshot } = await hd.offer({ description: "d", from: "x" });
+    fs.writeFileSync(snapshot.path, fs.readFileSync(snapshot.path, "utf8").replace('"d"', '"edited"'));
+    const err = await refusal(hd.act("t6", { kind: "accept", agent: "bob" }, { expectHash: snapshot.hash }));
+    expect(err).toMatchObject({ kind: "conflict", message: "t6 changed since you saw it: it is offered now" });
+    const now = await hd.resolve("t6");
+    await hd.act("t6", { kind: "accept", agent: "bob" }, { expectHash: now.hash });
+  });
+
   it("detects a writer that ignores the lock while Baton holds it, and keeps that writer's bytes", async () => {
     const foreign = async (file: string) => fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace('"offered"', '"rejected"'));
     const hd = new HandoffDirectory(dir, { newId: ids("t3"), hooks: { beforeCommit: foreign } });

@@ -218,9 +218,16 @@ export class HandoffDirectory {
     return { snapshot: written };
   }
 
-  /** Apply a state-machine action to the handoff `target` (a task-id prefix or a snapshot read before). */
-  async act(target: string | Snapshot, action: HandoffAction, opts: { signal?: AbortSignal } = {}): Promise<WriteResult> {
+  /**
+   * Apply a state-machine action to the handoff `target` (a task-id prefix or
+   * a snapshot read before). `expectHash` (e.g. the hash a person saw in the
+   * console) refuses with `conflict` unless the file is still those bytes.
+   */
+  async act(target: string | Snapshot, action: HandoffAction, opts: { signal?: AbortSignal; expectHash?: string } = {}): Promise<WriteResult> {
     const current = await this.actionable(target);
+    if (opts.expectHash !== undefined && current.hash !== opts.expectHash) {
+      throw new HandoffError("conflict", `${current.record.task_id} changed since you saw it: it is ${current.record.status}${current.record.to_agent ? ` (${current.record.to_agent})` : ""} now`, { current });
+    }
     const next = applyAction(current.record, action, this.now());
     return this.compareAndSwap(current, next, opts);
   }

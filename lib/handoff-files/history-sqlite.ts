@@ -87,6 +87,7 @@ function toSummary(r: HandoffRow): HandoffSummary {
   };
   const status = statusOrUndefined(r.status);
   if (r.problem !== null) s.problem = r.problem;
+  if (r.last_hash !== null && r.present === 1) s.hash = r.last_hash;
   if (status) s.status = status;
   if (r.from_agent !== null) s.fromAgent = r.from_agent;
   if (r.to_agent !== null) s.toAgent = r.to_agent;

@@ -40,6 +40,8 @@ export interface HandoffSummary {
   valid: boolean;
   /** Why not, when not valid. */
   problem?: string;
+  /** Hash of the latest snapshot: pass it as `expectHash` to act on exactly what was shown. */
+  hash?: string;
   /** Fields of the last valid snapshot. */
   status?: HandoffStatus;
   fromAgent?: string;
