@@ -22,6 +22,8 @@ interface SnapshotBase {
   ctimeMs?: number;
   /** The name is a symbolic link to a file inside the directory: read, never written. */
   viaSymlink: boolean;
+  /** Device, inode, size and times of what was read (a watcher compares it with a later stat). */
+  sig?: string;
 }
 
 export interface ValidSnapshot extends SnapshotBase {
@@ -65,6 +67,11 @@ export function hashBytes(bytes: Uint8Array): string {
 
 function statSignature(st: Stats): string {
   return `stat:${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
+}
+
+/** The identity and version of a file as stat sees it; equal strings mean "not changed" to a watcher. */
+export function fileSignature(st: Stats): string {
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
 }
 
 function invalid(name: string, file: string, problems: Problem[], extra: Partial<InvalidSnapshot> = {}): InvalidSnapshot {
@@ -129,9 +136,10 @@ export async function readSnapshot(dir: string, name: string, opts: ReadOptions)
   }
   try {
     const st = await fh.stat();
+    const sig = fileSignature(st);
     if (!st.isFile()) {
       const what = st.isDirectory() ? "a directory" : st.isFIFO() ? "a named pipe" : st.isSocket() ? "a socket" : "not a regular file";
-      return invalid(name, file, [{ code: "not-regular-file", message: `${what}, not a handoff file` }], { hash: statSignature(st), viaSymlink });
+      return invalid(name, file, [{ code: "not-regular-file", message: `${what}, not a handoff file` }], { hash: statSignature(st), viaSymlink, sig });
     }
     const tooLarge = (size: number) =>
       invalid(name, file, [{ code: "too-large", message: `${size > opts.maxBytes ? `${size} bytes` : "the file"} is over the ${opts.maxBytes}-byte limit` }], {
@@ -140,6 +148,7 @@ export async function readSnapshot(dir: string, name: string, opts: ReadOptions)
         mtimeMs: st.mtimeMs,
         ctimeMs: st.ctimeMs,
         viaSymlink,
+        sig,
       });
     if (st.size > opts.maxBytes) return tooLarge(st.size);
     const bytes = await readAtMost(fh, opts.maxBytes + 1, st.size);
@@ -154,11 +163,12 @@ export async function readSnapshot(dir: string, name: string, opts: ReadOptions)
         mtimeMs: st.mtimeMs,
         ctimeMs: st.ctimeMs,
         viaSymlink,
+        sig,
         ...(typeof claimed === "string" ? { taskId: claimed } : {}),
         excerpt: Buffer.from(bytes.subarray(0, 2048)).toString("utf8").slice(0, 512),
       });
     }
-    return { valid: true, name, path: file, record: parsed.record, document: parsed.document, hash, size: bytes.length, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, viaSymlink };
+    return { valid: true, name, path: file, record: parsed.record, document: parsed.document, hash, size: bytes.length, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, viaSymlink, sig };
   } finally {
     await fh.close();
   }

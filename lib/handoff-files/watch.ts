@@ -7,8 +7,8 @@
 //
 // Bounded: at most `maxFiles` files are tracked per directory (further files
 // are counted, not stored); a file rewritten in a tight loop is read at most
-// once per `minReadIntervalMs` and its pending changes collapse into one; one
-// file is read at a time per directory and never more than `maxBytes` of it;
+// once per `minReadIntervalMs` and its pending changes collapse into one; a
+// few files are read at a time per directory (8), never more than `maxBytes` of each;
 // a polling pass stretches its interval so that it spends at most a fifth of
 // the time scanning.
 
@@ -70,6 +70,9 @@ export interface DirectoryStatus {
 }
 
 export type ChangeListener = (change: HandoffChange) => void;
+
+/** Files read at once per directory. */
+const READERS = 8;
 
 interface Entry {
   sig?: string;
@@ -271,6 +274,10 @@ class DirWatch {
           this.entries.set(ent.name, e);
         }
         e.seen = gen;
+        if (e.sig === undefined) {
+          this.dirty.add(ent.name); // new (or never read): read it, no stat needed first
+          continue;
+        }
         const sig = await signature(path.join(this.dir, ent.name));
         if (sig !== e.sig) this.dirty.add(ent.name);
       }
@@ -302,17 +309,23 @@ class DirWatch {
     this.draining = true;
     try {
       let wait = Infinity;
-      for (const name of [...this.dirty]) {
-        if (this.stopped) return;
-        const e = this.entries.get(name);
-        const now = this.o.now();
-        if (e && now - e.lastReadMs < this.o.minReadIntervalMs) {
-          wait = Math.min(wait, this.o.minReadIntervalMs - (now - e.lastReadMs));
-          continue;
+      const names = [...this.dirty];
+      let next = 0;
+      // A few reads at a time (the file system answers them in parallel); never more than READERS × maxBytes in memory.
+      const reader = async () => {
+        while (next < names.length && !this.stopped) {
+          const name = names[next++] as string;
+          const e = this.entries.get(name);
+          const now = this.o.now();
+          if (e && now - e.lastReadMs < this.o.minReadIntervalMs) {
+            wait = Math.min(wait, this.o.minReadIntervalMs - (now - e.lastReadMs));
+            continue;
+          }
+          this.dirty.delete(name);
+          await this.readOne(name, source);
         }
-        this.dirty.delete(name);
-        await this.readOne(name, source);
-      }
+      };
+      await Promise.all(Array.from({ length: Math.min(READERS, names.length) }, reader));
       if (this.dirty.size && !this.stopped) this.kickDrain(Number.isFinite(wait) ? Math.max(1, wait) : 5);
     } finally {
       this.draining = false;
@@ -324,8 +337,8 @@ class DirWatch {
     let snap: Snapshot | undefined;
     let sig: string | undefined;
     try {
-      sig = await signature(path.join(this.dir, name));
       snap = this.mode === "missing" ? undefined : await readSnapshot(this.dir, name, { maxBytes: this.o.maxBytes, realDir: this.realDir });
+      sig = snap?.sig ?? (snap ? await signature(path.join(this.dir, name)) : undefined);
     } catch (e) {
       this.w.reportError(e, this.dir);
       return;
