@@ -126,17 +126,29 @@ export class HandoffDirectory {
     const invalid: InvalidSnapshot[] = [];
     let count = 0;
     let truncated = false;
+    const take = (s: Snapshot | undefined) => {
+      if (!s) return;
+      if (!s.valid) invalid.push(s);
+      else if (opts.status === undefined || s.record.status === opts.status) handoffs.push(s);
+    };
+    // A few reads in flight at once (the file system serves them in parallel).
+    const inFlight = new Set<Promise<void>>();
+    let failure: { error: unknown } | undefined;
     for await (const name of this.names()) {
       if (count >= this.maxFiles) {
         truncated = true;
         break;
       }
+      if (failure) break;
       count++;
-      const s = await this.read(name);
-      if (!s) continue;
-      if (!s.valid) invalid.push(s);
-      else if (opts.status === undefined || s.record.status === opts.status) handoffs.push(s);
+      const p: Promise<void> = this.read(name)
+        .then(take, (error: unknown) => void (failure ??= { error }))
+        .finally(() => inFlight.delete(p));
+      inFlight.add(p);
+      if (inFlight.size >= 8) await Promise.race(inFlight);
     }
+    await Promise.all(inFlight);
+    if (failure) throw failure.error;
     const when = (s: ValidSnapshot) => isoToMs(s.record.created_at) ?? 0;
     handoffs.sort((a, b) => when(a) - when(b) || a.name.localeCompare(b.name));
     invalid.sort((a, b) => a.name.localeCompare(b.name));
