@@ -20,7 +20,7 @@ import { constants as C } from "node:fs";
 import { chmod, link, lstat, mkdir, open, opendir, realpath, rename, unlink } from "node:fs/promises";
 import path from "node:path";
 import { HandoffError } from "./errors";
-import { acquireLock, type HeldLock } from "./lock";
+import { acquireLock, LOCK_SUFFIX, type HeldLock } from "./lock";
 import { checkDocument, isoToMs, serializeDocument, toDocument, type HandoffRecord, type HandoffStatus } from "./record";
 import { hashBytes, isHandoffFileName, readSnapshot, type InvalidSnapshot, type Snapshot, type ValidSnapshot } from "./snapshot";
 import { applyAction, newOffer, type HandoffAction, type OfferInput } from "./state-machine";
@@ -207,7 +207,7 @@ export class HandoffDirectory {
     await mkdir(this.dir, { recursive: true });
     this.real = undefined;
     const file = path.join(this.dir, name);
-    const tmp = await this.writeTemp(name, text, undefined);
+    const tmp = await this.writeTemp(text, undefined);
     try {
       try {
         await link(tmp, file); // atomic create-if-absent
@@ -259,8 +259,11 @@ export class HandoffDirectory {
         const now = await this.read(current.name);
         if (!now) throw new HandoffError("conflict", `${current.name} was deleted since it was read`);
         if (now.hash !== current.hash) throw new HandoffError("conflict", changedSentence(current, now), { current: now });
-        const st = await lstat(file);
-        const tmp = await this.writeTemp(current.name, text, st.mode & 0o7777);
+        const st = await lstat(file).catch((e: NodeJS.ErrnoException) => {
+          if (e.code === "ENOENT") throw new HandoffError("conflict", `${current.name} was deleted since it was read`);
+          throw e;
+        });
+        const tmp = await this.writeTemp(text, st.mode & 0o7777);
         try {
           await this.hooks.beforeCommit?.(file);
           await lock.verify();
@@ -292,16 +295,17 @@ export class HandoffDirectory {
     const doc = toDocument(record, base?.document);
     const checked = checkDocument(doc);
     if (!checked.ok) throw new HandoffError("bad-input", `the handoff would not be valid v0.1: ${checked.problems.map((p) => p.message).join("; ")}`);
-    const name = `${record.task_id}.json`;
-    if (Buffer.byteLength(name, "utf8") > 255) throw new HandoffError("bad-input", "the task_id is too long for a file name");
+    // Room for the lock file's name (<task_id>.json.lock) within the usual 255-byte limit.
+    if (Buffer.byteLength(`${record.task_id}.json${LOCK_SUFFIX}`, "utf8") > 255) throw new HandoffError("bad-input", "the task_id is too long for a file name");
     const text = serializeDocument(doc);
     const size = Buffer.byteLength(text, "utf8");
     if (size > this.maxBytes) throw new HandoffError("too-large", `the handoff would be ${size} bytes, over the ${this.maxBytes}-byte limit`);
     return text;
   }
 
-  private async writeTemp(name: string, text: string, mode: number | undefined): Promise<string> {
-    const tmp = path.join(this.dir, `.${name}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  private async writeTemp(text: string, mode: number | undefined): Promise<string> {
+    // Hidden (never listed as a handoff) and short (whatever the length of the task_id).
+    const tmp = path.join(this.dir, `.baton-${process.pid}-${randomBytes(6).toString("hex")}.tmp`);
     const fh = await open(tmp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o666);
     try {
       await fh.writeFile(text, "utf8");

@@ -19,6 +19,7 @@ import { randomBytes } from "node:crypto";
 import { constants as C, readlinkSync } from "node:fs";
 import { link, lstat, open, readFile, rename, unlink } from "node:fs/promises";
 import os from "node:os";
+import path from "node:path";
 import { HandoffError } from "./errors";
 
 export interface LockOptions {
@@ -140,7 +141,8 @@ export class HeldLock {
  * (link never replaces an existing lock). Returns whether `expected` was removed.
  */
 export async function removeIfSame(lockPath: string, expected: LockIdentity): Promise<boolean> {
-  const aside = `${lockPath}.${randomBytes(6).toString("hex")}.breaking`;
+  // Hidden and short, next to the lock (rename stays within the directory).
+  const aside = path.join(path.dirname(lockPath), `.baton-${randomBytes(6).toString("hex")}.breaking`);
   try {
     await rename(lockPath, aside);
   } catch (e) {

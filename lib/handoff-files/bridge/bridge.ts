@@ -442,8 +442,8 @@ export class HandoffBridge {
           ? {
               terminal:
                 report.kind === "complete"
-                  ? { kind: "complete" as const, assignee: report.assignee, summary: report.summary, output: report.output }
-                  : { kind: "fail" as const, assignee: report.assignee, errorCode: report.errorCode, reason: report.reason },
+                  ? { kind: "complete" as const, assignee: report.assignee, atMs: report.timestampMs, summary: report.summary, output: report.output }
+                  : { kind: "fail" as const, assignee: report.assignee, atMs: report.timestampMs, errorCode: report.errorCode, reason: report.reason },
             }
           : {}),
       };

@@ -17,6 +17,8 @@ const rec = (over: Partial<HandoffRecord> = {}): HandoffRecord => ({
   updated_at: "2026-11-20T10:00:00Z",
   ...over,
 });
+/** MACP reports happen after the file's last change (10:00) unless a test says otherwise. */
+const T0 = Date.UTC(2026, 10, 20, 10, 5);
 const none: SessionView = { exists: false, participants: [] };
 const open = (task?: SessionView["task"], extra: Partial<SessionView> = {}): SessionView => ({
   exists: true,
@@ -62,7 +64,7 @@ describe("file → MACP", () => {
   it("sends only what the session lacks", () => {
     const p = planFor(rec({ status: "completed", to_agent: "worker" }), open(requested({ activeAssignee: "worker" })), POOL);
     expect(p).toEqual({ kind: "send", steps: [{ kind: "complete", as: "worker" }, { kind: "commit", action: "task.completed" }] });
-    const done = open(requested({ activeAssignee: "worker", terminal: { kind: "complete", assignee: "worker", summary: "", output: new Uint8Array() } }), {
+    const done = open(requested({ activeAssignee: "worker", terminal: { kind: "complete", assignee: "worker", atMs: T0, summary: "", output: new Uint8Array() } }), {
       state: "RESOLVED",
       commitmentAction: "task.completed",
     });
@@ -81,17 +83,17 @@ describe("MACP → file", () => {
       kind: "file",
       action: { kind: "reject", agent: "worker", context: { macp_reason: "busy", macp_session_id: "s-1" } },
     });
-    const completed = open(requested({ activeAssignee: "worker", terminal: { kind: "complete", assignee: "worker", summary: "done", output: new TextEncoder().encode("42") } }));
+    const completed = open(requested({ activeAssignee: "worker", terminal: { kind: "complete", assignee: "worker", atMs: T0, summary: "done", output: new TextEncoder().encode("42") } }));
     expect(planFor(rec({ status: "accepted", to_agent: "worker" }), completed, POOL, "s-1")).toMatchObject({
       kind: "file",
       action: { kind: "complete", agent: "worker", context: { macp_summary: "done", macp_output: "42", macp_session_id: "s-1" } },
     });
-    const failed = open(requested({ activeAssignee: "worker", terminal: { kind: "fail", assignee: "worker", errorCode: "E", reason: "boom" } }));
+    const failed = open(requested({ activeAssignee: "worker", terminal: { kind: "fail", assignee: "worker", atMs: T0, errorCode: "E", reason: "boom" } }));
     expect(planFor(rec({ status: "accepted", to_agent: "worker" }), failed, POOL)).toMatchObject({ kind: "file", action: { kind: "fail", context: { macp_error_code: "E", macp_reason: "boom" } } });
   });
 
   it("lets binary or large outputs stay in MACP only", () => {
-    const big = open(requested({ activeAssignee: "worker", terminal: { kind: "complete", assignee: "worker", summary: "s", output: new Uint8Array([0xff, 0xfe]) } }));
+    const big = open(requested({ activeAssignee: "worker", terminal: { kind: "complete", assignee: "worker", atMs: T0, summary: "s", output: new Uint8Array([0xff, 0xfe]) } }));
     const p = planFor(rec({ status: "accepted", to_agent: "worker" }), big, POOL);
     expect(p.kind === "file" && p.action.kind === "complete" && p.action.context).toEqual({ macp_summary: "s" });
   });
@@ -113,8 +115,17 @@ describe("disagreements: the file wins in a new session", () => {
     expect(planFor(rec(), open(requested(), { state: "CANCELLED" }), POOL)).toMatchObject({ kind: "parked" });
   });
 
+  it("a session report older than the file's last change belongs to an earlier round", () => {
+    // Failed over MACP at 10:05, then (while the bridge was down) re-offered and accepted again by the same agent at 11:00.
+    const stale = open(requested({ activeAssignee: "worker", terminal: { kind: "fail", assignee: "worker", atMs: T0, errorCode: "", reason: "" } }));
+    const again = rec({ status: "accepted", to_agent: "worker", updated_at: "2026-11-20T11:00:00Z" });
+    expect(planFor(again, stale, POOL)).toMatchObject({ kind: "new-epoch", cancelCurrent: true });
+    // The same report after the file's last change is a result to write into the file.
+    expect(planFor(rec({ status: "accepted", to_agent: "worker" }), stale, POOL)).toMatchObject({ kind: "file", action: { kind: "fail" } });
+  });
+
   it("a re-offer after a failure opens a new session (a session carries one task)", () => {
-    const failedDone = open(requested({ activeAssignee: "worker", terminal: { kind: "fail", assignee: "worker", errorCode: "", reason: "" } }), {
+    const failedDone = open(requested({ activeAssignee: "worker", terminal: { kind: "fail", assignee: "worker", atMs: T0, errorCode: "", reason: "" } }), {
       state: "RESOLVED",
       commitmentAction: "task.failed",
     });

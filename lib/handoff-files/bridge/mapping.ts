@@ -20,7 +20,7 @@
 
 import { createHmac } from "node:crypto";
 import type { HandoffAction } from "../state-machine";
-import type { HandoffRecord } from "../record";
+import { isoToMs, type HandoffRecord } from "../record";
 
 /** Message ids of the bridge's envelopes: one per step and session, so a resend is a duplicate. */
 export const BRIDGE_MESSAGE_PREFIX = "handoff-files:";
@@ -59,7 +59,8 @@ export interface SessionView {
     requestedAssignee: string;
     activeAssignee?: string;
     rejections: readonly { assignee: string; reason: string }[];
-    terminal?: { kind: "complete"; assignee: string; summary: string; output: Uint8Array } | { kind: "fail"; assignee: string; errorCode: string; reason: string };
+    /** The TaskComplete or TaskFail; `atMs` is its envelope time. */
+    terminal?: ({ kind: "complete"; summary: string; output: Uint8Array } | { kind: "fail"; errorCode: string; reason: string }) & { assignee: string; atMs: number };
   };
   commitmentAction?: string;
 }
@@ -186,6 +187,12 @@ export function planFor(rec: HandoffRecord, view: SessionView, pool: readonly st
   }
   const a = rec.to_agent;
   const contextId = sessionId ? { macp_session_id: sessionId } : {};
+  // A report in the session that is older than the file's last status change belongs to an
+  // earlier round (the file was failed and re-offered while the bridge was not looking).
+  const fileMs = isoToMs(rec.updated_at);
+  if ((rec.status === "offered" || rec.status === "accepted") && t.terminal && fileMs !== undefined && fileMs > t.terminal.atMs) {
+    return { kind: "new-epoch", reason: `the file is ${rec.status} again after the session's ${t.terminal.kind === "complete" ? "completion" : "failure"}`, cancelCurrent: true };
+  }
   switch (rec.status) {
     case "offered": {
       if (t.requestedAssignee !== a) return { kind: "new-epoch", reason: `the offer now goes to ${a || "anyone"}`, cancelCurrent: true };
