@@ -94,6 +94,26 @@ describe("baton files", () => {
     expect(dflt.dir).toBe(path.resolve(".handoffs"));
   });
 
+  it("refuses to act on any kind of invalid file and leaves each as it is", async () => {
+    const valid = (id: string) => JSON.stringify({ task_id: id, from_agent: "x", status: "offered", description: "d", created_at: "2026-01-01T00:00:00Z", updated_at: "2026-01-01T00:00:00Z" });
+    fs.writeFileSync(path.join(dir, "cut.json"), valid("cut").slice(0, 25));
+    fs.writeFileSync(path.join(dir, "huge.json"), Buffer.alloc(2 * 1024 * 1024, 0x20));
+    fs.writeFileSync(path.join(dir, "misnamed.json"), valid("someone-else"));
+    fs.writeFileSync(path.join(os.tmpdir(), `${path.basename(dir)}-outside.json`), valid("outside"));
+    fs.symlinkSync(path.join(os.tmpdir(), `${path.basename(dir)}-outside.json`), path.join(dir, "outside.json"));
+    const before = fs.readdirSync(dir).map((n) => [n, fs.lstatSync(path.join(dir, n)).mtimeMs]);
+    try {
+      for (const id of ["cut", "huge", "misnamed", "outside"]) {
+        const r = await baton(["files", "accept", id, "--agent", "bob"]);
+        expect(r.code, id).toBe(EXIT.rejected);
+        expect(r.stderr).toMatch(new RegExp(`^error: ${id}\\.json is not a valid v0.1 handoff, so Baton leaves it alone: `));
+      }
+      expect(fs.readdirSync(dir).map((n) => [n, fs.lstatSync(path.join(dir, n)).mtimeMs])).toEqual(before);
+    } finally {
+      fs.rmSync(path.join(os.tmpdir(), `${path.basename(dir)}-outside.json`), { force: true });
+    }
+  });
+
   it("shows an invalid file with its reason and refuses to act on it", async () => {
     fs.writeFileSync(path.join(dir, "bad.json"), '{"task_id": "bad"');
     const show = await baton(["files", "show", "bad"]);
