@@ -20,6 +20,7 @@ import { constants as C } from "node:fs";
 import { chmod, link, lstat, mkdir, open, opendir, realpath, rename, unlink } from "node:fs/promises";
 import path from "node:path";
 import { HandoffError } from "./errors";
+import type { HandoffHistoryStore } from "./history";
 import { acquireLock, LOCK_SUFFIX, type HeldLock } from "./lock";
 import { checkDocument, isoToMs, serializeDocument, toDocument, type HandoffRecord, type HandoffStatus } from "./record";
 import { hashBytes, isHandoffFileName, readSnapshot, type InvalidSnapshot, type Snapshot, type ValidSnapshot } from "./snapshot";
@@ -44,6 +45,12 @@ export interface HandoffDirectoryOptions {
    * after the rename. Tests use them to play a writer that ignores the lock.
    */
   hooks?: { beforeCommit?: (file: string) => Promise<void>; afterRename?: (file: string) => Promise<void> };
+  /**
+   * Baton's history of this directory. A file whose bytes were recorded as an
+   * illegal step (e.g. completed → offered by another writer) is then refused
+   * like an invalid file, though each snapshot on its own is valid.
+   */
+  history?: Pick<HandoffHistoryStore, "find">;
 }
 
 export const DIRECTORY_DEFAULTS = Object.freeze({
@@ -81,6 +88,7 @@ export class HandoffDirectory {
   private readonly now: () => number;
   private readonly newId: () => string;
   private readonly hooks: NonNullable<HandoffDirectoryOptions["hooks"]>;
+  private readonly history?: Pick<HandoffHistoryStore, "find">;
   private real?: string;
 
   constructor(dir: string, options: HandoffDirectoryOptions = {}) {
@@ -93,6 +101,13 @@ export class HandoffDirectory {
     this.now = options.now ?? Date.now;
     this.newId = options.newId ?? (() => globalThis.crypto.randomUUID());
     this.hooks = options.hooks ?? {};
+    if (options.history) this.history = options.history;
+  }
+
+  /** The reason Baton's history marks this exact snapshot invalid (an illegal step), if it does. */
+  recordedProblem(s: Snapshot): string | undefined {
+    const h = this.history?.find(this.dir, s.name);
+    return h && h.present && !h.valid && h.hash === s.hash ? (h.problem ?? "recorded as invalid") : undefined;
   }
 
   /** The directory's real path; throws `not-found` when it does not exist. */
@@ -195,6 +210,8 @@ export class HandoffDirectory {
   private async actionable(target: string | Snapshot): Promise<ValidSnapshot> {
     const s = typeof target === "string" ? await this.resolve(target) : target;
     if (!s.valid) throw new HandoffError("invalid", `${s.name} is not a valid v0.1 handoff, so Baton leaves it alone: ${s.reason}`, { name: s.name });
+    const recorded = this.recordedProblem(s);
+    if (recorded !== undefined) throw new HandoffError("invalid", `${s.name} is not a valid v0.1 handoff, so Baton leaves it alone: ${recorded}`, { name: s.name });
     if (s.viaSymlink) throw new HandoffError("read-only", `${s.name} is a symbolic link; Baton reads it but never writes through links`, { name: s.name });
     return s;
   }

@@ -219,7 +219,8 @@ export class SqliteHistoryStore implements HandoffHistoryStore {
         valid: snap ? (snap.valid && !illegal ? 1 : 0) : row.valid,
         problem: snap ? problem : row.problem,
         status: valid ? valid.record.status : reappeared ? null : row.status,
-        last_valid_status: valid ? valid.record.status : snap ? (reappeared ? null : row.last_valid_status) : null,
+        // An illegal step does not move the baseline: after completed → offered, completed is still what the handoff legally is.
+        last_valid_status: valid && !illegal ? valid.record.status : snap ? (reappeared ? null : row.last_valid_status) : null,
         from_agent: valid ? valid.record.from_agent : row.from_agent,
         to_agent: valid ? valid.record.to_agent : row.to_agent,
         description: valid ? valid.record.description : row.description,

@@ -147,6 +147,10 @@ class DirWatch {
     this.first = false;
   }
 
+  get isStopped(): boolean {
+    return this.stopped;
+  }
+
   stop(): void {
     this.stopped = true;
     this.fsw?.close();
@@ -376,7 +380,9 @@ class DirWatch {
     }
     const previousStatus = known?.present ? known.lastValidStatus : undefined;
     e.hash = snap.hash;
-    if (snap.valid) e.lastValidStatus = snap.record.status;
+    const stepNow = step(previousStatus, snap);
+    // An illegal step does not move the baseline (see the history store).
+    if (snap.valid && stepNow.step !== "illegal") e.lastValidStatus = snap.record.status;
     const change: HandoffChange = {
       dir: this.dir,
       name,
@@ -386,7 +392,7 @@ class DirWatch {
       observedAtMs: now,
       source,
       ...(previousStatus ? { previousStatus } : {}),
-      ...step(previousStatus, snap),
+      ...stepNow,
     };
     this.w.emit(change, { dir: this.dir, name, observedAtMs: now, source, snapshot: snap });
   }
@@ -451,12 +457,17 @@ export class HandoffWatcher {
     return this.dirs.map((d) => d.status());
   }
 
-  /** Force a full pass now (e.g. after the caller wrote a file itself). */
+  /** A full pass now, resolving once every change it found has been read and reported. */
   async rescan(): Promise<void> {
     await Promise.all(
       this.dirs.map(async (d) => {
         await d.scan();
         await d.drain("poll");
+        // Files read moments ago wait out their minimum interval, then are read.
+        while (d.dirty.size > 0 && !d.isStopped) {
+          await new Promise((r) => setTimeout(r, 10));
+          await d.drain("poll");
+        }
       }),
     );
   }

@@ -6,6 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { HandoffWatcher, SqliteHistoryStore } from "@/lib/handoff-files";
 import { EXIT, main } from "../main";
 
 let dir: string;
@@ -112,6 +113,34 @@ describe("baton files", () => {
     } finally {
       fs.rmSync(path.join(os.tmpdir(), `${path.basename(dir)}-outside.json`), { force: true });
     }
+  });
+
+  it("refuses a handoff Baton's history recorded as an illegal step, and lists and shows it as invalid", async () => {
+    const dataDir = path.join(dir, "data");
+    const env = { BATON_DATA_DIR: dataDir };
+    await baton(["files", "offer", "x", "--from", "a", "--id", "done-1"]);
+    await baton(["files", "accept", "done-1", "--agent", "b"]);
+    await baton(["files", "complete", "done-1"]);
+    const store = new SqliteHistoryStore(path.join(dataDir, "handoff-files.sqlite"));
+    const w = new HandoffWatcher({ dirs: [dir], mode: "poll", history: store });
+    try {
+      await w.start();
+      // Another writer puts the completed handoff back on offer: completed is final.
+      const file = path.join(dir, "done-1.json");
+      fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace('"completed"', '"offered"'));
+      await w.rescan();
+    } finally {
+      w.stop();
+      store.close();
+    }
+    const act = await baton(["files", "accept", "done-1", "--agent", "b"], env);
+    expect(act).toMatchObject({ code: EXIT.rejected, stderr: "error: done-1.json is not a valid v0.1 handoff, so Baton leaves it alone: illegal transition completed → offered: completed is final\n" });
+    expect(JSON.parse((await baton(["--json", "files", "list"], env)).stdout).invalid).toEqual([
+      expect.objectContaining({ valid: false, reason: "illegal transition completed → offered: completed is final" }),
+    ]);
+    expect((await baton(["files", "show", "done-1"], env)).stdout).toMatch(/^INVALID \(recorded by Baton's history\): illegal transition completed → offered/);
+    // Without the history (another data folder) the file alone looks like a fresh offer.
+    expect((await baton(["files", "accept", "done-1", "--agent", "b"], { BATON_DATA_DIR: path.join(dir, "elsewhere") })).code).toBe(EXIT.ok);
   });
 
   it("shows an invalid file with its reason and refuses to act on it", async () => {

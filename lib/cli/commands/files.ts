@@ -3,6 +3,7 @@
 // $HANDOFF_DIR), with the reference CLI's arguments, Baton's lock and
 // compare-and-swap writes, live watching and the bridge to MACP.
 
+import fs from "node:fs";
 import path from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
 import {
@@ -31,9 +32,26 @@ const DIR: FlagDef = { name: "dir", type: "string", value: "<path>", description
 const AGENT: FlagDef = { name: "agent", type: "string", value: "<agent>", description: "who is acting (checked against to_agent)" };
 const CONTEXT: FlagDef = { name: "context", type: "multi", value: "<key=value>", description: "add a context entry (repeatable)" };
 
+/**
+ * The handoff directory of --dir / $HANDOFF_DIR. When Baton's history store
+ * exists ($BATON_DATA_DIR/handoff-files.sqlite, kept by the console, the
+ * bridge or `files watch --record`), files it recorded as an illegal step are
+ * shown as invalid and refused too.
+ */
 function directory(ctx: CommandContext): HandoffDirectory {
   const s = handoffSettingsFromEnv(ctx.io.env);
-  return new HandoffDirectory(cliHandoffDir(ctx.flags.str("dir"), ctx.io.env), { maxBytes: s.maxBytes, maxFiles: s.maxFiles, lockStaleMs: s.lockStaleMs });
+  const historyFile = historyFileFromEnv(ctx.io.env);
+  let history: SqliteHistoryStore | undefined;
+  if (ctx.command.path[1] !== "offer" && fs.existsSync(historyFile)) {
+    history = new SqliteHistoryStore(historyFile);
+    ctx.onClose(() => history?.close());
+  }
+  return new HandoffDirectory(cliHandoffDir(ctx.flags.str("dir"), ctx.io.env), {
+    maxBytes: s.maxBytes,
+    maxFiles: s.maxFiles,
+    lockStaleMs: s.lockStaleMs,
+    ...(history ? { history } : {}),
+  });
 }
 
 function contextPairs(ctx: CommandContext): Record<string, string> {
@@ -140,18 +158,25 @@ const list: Command = {
       missing = true;
       return { handoffs: [], invalid: [], truncated: false };
     });
+    // Snapshots Baton's history recorded as an illegal step are invalid too.
+    const flagged = r.handoffs.map((h) => [h, hd.recordedProblem(h)] as const).filter(([, p]) => p !== undefined);
+    const handoffs = r.handoffs.filter((h) => !flagged.some(([f]) => f === h));
+    const invalid: { name: string; path: string; reason: string; json: Record<string, unknown> }[] = [
+      ...r.invalid.map((i) => ({ name: i.name, path: i.path, reason: i.valid ? "" : i.reason, json: invalidJson(i) })),
+      ...flagged.map(([h, p]) => ({ name: h.name, path: h.path, reason: p as string, json: { file: h.path, valid: false, reason: p, problems: [{ code: "illegal-transition", message: p }] } })),
+    ];
     if (ctx.json) {
-      ctx.printJson({ dir: hd.dir, exists: !missing, handoffs: r.handoffs.map(handoffJson), invalid: r.invalid.map(invalidJson), truncated: r.truncated });
+      ctx.printJson({ dir: hd.dir, exists: !missing, handoffs: handoffs.map(handoffJson), invalid: invalid.map((i) => i.json), truncated: r.truncated });
       return 0;
     }
-    if (r.handoffs.length === 0) ctx.out(`no ${status ?? ""}${status ? " " : ""}handoffs in ${hd.dir}${missing ? " (the directory does not exist yet)" : ""}\n`);
+    if (handoffs.length === 0) ctx.out(`no ${status ?? ""}${status ? " " : ""}handoffs in ${hd.dir}${missing ? " (the directory does not exist yet)" : ""}\n`);
     else {
-      const rows = r.handoffs.map((h) => [short(h.record.task_id), h.record.status, h.record.from_agent, who(h.record.to_agent), h.record.updated_at, clip(h.record.description, 60)]);
+      const rows = handoffs.map((h) => [short(h.record.task_id), h.record.status, h.record.from_agent, who(h.record.to_agent), h.record.updated_at, clip(h.record.description, 60)]);
       ctx.out(table(["ID", "STATUS", "FROM", "TO", "UPDATED", "DESCRIPTION"], rows));
     }
-    if (r.invalid.length) {
-      ctx.out(`\n${r.invalid.length} invalid file${r.invalid.length === 1 ? "" : "s"} (left as they are):\n`);
-      for (const i of r.invalid) if (!i.valid) ctx.out(`  ${i.name}: ${i.reason}\n`);
+    if (invalid.length) {
+      ctx.out(`\n${invalid.length} invalid file${invalid.length === 1 ? "" : "s"} (left as they are):\n`);
+      for (const i of invalid) ctx.out(`  ${i.name}: ${i.reason}\n`);
     }
     if (r.truncated) ctx.err(`(only the first ${hd.maxFiles} files were read; BATON_HANDOFF_MAX_FILES raises the limit)\n`);
     return 0;
@@ -165,15 +190,22 @@ const show: Command = {
   flags: [DIR],
   needsIdentity: false,
   async run(ctx) {
-    const s = await directory(ctx).resolve(onePositional(ctx, "task_id or a prefix of it"));
+    const hd = directory(ctx);
+    const s = await hd.resolve(onePositional(ctx, "task_id or a prefix of it"));
+    const recorded = s.valid ? hd.recordedProblem(s) : undefined;
     if (ctx.json) {
-      ctx.printJson(s.valid ? { valid: true, handoff: handoffJson(s), read_only: s.viaSymlink } : { valid: false, ...invalidJson(s) });
+      ctx.printJson(
+        s.valid
+          ? { valid: recorded === undefined, ...(recorded !== undefined ? { reason: recorded } : {}), handoff: handoffJson(s), read_only: s.viaSymlink }
+          : { valid: false, ...invalidJson(s) },
+      );
       return 0;
     }
     if (!s.valid) {
       ctx.out(fields([["file", s.path], ["valid", `no: ${s.reason}`]]));
       return 0;
     }
+    if (recorded !== undefined) ctx.out(`INVALID (recorded by Baton's history): ${recorded}\n\n`);
     const r = s.record;
     const known = new Set(["task_id", "from_agent", "to_agent", "status", "description", "context", "created_at", "updated_at"]);
     const extra = Object.entries(s.document).filter(([k]) => !known.has(k));

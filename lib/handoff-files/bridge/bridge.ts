@@ -105,7 +105,7 @@ export class HandoffBridge {
   private stopped = false;
 
   constructor(private readonly o: BridgeOptions) {
-    this.dir = new HandoffDirectory(o.dir, o.directory);
+    this.dir = new HandoffDirectory(o.dir, { ...o.directory, ...(o.history ? { history: o.history } : {}) });
     this.pool = [...new Set((o.participants ?? []).map((p) => p.trim()).filter((p) => p !== ""))];
     this.ttlMs = o.ttlMs ?? MAX_TTL_MS;
     this.maxOpen = o.maxOpenSessions ?? 1_000;
@@ -296,6 +296,11 @@ export class HandoffBridge {
     }
     if (!snap.valid) {
       this.note("blocked", taskId, `not mirrored: ${snap.reason}`);
+      return;
+    }
+    const recorded = this.dir.recordedProblem(snap);
+    if (recorded !== undefined) {
+      this.note("blocked", taskId, `not mirrored: ${recorded}`);
       return;
     }
     const rec = snap.record;
