@@ -8,7 +8,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { codeForConnectError, explainError, MacpAckError, MacpError, MacpUsageError } from "@/lib/agent/errors";
 import { Flags, suggest, tokenize, UsageError, type FlagDef } from "./args";
 import { CommandContext, GLOBAL_FLAGS, readGlobals, Refusal, type Command, type Io } from "./command";
-import { HandoffError, USAGE_KINDS } from "@/lib/handoff-files";
+import { HandoffError, USAGE_KINDS } from "@/lib/handoff-files/errors";
 import { demoCommand } from "./commands/demo";
 import { filesCommands } from "./commands/files";
 import { handoffCommands } from "./commands/handoff";

@@ -6,24 +6,12 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
-import {
-  cliHandoffDir,
-  HandoffError,
-  handoffSettingsFromEnv,
-  HandoffDirectory,
-  HandoffWatcher,
-  historyFileFromEnv,
-  isHandoffStatus,
-  SqliteHistoryStore,
-  HANDOFF_STATUSES,
-  type HandoffAction,
-  type HandoffChange,
-  type Snapshot,
-  type ValidSnapshot,
-  type WriteResult,
-} from "@/lib/handoff-files";
-import { devCredentials, HandoffBridge, SqliteBridgeState, tokenCredentials, type BridgeEvent } from "@/lib/handoff-files/bridge";
-import { MacpClient } from "@/lib/agent";
+// The library (ajv, SQLite, the bridge) loads when a files command runs, so other commands start as fast as before.
+import type { BridgeEvent } from "@/lib/handoff-files/bridge";
+import { HandoffError } from "@/lib/handoff-files/errors";
+import type { HandoffAction, HandoffChange, HandoffDirectory, Snapshot, SqliteHistoryStore, ValidSnapshot, WriteResult } from "@/lib/handoff-files";
+
+const load = () => import("@/lib/handoff-files");
 import { parseDuration, UsageError, type FlagDef } from "../args";
 import { Refusal, type Command, type CommandContext } from "../command";
 import { fields, formatClock, table } from "../format";
@@ -38,7 +26,8 @@ const CONTEXT: FlagDef = { name: "context", type: "multi", value: "<key=value>",
  * bridge or `files watch --record`), files it recorded as an illegal step are
  * shown as invalid and refused too.
  */
-function directory(ctx: CommandContext): HandoffDirectory {
+async function directory(ctx: CommandContext): Promise<HandoffDirectory> {
+  const { cliHandoffDir, handoffSettingsFromEnv, historyFileFromEnv, HandoffDirectory, SqliteHistoryStore } = await load();
   const s = handoffSettingsFromEnv(ctx.io.env);
   const historyFile = historyFileFromEnv(ctx.io.env);
   let history: SqliteHistoryStore | undefined;
@@ -124,7 +113,7 @@ const offer: Command = {
     if (description.trim() === "") throw new UsageError('what is the work? give a description in quotes', ctx.command.path);
     const to = ctx.flags.str("to");
     const id = ctx.flags.str("id");
-    const r = await directory(ctx).offer({
+    const r = await (await directory(ctx)).offer({
       description,
       from: ctx.flags.required("from"),
       ...(to !== undefined ? { to } : {}),
@@ -149,9 +138,10 @@ const list: Command = {
   needsIdentity: false,
   async run(ctx) {
     if (ctx.args.length) throw new UsageError(`unexpected argument ${ctx.args[0]}`, ctx.command.path);
+    const { isHandoffStatus, HANDOFF_STATUSES } = await load();
     const status = ctx.flags.str("status");
     if (status !== undefined && !isHandoffStatus(status)) throw new UsageError(`--status must be one of ${HANDOFF_STATUSES.join(", ")}`, ctx.command.path);
-    const hd = directory(ctx);
+    const hd = await directory(ctx);
     let missing = false;
     const r = await hd.list(status !== undefined ? { status } : {}).catch((e: unknown) => {
       if (!(e instanceof HandoffError) || e.kind !== "not-found") throw e;
@@ -190,7 +180,7 @@ const show: Command = {
   flags: [DIR],
   needsIdentity: false,
   async run(ctx) {
-    const hd = directory(ctx);
+    const hd = await directory(ctx);
     const s = await hd.resolve(onePositional(ctx, "task_id or a prefix of it"));
     const recorded = s.valid ? hd.recordedProblem(s) : undefined;
     if (ctx.json) {
@@ -240,7 +230,7 @@ function action(kind: HandoffAction["kind"], verb: string, summary: string, usag
     async run(ctx) {
       const prefix = onePositional(ctx, "task_id or a prefix of it");
       const act = build(ctx);
-      const r = await directory(ctx).act(prefix, act, { signal: ctx.signal });
+      const r = await (await directory(ctx)).act(prefix, act, { signal: ctx.signal });
       return reportWrite(ctx, verb, r);
     },
   };
@@ -346,7 +336,8 @@ async function untilInterrupted(ctx: CommandContext): Promise<void> {
   }
 }
 
-function historyStore(ctx: CommandContext): SqliteHistoryStore | undefined {
+async function historyStore(ctx: CommandContext): Promise<SqliteHistoryStore | undefined> {
+  const { historyFileFromEnv, SqliteHistoryStore } = await load();
   const file = ctx.flags.str("history") ?? (ctx.flags.bool("record") ? historyFileFromEnv(ctx.io.env) : undefined);
   return file === undefined ? undefined : new SqliteHistoryStore(file);
 }
@@ -368,9 +359,10 @@ const watch: Command = {
   needsIdentity: false,
   async run(ctx) {
     if (ctx.args.length) throw new UsageError(`unexpected argument ${ctx.args[0]}`, ctx.command.path);
+    const { cliHandoffDir, handoffSettingsFromEnv, HandoffWatcher } = await load();
     const s = handoffSettingsFromEnv(ctx.io.env);
     const dir = cliHandoffDir(ctx.flags.str("dir"), ctx.io.env);
-    const history = historyStore(ctx);
+    const history = await historyStore(ctx);
     const w = new HandoffWatcher({
       dirs: [dir],
       mode: s.watchMode,
@@ -435,6 +427,9 @@ const bridge: Command = {
   needsIdentity: false,
   async run(ctx) {
     if (ctx.args.length) throw new UsageError(`unexpected argument ${ctx.args[0]}`, ctx.command.path);
+    const { cliHandoffDir, handoffSettingsFromEnv, historyFileFromEnv, SqliteHistoryStore } = await load();
+    const { devCredentials, HandoffBridge, SqliteBridgeState, tokenCredentials } = await import("@/lib/handoff-files/bridge");
+    const { MacpClient } = await import("@/lib/agent");
     const s = handoffSettingsFromEnv(ctx.io.env);
     const dir = cliHandoffDir(ctx.flags.str("dir"), ctx.io.env);
     const ttlMs = ctx.flags.str("ttl") !== undefined ? parseDuration(ctx.flags.str("ttl") as string, "--ttl") : undefined;
