@@ -211,8 +211,10 @@ class DirWatch {
       return;
     }
     if (!isHandoffFileName(name)) return;
-    if (!this.entries.has(name) && this.entries.size >= this.o.maxFiles) {
+    // New names wait in `dirty` until read; a burst of creations cannot queue more than maxFiles of them.
+    if (!this.entries.has(name) && (this.entries.size >= this.o.maxFiles || this.dirty.size >= this.o.maxFiles)) {
       this.untracked = Math.max(this.untracked, 1);
+      if (this.entries.size < this.o.maxFiles) this.schedule(this.o.pollMs); // room left: a scan picks it up
       return;
     }
     this.dirty.add(name);
