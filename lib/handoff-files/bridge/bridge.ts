@@ -312,7 +312,7 @@ export class HandoffBridge {
         return;
       }
       if (task && rec.status !== "offered") return;
-      task = this.openEpoch(rec, (task?.epoch ?? 0) + 1, snap.hash, "offered");
+      task = this.openEpoch(rec, (task?.epoch ?? 0) + 1, snap.hash, rec.status === "offered" ? "offered" : `first seen ${rec.status}`);
     }
     if ((task.phase === "done" || task.phase === "parked") && task.fileHash === snap.hash) return;
     if (task.phase === "parked") task = this.openEpoch(rec, task.epoch + 1, snap.hash, "the file changed after its session was cancelled");
