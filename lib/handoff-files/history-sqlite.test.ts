@@ -95,6 +95,15 @@ describe("recording", () => {
     expect(s).toMatchObject({ snapshots: 12, pruned: 7 });
     expect(h.history(s?.id ?? -1).items.map((e) => e.seq)).toEqual([8, 9, 10, 11, 12]);
   });
+  it("keeps a timeline's stored documents within maxContentBytesPerHandoff, dropping the oldest", () => {
+    const h = open({ maxContentBytesPerHandoff: 64 * 1024 });
+    const pad = "x".repeat(20_000);
+    for (let i = 0; i < 10; i++) h.record(obs(snap("f", "offered", "", { pad, n: i })));
+    const s = h.find(DIR, "f.json");
+    const kept = h.history(s?.id ?? -1).items;
+    expect(kept.map((e) => e.seq)).toEqual([8, 9, 10]); // three ~20 KB documents fit in 64 KiB
+    expect(s).toMatchObject({ snapshots: 10, pruned: 7 });
+  });
 });
 
 describe("reading", () => {

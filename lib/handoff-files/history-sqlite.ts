@@ -1,7 +1,8 @@
 // HandoffHistoryStore on SQLite (better-sqlite3). One row per handoff file
 // (its current state, for lists and inboxes) and one row per observed
 // snapshot (its timeline), bounded per handoff by `maxSnapshotsPerHandoff`
-// (the oldest are dropped and counted). Recording is one IMMEDIATE
+// entries and `maxContentBytesPerHandoff` bytes of stored documents (the
+// oldest entries are dropped and counted). Recording is one IMMEDIATE
 // transaction that compares with the last recorded bytes, so several
 // processes watching one directory store each change once.
 
@@ -42,6 +43,7 @@ interface HandoffRow {
   last_change_ms: number;
   seq: number;
   pruned: number;
+  content_bytes: number;
 }
 
 interface SnapshotRow {
@@ -63,6 +65,8 @@ interface SnapshotRow {
 export interface SqliteHistoryOptions {
   /** Timeline entries kept per handoff; older ones are dropped. Default 1,000. */
   maxSnapshotsPerHandoff?: number;
+  /** Bytes of documents kept per handoff's timeline; older entries are dropped. Default 4 MiB. */
+  maxContentBytesPerHandoff?: number;
 }
 
 const STEPS: ReadonlySet<string> = new Set(["first", "same", "legal", "gap", "illegal"]);
@@ -137,11 +141,13 @@ function decodeCursor(cursor: string | undefined): [number, number] | undefined 
 export class SqliteHistoryStore implements HandoffHistoryStore {
   private readonly db: Db;
   private readonly maxSnapshots: number;
+  private readonly maxContentBytes: number;
   private readonly stmts;
 
   constructor(file: string, opts: SqliteHistoryOptions = {}) {
     this.db = openHandoffDb(file);
     this.maxSnapshots = Math.max(2, opts.maxSnapshotsPerHandoff ?? 1_000);
+    this.maxContentBytes = Math.max(HISTORY_CONTENT_LIMIT, opts.maxContentBytesPerHandoff ?? 4 * 1024 * 1024);
     const db = this.db;
     this.stmts = {
       byName: db.prepare<[string, string], HandoffRow>("SELECT * FROM handoff WHERE dir = ? AND name = ?"),
@@ -153,10 +159,16 @@ export class SqliteHistoryStore implements HandoffHistoryStore {
       updateHandoff: db.prepare(`UPDATE handoff SET task_id = @task_id, present = @present, valid = @valid, problem = @problem,
         status = @status, last_valid_status = @last_valid_status, from_agent = @from_agent, to_agent = @to_agent,
         description = @description, created_at = @created_at, updated_at = @updated_at, last_hash = @last_hash,
-        last_ctime_ms = @last_ctime_ms, last_change_ms = @last_change_ms, seq = @seq, pruned = @pruned WHERE id = @id`),
+        last_ctime_ms = @last_ctime_ms, last_change_ms = @last_change_ms, seq = @seq, pruned = @pruned, content_bytes = @content_bytes WHERE id = @id`),
       insertSnapshot: db.prepare(`INSERT INTO snapshot (handoff_id, seq, observed_at_ms, source, kind, valid, status, to_agent, step, problem, hash, size, content)
         VALUES (@handoff_id, @seq, @observed_at_ms, @source, @kind, @valid, @status, @to_agent, @step, @problem, @hash, @size, @content)`),
       prune: db.prepare<[number, number]>("DELETE FROM snapshot WHERE handoff_id = ? AND seq <= ?"),
+      oldest: db.prepare<[number, number], { seq: number; bytes: number | null }>(
+        "SELECT seq, LENGTH(CAST(content AS BLOB)) AS bytes FROM snapshot WHERE handoff_id = ? AND seq > ? ORDER BY seq LIMIT 256",
+      ),
+      bytesUpTo: db.prepare<[number, number, number], { bytes: number | null }>(
+        "SELECT SUM(LENGTH(CAST(content AS BLOB))) AS bytes FROM snapshot WHERE handoff_id = ? AND seq > ? AND seq <= ?",
+      ),
       present: db.prepare<[string], { name: string }>("SELECT name FROM handoff WHERE dir = ? AND present = 1"),
       history: db.prepare<[number, number, number], SnapshotRow>("SELECT * FROM snapshot WHERE handoff_id = ? AND seq > ? ORDER BY seq LIMIT ?"),
     };
@@ -205,9 +217,21 @@ export class SqliteHistoryStore implements HandoffHistoryStore {
         content,
       };
       this.stmts.insertSnapshot.run(entryRow);
+      // Keep the timeline within its entry and byte budgets, dropping the oldest entries.
+      let contentBytes = row.content_bytes + (content === null ? 0 : Buffer.byteLength(content, "utf8"));
       let pruned = row.pruned;
-      if (seq - pruned > this.maxSnapshots) {
-        const upTo = seq - this.maxSnapshots;
+      let upTo = Math.max(pruned, seq - this.maxSnapshots);
+      if (upTo > pruned) contentBytes -= this.stmts.bytesUpTo.get(row.id, pruned, upTo)?.bytes ?? 0;
+      while (contentBytes > this.maxContentBytes && upTo < seq - 1) {
+        const batch = this.stmts.oldest.all(row.id, upTo);
+        for (const r of batch) {
+          if (contentBytes <= this.maxContentBytes || r.seq >= seq) break;
+          contentBytes -= r.bytes ?? 0;
+          upTo = r.seq;
+        }
+        if (batch.length === 0) break;
+      }
+      if (upTo > pruned) {
         this.stmts.prune.run(row.id, upTo);
         pruned = upTo;
       }
@@ -231,6 +255,7 @@ export class SqliteHistoryStore implements HandoffHistoryStore {
         last_change_ms: obs.observedAtMs,
         seq,
         pruned,
+        content_bytes: contentBytes,
       });
       return toEntry(entryRow);
     }).immediate();

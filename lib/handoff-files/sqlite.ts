@@ -31,6 +31,7 @@ const MIGRATIONS: readonly string[] = [
     last_change_ms INTEGER NOT NULL,
     seq INTEGER NOT NULL DEFAULT 0,
     pruned INTEGER NOT NULL DEFAULT 0,
+    content_bytes INTEGER NOT NULL DEFAULT 0,
     UNIQUE (dir, name)
   );
   CREATE INDEX handoff_recent ON handoff (last_change_ms DESC, id DESC);
