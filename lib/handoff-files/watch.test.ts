@@ -107,7 +107,7 @@ describe("bounds", () => {
     expect(changes).toHaveLength(25);
     expect(w.status()[0]).toMatchObject({ tracked: 25, untracked: 35 });
     await hd.offer({ description: "one more", from: "x" });
-    await new Promise((r) => setTimeout(r, 300));
+    await w.rescan();
     expect(changes).toHaveLength(25);
     expect(w.status()[0]).toMatchObject({ tracked: 25, untracked: 36 });
   });
