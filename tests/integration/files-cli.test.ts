@@ -28,7 +28,7 @@ interface Run {
 
 function run(cmd: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(cmd, args, { cwd: work, env: { ...process.env, HANDOFF_DIR: "", ...env }, timeout: 20_000 }, (err, stdout, stderr) => {
+    execFile(cmd, args, { cwd: work, env: { ...process.env, HANDOFF_DIR: "", ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr });
     });
   });
@@ -60,7 +60,7 @@ describe("baton files with an independent v0.1 agent", () => {
         .filter((l) => l.trim())
         .map((l) => JSON.parse(l) as { kind: string; task_id: string; step?: string; handoff?: Record<string, unknown> });
     try {
-      await waitFor(() => watchErr.includes("Watching"), 15_000, "the watcher to start");
+      await waitFor(() => watchErr.includes("Watching"), 60_000, "the watcher to start");
 
       const offered = await py(["offer", dir, "Rebuild the search index", "--from", "agent://py/indexer", "--context", "shard=7"]);
       expect(offered.code, offered.stderr).toBe(0);
