@@ -102,22 +102,22 @@ describe("files bridge", () => {
       const s = (await worker.listSessions()).find((m) => m.contextId === taskId && m.participants.includes(WORKER));
       sid = s?.sessionId ?? "";
       return sid !== "";
-    }, 5_000, "the bridged session");
+    }, 15_000, "the bridged session");
     const session = await TaskSession.attach(worker, sid);
-    await waitFor(async () => ((await session.refresh()), session.projection.task !== undefined), 5_000, "the TaskRequest");
+    await waitFor(async () => ((await session.refresh()), session.projection.task !== undefined), 15_000, "the TaskRequest");
     expect(session.projection.task).toMatchObject({ taskId, title: "Backfill March invoices", requester: PLANNER, requestedAssignee: "" });
     expect(JSON.parse(new TextDecoder().decode(session.projection.task?.input))).toEqual({ month: "2026-03" });
 
     await session.acceptTask({ taskId });
-    await waitFor(() => fileOf(taskId).status === "accepted", 5_000, "the file to say accepted");
+    await waitFor(() => fileOf(taskId).status === "accepted", 15_000, "the file to say accepted");
     expect(fileOf(taskId).to_agent).toBe(WORKER);
 
     await session.complete({ taskId, summary: "48,211 invoices backfilled", output: "rows=48211" });
-    await waitFor(() => fileOf(taskId).status === "completed", 5_000, "the file to say completed");
+    await waitFor(() => fileOf(taskId).status === "completed", 15_000, "the file to say completed");
     expect(fileOf(taskId).context).toEqual({ month: "2026-03", macp_session_id: sid, macp_summary: "48,211 invoices backfilled", macp_output: "rows=48211" });
 
     // The bridge commits for the requester (the file's from_agent), which resolves the session.
-    await waitFor(async () => (await worker.getSession(sid)).state === SessionState.RESOLVED, 5_000, "the session to resolve");
+    await waitFor(async () => (await worker.getSession(sid)).state === SessionState.RESOLVED, 15_000, "the session to resolve");
     await session.refresh();
     expect(session.projection.commitment).toMatchObject({ action: "task.completed", sender: PLANNER });
     await bridge.settled();
@@ -130,23 +130,23 @@ describe("files bridge", () => {
     const { snapshot } = await hd.offer({ description: "Rotate the TLS certificates", from: PLANNER, to: FILE_AGENT });
     const taskId = snapshot.record.task_id;
     const planner = clientAs(PLANNER);
-    await waitFor(async () => (await sessionsFor(taskId)).length === 1, 5_000, "the first session");
+    await waitFor(async () => (await sessionsFor(taskId)).length === 1, 15_000, "the first session");
     const first = (await sessionsFor(taskId))[0]?.sessionId ?? "";
 
     await hd.act(taskId, { kind: "accept", agent: FILE_AGENT });
     await hd.act(taskId, { kind: "fail", context: { reason: "the HSM was offline" } });
-    await waitFor(async () => (await planner.getSession(first)).state === SessionState.RESOLVED, 5_000, "the failed session to resolve");
+    await waitFor(async () => (await planner.getSession(first)).state === SessionState.RESOLVED, 15_000, "the failed session to resolve");
     const failed = await TaskSession.attach(planner, first);
     expect(failed.projection.task).toMatchObject({ activeAssignee: FILE_AGENT, requestedAssignee: FILE_AGENT });
     expect(failed.projection.terminalReport()).toMatchObject({ kind: "fail", assignee: FILE_AGENT, retryable: true, reason: "the HSM was offline" });
     expect(failed.projection.commitment).toMatchObject({ action: "task.failed", outcomePositive: false });
 
     await hd.act(taskId, { kind: "reoffer", to: FILE_AGENT });
-    await waitFor(async () => (await sessionsFor(taskId)).length === 2, 5_000, "a second session for the re-offer");
+    await waitFor(async () => (await sessionsFor(taskId)).length === 2, 15_000, "a second session for the re-offer");
     await hd.act(taskId, { kind: "accept", agent: FILE_AGENT });
     await hd.act(taskId, { kind: "complete" });
     const second = (await sessionsFor(taskId)).find((s) => s.sessionId !== first)?.sessionId ?? "";
-    await waitFor(async () => (await planner.getSession(second)).state === SessionState.RESOLVED, 5_000, "the second session to resolve");
+    await waitFor(async () => (await planner.getSession(second)).state === SessionState.RESOLVED, 15_000, "the second session to resolve");
     const done = await TaskSession.attach(planner, second);
     expect(done.projection.events.map((e) => e.envelope.messageType)).toEqual(["SessionStart", "TaskRequest", "TaskAccept", "TaskComplete", "Commitment"]);
     expect(done.projection.commitment?.action).toBe("task.completed");
@@ -162,7 +162,7 @@ describe("files bridge", () => {
     } };
     const { bridge: crashed, events } = await startBridge({ hooks: crash });
     plainOffer(taskId, { to_agent: FILE_AGENT });
-    await waitFor(() => events.some((e) => e.kind === "error"), 5_000, "the simulated crash");
+    await waitFor(() => events.some((e) => e.kind === "error"), 15_000, "the simulated crash");
     await stopBridges();
     expect(crashed).toBeDefined();
     const planner = clientAs(PLANNER);
@@ -173,7 +173,7 @@ describe("files bridge", () => {
     await waitFor(async () => {
       const s = (await sessionsFor(taskId))[0];
       return s !== undefined && (await TaskSession.attach(planner, s.sessionId)).projection.task !== undefined;
-    }, 5_000, "the TaskRequest after the restart");
+    }, 15_000, "the TaskRequest after the restart");
     await second.bridge.settled();
     // It read the session back (the start is there), so it sent only what was missing, in the same session.
     expect(second.events.filter((e) => e.kind === "sent" || e.kind === "epoch").map((e) => (e.kind === "sent" ? [e.step, e.sessionId] : [e.kind]))).toEqual([
@@ -184,11 +184,11 @@ describe("files bridge", () => {
     const hd = new HandoffDirectory(dir);
     await hd.act(taskId, { kind: "accept", agent: FILE_AGENT });
     const sid = (await sessionsFor(taskId))[0]?.sessionId ?? "";
-    await waitFor(async () => (await TaskSession.attach(planner, sid)).projection.task?.activeAssignee === FILE_AGENT, 5_000, "the TaskAccept");
+    await waitFor(async () => (await TaskSession.attach(planner, sid)).projection.task?.activeAssignee === FILE_AGENT, 15_000, "the TaskAccept");
     await stopBridges();
     await startBridge();
     await hd.act(taskId, { kind: "complete" });
-    await waitFor(async () => (await planner.getSession(sid)).state === SessionState.RESOLVED, 5_000, "the session to resolve");
+    await waitFor(async () => (await planner.getSession(sid)).state === SessionState.RESOLVED, 15_000, "the session to resolve");
 
     expect(await sessionsFor(taskId)).toHaveLength(1);
     const history = (await TaskSession.attach(planner, sid)).projection.events.map((e) => e.envelope.messageType);

@@ -65,7 +65,7 @@ describe("baton files with an independent v0.1 agent", () => {
       const offered = await py(["offer", dir, "Rebuild the search index", "--from", "agent://py/indexer", "--context", "shard=7"]);
       expect(offered.code, offered.stderr).toBe(0);
       const id = offered.stdout.trim();
-      await waitFor(() => events().some((e) => e.task_id === id && e.handoff?.status === "offered"), 5_000, "watch to print the offer");
+      await waitFor(() => events().some((e) => e.task_id === id && e.handoff?.status === "offered"), 15_000, "watch to print the offer");
 
       const list = await baton(["--json", "files", "list", "--status", "offered"], { HANDOFF_DIR: dir });
       expect(list.code, list.stderr).toBe(0);
@@ -86,7 +86,7 @@ describe("baton files with an independent v0.1 agent", () => {
 
       const done = await py(["complete", dir, id, "--context", "documents=1200000"]);
       expect(done.code, done.stderr).toBe(0);
-      await waitFor(() => events().some((e) => e.task_id === id && e.handoff?.status === "completed"), 5_000, "watch to print the completion");
+      await waitFor(() => events().some((e) => e.task_id === id && e.handoff?.status === "completed"), 15_000, "watch to print the completion");
 
       const show = await baton(["--json", "files", "show", id.slice(0, 6), "--dir", dir]);
       expect(JSON.parse(show.stdout)).toMatchObject({ valid: true, handoff: { status: "completed", to_agent: "human:alice", context: { shard: "7", documents: "1200000" } } });
