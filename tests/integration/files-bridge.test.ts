@@ -89,7 +89,7 @@ afterEach(async () => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-describe("files bridge", () => {
+describe("files bridge", { timeout: 120_000 }, () => {
   it("an MACP agent (lib/agent) picks up a v0.1 offer and completes it; the file ends up completed", async () => {
     const { bridge } = await startBridge();
     const taskId = "5b0c7e2a-1d3f-4a6b-8c9d-0e1f2a3b4c5d";
