@@ -121,9 +121,9 @@ class DirWatch {
   private fsw?: FSWatcher;
   private timer?: NodeJS.Timeout;
   private drainTimer?: NodeJS.Timeout;
-  private scanning = false;
-  private draining = false;
-  private scanAgain = false;
+  private scanRun?: Promise<void>;
+  private scanNext?: Promise<void>;
+  private drainRun?: Promise<void>;
   private gen = 0;
   private stopped = false;
   private pollEveryMs: number;
@@ -230,13 +230,24 @@ class DirWatch {
     this.drainTimer.unref?.();
   }
 
-  /** Full pass over the directory: stat each tracked file, find new and removed ones. */
-  async scan(): Promise<void> {
-    if (this.scanning) {
-      this.scanAgain = true;
-      return;
+  /**
+   * Full pass over the directory: stat each tracked file, find new and
+   * removed ones. Resolves when a pass that started after the call is done
+   * (a call during a pass waits for it and one more).
+   */
+  scan(): Promise<void> {
+    if (!this.scanRun) {
+      this.scanRun = this.scanOnce().finally(() => (this.scanRun = undefined));
+      return this.scanRun;
     }
-    this.scanning = true;
+    this.scanNext ??= this.scanRun.then(() => {
+      this.scanNext = undefined;
+      return this.scan();
+    });
+    return this.scanNext;
+  }
+
+  private async scanOnce(): Promise<void> {
     const started = this.o.now();
     try {
       let exists = true;
@@ -297,45 +308,40 @@ class DirWatch {
       this.lastError = e instanceof Error ? e.message : String(e);
       this.w.reportError(e, this.dir);
     } finally {
-      this.scanning = false;
       const took = this.o.now() - started;
       this.lastScanMs = took;
       // Polling spends at most a fifth of the time scanning.
       this.pollEveryMs = Math.max(this.o.pollMs, took * 4);
-      if (this.scanAgain) {
-        this.scanAgain = false;
-        this.schedule(0);
-      } else this.schedule(this.mode === "watch" ? this.o.rescanMs : this.pollEveryMs);
+      this.schedule(this.mode === "watch" ? this.o.rescanMs : this.pollEveryMs);
     }
   }
 
-  /** Read every dirty file once and report what changed. */
-  async drain(source: ObservationSource): Promise<void> {
-    if (this.draining) return;
-    this.draining = true;
-    try {
-      let wait = Infinity;
-      const names = [...this.dirty];
-      let next = 0;
-      // A few reads at a time (the file system answers them in parallel); never more than READERS × maxBytes in memory.
-      const reader = async () => {
-        while (next < names.length && !this.stopped) {
-          const name = names[next++] as string;
-          const e = this.entries.get(name);
-          const now = this.o.now();
-          if (e && now - e.lastReadMs < this.o.minReadIntervalMs) {
-            wait = Math.min(wait, this.o.minReadIntervalMs - (now - e.lastReadMs));
-            continue;
-          }
-          this.dirty.delete(name);
-          await this.readOne(name, source);
+  /** Read every dirty file once and report what changed. A call during a pass waits for that pass. */
+  drain(source: ObservationSource): Promise<void> {
+    this.drainRun ??= this.drainOnce(source).finally(() => (this.drainRun = undefined));
+    return this.drainRun;
+  }
+
+  private async drainOnce(source: ObservationSource): Promise<void> {
+    let wait = Infinity;
+    const names = [...this.dirty];
+    let next = 0;
+    // A few reads at a time (the file system answers them in parallel); never more than READERS × maxBytes in memory.
+    const reader = async () => {
+      while (next < names.length && !this.stopped) {
+        const name = names[next++] as string;
+        const e = this.entries.get(name);
+        const now = this.o.now();
+        if (e && now - e.lastReadMs < this.o.minReadIntervalMs) {
+          wait = Math.min(wait, this.o.minReadIntervalMs - (now - e.lastReadMs));
+          continue;
         }
-      };
-      await Promise.all(Array.from({ length: Math.min(READERS, names.length) }, reader));
-      if (this.dirty.size && !this.stopped) this.kickDrain(Number.isFinite(wait) ? Math.max(1, wait) : 5);
-    } finally {
-      this.draining = false;
-    }
+        this.dirty.delete(name);
+        await this.readOne(name, source);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(READERS, names.length) }, reader));
+    if (this.dirty.size && !this.stopped) this.kickDrain(Number.isFinite(wait) ? Math.max(1, wait) : 5);
   }
 
   private async readOne(name: string, source: ObservationSource): Promise<void> {
