@@ -12,7 +12,8 @@ export class UsageError extends Error {
   }
 }
 
-export type FlagType = "boolean" | "string" | "list";
+/** `list`: repeatable, each value also split on commas; `multi`: repeatable, values kept whole (e.g. --context k=v). */
+export type FlagType = "boolean" | "string" | "list" | "multi";
 
 export interface FlagDef {
   name: string;
@@ -101,6 +102,9 @@ export class Flags {
       }
       if (def.type === "boolean") {
         this.values.set(name, value === true);
+      } else if (def.type === "multi") {
+        const prev = (this.values.get(name) as string[] | undefined) ?? [];
+        this.values.set(name, [...prev, String(value)]);
       } else if (def.type === "list") {
         const prev = (this.values.get(name) as string[] | undefined) ?? [];
         const items = String(value)

@@ -67,6 +67,7 @@ export function readGlobals(flags: Flags, env: Io["env"]): Globals {
 
 export class CommandContext {
   private readonly clients: MacpClient[] = [];
+  private readonly closers: (() => void)[] = [];
 
   constructor(
     readonly io: Io,
@@ -141,9 +142,15 @@ export class CommandContext {
     this.out(`✓ ${what}: accepted, session ${ack.sessionId} is ${stateName(ack.sessionState)}${dup}\n`);
   }
 
+  /** Run `fn` when the command ends (after success or failure). */
+  onClose(fn: () => void): void {
+    this.closers.push(fn);
+  }
+
   close(): void {
     for (const c of this.clients) c.close();
     this.clients.length = 0;
+    for (const fn of this.closers.splice(0)) fn();
   }
 }
 

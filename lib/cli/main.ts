@@ -8,7 +8,9 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { codeForConnectError, explainError, MacpAckError, MacpError, MacpUsageError } from "@/lib/agent/errors";
 import { Flags, suggest, tokenize, UsageError, type FlagDef } from "./args";
 import { CommandContext, GLOBAL_FLAGS, readGlobals, Refusal, type Command, type Io } from "./command";
+import { HandoffError, USAGE_KINDS } from "@/lib/handoff-files/errors";
 import { demoCommand } from "./commands/demo";
+import { filesCommands } from "./commands/files";
 import { handoffCommands } from "./commands/handoff";
 import { policyCommands } from "./commands/policy";
 import { sessionCommands } from "./commands/sessions";
@@ -16,13 +18,14 @@ import { taskCommands } from "./commands/task";
 
 export const EXIT = { ok: 0, failure: 1, rejected: 2, usage: 64, interrupted: 130 } as const;
 
-export const COMMANDS: readonly Command[] = [...sessionCommands, ...handoffCommands, ...taskCommands, ...policyCommands, demoCommand];
+export const COMMANDS: readonly Command[] = [...sessionCommands, ...handoffCommands, ...taskCommands, ...policyCommands, ...filesCommands, demoCommand];
 
 const GROUPS: readonly { name: string; summary: string }[] = [
   { name: "sessions", summary: "list, watch and inspect sessions; cancel, suspend, resume" },
   { name: "handoff", summary: "hand a responsibility over: start, offer, context, accept, decline, commit" },
   { name: "task", summary: "delegate one task: request, accept, reject, update, complete, fail, commit" },
   { name: "policy", summary: "governance policies: list, show, register, unregister" },
+  { name: "files", summary: "v0.1 file-based handoffs: offer, list, accept, complete, fail, reject, reoffer, show, watch, bridge" },
   { name: "demo", summary: "play the protocol demos (list them with `baton demo list`)" },
 ];
 
@@ -46,7 +49,7 @@ export function topHelp(): string {
     "  baton --as agent://oncall/alice handoff offer --session $SID --to agent://oncall/bob --scope \"payments on-call\"\n" +
     "  baton --as agent://oncall/bob handoff accept --session $SID\n" +
     "  baton --as agent://oncall/alice sessions show $SID\n\n" +
-    "Run `baton <command> --help` for details. Exit codes: 0 ok, 1 failure, 2 refused by the runtime, 64 usage.\n"
+    "Run `baton <command> --help` for details. Exit codes: 0 ok, 1 failure, 2 refused (by the runtime, or a lost race or illegal step on a handoff file), 64 usage.\n"
   );
 }
 
@@ -171,6 +174,19 @@ function report(e: unknown, io: Io, json: boolean, ctx: CommandContext | undefin
       io.stderr(`error: ${code}: ${explanation}\n  runtime said: ${runtimeMessage || "(no details)"}\n`);
       for (const r of reasons) io.stderr(`  reason: ${r}\n`);
     }
+    return EXIT.rejected;
+  }
+  if (e instanceof HandoffError) {
+    // Ambiguous prefixes and bad input are usage errors; everything else (a lost race, an illegal
+    // transition, an invalid file, a busy lock) is a refusal, like the runtime's.
+    if (USAGE_KINDS.has(e.kind)) {
+      const path = ctx?.command.path ?? [];
+      if (json) io.stdout(`${JSON.stringify({ ok: false, error: { kind: e.kind, message: e.message } }, null, 2)}\n`);
+      io.stderr(`baton: ${e.message}\nRun \`baton ${path.length ? `${path.join(" ")} ` : ""}--help\` for usage.\n`);
+      return EXIT.usage;
+    }
+    if (json) io.stdout(`${JSON.stringify({ ok: false, error: { kind: e.kind, message: e.message } }, null, 2)}\n`);
+    else io.stderr(`error: ${e.message}\n`);
     return EXIT.rejected;
   }
   if (e instanceof Refusal) {
