@@ -18,10 +18,14 @@
 //   MACP_MAX_PAYLOAD_BYTES with an external runtime: its payload limit, so the
 //                          console refuses larger uploads itself (default 1048576;
 //                          the embedded runtime reports its own)
+//   BATON_TRUST_PROXY      1: behind reverse proxies (X-Forwarded-Proto/-For believed)
+//   BATON_TRUSTED_PROXY_HOPS how many proxies (default 1): the client address is
+//                          that many X-Forwarded-For entries from the right
 //   BATON_NO_UI=1 / --no-ui  serve only the Connect API (no Next.js)
 //   --dev                  Next.js development mode (npm run dev)
 // The embedded runtime reads its own MACP_* variables (see README).
 import path from "node:path";
+import { ProxyConfigError, trustedProxyHops } from "@/lib/accounts/client-address";
 import { parseRuntimeUrl } from "@/lib/gateway/runtime-client";
 
 type Env = Record<string, string | undefined>;
@@ -98,6 +102,12 @@ export function loadConsoleConfig(env: Env, argv: readonly string[], dir: string
     runtime = { kind: "external", url, token, caPath: caPath ? path.resolve(caPath) : undefined };
   } else if (env.MACP_RUNTIME_TOKEN || env.MACP_RUNTIME_CA_PATH) {
     throw new ConsoleConfigError("MACP_RUNTIME_TOKEN / MACP_RUNTIME_CA_PATH only apply with MACP_RUNTIME_URL (an external runtime)");
+  }
+  try {
+    trustedProxyHops(env);
+  } catch (e) {
+    if (e instanceof ProxyConfigError) throw new ConsoleConfigError(e.message);
+    throw e;
   }
   return {
     host: env.HOST?.trim() || "127.0.0.1",
