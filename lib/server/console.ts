@@ -213,10 +213,19 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
         return serve(req, res);
       }
     : undefined;
+  let refusedLogged = 0;
   const server = createConsoleServer({
     routes,
     fallback,
     shutdownSignal: shutdown.signal,
+    limits: config.connections,
+    onConnectionRefused: (address, open) => {
+      // At most one line a second however hard someone pushes.
+      const now = Date.now();
+      if (now - refusedLogged < 1_000) return;
+      refusedLogged = now;
+      logger.warn({ address, open, limit: config.connections.maxPerAddress }, "connection refused: too many open connections from one address (BATON_MAX_CONNECTIONS_PER_ADDRESS)");
+    },
     // Room for an upload of the runtime's full payload size, even base64 in JSON.
     readMaxBytes: Math.ceil((maxPayload * 4) / 3) + 256 * 1024,
     ...(auth

@@ -80,8 +80,62 @@ export function createConsoleHandler(options: ConsoleServerOptions): http.Reques
   };
 }
 
-export function createConsoleServer(options: ConsoleServerOptions): http.Server {
-  return http.createServer({ noDelay: true, keepAlive: true }, createConsoleHandler(options));
+/** Connection limits (ConsoleConfig.connections). */
+export interface ServerLimits {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  idleTimeoutMs: number;
+  /** 0 = no bound. */
+  maxPerAddress: number;
+}
+
+/**
+ * A connection that trickles its request (one byte, or a body a byte at a
+ * time) or sends nothing at all would otherwise hold a socket forever:
+ * - headers must arrive within headersTimeoutMs and the whole request within
+ *   requestTimeoutMs (Node answers 408 and closes; a response may then run
+ *   for as long as it likes, which is what server streams do);
+ * - a socket with no traffic either way for idleTimeoutMs is destroyed (open
+ *   streams send heartbeats well within it);
+ * - one address may hold at most maxPerAddress connections; more are closed
+ *   at once (and logged once per burst by the caller's onRefused).
+ */
+export function applyServerLimits(server: http.Server, limits: ServerLimits, onRefused?: (address: string, open: number) => void): void {
+  server.headersTimeout = limits.headersTimeoutMs;
+  server.requestTimeout = limits.requestTimeoutMs;
+  server.setTimeout(limits.idleTimeoutMs);
+  if (limits.maxPerAddress <= 0) return;
+  const open = new Map<string, number>();
+  server.on("connection", (socket) => {
+    const address = socket.remoteAddress ?? "unknown";
+    const count = (open.get(address) ?? 0) + 1;
+    if (count > limits.maxPerAddress) {
+      onRefused?.(address, count - 1);
+      socket.destroy();
+      return;
+    }
+    open.set(address, count);
+    socket.once("close", () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left <= 0) open.delete(address);
+      else open.set(address, left);
+    });
+  });
+}
+
+export function createConsoleServer(options: ConsoleServerOptions & { limits?: ServerLimits; onConnectionRefused?: (address: string, open: number) => void }): http.Server {
+  const limits = options.limits;
+  const server = http.createServer(
+    {
+      noDelay: true,
+      keepAlive: true,
+      // Node checks the header and request deadlines on this interval (default 30 s).
+      ...(limits ? { connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4))) } : {}),
+    },
+    createConsoleHandler(options),
+  );
+  if (limits) applyServerLimits(server, limits, options.onConnectionRefused);
+  return server;
 }
 
 /** Listen and resolve with the bound address (port 0 picks a free port). */
