@@ -15,6 +15,7 @@ import { createGateway, type Gateway } from "@/lib/gateway/gateway";
 import type { UserAuthMode } from "@/lib/gateway/identity";
 import { requireSignedIn } from "@/lib/gateway/request-auth";
 import { consoleRoutes } from "@/lib/gateway/routes";
+import { SignInStreams } from "@/lib/gateway/sign-in-streams";
 import { createRuntimeActions, type RuntimeActions } from "@/lib/gateway/runtime-actions";
 import { createRuntimeClient, type RuntimeReader } from "@/lib/gateway/runtime-client";
 import { OidcConfigError, OidcLogin, oidcSettingsFromEnv } from "@/lib/oidc";
@@ -174,6 +175,9 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       actionRoutes({ gateway, actions, accounts: auth.accounts, env, heartbeatMs: config.heartbeatMs, ...(demo ? { demo } : {}) })(router);
     }
   };
+  // Every browser stream opened by a signed-in person ends when that sign-in
+  // ends, and starts again under a changed role (lib/gateway/sign-in-streams.ts).
+  const signInStreams = auth ? new SignInStreams({ accounts: auth.accounts, logger: options.logger.child({ component: "gateway" }) }) : null;
   const shutdown = new AbortController();
   // Every open browser stream listens for shutdown: many tabs are normal.
   setMaxListeners(0, shutdown.signal);
@@ -219,6 +223,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     fallback,
     shutdownSignal: shutdown.signal,
     limits: config.connections,
+    ...(signInStreams ? { interceptors: [signInStreams.interceptor()] } : {}),
     onConnectionRefused: (address, open) => {
       // At most one line a second however hard someone pushes.
       const now = Date.now();
@@ -245,6 +250,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
   let app: NextApp | null = null;
   const cleanup = async () => {
     withdrawPageData();
+    signInStreams?.close();
     shutdown.abort();
     demo?.close();
     gateway.close();
@@ -299,6 +305,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       close() {
         closing ??= (async () => {
           withdrawPageData();
+          signInStreams?.close();
           shutdown.abort(); // ends every browser stream
           demo?.close();
           gateway.close();

@@ -4,7 +4,7 @@
 // Connect streams must reach the browser message by message, so responses
 // are never compressed and proxies are told not to buffer them.
 import http from "node:http";
-import type { ConnectRouter } from "@connectrpc/connect";
+import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { ActionService } from "@/lib/gen/baton/v1/actions_pb";
 import { ConsoleService } from "@/lib/gen/baton/v1/console_pb";
@@ -24,6 +24,8 @@ export interface ConsoleServerOptions {
   fallback?: Fallback;
   /** Aborting it aborts every handler's signal, ending all browser streams. */
   shutdownSignal?: AbortSignal;
+  /** Around every Connect call of every service (e.g. SignInStreams: streams follow their sign-in). */
+  interceptors?: Interceptor[];
 }
 
 /** Path prefix of Baton's Connect service. */
@@ -56,6 +58,7 @@ export function createConsoleHandler(options: ConsoleServerOptions): http.Reques
     // compression block fills, and these messages are small anyway.
     acceptCompression: [],
     shutdownSignal: options.shutdownSignal,
+    ...(options.interceptors ? { interceptors: options.interceptors } : {}),
     ...(options.readMaxBytes !== undefined ? { readMaxBytes: options.readMaxBytes } : {}),
     // Browsers speak Connect (or gRPC-web); plain gRPC needs HTTP/2.
     connect: true,
