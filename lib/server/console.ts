@@ -23,6 +23,7 @@ import type { RunningRuntime } from "@/lib/runtime";
 import { ControlError } from "@/lib/runtime/kernel";
 import { loadSessionPreview } from "@/lib/gateway/session-preview";
 import { createAuthRoutes } from "./auth-routes";
+import { ConsolePeople } from "./console-people";
 import { ConsoleConfigError, type ConsoleConfig } from "./config";
 import { createDemoService, type DemoService } from "./demo";
 import { startEmbeddedRuntime } from "./embedded";
@@ -101,6 +102,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
 
   // 1. The runtime.
   let embedded: RunningRuntime | null = null;
+  let people: ConsolePeople | null = null;
   let client: RuntimeReader;
   let writer: RuntimeActions | null = null;
   let userAuthMode: UserAuthMode = "tokens";
@@ -117,7 +119,17 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     authNote = "console reads with the bearer token in MACP_RUNTIME_TOKEN (must be an observer identity)";
     storage = "managed by the external runtime";
   } else {
-    const started = await startEmbeddedRuntime(env, config.dir, options.logger.child({ component: "runtime" }));
+    if (auth) {
+      people = new ConsolePeople(auth.accounts, options.logger.child({ component: "runtime" }));
+      await people.start();
+    }
+    let started: Awaited<ReturnType<typeof startEmbeddedRuntime>>;
+    try {
+      started = await startEmbeddedRuntime(env, config.dir, options.logger.child({ component: "runtime" }), people ?? undefined);
+    } catch (e) {
+      people?.close();
+      throw e;
+    }
     embedded = started.runtime;
     // A TLS runtime usually has a self-signed certificate: trust it directly.
     const tlsCa = embedded.url.startsWith("https:") ? env.MACP_TLS_CERT_PATH : undefined;
@@ -126,7 +138,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     userAuthMode = started.plan.authMode;
     authNote =
       started.plan.authMode === "dev"
-        ? "dev (insecure): `authorization: Bearer <id>` or `x-macp-agent-id: <id>` names the caller; the console reads as observer baton:console"
+        ? "dev (insecure): `authorization: Bearer <id>` or `x-macp-agent-id: <id>` names an agent; people's ids are reserved for the console; the console reads as observer baton:console"
         : "static bearer tokens; the console reads as observer baton:console with a token generated for this process";
     storage = embedded.dataDir ?? "memory only (MACP_MEMORY_ONLY=1): nothing survives a restart";
   }
@@ -149,6 +161,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       actions: writer,
       users: auth.accounts.directory,
       authMode: userAuthMode,
+      ...(people && userAuthMode === "dev" ? { devCredential: (id: string) => (people as ConsolePeople).credentialFor(id) } : {}),
       maxPayloadBytes: embedded ? embedded.config.maxPayloadBytes : config.maxPayloadBytes,
       logger: options.logger.child({ component: "actions" }),
       ...(kernel ? { cancelAsInitiator: (sessionId: string, reason: string) => cancelAsInitiator(kernel, sessionId, reason) } : {}),
@@ -250,6 +263,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
   let app: NextApp | null = null;
   const cleanup = async () => {
     withdrawPageData();
+    people?.close();
     signInStreams?.close();
     shutdown.abort();
     demo?.close();
@@ -326,6 +340,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
           await auth?.accounts.flushSessions();
           await app?.close().catch((err: unknown) => logger.warn({ err }, "Next.js did not close cleanly"));
           await embedded?.close();
+          people?.close();
           logger.info({}, "Baton console stopped");
         })();
         return closing;
