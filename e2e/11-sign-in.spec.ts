@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 import { E2E_PASSWORD, OIDC, authFile } from "./support/people";
 import { e2ePorts } from "./support/ports";
 import { shoot, watchErrors } from "./support/ui";

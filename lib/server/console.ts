@@ -236,6 +236,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     fallback,
     shutdownSignal: shutdown.signal,
     limits: config.connections,
+    security: { env, dev: config.dev },
     ...(signInStreams ? { interceptors: [signInStreams.interceptor()] } : {}),
     onConnectionRefused: (address, open) => {
       // At most one line a second however hard someone pushes.

@@ -2,12 +2,14 @@
 // first, then Connect routes (ConsoleService, ActionService), everything else
 // to Next.js (or a plain 404 when the UI is not served).
 // Connect streams must reach the browser message by message, so responses
-// are never compressed and proxies are told not to buffer them.
+// are never compressed and proxies are told not to buffer them. Every
+// response carries the security headers of security-headers.ts.
 import http from "node:http";
 import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { ActionService } from "@/lib/gen/baton/v1/actions_pb";
 import { ConsoleService } from "@/lib/gen/baton/v1/console_pb";
+import { applySecurityHeaders, type SecurityHeaderOptions } from "./security-headers";
 
 export type Fallback = (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>;
 
@@ -26,6 +28,8 @@ export interface ConsoleServerOptions {
   shutdownSignal?: AbortSignal;
   /** Around every Connect call of every service (e.g. SignInStreams: streams follow their sign-in). */
   interceptors?: Interceptor[];
+  /** Security headers on every response, and a per-request CSP nonce for pages (security-headers.ts). */
+  security?: SecurityHeaderOptions;
 }
 
 /** Path prefix of Baton's Connect service. */
@@ -40,10 +44,13 @@ function notFound(_req: http.IncomingMessage, res: http.ServerResponse): void {
 
 export function createConsoleHandler(options: ConsoleServerOptions): http.RequestListener {
   const fallback = options.fallback ?? notFound;
+  const security = options.security;
   const connect = connectNodeAdapter({
     routes: options.routes,
     fallback: (req, res) => {
       // Only HTTP/1.1 reaches this server, so the request/response are the http module's.
+      // Pages: a CSP with this request's nonce instead of the default one.
+      if (security) applySecurityHeaders(req as http.IncomingMessage, res as http.ServerResponse, security, true);
       const r = fallback(req as http.IncomingMessage, res as http.ServerResponse);
       if (r instanceof Promise) {
         r.catch((err: unknown) => {
@@ -67,6 +74,7 @@ export function createConsoleHandler(options: ConsoleServerOptions): http.Reques
   });
   const httpRoutes = options.httpRoutes;
   return (req, res) => {
+    if (security) applySecurityHeaders(req, res, security, false);
     if (httpRoutes?.(req, res)) return;
     if (req.url?.startsWith(CONSOLE_SERVICE_PREFIX) || req.url?.startsWith(ACTION_SERVICE_PREFIX)) {
       res.setHeader("x-accel-buffering", "no");
