@@ -7,7 +7,7 @@ import { SiteHeader } from "@/components/SiteHeader";
 import { AuthGate } from "@/components/auth/AuthGate";
 import { InboxWatcher } from "@/components/inbox/InboxWatcher";
 import { THEME_INIT_SCRIPT } from "@/lib/client/theme";
-import { NONCE_HEADER } from "@/lib/server/nonce-header";
+import { NONCE_HEADER } from "@/lib/client/nonce-header";
 import "./globals.css";
 
 export const metadata: Metadata = {

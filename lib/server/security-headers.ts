@@ -23,8 +23,7 @@ import { randomBytes } from "node:crypto";
 import type http from "node:http";
 import type { Env } from "@/lib/accounts/env";
 import { isSecureRequest } from "@/lib/accounts/sessions";
-
-import { NONCE_HEADER } from "./nonce-header";
+import { NONCE_HEADER } from "@/lib/client/nonce-header";
 
 export interface SecurityHeaderOptions {
   env: Env;
