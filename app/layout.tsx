@@ -1,4 +1,5 @@
 import type { Metadata, Viewport } from "next";
+import { headers } from "next/headers";
 import type { ReactNode } from "react";
 import { Announcer } from "@/components/Announcer";
 import { Providers } from "@/components/Providers";
@@ -6,6 +7,7 @@ import { SiteHeader } from "@/components/SiteHeader";
 import { AuthGate } from "@/components/auth/AuthGate";
 import { InboxWatcher } from "@/components/inbox/InboxWatcher";
 import { THEME_INIT_SCRIPT } from "@/lib/client/theme";
+import { NONCE_HEADER } from "@/lib/client/nonce-header";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -23,12 +25,15 @@ export const viewport: Viewport = {
   ],
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  // The console server gives every page request a CSP nonce
+  // (lib/server/security-headers.ts); reading it renders pages per request.
+  const nonce = (await headers()).get(NONCE_HEADER) ?? undefined;
   return (
     <html lang="en" suppressHydrationWarning>
       <head>
         {/* Applies the saved or system theme before first paint (no flash). */}
-        <script dangerouslySetInnerHTML={{ __html: THEME_INIT_SCRIPT }} />
+        <script nonce={nonce} dangerouslySetInnerHTML={{ __html: THEME_INIT_SCRIPT }} />
       </head>
       <body className="min-h-dvh font-sans">
         <Providers>

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 import { expectNoAxeViolations, shoot } from "./support/ui";
 
 // Runs first, against the fresh data directory: nothing has been started yet.

@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 import { HANDOFF_MODE } from "@/lib/macp/constants";
 import { Agent, newSessionId } from "./support/agent";
 import { expectRowPhase, expectSessionPhase, listRow, timelineOrder, timelineSequences, uniqueSuffix, watchErrors } from "./support/ui";

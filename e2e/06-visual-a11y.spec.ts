@@ -1,4 +1,5 @@
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import { Agent, newSessionId } from "./support/agent";
 import { expectNoAxeViolations, shoot, uniqueSuffix, watchErrors } from "./support/ui";

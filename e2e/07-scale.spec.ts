@@ -1,5 +1,6 @@
 import { fromBinary } from "@bufbuild/protobuf";
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 import {
   SubscribeSessionRequestSchema,
   SubscribeSessionResponseSchema,

@@ -1,5 +1,6 @@
 import fs from "node:fs";
-import { expect, request, test } from "@playwright/test";
+import { request } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 import { expectSessionPhase, uniqueSuffix, watchErrors } from "./support/ui";
 import { actionButton, connectJson, csrfTokenOf, expectConnectError, sessionIdOf, signedInAs } from "./support/session-ui";
 

@@ -1,4 +1,5 @@
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 import { expectNoAxeViolations, shoot, uniqueSuffix, watchErrors } from "./support/ui";
 import { actionButton, connectJson, csrfTokenOf, signedInAs } from "./support/session-ui";
 

@@ -1,5 +1,5 @@
-import { expect, test } from "@playwright/test";
-import { E2E_PASSWORD, OIDC } from "./support/people";
+import { expect, test } from "./support/fixtures";
+import { E2E_PASSWORD, OIDC, authFile } from "./support/people";
 import { e2ePorts } from "./support/ports";
 import { shoot, watchErrors } from "./support/ui";
 
@@ -91,6 +91,52 @@ test("signing in with SSO goes through the identity provider and back, as the li
     // No password to change for an SSO sign-in.
     await expect(page.getByTestId("user-menu-panel").getByRole("link", { name: "Change password" })).toHaveCount(0);
     await shoot(page, "sso-signed-in");
+  } finally {
+    await context.close();
+  }
+});
+
+test("a hostile returnTo never leads off the console: the sign-in redirect, the Continue link and the error message (issue 10, items 1 and 3)", async ({ browser }) => {
+  const origin = `http://127.0.0.1:${e2ePorts().console}`;
+  const hostile = "%2F.%2F%2Fevil.example%2Flogin";
+  // Someone already signed in sees "Continue": it must point at the console.
+  const signedIn = await browser.newContext({ storageState: authFile("alice") });
+  try {
+    const page = await signedIn.newPage();
+    for (const returnTo of [hostile, "%2F..%2F%2Fevil.example", "%2F%252e%2F%2Fevil.example", "%2F%5C%2Fevil.example", "%2F%09%2Fevil.example"]) {
+      await page.goto(`/login?returnTo=${returnTo}`);
+      const link = page.getByTestId("already-signed-in").getByRole("link", { name: "Continue" });
+      await expect(link).toHaveAttribute("href", "/");
+      expect(new URL((await link.getAttribute("href")) ?? "", page.url()).origin).toBe(origin);
+    }
+  } finally {
+    await signedIn.close();
+  }
+  // A sign-in (with JavaScript, then without) lands on the console.
+  for (const javaScriptEnabled of [true, false]) {
+    const context = await browser.newContext({ storageState: SIGNED_OUT, javaScriptEnabled });
+    try {
+      const page = await context.newPage();
+      await page.goto(`/login?returnTo=${hostile}`);
+      await page.getByLabel("Username").fill("alice");
+      await page.getByLabel("Password").fill(E2E_PASSWORD);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.waitForURL((u) => !u.pathname.startsWith("/login"));
+      expect(new URL(page.url()).origin).toBe(origin);
+      expect(new URL(page.url()).pathname).toBe("/");
+    } finally {
+      await context.close();
+    }
+  }
+  // The sign-in page prints fixed sentences for codes, never text from its URL.
+  const context = await browser.newContext({ storageState: SIGNED_OUT });
+  try {
+    const page = await context.newPage();
+    await page.goto(`/login?error=oidc&message=${encodeURIComponent("Your account is locked. Call +1 555 0100 now")}&reason=${encodeURIComponent("<b>x</b>")}`);
+    await expect(page.getByTestId("login-error")).toHaveText("Sign-in with your identity provider failed.");
+    await expect(page.locator("body")).not.toContainText("555 0100");
+    await page.goto("/login?error=oidc&reason=cancelled");
+    await expect(page.getByTestId("login-error")).toHaveText("Sign-in with your identity provider failed: Sign-in was cancelled or refused at your identity provider.");
   } finally {
     await context.close();
   }

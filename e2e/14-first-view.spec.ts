@@ -1,7 +1,7 @@
 // The session page's server-rendered first view: readable with JavaScript
 // off (header, phase, timeline rows, rendered runbook), then replaced by the
 // live view after `load` without a reload, a hydration error or a lost event.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
 import { HANDOFF_MODE } from "@/lib/macp/constants";
 import { Agent, newSessionId } from "./support/agent";
 import { authFile } from "./support/people";

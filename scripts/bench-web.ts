@@ -26,7 +26,7 @@ import { fileURLToPath } from "node:url";
 import { chromium, type Browser } from "playwright-core";
 import { CHROMIUM_PATH } from "../e2e/support/ports";
 import { signIn, startApp, type RunningApp } from "./bench/web-app";
-import { coldRun, clockOffset, openLiveSession, session as browserSession, wallNow, type ColdRun } from "./bench/web-page";
+import { coldRun, clockOffset, openLiveSession, session as browserSession, wallNow, type ColdRun, type PageCondition } from "./bench/web-page";
 import { agents, contextPayload, seedBigSession, seedList, waitForRuntime, type Agents } from "./bench/web-seed";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -165,11 +165,13 @@ function summarize(runs: ColdRun[]): PageSummary {
 
 const background: Record<string, number> = {};
 
-async function coldRuns(browser: Browser, label: string, url: string, ready: string, live?: string): Promise<PageSummary> {
+type Condition = Omit<PageCondition, "timeoutMs">;
+
+async function coldRuns(browser: Browser, label: string, url: string, ready: Condition, live?: Condition): Promise<PageSummary> {
   background[label] = await waitForQuiet(label);
   const runs: ColdRun[] = [];
   for (let i = 0; i < opts.runs; i++) {
-    const r = await coldRun(browser, url, { fn: ready, timeoutMs: 20_000 }, opts.settleMs, live ? { fn: live, timeoutMs: 20_000 } : undefined);
+    const r = await coldRun(browser, url, { ...ready, timeoutMs: 20_000 }, opts.settleMs, live ? { ...live, timeoutMs: 20_000 } : undefined);
     if (r.failedScripts.length > 0) log(`WARNING ${label} run ${i + 1}: script errors (a concurrent rebuild of .next?): ${r.failedScripts.join(", ")}`);
     log(
       `${label} run ${i + 1}/${opts.runs}: JS ${f1(kib(r.jsGzipBytes))} KiB gz (${r.scriptsBeforeLoad} scripts), load ${f0(r.loadMs)} ms, LCP ${f0(r.lcpMs)} ms, content ${f0(r.readyMs)} ms${live ? `, live view ${f0(r.liveMs)} ms` : ""}`,
@@ -357,12 +359,24 @@ async function main(): Promise<void> {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS, headless: true });
     const version = browser.version();
 
-    const listReady = `document.querySelectorAll('[data-testid=session-list] [data-row]').length > 0 && /\\b${opts.sessions} sessions\\b/.test(document.querySelector('[data-testid=list-count]')?.textContent ?? '')`;
-    const sessionReady = `document.querySelectorAll('article[data-sequence]').length > 0 && document.body.innerText.includes('${opts.events.toLocaleString("en-US")} events') && !document.body.innerText.includes('loading history')`;
+    const listReady: Condition = {
+      fn: (sessions) =>
+        document.querySelectorAll("[data-testid=session-list] [data-row]").length > 0 &&
+        new RegExp(`\\b${sessions} sessions\\b`).test(document.querySelector("[data-testid=list-count]")?.textContent ?? ""),
+      arg: String(opts.sessions),
+    };
+    const sessionReady: Condition = {
+      fn: (events) =>
+        document.querySelectorAll("article[data-sequence]").length > 0 && document.body.innerText.includes(`${events} events`) && !document.body.innerText.includes("loading history"),
+      arg: opts.events.toLocaleString("en-US"),
+    };
     const list = await coldRuns(browser, "list", `${app.baseUrl}/`, listReady);
     // The server-rendered first view satisfies `sessionReady`; the live view
     // (virtualized timeline, its own stream caught up) replaces it after load.
-    const sessionLive = `document.querySelector('[data-testid=timeline] article[data-sequence]') !== null && !document.body.innerText.includes('loading history')`;
+    const sessionLive: Condition = {
+      fn: () => document.querySelector("[data-testid=timeline] article[data-sequence]") !== null && !document.body.innerText.includes("loading history"),
+      arg: "",
+    };
     const session = await coldRuns(browser, "session", `${app.baseUrl}/sessions/${big.sessionId}`, sessionReady, sessionLive);
     const live = await livePhase(browser, app, a, big);
     log(`live: ${live.measured}/${live.sent} rows measured, clock offset ${f1(live.clockOffsetMs)} ± ${f1(live.clockUncertaintyMs)} ms`);

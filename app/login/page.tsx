@@ -19,7 +19,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
         <p className="text-sm text-slate-700 dark:text-slate-300">Watch and drive handoffs and tasks as yourself.</p>
       </div>
       <div className="rounded-lg border border-slate-200 p-5 dark:border-slate-800">
-        <LoginForm returnTo={first(sp.returnTo) ?? "/"} error={first(sp.error)} errorMessage={first(sp.message)} />
+        <LoginForm returnTo={first(sp.returnTo) ?? "/"} error={first(sp.error)} reason={first(sp.reason)} />
       </div>
       <p className="text-xs text-slate-600 dark:text-slate-400">
         No account yet? An admin adds people with <code className="font-mono whitespace-nowrap">npm run users -- add</code>.

@@ -10,11 +10,12 @@ import { useAuthMethods, useWhoAmI } from "@/lib/client/use-whoami";
 import { Icon } from "@/components/Icon";
 import { Button, Field, TextInput, buttonClass } from "@/components/ui/forms";
 
-export function LoginForm({ returnTo, error, errorMessage }: { returnTo: string; error: string | null; errorMessage: string | null }) {
+/** `error` and `reason` are codes from the URL; the message shown for them is fixed text (never the URL's). */
+export function LoginForm({ returnTo, error, reason }: { returnTo: string; error: string | null; reason: string | null }) {
   const back = safeReturnTo(returnTo);
   const methods = useAuthMethods();
   const { me, set } = useWhoAmI();
-  const [message, setMessage] = useState<string | null>(loginErrorMessage(error, errorMessage));
+  const [message, setMessage] = useState<string | null>(loginErrorMessage(error, reason));
   const [pending, setPending] = useState(false);
   const alertRef = useRef<HTMLDivElement | null>(null);
 

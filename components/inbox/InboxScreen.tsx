@@ -15,6 +15,7 @@ import { ConnectionBadge } from "@/components/ConnectionIndicator";
 import { Icon } from "@/components/Icon";
 import { RelativeTime, TtlCountdown } from "@/components/Time";
 import { NotificationToggle } from "@/components/inbox/NotificationToggle";
+import { clipLine } from "@/lib/client/clip";
 
 const INBOX_KIND_LABEL: Readonly<Record<InboxItemKind, string>> = Object.freeze({
   [InboxItemKind.UNSPECIFIED]: "Waiting",
@@ -54,10 +55,10 @@ function Row({ item, from }: { item: InboxItem; from: string }) {
           </span>
         ) : null}
       </div>
-      <p className="mt-1.5 text-sm font-medium break-words text-slate-900 dark:text-slate-50">{item.summary}</p>
+      <p className="mt-1.5 text-sm font-medium break-words text-slate-900 dark:text-slate-50">{clipLine(item.summary)}</p>
       <p className="mt-0.5 text-sm break-words text-slate-700 dark:text-slate-300">
-        {item.intent}
-        {item.scope && item.scope !== item.intent ? <span> · {item.scope}</span> : null}
+        {clipLine(item.intent)}
+        {item.scope && item.scope !== item.intent ? <span> · {clipLine(item.scope)}</span> : null}
       </p>
       <Link
         href={sessionHref(item.sessionId)}
@@ -65,7 +66,7 @@ function Row({ item, from }: { item: InboxItem; from: string }) {
         data-testid="inbox-open"
       >
         {ACTION_HINT[item.kind]} <Icon name="chevron-right" className="h-3.5 w-3.5" />
-        <span className="sr-only">: {item.intent}</span>
+        <span className="sr-only">: {clipLine(item.intent)}</span>
       </Link>
     </li>
   );

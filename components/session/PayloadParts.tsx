@@ -2,42 +2,83 @@
 // (StaticPayload) and the live viewers (PayloadView): the choice of view by
 // content kind, the JSON tree (native <details>, so it folds without
 // JavaScript), its frame, and plain text. What differs between the two
-// (JSON's plain-text toggle, the download button) comes in as renderers.
+// (JSON's plain-text toggle, the download button, how much is shown) comes
+// in as renderers. Agents choose these payloads, so every view is bounded
+// in depth and size (PayloadLimits): a JSON document is drawn from a bounded
+// outline, never walked recursively, and long text shows its start with a
+// note and, in the live view, a download of the whole payload.
 
 import clsx from "clsx";
 import type { ReactNode } from "react";
 import type { ClassifiedContent } from "@/lib/client/content";
+import {
+  FIRST_VIEW_JSON_LIMITS,
+  LIVE_JSON_LIMITS,
+  outlineJson,
+  type JsonLeaf,
+  type JsonLimits,
+  type JsonOutline,
+  type JsonOutlineNode,
+} from "@/lib/client/json-outline";
 import type { PayloadBlob } from "@/lib/client/event-details";
 import { MarkdownView } from "@/components/session/Markdown";
 
-type JsonValue = null | boolean | number | string | JsonValue[] | { [k: string]: JsonValue };
+/** How much of a payload a view shows (agents choose the payloads: everything is bounded). */
+export interface PayloadLimits {
+  json: JsonLimits;
+  /** Characters of text or markdown shown; the rest is offered as a download. */
+  maxTextChars: number;
+}
 
-export function JsonNode({ name, value, depth }: { name?: string; value: unknown; depth: number }) {
-  const label = name !== undefined ? <span className="text-violet-800 dark:text-violet-300">{JSON.stringify(name)}: </span> : null;
-  if (value === null || typeof value !== "object") {
-    const cls =
-      typeof value === "string"
-        ? "text-emerald-800 dark:text-emerald-300"
-        : typeof value === "number"
-          ? "text-blue-800 dark:text-sky-300"
-          : "text-amber-900 dark:text-amber-300";
+export const LIVE_PAYLOAD_LIMITS: Readonly<PayloadLimits> = Object.freeze({ json: LIVE_JSON_LIMITS, maxTextChars: 200_000 });
+export const FIRST_VIEW_PAYLOAD_LIMITS: Readonly<PayloadLimits> = Object.freeze({ json: FIRST_VIEW_JSON_LIMITS, maxTextChars: 16_000 });
+
+const KEY_CLASS = "text-violet-800 dark:text-violet-300";
+const LEAF_CLASS: Record<JsonLeaf["type"], string> = {
+  string: "text-emerald-800 dark:text-emerald-300",
+  number: "text-blue-800 dark:text-sky-300",
+  boolean: "text-amber-900 dark:text-amber-300",
+  null: "text-amber-900 dark:text-amber-300",
+  other: "text-slate-700 dark:text-slate-300",
+};
+const MUTED = "text-slate-600 dark:text-slate-400";
+
+const count = (n: number, one: string, many: string) => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
+
+/**
+ * One node of a bounded JSON outline (lib/client/json-outline.ts). It
+ * recurses only as deep as the outline goes (its maxDepth), never as deep as
+ * the payload does.
+ */
+export function JsonNode({ node, depth }: { node: JsonOutlineNode; depth: number }) {
+  const label = node.name !== undefined ? <span className={KEY_CLASS}>{JSON.stringify(node.name)}: </span> : null;
+  if (node.kind === "leaf") {
     return (
       <div className="pl-4 break-all">
         {label}
-        <span className={cls}>{JSON.stringify(value)}</span>
+        <span className={LEAF_CLASS[node.type]}>{node.text}</span>
+        {node.clipped > 0 ? <span className={MUTED}> … {count(node.clipped, "more character", "more characters")}</span> : null}
       </div>
     );
   }
-  const entries: [string | undefined, unknown][] = Array.isArray(value)
-    ? value.map((v) => [undefined, v])
-    : Object.entries(value as Record<string, unknown>);
-  const open = Array.isArray(value) ? "[" : "{";
-  const close = Array.isArray(value) ? "]" : "}";
-  if (entries.length === 0) {
+  const open = node.array ? "[" : "{";
+  const close = node.array ? "]" : "}";
+  if (node.size === 0) {
     return (
       <div className="pl-4">
         {label}
         {open}
+        {close}
+      </div>
+    );
+  }
+  const what = node.array ? count(node.size, "item", "items") : count(node.size, "key", "keys");
+  if (node.tooDeep) {
+    return (
+      <div className="pl-4" data-json="too-deep">
+        {label}
+        {open}
+        <span className={MUTED}> {what} nested too deep to show </span>
         {close}
       </div>
     );
@@ -47,15 +88,12 @@ export function JsonNode({ name, value, depth }: { name?: string; value: unknown
       <summary className="cursor-pointer select-none">
         {label}
         {open}
-        <span className="text-slate-600 dark:text-slate-400">
-          {" "}
-          {entries.length} {Array.isArray(value) ? "items" : "keys"}
-        </span>
+        <span className={MUTED}> {what}</span>
       </summary>
-      {entries.slice(0, 500).map(([k, v], i) => (
-        <JsonNode key={k ?? i} {...(k !== undefined ? { name: k } : {})} value={v} depth={depth + 1} />
+      {node.children.map((child, i) => (
+        <JsonNode key={i} node={child} depth={depth + 1} />
       ))}
-      {entries.length > 500 ? <div className="pl-4 text-slate-600 dark:text-slate-400">… {entries.length - 500} more</div> : null}
+      {node.omitted > 0 ? <div className={clsx("pl-4", MUTED)}>… {count(node.omitted, "more", "more")} not shown</div> : null}
       <div>{close}</div>
     </details>
   );
@@ -74,23 +112,68 @@ export function JsonFrame({ label, control, children }: { label: string; control
   );
 }
 
-export function JsonTree({ value }: { value: unknown }) {
+/** A bounded outline as a tree of native <details> (folds without JavaScript). */
+export function JsonOutlineTree({ outline }: { outline: JsonOutline }) {
   return (
     <div className="max-h-96 overflow-auto py-1 pr-2 font-mono leading-5 [&>details]:pl-1 [&>div]:pl-1">
-      <JsonNode value={value as JsonValue} depth={0} />
+      <JsonNode node={outline.root} depth={0} />
     </div>
   );
 }
 
-export function TextBlock({ text, note }: { text: string; note?: string }) {
+/** Under a JSON view that shows only part of its payload: why, and what to do about it. */
+export function JsonShortfall({ outline, rest }: { outline: JsonOutline; rest?: ReactNode }) {
+  if (!outline.truncated) return null;
+  return (
+    <div className="flex flex-wrap items-center gap-2 border-t border-slate-200 px-2 py-1 text-slate-700 dark:border-slate-700 dark:text-slate-300" data-json="shortfall" role="note">
+      <span>{outline.tooDeep ? "Nested too deep to show in full." : "Too large to show in full."} Shown: {count(outline.shown, "value", "values")}.</span>
+      {rest}
+    </div>
+  );
+}
+
+/** A JSON value with its shortfall note (the first view; the live JsonView adds a plain-text mode). */
+export function JsonTree({ value, limits, rest }: { value: unknown; limits: JsonLimits; rest?: ReactNode }) {
+  const outline = outlineJson(value, limits);
+  return (
+    <>
+      <JsonOutlineTree outline={outline} />
+      <JsonShortfall outline={outline} {...(rest !== undefined ? { rest } : {})} />
+    </>
+  );
+}
+
+/** The first `max` characters of `text` (never splitting a surrogate pair) and how many were left out. */
+export function clipText(text: string, max: number): { shown: string; omitted: number } {
+  if (text.length <= max) return { shown: text, omitted: 0 };
+  let end = max;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return { shown: text.slice(0, end), omitted: text.length - end };
+}
+
+/** Under a text or markdown view that shows only the start of its payload. */
+export function TextShortfall({ omitted, rest }: { omitted: number; rest?: ReactNode }) {
+  if (omitted <= 0) return null;
+  return (
+    <div className="flex flex-wrap items-center gap-2 text-xs text-slate-700 dark:text-slate-300" data-content="shortfall" role="note">
+      <span>Shortened: {count(omitted, "more character", "more characters")} not shown.</span>
+      {rest}
+    </div>
+  );
+}
+
+export function TextBlock({ text, note, maxChars, rest }: { text: string; note?: string; maxChars: number; rest?: ReactNode }) {
+  const { shown, omitted } = clipText(text, maxChars);
   return (
     <div className="space-y-1">
       <pre
         className="max-h-80 overflow-auto rounded-md border border-slate-200 bg-slate-50 p-2 font-mono text-xs whitespace-pre-wrap dark:border-slate-700 dark:bg-slate-900"
         data-content="text"
       >
-        {text}
+        {shown}
       </pre>
+      <TextShortfall omitted={omitted} {...(rest !== undefined ? { rest } : {})} />
       {note ? <p className="text-xs text-slate-600 dark:text-slate-400">{note}</p> : null}
     </div>
   );
@@ -98,8 +181,11 @@ export function TextBlock({ text, note }: { text: string; note?: string }) {
 
 /** The parts of a payload view that the live view and the first view draw differently. */
 export interface PayloadRenderers {
-  json(value: unknown, label: string): ReactNode;
+  limits: PayloadLimits;
+  json(value: unknown, label: string, blob: PayloadBlob): ReactNode;
   binary(blob: PayloadBlob, mediaType: string, note: string | undefined): ReactNode;
+  /** Offered when only part of a payload is shown (the live view: download it whole). */
+  rest(blob: PayloadBlob, mediaType: string): ReactNode;
 }
 
 /**
@@ -121,12 +207,26 @@ export function ClassifiedPayload({
 }) {
   const body = (() => {
     switch (content.kind) {
-      case "markdown":
-        return <MarkdownView text={content.text ?? ""} />;
+      case "markdown": {
+        const { shown, omitted } = clipText(content.text ?? "", render.limits.maxTextChars);
+        return (
+          <div className="space-y-1">
+            <MarkdownView text={shown} />
+            <TextShortfall omitted={omitted} rest={omitted > 0 ? render.rest(blob, content.mediaType) : undefined} />
+          </div>
+        );
+      }
       case "json":
-        return render.json(content.json, `${blob.label} · JSON`);
+        return render.json(content.json, `${blob.label} · JSON`, blob);
       case "text":
-        return <TextBlock text={content.text ?? ""} {...(content.note ? { note: content.note } : {})} />;
+        return (
+          <TextBlock
+            text={content.text ?? ""}
+            maxChars={render.limits.maxTextChars}
+            rest={render.rest(blob, content.mediaType)}
+            {...(content.note ? { note: content.note } : {})}
+          />
+        );
       case "binary":
         return render.binary(blob, content.mediaType, content.note);
     }

@@ -6,23 +6,29 @@
 // are never fetched (a placeholder with a link instead). JSON is
 // pretty-printed and collapsible. Anything else is a download. Nothing in a
 // payload can run script: there is no dangerouslySetInnerHTML anywhere on
-// this path.
+// this path. Nothing in a payload can exhaust the page either: every view is
+// bounded (PayloadParts.tsx), with a download of the whole payload.
 
-import { useMemo, useState } from "react";
-import { classifyContent, downloadName, prettyJson, sniffContent } from "@/lib/client/content";
+import { useMemo, useState, type ReactNode } from "react";
+import { classifyContent, downloadName, sniffContent } from "@/lib/client/content";
+import { boundedPrettyJson, LIVE_JSON_LIMITS, outlineJson } from "@/lib/client/json-outline";
 import { downloadBytes } from "@/lib/client/download";
 import { formatBytes } from "@/lib/client/format";
 import type { PayloadBlob } from "@/lib/client/event-details";
 import { Icon } from "@/components/Icon";
 import { MarkdownView } from "@/components/session/Markdown";
-import { ClassifiedPayload, JsonFrame, JsonTree, type PayloadRenderers } from "@/components/session/PayloadParts";
+import { ClassifiedPayload, JsonFrame, JsonOutlineTree, JsonShortfall, LIVE_PAYLOAD_LIMITS, type PayloadRenderers } from "@/components/session/PayloadParts";
 
 // Other views (the handoff forms' preview) import MarkdownView from here.
 export { MarkdownView };
 
-export function JsonView({ value, label = "JSON" }: { value: unknown; label?: string }) {
+/** Characters of the plain-text mode (it is built without recursion and bounded). */
+const PLAIN_TEXT_LIMITS = { maxChars: 200_000, maxDepth: LIVE_JSON_LIMITS.maxDepth };
+
+export function JsonView({ value, label = "JSON", rest }: { value: unknown; label?: string; rest?: ReactNode }) {
   const [mode, setMode] = useState<"tree" | "text">("tree");
-  const text = useMemo(() => (mode === "text" ? prettyJson(value) : ""), [mode, value]);
+  const outline = useMemo(() => outlineJson(value, LIVE_JSON_LIMITS), [value]);
+  const text = useMemo(() => (mode === "text" ? boundedPrettyJson(value, PLAIN_TEXT_LIMITS).text : ""), [mode, value]);
   return (
     <JsonFrame
       label={label}
@@ -37,10 +43,11 @@ export function JsonView({ value, label = "JSON" }: { value: unknown; label?: st
       }
     >
       {mode === "tree" ? (
-        <JsonTree value={value} />
+        <JsonOutlineTree outline={outline} />
       ) : (
         <pre className="max-h-96 overflow-auto p-2 font-mono leading-5 whitespace-pre-wrap">{text}</pre>
       )}
+      <JsonShortfall outline={outline} {...(rest !== undefined ? { rest } : {})} />
     </JsonFrame>
   );
 }
@@ -65,8 +72,10 @@ export function DownloadButton({ blob, note, mediaType }: { blob: PayloadBlob; n
 }
 
 const LIVE: PayloadRenderers = {
-  json: (value, label) => <JsonView value={value} label={label} />,
+  limits: LIVE_PAYLOAD_LIMITS,
+  json: (value, label, blob) => <JsonView value={value} label={label} rest={<DownloadButton blob={blob} mediaType="application/json" />} />,
   binary: (blob, mediaType, note) => <DownloadButton blob={blob} mediaType={mediaType} {...(note ? { note } : {})} />,
+  rest: (blob, mediaType) => <DownloadButton blob={blob} mediaType={mediaType} />,
 };
 
 /** A typed blob (handoff context). */

@@ -17,6 +17,7 @@ import { ConnectionBadge } from "@/components/ConnectionIndicator";
 import { CopyButton } from "@/components/CopyButton";
 import { Icon } from "@/components/Icon";
 import { RelativeTime, Timestamp, TtlCountdown } from "@/components/Time";
+import { clipLine } from "@/lib/client/clip";
 
 function Fact({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -59,7 +60,7 @@ export function SessionHeader({
       </nav>
       <div className="flex flex-wrap items-start gap-x-4 gap-y-2">
         <h1 className="min-w-0 flex-1 text-xl font-semibold tracking-tight break-words sm:text-2xl" data-testid="session-intent">
-          {view.intent || (view.started ? "Session without intent" : `Session ${sessionId}`)}
+          {view.intent ? clipLine(view.intent) : view.started ? "Session without intent" : `Session ${sessionId}`}
         </h1>
         <ConnectionBadge info={connection} label="Session" />
       </div>
@@ -82,7 +83,7 @@ export function SessionHeader({
       <dl className="grid grid-cols-2 gap-x-6 gap-y-3 rounded-lg border border-slate-200 p-3 sm:grid-cols-3 lg:grid-cols-6 dark:border-slate-800">
         <Fact label={isTask ? "Requester" : "Current owner"}>{view.currentOwner || metadata?.initiator || "—"}</Fact>
         <Fact label={isTask ? "Assignee" : "Current target"}>{view.currentTarget || "—"}</Fact>
-        <Fact label={isTask ? "Task" : "Scope"}>{view.scope || "—"}</Fact>
+        <Fact label={isTask ? "Task" : "Scope"}>{view.scope ? clipLine(view.scope) : "—"}</Fact>
         <Fact label="Started">
           <Timestamp ms={metadata?.startedAtUnixMs ?? view.startedAt} />
         </Fact>

@@ -1,19 +1,24 @@
 // A payload in the server-rendered first view: the same classification and
 // the same markdown, JSON-tree and text markup as the live PayloadView, minus
 // what needs the browser (the JSON plain-text toggle, downloads), which the
-// live view brings a moment later.
+// live view brings a moment later. It shows less of a large payload than the
+// live view (FIRST_VIEW_PAYLOAD_LIMITS), so the page's HTML stays small.
 
 import { classifyContent, sniffContent } from "@/lib/client/content";
 import type { PayloadBlob } from "@/lib/client/event-details";
 import { formatBytes } from "@/lib/client/format";
-import { ClassifiedPayload, JsonFrame, JsonTree, type PayloadRenderers } from "@/components/session/PayloadParts";
+import { ClassifiedPayload, FIRST_VIEW_PAYLOAD_LIMITS, JsonFrame, JsonTree, type PayloadRenderers } from "@/components/session/PayloadParts";
+
+const LATER = <span>The whole payload can be downloaded once the live view has loaded.</span>;
 
 const FIRST_VIEW: PayloadRenderers = {
+  limits: FIRST_VIEW_PAYLOAD_LIMITS,
   json: (value, label) => (
     <JsonFrame label={label}>
-      <JsonTree value={value} />
+      <JsonTree value={value} limits={FIRST_VIEW_PAYLOAD_LIMITS.json} rest={LATER} />
     </JsonFrame>
   ),
+  rest: () => LATER,
   binary: (blob, mediaType, note) => (
     <p className="text-xs text-slate-700 dark:text-slate-300" data-content="download">
       {blob.label} ({formatBytes(blob.bytes.byteLength)}, {mediaType || "unknown type"}

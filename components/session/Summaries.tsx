@@ -13,6 +13,7 @@ import { ProgressBar } from "@/components/ProgressBar";
 import { Timestamp } from "@/components/Time";
 import type { ReactNode } from "react";
 import type { PayloadBlob } from "@/lib/client/event-details";
+import { clipLine, clipParagraph } from "@/lib/client/clip";
 
 export function CommitmentBanner({ view, sessionId, sequenceOf }: { view: SessionView; sessionId: string; sequenceOf: (messageId: string) => number | undefined }) {
   const c = view.commitment;
@@ -35,7 +36,7 @@ export function CommitmentBanner({ view, sessionId, sequenceOf }: { view: Sessio
         Committed — {c.outcomePositive ? "positive" : "negative"} outcome
         <span className="font-mono text-base">{c.action}</span>
       </h2>
-      {c.reason ? <p className="mt-1 text-base">{c.reason}</p> : null}
+      {c.reason ? <p className="mt-1 text-base">{clipParagraph(c.reason)}</p> : null}
       <p className="mt-2 flex flex-wrap gap-x-4 gap-y-1 text-sm">
         <span>
           By <strong>{c.sender || "—"}</strong>
@@ -133,7 +134,7 @@ export function TaskSummary({
     <section aria-labelledby="task-title" className="space-y-3 rounded-lg border border-slate-200 p-3 dark:border-slate-800" data-testid="task-summary">
       <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
         <h2 id="task-title" className="text-base font-semibold">
-          {t.title || t.taskId}
+          {clipLine(t.title || t.taskId)}
         </h2>
         <span className="font-mono text-xs text-slate-700 dark:text-slate-300">{t.taskId}</span>
         <span className="text-sm text-slate-700 dark:text-slate-300">
@@ -146,13 +147,13 @@ export function TaskSummary({
         {t.updates.length} update{t.updates.length === 1 ? "" : "s"}
         {t.updates.length > 0 && t.updates[t.updates.length - 1]?.message ? ` · latest: “${t.updates[t.updates.length - 1]?.message}”` : ""}
       </p>
-      {t.instructions ? <p className="text-sm whitespace-pre-wrap">{t.instructions}</p> : null}
+      {t.instructions ? <p className="text-sm whitespace-pre-wrap">{clipParagraph(t.instructions)}</p> : null}
       {t.rejections.length > 0 ? (
         <ul className="space-y-0.5 text-sm">
           {t.rejections.map((r) => (
             <li key={r.messageId} className="text-amber-900 dark:text-amber-200">
               Rejected by <strong>{r.assignee}</strong>
-              {r.reason ? `: ${r.reason}` : ""}
+              {r.reason ? `: ${clipParagraph(r.reason)}` : ""}
             </li>
           ))}
         </ul>
@@ -172,7 +173,7 @@ export function TaskSummary({
           </p>
           {report.kind === "complete" ? (
             <>
-              {report.summary ? <p className="mt-1 text-sm">{report.summary}</p> : null}
+              {report.summary ? <p className="mt-1 text-sm">{clipParagraph(report.summary)}</p> : null}
               {report.output.byteLength > 0 ? (
                 <div className="mt-2">{renderOutput({ label: "Output", contentType: "", bytes: report.output, stem: "task-output" })}</div>
               ) : (
@@ -184,7 +185,7 @@ export function TaskSummary({
               <dt className="text-slate-600 dark:text-slate-400">Error code</dt>
               <dd className="font-mono">{report.errorCode || "—"}</dd>
               <dt className="text-slate-600 dark:text-slate-400">Reason</dt>
-              <dd>{report.reason || "—"}</dd>
+              <dd>{report.reason ? clipParagraph(report.reason) : "—"}</dd>
               <dt className="text-slate-600 dark:text-slate-400">Retryable</dt>
               <dd>{report.retryable ? "Yes" : "No"}</dd>
             </dl>

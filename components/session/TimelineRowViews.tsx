@@ -16,6 +16,7 @@ import { FastLink } from "@/components/FastLink";
 import { Icon } from "@/components/Icon";
 import { ProgressBar } from "@/components/ProgressBar";
 import { Timestamp } from "@/components/Time";
+import { clipLine } from "@/lib/client/clip";
 
 const STATUS_BADGE: Record<HandoffRecord["status"], { label: string; tone: Tone; icon: "send" | "document" | "check" | "x" }> = {
   offered: { label: "Offered", tone: "info", icon: "send" },
@@ -46,14 +47,14 @@ export function GroupHeaderView({ row }: { row: GroupRow }) {
         <span className="font-mono text-xs text-slate-700 dark:text-slate-300">{o.handoffId}</span>
         <span aria-hidden="true">·</span>
         <span>
-          {o.offeredBy || "initiator"} <span aria-hidden="true">→</span>
-          <span className="sr-only"> to </span> <strong>{o.target || "—"}</strong>
+          {clipLine(o.offeredBy) || "initiator"} <span aria-hidden="true">→</span>
+          <span className="sr-only"> to </span> <strong>{clipLine(o.target) || "—"}</strong>
         </span>
         <Badge info={{ label: s.label, tone: s.tone, icon: s.icon, hint: `Offer status: ${s.label}` }} kind="Offer status" />
       </h3>
       {o.scope ? (
         <p className="mt-0.5 text-xs text-slate-700 dark:text-slate-300">
-          Scope: <span className="font-medium">{o.scope}</span>
+          Scope: <span className="font-medium">{clipLine(o.scope)}</span>
         </p>
       ) : null}
     </div>

@@ -13,6 +13,7 @@ import { PhaseBadge, StateBadge } from "@/components/Badge";
 import { FastLink } from "@/components/FastLink";
 import { Icon } from "@/components/Icon";
 import { CompactTime, RelativeTime, TtlCountdown } from "@/components/Time";
+import { clipLine } from "@/lib/client/clip";
 
 export const LIST_GRID =
   "lg:grid lg:grid-cols-[5rem_6.5rem_10.5rem_minmax(10rem,2fr)_minmax(6rem,1fr)_minmax(6rem,1fr)_minmax(6rem,1fr)_5.5rem_5.5rem_5.5rem] lg:items-center lg:gap-x-3";
@@ -94,19 +95,19 @@ export const SessionRow = memo(function SessionRow({
           <TtlCountdown expiresAt={m?.expiresAtUnixMs} {...(terminal ? { terminalLabel: stateBadge(state).label.toLowerCase() } : {})} frozen={state === SessionState.SUSPENDED} />
         </Cell>
       </span>
-      <span className="mt-1 block truncate font-medium text-slate-900 lg:mt-0 dark:text-slate-50" title={summary.intent}>
+      <span className="mt-1 block truncate font-medium text-slate-900 lg:mt-0 dark:text-slate-50" title={clipLine(summary.intent)}>
         <span className="sr-only">Intent: </span>
-        {summary.intent || <span className="text-slate-600 italic dark:text-slate-400">No intent</span>}
+        {clipLine(summary.intent) || <span className="text-slate-600 italic dark:text-slate-400">No intent</span>}
       </span>
       <span className="mt-1 flex flex-wrap gap-x-3 gap-y-0.5 text-xs text-slate-700 lg:contents lg:text-sm dark:text-slate-300">
         <Cell label="Owner" className="truncate">
-          <span title={summary.currentOwner}>{summary.currentOwner || "—"}</span>
+          <span title={clipLine(summary.currentOwner)}>{clipLine(summary.currentOwner) || "—"}</span>
         </Cell>
         <Cell label={m?.mode === TASK_MODE ? "Assignee" : "Target"} className="truncate">
-          <span title={summary.currentTarget}>{summary.currentTarget || "—"}</span>
+          <span title={clipLine(summary.currentTarget)}>{clipLine(summary.currentTarget) || "—"}</span>
         </Cell>
         <Cell label="Scope" className="truncate">
-          <span title={summary.scope}>{summary.scope || "—"}</span>
+          <span title={clipLine(summary.scope)}>{clipLine(summary.scope) || "—"}</span>
         </Cell>
       </span>
       <span className="mt-1 flex flex-wrap gap-x-3 gap-y-0.5 text-xs text-slate-600 lg:contents lg:text-sm dark:text-slate-400">

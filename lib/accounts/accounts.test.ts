@@ -101,6 +101,18 @@ describe("Accounts.login", () => {
     expect((await accounts.login({ username: "alice", password: PASSWORD, ip: "10.0.0.2" })).ok).toBe(true);
   });
 
+  it("one address guessing at many accounts does not lock out the others behind it; a higher per-address limit still stops spraying", async () => {
+    const office = "198.51.100.20";
+    // 50 failures from one address, spread over many accounts (a colleague
+    // mistyping, or someone spraying a password).
+    for (let i = 0; i < 50; i++) await accounts.login({ username: `user${i % 25}`, password: "wrong password!", ip: office });
+    expect((await accounts.login({ username: "alice", password: PASSWORD, ip: office })).ok).toBe(true);
+    // Up to the per-address limit, and beyond it everyone there waits.
+    for (let i = 50; i < 250; i++) await accounts.login({ username: `spray${i}`, password: "wrong password!", ip: office });
+    expect(await accounts.login({ username: "alice", password: PASSWORD, ip: office })).toMatchObject({ ok: false, status: 429 });
+    expect((await accounts.login({ username: "alice", password: PASSWORD, ip: "198.51.100.21" })).ok).toBe(true);
+  });
+
   it("never logs secrets", async () => {
     const r = await signIn();
     await accounts.login({ username: "alice", password: "wrong password!", ip: "1" });

@@ -25,6 +25,7 @@ import {
   sessionCookie,
   type HeaderSource,
   type Principal,
+  type SessionEvent,
   type SessionRecord,
 } from "./sessions";
 import { SessionFile, sessionsFilePath, type SessionFileLoad } from "./session-file";
@@ -55,7 +56,12 @@ export interface AccountsOptions {
    * memory only.
    */
   sessionsFile?: string | null;
+  /** How often the users file is checked for changes while sign-in watchers listen (onSignInChange). Default 1 s. */
+  usersPollMs?: number;
 }
+
+/** See Accounts.onSignInChange. */
+export type SignInChange = { kind: "session"; key: string; ended: boolean } | { kind: "users" };
 
 /** The signed-in user for one request. */
 export interface Authenticated {
@@ -109,6 +115,10 @@ export class Accounts {
   private readonly scrypt: ScryptParams;
   private readonly log: AccountsLogger;
   private readonly sessionFile: SessionFile | null;
+  private readonly usersPollMs: number;
+  private readonly changeListeners = new Set<(change: SignInChange) => void>();
+  private usersPoll: ReturnType<typeof setInterval> | null = null;
+  private polling = false;
 
   constructor(options: AccountsOptions) {
     this.directory = new UserDirectory(options.usersFile);
@@ -121,6 +131,7 @@ export class Accounts {
     this.limiter = new LoginLimiter({ ...options.limits, now: options.now });
     this.scrypt = options.scrypt ?? DEFAULT_SCRYPT;
     this.log = options.logger ?? silent;
+    this.usersPollMs = options.usersPollMs ?? 1_000;
     this.sessionFile =
       options.sessionsFile !== undefined && options.sessionsFile !== null
         ? new SessionFile({ file: options.sessionsFile, secret: options.sessionSecret, logger: this.log, ...(options.now ? { now: options.now } : {}) })
@@ -221,6 +232,68 @@ export class Accounts {
   async authenticate(headers: HeaderSource): Promise<Authenticated | null> {
     const session = this.sessions.get(readSessionCookie(headers));
     if (!session) return null;
+    return this.validate(session);
+  }
+
+  /**
+   * Is a sign-in already in use (an open stream's) still good? The same
+   * checks as authenticate() against the current users file, but without
+   * counting as activity: an open tab does not keep an idle session alive.
+   * Returns the current identity (role changes included), or null when the
+   * sign-in has ended.
+   */
+  async recheck(auth: Authenticated): Promise<Authenticated | null> {
+    const session = this.sessions.peek(auth.session.key);
+    if (!session) return null;
+    return this.validate(session);
+  }
+
+  /**
+   * Be told when any sign-in may have changed: `{ kind: "session", key }` when
+   * one session ended or changed here (sign-out, password change, expiry,
+   * role seen changed), `{ kind: "users" }` when the users file changed (an
+   * admin disabled someone, reset a password or changed a role, from this
+   * process or another). While anyone listens the users file is polled every
+   * `usersPollMs` (a stat; it is read only when it changed).
+   */
+  onSignInChange(listener: (change: SignInChange) => void): () => void {
+    const wrapped = (event: SessionEvent) => listener({ kind: "session", key: event.key, ended: event.kind === "ended" });
+    const off = this.sessions.onSessionEvent(wrapped);
+    this.changeListeners.add(listener);
+    if (this.usersPoll === null) {
+      this.usersPoll = setInterval(() => void this.pollUsersFile(), this.usersPollMs);
+      this.usersPoll.unref();
+    }
+    return () => {
+      off();
+      this.changeListeners.delete(listener);
+      if (this.changeListeners.size === 0 && this.usersPoll !== null) {
+        clearInterval(this.usersPoll);
+        this.usersPoll = null;
+      }
+    };
+  }
+
+  private async pollUsersFile(): Promise<void> {
+    if (this.polling) return;
+    this.polling = true;
+    try {
+      if (!(await this.directory.reloadIfChanged())) return;
+    } catch (e) {
+      this.log.warn({ err: (e as Error).message }, "users file unavailable");
+    } finally {
+      this.polling = false;
+    }
+    for (const l of [...this.changeListeners]) {
+      try {
+        l({ kind: "users" });
+      } catch {
+        // a listener's failure is its own business
+      }
+    }
+  }
+
+  private async validate(session: SessionRecord): Promise<Authenticated | null> {
     const p = session.principal;
     let record: UserRecord | undefined;
     try {

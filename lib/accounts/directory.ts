@@ -52,6 +52,22 @@ export class UserDirectory {
     return (await this.loading).users;
   }
 
+  /**
+   * Whether the file changed since the last lookup (reloading it when it
+   * did). For watchers that poll; false while the file is unchanged.
+   */
+  async reloadIfChanged(): Promise<boolean> {
+    const before = this.snapshot?.key;
+    const key = await this.fileKey();
+    if (before === key) return false;
+    try {
+      await this.users();
+    } catch {
+      // An invalid file fails closed: lookups throw, so re-checks end sign-ins.
+    }
+    return true;
+  }
+
   async find(username: string): Promise<UserRecord | undefined> {
     return (await this.users()).find((u) => u.username === username);
   }

@@ -73,10 +73,21 @@ export class SlidingWindow {
   }
 }
 
+/** Failed sign-ins per account and client address: 5 per 15 minutes. */
+export const DEFAULT_PER_ACCOUNT_AND_ADDRESS = Object.freeze({ limit: 5, windowMs: 15 * 60_000 });
+/**
+ * Failed sign-ins per client address, any account: 250 per 15 minutes. Much
+ * higher than the per-account limit on purpose: many people can share one
+ * address (an office behind NAT, a proxy), and one of them guessing must not
+ * lock the others out; it still stops one address from spraying passwords
+ * across every account.
+ */
+export const DEFAULT_PER_ADDRESS = Object.freeze({ limit: 250, windowMs: 15 * 60_000 });
+
 export interface LoginLimiterOptions {
-  /** Failed attempts per username + client address. Default 5 per 15 minutes. */
+  /** Failed attempts per username + client address. Default DEFAULT_PER_ACCOUNT_AND_ADDRESS. */
   perUserAndIp?: { limit: number; windowMs: number };
-  /** Failed attempts per client address, any username. Default 50 per 15 minutes. */
+  /** Failed attempts per client address, any username. Default DEFAULT_PER_ADDRESS. */
   perIp?: { limit: number; windowMs: number };
   now?: () => number;
 }
@@ -84,16 +95,16 @@ export interface LoginLimiterOptions {
 /**
  * Failed sign-ins are counted per (username, address) and per address. A
  * success clears the (username, address) counter only, so spraying many
- * usernames from one address is still slowed down.
+ * usernames from one address is still slowed down. The address must be the
+ * real client address (client-address.ts), never a value the client chose.
  */
 export class LoginLimiter {
   private readonly userIp: SlidingWindow;
   private readonly ip: SlidingWindow;
 
   constructor(options: LoginLimiterOptions = {}) {
-    const fifteen = 15 * 60_000;
-    this.userIp = new SlidingWindow({ ...(options.perUserAndIp ?? { limit: 5, windowMs: fifteen }), now: options.now });
-    this.ip = new SlidingWindow({ ...(options.perIp ?? { limit: 50, windowMs: fifteen }), now: options.now });
+    this.userIp = new SlidingWindow({ ...(options.perUserAndIp ?? DEFAULT_PER_ACCOUNT_AND_ADDRESS), now: options.now });
+    this.ip = new SlidingWindow({ ...(options.perIp ?? DEFAULT_PER_ADDRESS), now: options.now });
   }
 
   private static key(username: string, ip: string): string {

@@ -239,3 +239,39 @@ describe("rate limiting", () => {
     expect(l.check("dave", "3.3.3.3").allowed).toBe(true);
   });
 });
+
+describe("session events (open streams follow them)", () => {
+  it("tell listeners about every session that ends or changes, however it happens, and peek never counts as activity", () => {
+    let now = 1_000;
+    const store = new SessionStore({ secret: SECRET, idleMs: 100, absoluteMs: 10_000, maxPerUser: 2, now: () => now });
+    const events: string[] = [];
+    const off = store.onSessionEvent((e) => events.push(`${e.kind}:${e.key.slice(0, 4)}`));
+    const short = (k: string) => k.slice(0, 4);
+    const a = store.create(alice).session;
+    const b = store.create(alice).session;
+    // A third sign-in evicts the oldest (maxPerUser 2).
+    const c = store.create(alice).session;
+    expect(events).toEqual([`ended:${short(a.key)}`]);
+    store.update(b, { principal: { ...alice, role: "viewer" } });
+    store.update(b, { principal: { ...alice, role: "viewer" } }); // no change, no event
+    expect(events.at(-1)).toBe(`updated:${short(b.key)}`);
+    expect(events).toHaveLength(2);
+    store.destroy(b);
+    expect(events.at(-1)).toBe(`ended:${short(b.key)}`);
+    // Idle expiry, noticed by peek (which does not refresh the idle timer).
+    now += 60;
+    expect(store.peek(c.key)).toBe(c);
+    expect(c.lastSeenAt).toBe(1_000);
+    now += 60;
+    expect(store.peek(c.key)).toBeUndefined();
+    expect(events.at(-1)).toBe(`ended:${short(c.key)}`);
+    // destroyForUser ends every remaining one.
+    const d = store.create(alice).session;
+    const e = store.create({ ...alice, username: "eve" }).session;
+    store.destroyForUser("alice");
+    expect(events.at(-1)).toBe(`ended:${short(d.key)}`);
+    off();
+    store.destroy(e);
+    expect(events.at(-1)).toBe(`ended:${short(d.key)}`);
+  });
+});

@@ -205,6 +205,13 @@ export interface StoredSession {
  */
 export type SessionChange = "change" | "touch";
 
+/** One sign-in that ended (signed out, expired, evicted, its account's sessions ended) or changed (principal, credential). */
+export interface SessionEvent {
+  kind: "ended" | "updated";
+  /** sessionKey(id) of the session. */
+  key: string;
+}
+
 export interface SessionStoreOptions {
   secret: Buffer;
   /** Sign out after this much inactivity. Default 8 hours. */
@@ -232,6 +239,7 @@ export class SessionStore {
   private readonly now: () => number;
   private ops = 0;
   private observer: ((change: SessionChange) => void) | null = null;
+  private readonly listeners = new Set<(event: SessionEvent) => void>();
 
   constructor(options: SessionStoreOptions) {
     if (options.secret.length < MIN_SECRET_CHARS) throw new Error("session secret too short");
@@ -250,6 +258,32 @@ export class SessionStore {
 
   private changed(change: SessionChange): void {
     this.observer?.(change);
+  }
+
+  /**
+   * Be told when a session ends or changes (open streams re-check their
+   * sign-in on it). Any number of listeners; returns the unsubscribe.
+   */
+  onSessionEvent(listener: (event: SessionEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(kind: SessionEvent["kind"], key: string): void {
+    for (const l of this.listeners) {
+      try {
+        l({ kind, key });
+      } catch {
+        // a listener's failure is its own business
+      }
+    }
+  }
+
+  /** Remove a session from the map and tell the listeners. */
+  private drop(key: string): boolean {
+    if (!this.sessions.delete(key)) return false;
+    this.emit("ended", key);
+    return true;
   }
 
   /** Start a new session (always a fresh id: sign-in never reuses one). Returns the cookie value. */
@@ -289,12 +323,12 @@ export class SessionStore {
       list.push(s);
     }
     for (const mine of byOwner.values()) {
-      for (const old of mine.slice(0, Math.max(0, mine.length - this.maxPerUser))) this.sessions.delete(old.key);
+      for (const old of mine.slice(0, Math.max(0, mine.length - this.maxPerUser))) this.drop(old.key);
     }
     while (this.sessions.size > this.maxSessions) {
       const oldest = this.sessions.keys().next().value;
       if (oldest === undefined) break;
-      this.sessions.delete(oldest);
+      this.drop(oldest);
     }
   }
 
@@ -308,7 +342,7 @@ export class SessionStore {
     if (!session) return undefined;
     const now = this.now();
     if (this.expired(session, now)) {
-      this.sessions.delete(key);
+      this.drop(key);
       this.changed("change");
       return undefined;
     }
@@ -341,12 +375,31 @@ export class SessionStore {
       session.credentialTag = changes.credentialTag;
       changed = true;
     }
-    if (changed && this.sessions.get(session.key) === session) this.changed("change");
+    if (changed && this.sessions.get(session.key) === session) {
+      this.changed("change");
+      this.emit("updated", session.key);
+    }
+  }
+
+  /**
+   * The live session stored under `key` (sessionKey of its id), without
+   * refreshing its idle timer: for re-checking a sign-in that is already in
+   * use (an open stream is not activity). Undefined when ended or expired.
+   */
+  peek(key: string): SessionRecord | undefined {
+    const session = this.sessions.get(key);
+    if (!session) return undefined;
+    if (this.expired(session, this.now())) {
+      this.drop(key);
+      this.changed("change");
+      return undefined;
+    }
+    return session;
   }
 
   /** End a session (a record, or a raw session id). */
   destroy(session: SessionRecord | string): void {
-    if (this.sessions.delete(typeof session === "string" ? sessionKey(session) : session.key)) this.changed("change");
+    if (this.drop(typeof session === "string" ? sessionKey(session) : session.key)) this.changed("change");
   }
 
   /** End every session of a users-file user (password change, disabled), optionally keeping one (by raw id). */
@@ -355,7 +408,7 @@ export class SessionStore {
     let n = 0;
     for (const s of [...this.sessions.values()]) {
       if (!s.principal.ephemeral && s.principal.username === username && s.key !== keep) {
-        this.sessions.delete(s.key);
+        this.drop(s.key);
         n++;
       }
     }
@@ -372,7 +425,7 @@ export class SessionStore {
     let n = 0;
     for (const s of [...this.sessions.values()]) {
       if (this.expired(s, now)) {
-        this.sessions.delete(s.key);
+        this.drop(s.key);
         n++;
       }
     }

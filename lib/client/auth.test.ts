@@ -74,9 +74,14 @@ describe("loginErrorMessage", () => {
     expect(loginErrorMessage("invalid")).toBe("Incorrect username or password.");
     expect(loginErrorMessage("throttled")).toMatch(/Too many failed sign-ins/);
     expect(loginErrorMessage("disabled")).toMatch(/disabled/);
-    expect(loginErrorMessage("oidc", "The identity provider refused: access_denied")).toBe(
-      "Sign-in with your identity provider failed: The identity provider refused: access_denied",
+    // Only known reason codes become sentences: text from the URL is never printed (issue 10, item 3).
+    expect(loginErrorMessage("oidc", "cancelled")).toBe(
+      "Sign-in with your identity provider failed: Sign-in was cancelled or refused at your identity provider.",
     );
+    expect(loginErrorMessage("oidc", "state")).toMatch(/sign in again/);
+    for (const hostile of ["The identity provider refused: access_denied", "Call +1 555 0100 to restore access", "<img src=x onerror=alert(1)>", "toString", "__proto__"]) {
+      expect(loginErrorMessage("oidc", hostile)).toBe("Sign-in with your identity provider failed.");
+    }
     expect(loginErrorMessage("oidc")).toBe("Sign-in with your identity provider failed.");
     expect(loginErrorMessage("<script>")).toBe("Sign-in failed. Try again.");
   });

@@ -3,6 +3,7 @@
 // and the sentences people see. Pure functions plus thin fetch wrappers.
 
 import { isRole, type Role } from "@/lib/authz/roles";
+import { safeReturnTo } from "./return-to";
 
 /** GET /auth/whoami, as the browser may use it. */
 export interface WhoAmI {
@@ -61,23 +62,10 @@ export function parseAuthMethods(json: unknown): AuthMethods {
 }
 
 /**
- * A same-site path to return to after signing in, or "/". Refuses absolute
- * and protocol-relative URLs (`//evil`, `/\evil`), and the sign-in pages
- * themselves so nobody lands back on /login after signing in.
+ * A same-site path to return to after signing in, or "/" (lib/client/return-to.ts:
+ * the one rule the server applies too).
  */
-export function safeReturnTo(raw: string | null | undefined): string {
-  if (!raw || raw.length > 2048 || !raw.startsWith("/") || raw.startsWith("//") || raw.startsWith("/\\")) return "/";
-  if (/[\u0000-\u001f\u007f]/.test(raw)) return "/";
-  let url: URL;
-  try {
-    url = new URL(raw, "http://console.invalid");
-  } catch {
-    return "/";
-  }
-  if (url.origin !== "http://console.invalid") return "/";
-  if (url.pathname === "/login" || url.pathname.startsWith("/auth/") || url.pathname === "/account/password") return "/";
-  return `${url.pathname}${url.search}${url.hash}`;
-}
+export { safeReturnTo };
 
 export function loginHref(returnTo: string, extra: Record<string, string> = {}): string {
   const back = safeReturnTo(returnTo);
@@ -96,8 +84,33 @@ export function oidcLoginHref(returnTo: string): string {
   return `/auth/oidc/login?${new URLSearchParams({ returnTo: safeReturnTo(returnTo) }).toString()}`;
 }
 
-/** The sentence for /login?error=<code>[&message=…] (form posts and OIDC failures). */
-export function loginErrorMessage(code: string | null | undefined, message?: string | null): string | null {
+/**
+ * Why a sign-in with the identity provider failed, as a code in
+ * /login?error=oidc&reason=<code>. Only codes travel in the URL: the sign-in
+ * page prints the sentence for a known code and a generic one otherwise, so a
+ * link cannot make it print text of the sender's choosing.
+ */
+export const OIDC_FAILURE_MESSAGES = Object.freeze({
+  unavailable: "Sign-in with your identity provider is unavailable right now. Try again, or use a password.",
+  state: "Your sign-in took too long or was started in another browser. Please sign in again.",
+  cancelled: "Sign-in was cancelled or refused at your identity provider.",
+  provider: "Your identity provider could not sign you in.",
+  failed: "Sign-in with your identity provider failed. Please try again.",
+  no_subject: "The identity provider did not say who you are (no subject).",
+  linked_elsewhere: "Your email belongs to a Baton account that is linked to a different sign-in. Ask an admin.",
+  disabled: "This account is disabled. Ask an admin to enable it.",
+  no_access: "Your account at the identity provider has no access to Baton. Ask an admin to add you.",
+  id_taken: "Your sign-in maps to a participant id that is already taken. Ask an admin to link your account.",
+} as const);
+
+export type OidcFailure = keyof typeof OIDC_FAILURE_MESSAGES;
+
+export function isOidcFailure(v: unknown): v is OidcFailure {
+  return typeof v === "string" && Object.prototype.hasOwnProperty.call(OIDC_FAILURE_MESSAGES, v);
+}
+
+/** The sentence for /login?error=<code>[&reason=<oidc failure code>] (form posts and OIDC failures). Never echoes the URL. */
+export function loginErrorMessage(code: string | null | undefined, reason?: string | null): string | null {
   if (!code) return null;
   switch (code) {
     case "invalid":
@@ -112,10 +125,8 @@ export function loginErrorMessage(code: string | null | undefined, message?: str
       return "Enter a username and a password.";
     case "cross_site":
       return "Sign-in was refused because the form came from another site. Open the console's own address and try again.";
-    case "oidc": {
-      const detail = message?.trim().slice(0, 300);
-      return detail ? `Sign-in with your identity provider failed: ${detail}` : "Sign-in with your identity provider failed.";
-    }
+    case "oidc":
+      return isOidcFailure(reason) ? `Sign-in with your identity provider failed: ${OIDC_FAILURE_MESSAGES[reason]}` : "Sign-in with your identity provider failed.";
     case "signed_out":
       return "Your session has ended. Sign in again.";
     default:

@@ -91,8 +91,3 @@ export function downloadName(stem: string, mediaType: string): string {
   const ext = Object.prototype.hasOwnProperty.call(EXTENSIONS, mediaType) ? EXTENSIONS[mediaType] : "bin";
   return `${safeStem}.${ext}`;
 }
-
-/** JSON pretty-printing that tolerates bigint. */
-export function prettyJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v), 2) ?? "";
-}

@@ -32,6 +32,7 @@ import type { SessionEvent } from "@/lib/macp/projections/types";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { formatDuration, formatPercent } from "@/lib/client/format";
 import type { IconName, Tone } from "@/lib/client/labels";
+import { MAX_PARAGRAPH_CHARS, clipLine, clipParagraph } from "@/lib/client/clip";
 
 export interface DetailField {
   label: string;
@@ -69,9 +70,21 @@ const cache = new WeakMap<Envelope, EventDetails>();
 export function describeEvent(event: SessionEvent): EventDetails {
   const hit = cache.get(event.envelope);
   if (hit) return hit;
-  const d = build(event);
+  const d = bounded(build(event));
   cache.set(event.envelope, d);
   return d;
+}
+
+/** Agents write these texts: each is shown up to a paragraph (lib/client/clip.ts); payload blobs are bounded by their viewers. */
+function bounded(d: EventDetails): EventDetails {
+  const out: EventDetails = {
+    ...d,
+    summary: clipParagraph(d.summary),
+    fields: d.fields.map((f) => (f.value.length > MAX_PARAGRAPH_CHARS ? { ...f, value: clipParagraph(f.value) } : f)),
+  };
+  if (d.reason !== undefined) out.reason = clipParagraph(d.reason);
+  if (d.outcome) out.outcome = { ...d.outcome, action: clipLine(d.outcome.action), reason: clipParagraph(d.outcome.reason) };
+  return out;
 }
 
 const who = (s: string): string => s || "(runtime)";

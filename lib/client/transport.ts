@@ -12,6 +12,8 @@ import { ActionService } from "@/lib/gen/baton/v1/actions_pb";
 import { ConsoleService } from "@/lib/gen/baton/v1/console_pb";
 import { csrfInterceptor } from "@/lib/client/csrf";
 import { csrfStore } from "@/lib/client/csrf-store";
+import { reauthInterceptor } from "@/lib/client/reauth";
+import { refreshWhoAmI } from "@/lib/client/use-whoami";
 
 export type ConsoleClient = Client<typeof ConsoleService>;
 export type ActionClient = Client<typeof ActionService>;
@@ -26,7 +28,7 @@ function browserTransport(): Transport {
     baseUrl: window.location.origin,
     useBinaryFormat: true,
     fetch: (input, init) => globalThis.fetch(input, { ...init, credentials: "same-origin" }),
-    interceptors: [csrfInterceptor(csrfStore, new Set([ActionService.typeName]))],
+    interceptors: [csrfInterceptor(csrfStore, new Set([ActionService.typeName])), reauthInterceptor(() => void refreshWhoAmI())],
   });
   return transport;
 }

@@ -1,7 +1,9 @@
 // Baton's ActionService (proto/baton/v1/actions.proto) as a plain
 // `(router) => void`. Each call: sign-in (cookie) → CSRF (state-changing
 // calls) → input validation (action-input.ts) → ActionGateway, which reads the
-// session, runs decide() and sends as the caller's identity.
+// session, runs decide() and sends as the caller's identity. Streams (inbox,
+// demo) end with the sign-in that opened them (sign-in-streams.ts, installed
+// on the console's whole router).
 import { create } from "@bufbuild/protobuf";
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";

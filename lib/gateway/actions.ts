@@ -79,6 +79,8 @@ export interface ActionGatewayOptions {
   users: { users(): Promise<readonly UserRecord[]> };
   /** How people's runtime identities are presented (see identity.ts). */
   authMode: UserAuthMode;
+  /** Dev mode: the delegate credential acting as a participant (see identity.ts); default the id itself. */
+  devCredential?: (participantId: string) => string;
   /** The runtime's payload limit (MACP_MAX_PAYLOAD_BYTES). */
   maxPayloadBytes: number;
   /**
@@ -253,7 +255,7 @@ export class ActionGateway {
 
   /** The common path of every in-session message. */
   private async inSession(user: SignedInUser, input: SessionMessageInput, spec: SessionActionSpec, signal?: AbortSignal): Promise<ActionResult> {
-    const identity = runtimeIdentityFor(this.options.authMode, user);
+    const identity = runtimeIdentityFor(this.options.authMode, user, this.options.devCredential);
     const [loaded, users] = await Promise.all([
       loadSession(this.options.runtime, input.sessionId, signal, this.options.historyTimeoutMs),
       this.options.users.users(),
@@ -309,7 +311,7 @@ export class ActionGateway {
   // ---------------------------------------------------------------- start
 
   async startSession(user: SignedInUser, input: StartInput, signal?: AbortSignal): Promise<ActionResult> {
-    const identity = runtimeIdentityFor(this.options.authMode, user);
+    const identity = runtimeIdentityFor(this.options.authMode, user, this.options.devCredential);
     const users = await this.options.users.users();
     const d = decide({ role: user.role, participantId: user.participantId }, undefined, "startSession", {
       start: { mode: input.mode, participants: input.participants },
@@ -512,7 +514,7 @@ export class ActionGateway {
     let ack: Ack;
     try {
       if (own) {
-        const identity = runtimeIdentityFor(this.options.authMode, user);
+        const identity = runtimeIdentityFor(this.options.authMode, user, this.options.devCredential);
         ack = await this.options.actions.cancelSession(input.sessionId, input.reason || `Cancelled in the Baton console by ${who}.`, identity.credential, signal);
       } else {
         const reason = `Cancelled by admin ${who}${input.reason ? `: ${input.reason}` : "."}`;
@@ -538,7 +540,7 @@ export class ActionGateway {
     if (this.options.cancelAsInitiator) return this.options.cancelAsInitiator(sessionId, reason);
     if (initiator === "" || initiator === RUNTIME_SENDER) throw new ConnectError("this session has no initiator to cancel it for", Code.FailedPrecondition);
     let credential: string | undefined;
-    if (this.options.authMode === "dev") credential = initiator;
+    if (this.options.authMode === "dev") credential = this.options.devCredential ? this.options.devCredential(initiator) : initiator;
     else credential = users.find((u) => u.participantId === initiator)?.runtimeToken;
     if (credential === undefined || credential === "") {
       throw new ConnectError(

@@ -3,8 +3,9 @@
 // The person's MACP identity is the `participantId` of their account (e.g.
 // `human:alice`); every envelope the console sends for them carries it as
 // sender, whatever the browser asked. How the runtime is convinced:
-// - "dev": the embedded runtime in dev auth mode names callers by the bearer
-//   value, so the console sends `authorization: Bearer human:alice`;
+// - "dev": the embedded runtime in dev auth mode, where people's ids are
+//   reserved: the console sends a delegate credential for `human:alice` that
+//   only it can make (lib/server/console-people.ts);
 // - "tokens" (embedded runtime with static tokens, or any external runtime):
 //   the account's `runtimeToken` from the users file is the bearer token, and
 //   the runtime checks that it belongs to that sender. An account without one
@@ -31,8 +32,14 @@ export interface RuntimeIdentity {
   credential: string;
 }
 
-export function runtimeIdentityFor(mode: UserAuthMode, user: SignedInUser): RuntimeIdentity {
-  if (mode === "dev") return { participantId: user.participantId, credential: user.participantId };
+/**
+ * `devCredential` (dev mode): the credential that acts as a participant. The
+ * embedded runtime reserves people's ids, so the console presents a delegate
+ * credential only it can make (lib/server/console-people.ts); without it the
+ * participant id itself is the bearer value (a dev runtime without reservations).
+ */
+export function runtimeIdentityFor(mode: UserAuthMode, user: SignedInUser, devCredential?: (participantId: string) => string): RuntimeIdentity {
+  if (mode === "dev") return { participantId: user.participantId, credential: devCredential ? devCredential(user.participantId) : user.participantId };
   if (user.runtimeToken === undefined || user.runtimeToken === "") {
     throw new ConnectError(
       `Your account (${user.username}) has no runtime token, so Baton cannot act as ${user.participantId} on this runtime. ` +

@@ -1,6 +1,8 @@
 // Baton's browser-facing ConsoleService (proto/baton/v1/console.proto) as a
 // plain `(router) => void`, so the same code mounts in the console server
-// (connectNodeAdapter) and in createRouterTransport for in-memory tests.
+// (connectNodeAdapter) and in createRouterTransport for in-memory tests. In
+// the console server every stream here also follows the sign-in it was opened
+// with (sign-in-streams.ts, an interceptor on the whole router).
 import { Code, ConnectError, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
 import { ConsoleService } from "@/lib/gen/baton/v1/console_pb";
 import { isValidSessionId } from "@/lib/macp/ids";

@@ -7,20 +7,26 @@
 //   GET /auth/oidc/callback  → const { user, returnTo } = await oidc.completeLogin(req URL, readOidcStateCookie(headers));
 //                              accounts.startSession(user), Set-Cookie session + clearOidcStateCookie, 302 to returnTo
 import * as client from "openid-client";
+import { OIDC_FAILURE_MESSAGES, type OidcFailure } from "@/lib/client/auth";
 import type { UserRecord } from "@/lib/accounts/users-file";
 import type { Principal } from "@/lib/accounts/sessions";
 import type { OidcSettings } from "./config";
 import { mapOidcUser, type Claims } from "./map-user";
 import { safeReturnTo, sealLoginState, unsealLoginState } from "./state";
 
-/** A sign-in that did not work, with a sentence fit for the sign-in page. */
+/**
+ * A sign-in that did not work: a code for the sign-in page's URL (the page
+ * shows the fixed sentence for it), that sentence, and the detail for the log.
+ */
 export class OidcLoginError extends Error {
+  readonly userMessage: string;
   constructor(
-    readonly userMessage: string,
+    readonly code: OidcFailure,
     readonly detail: string,
     options?: { cause?: unknown },
   ) {
-    super(`${userMessage} (${detail})`, options);
+    super(`${OIDC_FAILURE_MESSAGES[code]} (${detail})`, options);
+    this.userMessage = OIDC_FAILURE_MESSAGES[code];
     this.name = "OidcLoginError";
   }
 }
@@ -79,7 +85,7 @@ export class OidcLogin {
         .catch((e: unknown) => {
           this.config = undefined;
           throw new OidcLoginError(
-            "Sign-in with your identity provider is unavailable right now. Try again, or use a password.",
+            "unavailable",
             `discovery at ${s.issuer.href} failed: ${(e as Error).message}`,
             { cause: e },
           );
@@ -122,7 +128,7 @@ export class OidcLogin {
     const saved = cookieState !== undefined ? unsealLoginState(this.options.secret, cookieState, this.now()) : null;
     if (!saved) {
       throw new OidcLoginError(
-        "Your sign-in took too long or was started in another browser. Please sign in again.",
+        "state",
         "missing, expired or invalid state cookie",
       );
     }
@@ -134,9 +140,7 @@ export class OidcLogin {
     if (providerError !== null) {
       const description = current.searchParams.get("error_description");
       throw new OidcLoginError(
-        providerError === "access_denied"
-          ? "Sign-in was cancelled or refused at your identity provider."
-          : "Your identity provider could not sign you in.",
+        providerError === "access_denied" ? "cancelled" : "provider",
         `${providerError}${description ? `: ${description}` : ""}`,
       );
     }
@@ -151,10 +155,10 @@ export class OidcLogin {
         idTokenExpected: true,
       });
     } catch (e) {
-      throw new OidcLoginError("Sign-in with your identity provider failed. Please try again.", (e as Error).message, { cause: e });
+      throw new OidcLoginError("failed", (e as Error).message, { cause: e });
     }
     const idClaims = tokens.claims();
-    if (!idClaims) throw new OidcLoginError("Sign-in with your identity provider failed. Please try again.", "no ID token in the token response");
+    if (!idClaims) throw new OidcLoginError("failed", "no ID token in the token response");
 
     let claims: Claims = { ...idClaims };
     if (config.serverMetadata().userinfo_endpoint !== undefined && tokens.access_token) {
@@ -168,7 +172,8 @@ export class OidcLogin {
     }
 
     const mapped = mapOidcUser(claims, await this.options.users.users(), this.settings);
-    if (!mapped.ok) throw new OidcLoginError(mapped.reason, `refused subject ${String(idClaims.sub)}`);
-    return { user: mapped.user, claims, linked: mapped.linked, returnTo: saved.returnTo };
+    if (!mapped.ok) throw new OidcLoginError(mapped.code, `refused subject ${String(idClaims.sub)}`);
+    // Checked again: a state sealed before this rule was tightened must not send anyone off-site.
+    return { user: mapped.user, claims, linked: mapped.linked, returnTo: safeReturnTo(saved.returnTo) };
   }
 }

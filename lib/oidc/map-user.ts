@@ -13,11 +13,14 @@ import { isValidParticipantId } from "@/lib/authz/decide";
 import { ROLES, higherRole, type Role } from "@/lib/authz/roles";
 import type { Principal } from "@/lib/accounts/sessions";
 import type { UserRecord } from "@/lib/accounts/users-file";
+import { OIDC_FAILURE_MESSAGES, type OidcFailure } from "@/lib/client/auth";
 import type { OidcSettings } from "./config";
 
 export type Claims = Readonly<Record<string, unknown>>;
 
-export type MapResult = { ok: true; user: Principal; linked: boolean } | { ok: false; reason: string };
+export type MapResult = { ok: true; user: Principal; linked: boolean } | { ok: false; code: OidcFailure; reason: string };
+
+const refuse = (code: OidcFailure): MapResult => ({ ok: false, code, reason: OIDC_FAILURE_MESSAGES[code] });
 
 function str(claims: Claims, name: string): string | undefined {
   const v = claims[name];
@@ -64,7 +67,7 @@ function clean(s: string, max: number): string {
 
 export function mapOidcUser(claims: Claims, users: readonly UserRecord[], settings: Pick<OidcSettings, "roleClaim" | "roleMap" | "defaultRole">): MapResult {
   const sub = str(claims, "sub");
-  if (sub === undefined) return { ok: false, reason: "The identity provider did not say who you are (no subject)." };
+  if (sub === undefined) return refuse("no_subject");
   const email = str(claims, "email");
   const verified = claims.email_verified === true;
 
@@ -72,12 +75,12 @@ export function mapOidcUser(claims: Claims, users: readonly UserRecord[], settin
   if (!entry && email !== undefined && verified) {
     const byEmail = users.find((u) => u.email?.toLowerCase() === email.toLowerCase());
     if (byEmail?.oidcSubject !== undefined && byEmail.oidcSubject !== sub) {
-      return { ok: false, reason: "Your email belongs to a Baton account that is linked to a different sign-in. Ask an admin." };
+      return refuse("linked_elsewhere");
     }
     entry = byEmail;
   }
   if (entry) {
-    if (entry.disabled === true) return { ok: false, reason: "This account is disabled. Ask an admin to enable it." };
+    if (entry.disabled === true) return refuse("disabled");
     return {
       ok: true,
       linked: true,
@@ -95,11 +98,11 @@ export function mapOidcUser(claims: Claims, users: readonly UserRecord[], settin
 
   const role = roleFromClaims(claims, settings) ?? settings.defaultRole;
   if (role === null) {
-    return { ok: false, reason: "Your account at the identity provider has no access to Baton. Ask an admin to add you." };
+    return refuse("no_access");
   }
   const participantId = participantIdForSubject(sub);
   if (!isValidParticipantId(participantId) || users.some((u) => u.participantId === participantId)) {
-    return { ok: false, reason: "Your sign-in maps to a participant id that is already taken. Ask an admin to link your account." };
+    return refuse("id_taken");
   }
   const handle = str(claims, "preferred_username") ?? email ?? sub;
   const name = str(claims, "name") ?? str(claims, "preferred_username") ?? email ?? sub;

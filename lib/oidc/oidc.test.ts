@@ -92,6 +92,7 @@ describe("mapOidcUser", () => {
     expect(mapOidcUser({ sub: "x", email: "bob@example.com", email_verified: "true" }, users, settings)).toMatchObject({ ok: true, linked: false });
     expect(mapOidcUser({ sub: "x", email: "carl@example.com", email_verified: true }, users, settings)).toEqual({
       ok: false,
+      code: "linked_elsewhere",
       reason: "Your email belongs to a Baton account that is linked to a different sign-in. Ask an admin.",
     });
   });

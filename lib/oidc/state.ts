@@ -4,6 +4,7 @@
 // session secret, so it can be neither read nor forged, and it expires.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 import { headerValue, readCookie, type HeaderSource } from "@/lib/accounts/sessions";
+import { safeReturnTo } from "@/lib/client/return-to";
 
 export const OIDC_STATE_COOKIE = "baton_oidc";
 export const OIDC_STATE_TTL_MS = 10 * 60_000;
@@ -56,21 +57,11 @@ export function unsealLoginState(secret: Buffer, sealed: string, now: number = D
 }
 
 /**
- * A safe place to return to after sign-in: a path on this console ("/s/abc?x=1"),
- * never another site ("//evil", "https://evil", "/\\evil"). Anything else is "/".
+ * A safe place to return to after sign-in: a normalised path on this console,
+ * never another site in any spelling; anything else is "/". The same rule as
+ * the browser's (lib/client/return-to.ts).
  */
-export function safeReturnTo(value: unknown): string {
-  if (typeof value !== "string" || value.length > 2048) return "/";
-  if (!value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return "/";
-  if (/[\u0000-\u001f\u007f\\]/.test(value)) return "/";
-  try {
-    const u = new URL(value, "http://baton.invalid");
-    if (u.origin !== "http://baton.invalid") return "/";
-    return `${u.pathname}${u.search}${u.hash}`;
-  } catch {
-    return "/";
-  }
-}
+export { safeReturnTo };
 
 /** Set-Cookie for the sealed state: HttpOnly, SameSite=Lax (the callback is a top-level GET), 10 minutes. */
 export function oidcStateCookie(sealed: string, options: { secure: boolean }): string {

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { createAuthResolver } from "./auth";
+import { createAuthResolver, withReservedIdentities } from "./auth";
 import { ConfigError, loadConfig } from "./config";
 
 const h = (o: Record<string, string>) => new Headers(o);
@@ -60,5 +60,34 @@ describe("config", () => {
     expect(() => loadConfig({ MACP_ALLOW_INSECURE: "1", MACP_MAX_PAYLOAD_BYTES: "-3" })).toThrow(/MACP_MAX_PAYLOAD_BYTES/);
     expect(() => loadConfig({ MACP_ALLOW_INSECURE: "maybe" })).toThrow(/MACP_ALLOW_INSECURE/);
     expect(() => loadConfig({ MACP_TLS_CERT_PATH: "/x" })).toThrow(/together/);
+  });
+});
+
+describe("dev auth with reserved identities (the console's people)", () => {
+  const reserved = new Set(["human:alice"]);
+  const refused: string[] = [];
+  const auth = withReservedIdentities(createAuthResolver({ allowInsecure: true, devObservers: ["baton:console"] }), {
+    isReserved: (id) => reserved.has(id),
+    delegated: (c) => (c === "delegate-for-alice" ? "human:alice" : null),
+    onRefused: (id) => refused.push(id),
+    describe: () => "people reserved",
+  });
+
+  it("refuses dev credentials naming a reserved identity, whichever header carries them, and says why", () => {
+    const variants: Record<string, string>[] = [{ authorization: "Bearer human:alice" }, { "x-macp-agent-id": "human:alice" }, { "x-macp-token": "human:alice" }];
+    for (const headers of variants) {
+      expect(auth.resolve(h(headers))).toBeNull();
+      expect(auth.explain?.(h(headers))).toMatch(/human:alice is a person of the Baton console/);
+    }
+    expect(refused).toEqual(["human:alice", "human:alice", "human:alice"]);
+  });
+
+  it("resolves the delegate credential to the person, and leaves agents and observers as they were", () => {
+    expect(auth.resolve(h({ authorization: "Bearer delegate-for-alice" }))).toMatchObject({ sender: "human:alice", isObserver: false, canStartSessions: true });
+    expect(auth.resolve(h({ authorization: "Bearer agent://a" }))?.sender).toBe("agent://a");
+    expect(auth.resolve(h({ "x-macp-agent-id": "agent://b" }))?.sender).toBe("agent://b");
+    expect(auth.resolve(h({ authorization: "Bearer baton:console" }))?.isObserver).toBe(true);
+    expect(auth.explain?.(h({ authorization: "Bearer agent://a" }))).toBeNull();
+    expect(auth.describe()).toMatch(/people reserved/);
   });
 });

@@ -24,6 +24,8 @@ export interface AuthResolver {
   /** null when the request carries no usable credential. */
   resolve(headers: Headers): Identity | null;
   describe(): string;
+  /** Why resolve() refused credentials it understood (a reserved identity), or null. */
+  explain?(headers: Headers): string | null;
 }
 
 const MAX_ID_LENGTH = 512;
@@ -172,4 +174,61 @@ export function createAuthResolver(cfg: {
     throw new ConfigError("no authentication configured: set MACP_AUTH_TOKENS_JSON/FILE, or MACP_ALLOW_INSECURE=1 for dev mode");
   }
   return devResolver(cfg.devObservers);
+}
+
+// ------------------------------------------------------------ reservations
+
+/**
+ * Identities that only one trusted caller may act as, even in dev mode: the
+ * people of a Baton console embedding this runtime. Dev headers naming them
+ * are refused; the console presents each person with a delegate credential
+ * it alone can make (a per-boot secret that never leaves its process).
+ */
+export interface ReservedIdentities {
+  /** Is `sender` reserved (only a delegate credential may act as it)? */
+  isReserved(sender: string): boolean;
+  /** The identity a delegate credential stands for, or null when `credential` is not a valid one. */
+  delegated(credential: string): string | null;
+  /** Told about each refused dev credential (for a rate-limited log line). */
+  onRefused?(sender: string): void;
+  describe(): string;
+}
+
+function devIdentity(sender: string): Identity {
+  return { sender, canStartSessions: true, allowedModes: [], canManageRegistry: true, isObserver: false };
+}
+
+/**
+ * Dev auth with reserved identities: a delegate credential resolves to its
+ * identity; any other credential that would name a reserved identity is
+ * refused (UNAUTHENTICATED, with explain() saying why). Agents are unaffected:
+ * `authorization: Bearer <agent-id>` (Python SDK) and `x-macp-agent-id:
+ * <agent-id>` (TypeScript SDK) work as before for every other id.
+ */
+export function withReservedIdentities(base: AuthResolver, reserved: ReservedIdentities): AuthResolver {
+  const refusedSender = (headers: Headers): string | null => {
+    const id = base.resolve(headers);
+    return id !== null && reserved.isReserved(id.sender) ? id.sender : null;
+  };
+  return {
+    mode: base.mode,
+    resolve(headers) {
+      const credential = bearer(headers);
+      if (credential !== null) {
+        const delegated = reserved.delegated(credential);
+        if (delegated !== null) return devIdentity(delegated);
+      }
+      const id = base.resolve(headers);
+      if (id !== null && reserved.isReserved(id.sender)) {
+        reserved.onRefused?.(id.sender);
+        return null;
+      }
+      return id;
+    },
+    explain(headers) {
+      const sender = refusedSender(headers);
+      return sender === null ? null : `${sender} is a person of the Baton console: only the console acts for them (sign in to the console as them)`;
+    },
+    describe: () => `${base.describe()}; ${reserved.describe()}`,
+  };
 }

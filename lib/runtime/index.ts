@@ -6,7 +6,7 @@ import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import pino from "pino";
-import { createAuthResolver } from "./auth";
+import { createAuthResolver, withReservedIdentities, type ReservedIdentities } from "./auth";
 import { loadConfig, type RuntimeConfig } from "./config";
 import { Kernel } from "./kernel";
 import * as grpc from "@grpc/grpc-js";
@@ -31,12 +31,18 @@ export interface RunningRuntime {
 export interface StartOptions {
   env?: Record<string, string | undefined>;
   logger?: pino.Logger;
+  /**
+   * Dev auth only: identities that dev headers may not name, acted for
+   * through delegate credentials (the embedding console's people).
+   */
+  reservedIdentities?: ReservedIdentities;
 }
 
 export async function startRuntime(options: StartOptions = {}): Promise<RunningRuntime> {
   const config = loadConfig(options.env ?? process.env);
   const logger = options.logger ?? pino({ level: config.logLevel, base: { component: "runtime" } });
-  const auth = createAuthResolver(config);
+  const baseAuth = createAuthResolver(config);
+  const auth = options.reservedIdentities && baseAuth.mode === "dev" ? withReservedIdentities(baseAuth, options.reservedIdentities) : baseAuth;
   const store = await openStore({ memoryOnly: config.memoryOnly, dataDir: config.dataDir, logger });
   let kernel: Kernel;
   try {

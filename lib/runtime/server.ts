@@ -42,7 +42,10 @@ const TERMINAL_STREAM_CODES = new Set<MacpErrorCode>([
 
 function requireIdentity(auth: AuthResolver, ctx: HandlerContext): Identity {
   const id = auth.resolve(ctx.requestHeader);
-  if (!id) throw new ConnectError("UNAUTHENTICATED: no valid credentials (send Authorization: Bearer <token>)", Code.Unauthenticated);
+  if (!id) {
+    const why = auth.explain?.(ctx.requestHeader);
+    throw new ConnectError(`UNAUTHENTICATED: ${why ?? "no valid credentials (send Authorization: Bearer <token>)"}`, Code.Unauthenticated);
+  }
   return id;
 }
 

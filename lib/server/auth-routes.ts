@@ -13,9 +13,11 @@
 //
 // JSON requests get JSON answers; a form post (no JavaScript) gets a 303
 // redirect: to returnTo on success, to /login?error=<code>&returnTo=… on
-// failure. Never logs passwords, cookies or tokens.
+// failure (OIDC failures add reason=<code>; no free text ever goes in the
+// URL). Never logs passwords, cookies or tokens.
 import type http from "node:http";
 import type { Accounts, Authenticated } from "@/lib/accounts/accounts";
+import { clientAddress } from "@/lib/accounts/client-address";
 import type { Env } from "@/lib/accounts/env";
 import { allowedOriginsFor, checkCsrf, checkOrigin, headerValue, isSecureRequest, readSessionCookie } from "@/lib/accounts/sessions";
 import { OidcLoginError, clearOidcStateCookie, oidcStateCookie, readOidcStateCookie, safeReturnTo, type OidcLogin } from "@/lib/oidc";
@@ -60,13 +62,9 @@ function allowedOrigins(req: Req, env: Env): string[] {
   return allowedOriginsFor({ headers: req.headers, encrypted: encrypted(req) }, env);
 }
 
-/** The client's address; the first X-Forwarded-For hop only behind a trusted proxy. */
+/** The client's address: the TCP peer, or behind trusted proxies the X-Forwarded-For entry they wrote (client-address.ts). */
 function clientIp(req: Req, env: Env): string {
-  if (env.BATON_TRUST_PROXY === "1") {
-    const first = headerValue(req.headers, "x-forwarded-for")?.split(",")[0]?.trim();
-    if (first) return first;
-  }
-  return req.socket.remoteAddress ?? "unknown";
+  return clientAddress({ remoteAddress: req.socket.remoteAddress, headers: req.headers }, env);
 }
 
 function send(res: Res, status: number, body: unknown, cookies: string[] = [], extra: Record<string, string> = {}): void {
@@ -126,8 +124,10 @@ async function readBody(req: Req): Promise<Record<string, unknown>> {
   throw new HttpError(415, "Send JSON (application/json) or a form (application/x-www-form-urlencoded).", "bad_request");
 }
 
-function loginErrorLocation(code: string, returnTo: string): string {
+/** /login with an error code (and for OIDC failures a reason code): only codes, never sentences, so the page never prints text from its URL. */
+function loginErrorLocation(code: string, returnTo: string, reason?: string): string {
   const q = new URLSearchParams({ error: code });
+  if (reason !== undefined) q.set("reason", reason);
   if (returnTo !== "/") q.set("returnTo", returnTo);
   return `/login?${q.toString()}`;
 }
@@ -221,7 +221,7 @@ export function createAuthRoutes(options: AuthRoutesOptions): (req: Req, res: Re
     } catch (e) {
       if (!(e instanceof OidcLoginError)) throw e;
       logger.warn({ detail: e.detail }, "OIDC sign-in could not start");
-      redirect(res, 302, `${loginErrorLocation("oidc", returnTo)}&message=${encodeURIComponent(e.userMessage)}`);
+      redirect(res, 302, loginErrorLocation("oidc", returnTo, e.code));
     }
   }
 
@@ -243,7 +243,7 @@ export function createAuthRoutes(options: AuthRoutesOptions): (req: Req, res: Re
     } catch (e) {
       if (!(e instanceof OidcLoginError)) throw e;
       logger.warn({ detail: e.detail }, "OIDC sign-in failed");
-      redirect(res, 302, `${loginErrorLocation("oidc", "/")}&message=${encodeURIComponent(e.userMessage)}`, [clearState]);
+      redirect(res, 302, loginErrorLocation("oidc", "/", e.code), [clearState]);
     }
   }
 

@@ -18,10 +18,19 @@
 //   MACP_MAX_PAYLOAD_BYTES with an external runtime: its payload limit, so the
 //                          console refuses larger uploads itself (default 1048576;
 //                          the embedded runtime reports its own)
+//   BATON_TRUST_PROXY      1: behind reverse proxies (X-Forwarded-Proto/-For believed)
+//   BATON_TRUSTED_PROXY_HOPS how many proxies (default 1): the client address is
+//                          that many X-Forwarded-For entries from the right
+//   BATON_HEADERS_TIMEOUT_MS / BATON_REQUEST_TIMEOUT_MS / BATON_IDLE_TIMEOUT_MS
+//                          slow or silent browser connections are closed
+//                          (defaults 15 s, 60 s, max(40 s, 2 × heartbeat + 10 s))
+//   BATON_MAX_CONNECTIONS_PER_ADDRESS  open connections per client address
+//                          (default 64; 0 = no bound, the default behind a proxy)
 //   BATON_NO_UI=1 / --no-ui  serve only the Connect API (no Next.js)
 //   --dev                  Next.js development mode (npm run dev)
 // The embedded runtime reads its own MACP_* variables (see README).
 import path from "node:path";
+import { ProxyConfigError, trustedProxyHops } from "@/lib/accounts/client-address";
 import { parseRuntimeUrl } from "@/lib/gateway/runtime-client";
 
 type Env = Record<string, string | undefined>;
@@ -52,6 +61,20 @@ export interface ConsoleConfig {
   requireSignIn: boolean;
   /** Payload limit of an external runtime (the embedded one reports its own). */
   maxPayloadBytes: number;
+  /** Limits on browser connections (slow or silent clients). */
+  connections: ConnectionLimits;
+}
+
+/** How long a browser connection may take, and how many one address may hold. */
+export interface ConnectionLimits {
+  /** From the first byte of a request to the end of its headers. */
+  headersTimeoutMs: number;
+  /** From the first byte of a request to the end of its body (not the response: streams may run for hours). */
+  requestTimeoutMs: number;
+  /** A connection with no bytes either way for this long is closed. Always longer than the heartbeat interval. */
+  idleTimeoutMs: number;
+  /** Open connections per client address; 0 = no bound. */
+  maxPerAddress: number;
 }
 
 export class ConsoleConfigError extends Error {
@@ -99,6 +122,13 @@ export function loadConsoleConfig(env: Env, argv: readonly string[], dir: string
   } else if (env.MACP_RUNTIME_TOKEN || env.MACP_RUNTIME_CA_PATH) {
     throw new ConsoleConfigError("MACP_RUNTIME_TOKEN / MACP_RUNTIME_CA_PATH only apply with MACP_RUNTIME_URL (an external runtime)");
   }
+  try {
+    trustedProxyHops(env);
+  } catch (e) {
+    if (e instanceof ProxyConfigError) throw new ConsoleConfigError(e.message);
+    throw e;
+  }
+  const heartbeatMs = int(env, "BATON_HEARTBEAT_MS", 15_000, 100, 600_000);
   return {
     host: env.HOST?.trim() || "127.0.0.1",
     port: int(env, "PORT", 3000, 0, 65_535),
@@ -109,9 +139,27 @@ export function loadConsoleConfig(env: Env, argv: readonly string[], dir: string
     graceMs: int(env, "BATON_STREAM_GRACE_MS", 2_000, 0, 600_000),
     previewMaxEvents: int(env, "BATON_PREVIEW_MAX_EVENTS", 2_000, 0, 100_000),
     previewTimeoutMs: int(env, "BATON_PREVIEW_TIMEOUT_MS", 400, 10, 10_000),
-    heartbeatMs: int(env, "BATON_HEARTBEAT_MS", 15_000, 100, 600_000),
+    heartbeatMs,
     logLevel: env.LOG_LEVEL || env.MACP_LOG_LEVEL || "info",
     requireSignIn: flag(env, "BATON_REQUIRE_SIGN_IN", true),
     maxPayloadBytes: int(env, "MACP_MAX_PAYLOAD_BYTES", 1_048_576, 1, 256 * 1_048_576),
+    connections: connectionLimits(env, heartbeatMs),
   };
+}
+
+function connectionLimits(env: Env, heartbeatMs: number): ConnectionLimits {
+  const headersTimeoutMs = int(env, "BATON_HEADERS_TIMEOUT_MS", 15_000, 100, 600_000);
+  const requestTimeoutMs = int(env, "BATON_REQUEST_TIMEOUT_MS", 60_000, 100, 3_600_000);
+  if (requestTimeoutMs < headersTimeoutMs) {
+    throw new ConsoleConfigError(`BATON_REQUEST_TIMEOUT_MS (${requestTimeoutMs}) must be at least BATON_HEADERS_TIMEOUT_MS (${headersTimeoutMs})`);
+  }
+  // Open streams send a heartbeat every BATON_HEARTBEAT_MS; an idle timeout
+  // shorter than that would cut healthy streams.
+  const idleTimeoutMs = int(env, "BATON_IDLE_TIMEOUT_MS", Math.max(40_000, heartbeatMs * 2 + 10_000), 100, 3_600_000);
+  if (idleTimeoutMs < heartbeatMs * 2) {
+    throw new ConsoleConfigError(`BATON_IDLE_TIMEOUT_MS (${idleTimeoutMs}) must be at least twice BATON_HEARTBEAT_MS (${heartbeatMs}), or healthy streams would be cut`);
+  }
+  // Behind a proxy every connection comes from the proxy's address: no bound unless asked for.
+  const maxPerAddress = int(env, "BATON_MAX_CONNECTIONS_PER_ADDRESS", env.BATON_TRUST_PROXY === "1" ? 0 : 64, 0, 100_000);
+  return { headersTimeoutMs, requestTimeoutMs, idleTimeoutMs, maxPerAddress };
 }

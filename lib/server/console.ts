@@ -15,6 +15,7 @@ import { createGateway, type Gateway } from "@/lib/gateway/gateway";
 import type { UserAuthMode } from "@/lib/gateway/identity";
 import { requireSignedIn } from "@/lib/gateway/request-auth";
 import { consoleRoutes } from "@/lib/gateway/routes";
+import { SignInStreams } from "@/lib/gateway/sign-in-streams";
 import { createRuntimeActions, type RuntimeActions } from "@/lib/gateway/runtime-actions";
 import { createRuntimeClient, type RuntimeReader } from "@/lib/gateway/runtime-client";
 import { OidcConfigError, OidcLogin, oidcSettingsFromEnv } from "@/lib/oidc";
@@ -22,6 +23,7 @@ import type { RunningRuntime } from "@/lib/runtime";
 import { ControlError } from "@/lib/runtime/kernel";
 import { loadSessionPreview } from "@/lib/gateway/session-preview";
 import { createAuthRoutes } from "./auth-routes";
+import { ConsolePeople } from "./console-people";
 import { ConsoleConfigError, type ConsoleConfig } from "./config";
 import { createDemoService, type DemoService } from "./demo";
 import { startEmbeddedRuntime } from "./embedded";
@@ -100,6 +102,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
 
   // 1. The runtime.
   let embedded: RunningRuntime | null = null;
+  let people: ConsolePeople | null = null;
   let client: RuntimeReader;
   let writer: RuntimeActions | null = null;
   let userAuthMode: UserAuthMode = "tokens";
@@ -116,7 +119,17 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     authNote = "console reads with the bearer token in MACP_RUNTIME_TOKEN (must be an observer identity)";
     storage = "managed by the external runtime";
   } else {
-    const started = await startEmbeddedRuntime(env, config.dir, options.logger.child({ component: "runtime" }));
+    if (auth) {
+      people = new ConsolePeople(auth.accounts, options.logger.child({ component: "runtime" }));
+      await people.start();
+    }
+    let started: Awaited<ReturnType<typeof startEmbeddedRuntime>>;
+    try {
+      started = await startEmbeddedRuntime(env, config.dir, options.logger.child({ component: "runtime" }), people ?? undefined);
+    } catch (e) {
+      people?.close();
+      throw e;
+    }
     embedded = started.runtime;
     // A TLS runtime usually has a self-signed certificate: trust it directly.
     const tlsCa = embedded.url.startsWith("https:") ? env.MACP_TLS_CERT_PATH : undefined;
@@ -125,7 +138,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     userAuthMode = started.plan.authMode;
     authNote =
       started.plan.authMode === "dev"
-        ? "dev (insecure): `authorization: Bearer <id>` or `x-macp-agent-id: <id>` names the caller; the console reads as observer baton:console"
+        ? "dev (insecure): `authorization: Bearer <id>` or `x-macp-agent-id: <id>` names an agent; people's ids are reserved for the console; the console reads as observer baton:console"
         : "static bearer tokens; the console reads as observer baton:console with a token generated for this process";
     storage = embedded.dataDir ?? "memory only (MACP_MEMORY_ONLY=1): nothing survives a restart";
   }
@@ -148,6 +161,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       actions: writer,
       users: auth.accounts.directory,
       authMode: userAuthMode,
+      ...(people && userAuthMode === "dev" ? { devCredential: (id: string) => (people as ConsolePeople).credentialFor(id) } : {}),
       maxPayloadBytes: embedded ? embedded.config.maxPayloadBytes : config.maxPayloadBytes,
       logger: options.logger.child({ component: "actions" }),
       ...(kernel ? { cancelAsInitiator: (sessionId: string, reason: string) => cancelAsInitiator(kernel, sessionId, reason) } : {}),
@@ -174,6 +188,9 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       actionRoutes({ gateway, actions, accounts: auth.accounts, env, heartbeatMs: config.heartbeatMs, ...(demo ? { demo } : {}) })(router);
     }
   };
+  // Every browser stream opened by a signed-in person ends when that sign-in
+  // ends, and starts again under a changed role (lib/gateway/sign-in-streams.ts).
+  const signInStreams = auth ? new SignInStreams({ accounts: auth.accounts, logger: options.logger.child({ component: "gateway" }) }) : null;
   const shutdown = new AbortController();
   // Every open browser stream listens for shutdown: many tabs are normal.
   setMaxListeners(0, shutdown.signal);
@@ -213,10 +230,21 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
         return serve(req, res);
       }
     : undefined;
+  let refusedLogged = 0;
   const server = createConsoleServer({
     routes,
     fallback,
     shutdownSignal: shutdown.signal,
+    limits: config.connections,
+    security: { env, dev: config.dev },
+    ...(signInStreams ? { interceptors: [signInStreams.interceptor()] } : {}),
+    onConnectionRefused: (address, open) => {
+      // At most one line a second however hard someone pushes.
+      const now = Date.now();
+      if (now - refusedLogged < 1_000) return;
+      refusedLogged = now;
+      logger.warn({ address, open, limit: config.connections.maxPerAddress }, "connection refused: too many open connections from one address (BATON_MAX_CONNECTIONS_PER_ADDRESS)");
+    },
     // Room for an upload of the runtime's full payload size, even base64 in JSON.
     readMaxBytes: Math.ceil((maxPayload * 4) / 3) + 256 * 1024,
     ...(auth
@@ -236,6 +264,8 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
   let app: NextApp | null = null;
   const cleanup = async () => {
     withdrawPageData();
+    people?.close();
+    signInStreams?.close();
     shutdown.abort();
     demo?.close();
     gateway.close();
@@ -290,6 +320,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       close() {
         closing ??= (async () => {
           withdrawPageData();
+          signInStreams?.close();
           shutdown.abort(); // ends every browser stream
           demo?.close();
           gateway.close();
@@ -310,6 +341,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
           await auth?.accounts.flushSessions();
           await app?.close().catch((err: unknown) => logger.warn({ err }, "Next.js did not close cleanly"));
           await embedded?.close();
+          people?.close();
           logger.info({}, "Baton console stopped");
         })();
         return closing;

@@ -7,12 +7,15 @@
 //   is_observer=true (and no right to start sessions) is appended to
 //   MACP_AUTH_TOKENS_JSON, which the runtime merges with MACP_AUTH_TOKENS_FILE.
 // With nothing configured, a loopback bind defaults to dev auth over
-// plaintext (MACP_ALLOW_INSECURE=1) and data goes to ./data/runtime.
+// plaintext (MACP_ALLOW_INSECURE=1) and data goes to ./data/runtime. In dev
+// auth the participant ids of the console's people are reserved: only the
+// console acts for them (console-people.ts).
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import type pino from "pino";
 import { CONSOLE_OBSERVER_IDENTITY } from "@/lib/gateway/runtime-client";
 import { startRuntime, type RunningRuntime } from "@/lib/runtime";
+import type { ReservedIdentities } from "@/lib/runtime/auth";
 import { isLoopback, parseBindAddr } from "@/lib/runtime/config";
 
 type Env = Record<string, string | undefined>;
@@ -74,8 +77,10 @@ export async function startEmbeddedRuntime(
   userEnv: Env,
   dir: string,
   logger: pino.Logger,
+  /** The console's people (dev auth: their ids are reserved for the console). */
+  people?: ReservedIdentities,
 ): Promise<{ runtime: RunningRuntime; plan: EmbeddedPlan }> {
   const plan = planEmbeddedRuntime(userEnv, dir);
-  const runtime = await startRuntime({ env: plan.env, logger });
+  const runtime = await startRuntime({ env: plan.env, logger, ...(people ? { reservedIdentities: people } : {}) });
   return { runtime, plan };
 }

@@ -2,12 +2,14 @@
 // first, then Connect routes (ConsoleService, ActionService), everything else
 // to Next.js (or a plain 404 when the UI is not served).
 // Connect streams must reach the browser message by message, so responses
-// are never compressed and proxies are told not to buffer them.
+// are never compressed and proxies are told not to buffer them. Every
+// response carries the security headers of security-headers.ts.
 import http from "node:http";
-import type { ConnectRouter } from "@connectrpc/connect";
+import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { ActionService } from "@/lib/gen/baton/v1/actions_pb";
 import { ConsoleService } from "@/lib/gen/baton/v1/console_pb";
+import { applySecurityHeaders, type SecurityHeaderOptions } from "./security-headers";
 
 export type Fallback = (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>;
 
@@ -24,6 +26,10 @@ export interface ConsoleServerOptions {
   fallback?: Fallback;
   /** Aborting it aborts every handler's signal, ending all browser streams. */
   shutdownSignal?: AbortSignal;
+  /** Around every Connect call of every service (e.g. SignInStreams: streams follow their sign-in). */
+  interceptors?: Interceptor[];
+  /** Security headers on every response, and a per-request CSP nonce for pages (security-headers.ts). */
+  security?: SecurityHeaderOptions;
 }
 
 /** Path prefix of Baton's Connect service. */
@@ -38,10 +44,13 @@ function notFound(_req: http.IncomingMessage, res: http.ServerResponse): void {
 
 export function createConsoleHandler(options: ConsoleServerOptions): http.RequestListener {
   const fallback = options.fallback ?? notFound;
+  const security = options.security;
   const connect = connectNodeAdapter({
     routes: options.routes,
     fallback: (req, res) => {
       // Only HTTP/1.1 reaches this server, so the request/response are the http module's.
+      // Pages: a CSP with this request's nonce instead of the default one.
+      if (security) applySecurityHeaders(req as http.IncomingMessage, res as http.ServerResponse, security, true);
       const r = fallback(req as http.IncomingMessage, res as http.ServerResponse);
       if (r instanceof Promise) {
         r.catch((err: unknown) => {
@@ -56,6 +65,7 @@ export function createConsoleHandler(options: ConsoleServerOptions): http.Reques
     // compression block fills, and these messages are small anyway.
     acceptCompression: [],
     shutdownSignal: options.shutdownSignal,
+    ...(options.interceptors ? { interceptors: options.interceptors } : {}),
     ...(options.readMaxBytes !== undefined ? { readMaxBytes: options.readMaxBytes } : {}),
     // Browsers speak Connect (or gRPC-web); plain gRPC needs HTTP/2.
     connect: true,
@@ -64,6 +74,7 @@ export function createConsoleHandler(options: ConsoleServerOptions): http.Reques
   });
   const httpRoutes = options.httpRoutes;
   return (req, res) => {
+    if (security) applySecurityHeaders(req, res, security, false);
     if (httpRoutes?.(req, res)) return;
     if (req.url?.startsWith(CONSOLE_SERVICE_PREFIX) || req.url?.startsWith(ACTION_SERVICE_PREFIX)) {
       res.setHeader("x-accel-buffering", "no");
@@ -80,8 +91,62 @@ export function createConsoleHandler(options: ConsoleServerOptions): http.Reques
   };
 }
 
-export function createConsoleServer(options: ConsoleServerOptions): http.Server {
-  return http.createServer({ noDelay: true, keepAlive: true }, createConsoleHandler(options));
+/** Connection limits (ConsoleConfig.connections). */
+export interface ServerLimits {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  idleTimeoutMs: number;
+  /** 0 = no bound. */
+  maxPerAddress: number;
+}
+
+/**
+ * A connection that trickles its request (one byte, or a body a byte at a
+ * time) or sends nothing at all would otherwise hold a socket forever:
+ * - headers must arrive within headersTimeoutMs and the whole request within
+ *   requestTimeoutMs (Node answers 408 and closes; a response may then run
+ *   for as long as it likes, which is what server streams do);
+ * - a socket with no traffic either way for idleTimeoutMs is destroyed (open
+ *   streams send heartbeats well within it);
+ * - one address may hold at most maxPerAddress connections; more are closed
+ *   at once (and logged once per burst by the caller's onRefused).
+ */
+export function applyServerLimits(server: http.Server, limits: ServerLimits, onRefused?: (address: string, open: number) => void): void {
+  server.headersTimeout = limits.headersTimeoutMs;
+  server.requestTimeout = limits.requestTimeoutMs;
+  server.setTimeout(limits.idleTimeoutMs);
+  if (limits.maxPerAddress <= 0) return;
+  const open = new Map<string, number>();
+  server.on("connection", (socket) => {
+    const address = socket.remoteAddress ?? "unknown";
+    const count = (open.get(address) ?? 0) + 1;
+    if (count > limits.maxPerAddress) {
+      onRefused?.(address, count - 1);
+      socket.destroy();
+      return;
+    }
+    open.set(address, count);
+    socket.once("close", () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left <= 0) open.delete(address);
+      else open.set(address, left);
+    });
+  });
+}
+
+export function createConsoleServer(options: ConsoleServerOptions & { limits?: ServerLimits; onConnectionRefused?: (address: string, open: number) => void }): http.Server {
+  const limits = options.limits;
+  const server = http.createServer(
+    {
+      noDelay: true,
+      keepAlive: true,
+      // Node checks the header and request deadlines on this interval (default 30 s).
+      ...(limits ? { connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4))) } : {}),
+    },
+    createConsoleHandler(options),
+  );
+  if (limits) applyServerLimits(server, limits, options.onConnectionRefused);
+  return server;
 }
 
 /** Listen and resolve with the bound address (port 0 picks a free port). */

@@ -92,6 +92,17 @@ async function freshContext(browser: Browser): Promise<{ context: BrowserContext
 }
 
 /**
+ * A condition polled in the page: a function and its argument. Functions,
+ * not source strings: the console's Content-Security-Policy refuses `eval`,
+ * which Playwright needs to run a string.
+ */
+export interface PageCondition {
+  fn: (arg: string) => boolean;
+  arg: string;
+  timeoutMs: number;
+}
+
+/**
  * One cold load in a fresh context with the cache disabled. `ready` is a
  * selector-based condition for "the page's content is in place"; LCP is
  * read after `load`, that condition and `settleMs`.
@@ -99,9 +110,9 @@ async function freshContext(browser: Browser): Promise<{ context: BrowserContext
 export async function coldRun(
   browser: Browser,
   url: string,
-  ready: { fn: string; timeoutMs: number },
+  ready: PageCondition,
   settleMs: number,
-  live?: { fn: string; timeoutMs: number },
+  live?: PageCondition,
 ): Promise<ColdRun> {
   const { context, page } = await freshContext(browser);
   try {
@@ -132,7 +143,7 @@ export async function coldRun(
     const html = nav ? await nav.body() : Buffer.alloc(0);
     let readyMs: number | null = null;
     try {
-      await page.waitForFunction(ready.fn, undefined, { timeout: ready.timeoutMs, polling: "raf" });
+      await page.waitForFunction(ready.fn, ready.arg, { timeout: ready.timeoutMs, polling: "raf" });
       readyMs = await page.evaluate(() => performance.now());
     } catch {
       readyMs = null;
@@ -140,7 +151,7 @@ export async function coldRun(
     let liveMs: number | null = null;
     if (live) {
       try {
-        await page.waitForFunction(live.fn, undefined, { timeout: live.timeoutMs, polling: "raf" });
+        await page.waitForFunction(live.fn, live.arg, { timeout: live.timeoutMs, polling: "raf" });
         liveMs = await page.evaluate(() => performance.now());
       } catch {
         liveMs = null;

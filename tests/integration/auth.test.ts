@@ -9,6 +9,7 @@ import path from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { TEST_SCRYPT } from "@/lib/accounts/password";
+import { loginErrorMessage } from "@/lib/client/auth";
 import { SessionKind } from "@/lib/gen/baton/v1/actions_pb";
 import { bootstrapNotice, setupAccounts } from "@/lib/server/accounts-setup";
 import { startOidcProvider, type TestOidcProvider } from "@/tests/support/oidc-provider";
@@ -100,6 +101,32 @@ describe("password sign-in", () => {
     expect(bad.headers.get("location")).toBe("/login?error=invalid");
   });
 
+  it("returns only to a normalised path on the console, whatever returnTo says (issue 10, item 1)", async () => {
+    const form = (returnTo: string) =>
+      fetch(`${tc.url}/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", origin: tc.url },
+        body: new URLSearchParams({ username: "alice", password: PASSWORD, returnTo }).toString(),
+        redirect: "manual",
+      });
+    const hostile = ["/.//evil.example/x", "/..//evil.example/x", "/%2e//evil.example/x", "//evil.example", "/\\evil.example", "/\t/evil.example", "https://evil.example/", "javascript:alert(1)"];
+    for (const returnTo of hostile) {
+      const res = await form(returnTo);
+      expect(res.status, returnTo).toBe(303);
+      expect(res.headers.get("location"), returnTo).toBe("/");
+    }
+    const fine = await form("/./sessions/abc?tab=1");
+    expect(fine.headers.get("location")).toBe("/sessions/abc?tab=1");
+    // A failed sign-in keeps only a safe returnTo in the /login link.
+    const failed = await fetch(`${tc.url}/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: tc.url },
+      body: new URLSearchParams({ username: "alice", password: "not the password", returnTo: "/.//evil.example/x" }).toString(),
+      redirect: "manual",
+    });
+    expect(failed.headers.get("location")).toBe("/login?error=invalid");
+  });
+
   it("signs out with the CSRF token only", async () => {
     const b = await signedIn(tc, "alice");
     const noToken = await post(b, "/auth/logout", {});
@@ -111,6 +138,36 @@ describe("password sign-in", () => {
     expect((await b.whoami()).status).toBe(401);
     // The old cookie is dead on the server too.
     expect((await refusal(b.actions().listDirectory({}))).code).toBe(Code.Unauthenticated);
+  });
+});
+
+describe("sign-in limits behind a reverse proxy (issue 10, item 3)", () => {
+  let proxied: TestConsole;
+  beforeAll(async () => {
+    proxied = await startTestConsole([{ username: "alice", role: "operator", name: "Alice Ng" }], { BATON_TRUST_PROXY: "1" });
+  });
+  afterAll(async () => {
+    await proxied?.close();
+  });
+
+  const attempt = (password: string, xff: string) =>
+    fetch(`${proxied.url}/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: proxied.url, "x-forwarded-for": xff },
+      body: JSON.stringify({ username: "alice", password }),
+    });
+
+  it("takes the address the proxy wrote, so a client rotating the leftmost X-Forwarded-For entry is still throttled", async () => {
+    for (let i = 0; i < 5; i++) expect((await attempt("wrong password!", `10.9.${i}.1, 203.0.113.50`)).status).toBe(401);
+    const sixth = await attempt(PASSWORD, "10.9.99.1, 203.0.113.50");
+    expect(sixth.status).toBe(429);
+    expect(Number(sixth.headers.get("retry-after"))).toBeGreaterThan(0);
+    // Someone else behind the same proxy signs in.
+    expect((await attempt(PASSWORD, "203.0.113.51")).status).toBe(200);
+  });
+
+  it("refuses to start with a malformed hop count", async () => {
+    await expect(startTestConsole([], { BATON_TRUST_PROXY: "1", BATON_TRUSTED_PROXY_HOPS: "zero" })).rejects.toThrow(/BATON_TRUSTED_PROXY_HOPS/);
   });
 });
 
@@ -260,6 +317,14 @@ describe("OIDC sign-in through the console", () => {
     expect(me).toMatchObject({ username: "alice", role: "operator", participantId: "human:alice", authMethod: "oidc" });
   });
 
+  it("returns to the console after an OIDC sign-in started with a hostile returnTo (issue 10, item 1)", async () => {
+    for (const returnTo of ["/.//evil.example/login", "/%2e//evil.example", "//evil.example"]) {
+      const res = await oidcSignIn("alice-idp", "alice-idp-pw", returnTo);
+      expect(res.status, returnTo).toBe(302);
+      expect(res.headers.get("location"), returnTo).toBe("/");
+    }
+  });
+
   it("sends a failed sign-in back to the login page with a message", async () => {
     const start = await fetch(`${oc.url}/auth/oidc/login`, { redirect: "manual" });
     const callbackUrl = await op.signIn(start.headers.get("location") ?? "", { username: "zoe", password: "zoe-pw" });
@@ -270,6 +335,9 @@ describe("OIDC sign-in through the console", () => {
     const location = new URL(res.headers.get("location") ?? "", oc.url);
     expect(location.pathname).toBe("/login");
     expect(location.searchParams.get("error")).toBe("oidc");
-    expect(location.searchParams.get("message")).toContain("sign in again");
+    // A code, not a sentence: the page prints the fixed text for it (never text from its URL).
+    expect(location.searchParams.get("reason")).toBe("state");
+    expect(location.searchParams.has("message")).toBe(false);
+    expect(loginErrorMessage("oidc", location.searchParams.get("reason"))).toContain("sign in again");
   });
 });
