@@ -30,7 +30,7 @@ function baton(args: string[], env: Record<string, string> = {}): Promise<Run> {
     execFile(
       process.execPath,
       [BIN, ...args],
-      { cwd: dir, env: { ...process.env, MACP_RUNTIME_URL: rt.address, BATON_AS: "", BATON_TOKEN: "", ...env }, timeout: 20_000 },
+      { cwd: dir, env: { ...process.env, MACP_RUNTIME_URL: rt.address, BATON_AS: "", BATON_TOKEN: "", ...env }, timeout: 60_000 },
       (err, stdout, stderr) => {
         const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
         resolve({ code, stdout, stderr });
@@ -60,7 +60,9 @@ afterAll(async () => {
 });
 
 // Independent flows run concurrently: each process costs ~0.4 s of tsx start-up.
-describe.concurrent("baton CLI (separate processes)", () => {
+// Each flow spawns a dozen Node processes (about 1 s of CPU each): on a busy
+// 2-core machine a flow can take well over the default 30 s, so allow 120 s.
+describe.concurrent("baton CLI (separate processes)", { timeout: 120_000 }, () => {
   it("drives a complete handoff as owner and target, and reads it back with sessions show --json", async () => {
     const start = await ok(OWNER, ["handoff", "start", "--participants", `${TARGET},${OTHER}`, "--intent", "payments on-call rotation", "--ttl", "30m"]);
     const sid = start.stdout.trim();
