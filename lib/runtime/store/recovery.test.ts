@@ -145,6 +145,42 @@ const byLoad = async (dir: string) => {
 
 const key = (r: { sessionId: string; seq: number }) => `${r.sessionId}#${r.seq}`;
 
+describe("what a crash leaves is not damage", () => {
+  it("frames of an earlier WAL generation behind the current ones (the log restarted after a checkpoint) open normally", async () => {
+    const live = path.join(root, "restarted");
+    const store = openSqliteStore({ dir: live });
+    const envelope = new Uint8Array(2048).fill(7);
+    let seq = 0;
+    try {
+      // ~6 MiB: past SQLite's 1,000-page autocheckpoint, after which the next commit restarts the log.
+      for (let burst = 0; burst < 30; burst++) {
+        await Promise.all(Array.from({ length: 100 }, () => store.append([{ sessionId: "s", kind: "envelope", seq: ++seq, recvMs: 1, envelope }])));
+      }
+      // What a kill -9 now would leave on disk (synchronous=FULL: every commit is there).
+      const copy = path.join(root, "restarted-copy");
+      fs.mkdirSync(copy);
+      for (const name of fs.readdirSync(live)) fs.copyFileSync(path.join(live, name), path.join(copy, name));
+      const lines: Array<{ level: string; obj: object; msg?: string }> = [];
+      const logger = {
+        info: (obj: object, msg?: string) => void lines.push({ level: "info", obj, msg }),
+        warn: (obj: object, msg?: string) => void lines.push({ level: "warn", obj, msg }),
+        error: (obj: object, msg?: string) => void lines.push({ level: "error", obj, msg }),
+      };
+      const reopened = openSqliteStore({ dir: copy, logger });
+      try {
+        expect(reopened.openReport.wal?.staleFrames).toBeGreaterThan(0);
+        expect(reopened.openReport.wal?.damage).toBeNull();
+        expect(reopened.loadAll()).toHaveLength(seq);
+        expect(lines.find((l) => /earlier WAL generation/.test(l.msg ?? ""))?.level).toBe("info");
+      } finally {
+        await reopened.close();
+      }
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe("a damaged WAL after a real crash", () => {
   it("the undamaged copy holds 42 committed transactions: 40 acknowledged bursts, the schema and the unacknowledged final burst", async () => {
     const dir = copyOfPristine();

@@ -120,14 +120,14 @@ export function logWalRecovery(
     records: after.records,
     lastPosition: after.lastPosition,
   };
-  if (!wal.headerValid && wal.bytes > 0 && (wal.uncommittedFrames > 0 || wal.staleFrames > 0)) {
+  if (!wal.headerValid) {
     logger.warn(
       { ...fields, alreadyInDatabase: wal.invalidHeaderHarmless },
       wal.invalidHeaderHarmless
         ? "runtime store: the write-ahead log's header is invalid (a log restart cut short by the crash); its " +
             "committed frames are already in the database file, so nothing is lost"
-        : "runtime store: the write-ahead log's header is invalid and none of its frames is a verifiable committed " +
-            "transaction; SQLite ignores it",
+        : "runtime store: the write-ahead log's header is invalid (cut short by the crash) and it holds no " +
+            "verifiable committed transaction; SQLite ignores it",
     );
   } else if (wal.uncommittedFrames > 0 || wal.tornTailBytes > 0) {
     logger.warn(
