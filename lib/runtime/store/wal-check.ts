@@ -120,14 +120,18 @@ export function logWalRecovery(
     records: after.records,
     lastPosition: after.lastPosition,
   };
-  if (!wal.headerValid) {
+  if (wal.alreadyInDatabase) {
     logger.warn(
-      { ...fields, alreadyInDatabase: wal.invalidHeaderHarmless },
-      wal.invalidHeaderHarmless
-        ? "runtime store: the write-ahead log's header is invalid (a log restart cut short by the crash); its " +
-            "committed frames are already in the database file, so nothing is lost"
-        : "runtime store: the write-ahead log's header is invalid (cut short by the crash) and it holds no " +
-            "verifiable committed transaction; SQLite ignores it",
+      { ...fields, alreadyInDatabase: true },
+      "runtime store: the write-ahead log was being restarted when the previous run stopped (its header or first " +
+        "frames are not the ones its committed frames belong to); those frames are all already in the database " +
+        "file, so nothing is lost",
+    );
+  } else if (!wal.headerValid) {
+    logger.warn(
+      { ...fields, alreadyInDatabase: false },
+      "runtime store: the write-ahead log's header is invalid (cut short by the crash) and it holds no " +
+        "verifiable committed transaction; SQLite ignores it",
     );
   } else if (wal.uncommittedFrames > 0 || wal.tornTailBytes > 0) {
     logger.warn(

@@ -171,6 +171,27 @@ describe("WAL analysis: what a crash leaves is normal", () => {
     expect(t.staleFrames).toBe(w.staleFrames);
   });
 
+  it("a log restart the crash cut short (new frames written, the old header still there) loses nothing", () => {
+    const live = liveDb();
+    for (let i = 0; i < 30; i++) live.tx();
+    live.db.pragma("wal_checkpoint(PASSIVE)"); // every frame of this generation is in the database file
+    const before = live.snapshot();
+    live.tx(); // restarts the log: new header and salts, frames from 1 on
+    const after = live.snapshot();
+    live.close();
+    // The new frames reached the disk, the new header did not (a power loss reorders unsynced writes).
+    const torn = { wal: Buffer.from(after.wal), db: before.db };
+    before.wal.copy(torn.wal, 0, 0, 32);
+    const w = inspect(torn);
+    expect(w.committedFrames).toBe(0); // SQLite's replay stops at frame 1 (new salts)
+    expect(w).toMatchObject({ damage: null, alreadyInDatabase: true });
+    expect(rowsSeenBySqlite(torn, "restart-torn")).toBe(150);
+
+    // The same frames when the database file lacks them (it was never checkpointed): damage.
+    const lacking = { wal: torn.wal, db: Buffer.alloc(0) };
+    expect(inspect(lacking).damage).toMatchObject({ kind: "frame", frame: 1 });
+  });
+
   it("an invalid header in front of frames that are already in the database loses nothing", () => {
     const live = liveDb();
     for (let i = 0; i < 10; i++) live.tx();
@@ -180,7 +201,7 @@ describe("WAL analysis: what a crash leaves is normal", () => {
     const zeroed = { wal: Buffer.from(s.wal), db: s.db };
     zeroed.wal.fill(0, 0, 32);
     const w = inspect(zeroed);
-    expect(w).toMatchObject({ headerValid: false, damage: null, invalidHeaderHarmless: true });
+    expect(w).toMatchObject({ headerValid: false, damage: null, alreadyInDatabase: true });
     expect(rowsSeenBySqlite(zeroed, "harmless")).toBe(50);
   });
 });

@@ -100,8 +100,13 @@ export interface WalInspection {
   uncommittedFrames: number;
   /** Ignored frames of an earlier WAL generation (left over after the log restarted). */
   staleFrames: number;
-  /** With an invalid header: its frames hold nothing the database file lacks, so nothing is lost. */
-  invalidHeaderHarmless: boolean;
+  /**
+   * SQLite replays nothing from this log (its header is invalid, or the chain breaks before the
+   * first commit), and every committed frame it ignores holds a page already identical in the
+   * database file: nothing is lost. What a crash while the log restarted after a checkpoint leaves
+   * (the old generation's frames, all checkpointed, behind an unwritten or old header).
+   */
+  alreadyInDatabase: boolean;
   /** Committed transactions SQLite would silently drop; null when there are none. */
   damage: WalDamage | null;
 }
@@ -400,7 +405,7 @@ export function analyzeWal(wal: ByteSource, db: ByteSource | null = null): WalAn
     tornTailBytes: 0,
     uncommittedFrames: 0,
     staleFrames: 0,
-    invalidHeaderHarmless: false,
+    alreadyInDatabase: false,
     damage: null,
   };
   const none = { inspection, frameFlags: new Uint8Array(0) };
@@ -432,7 +437,12 @@ export function analyzeWal(wal: ByteSource, db: ByteSource | null = null): WalAn
       if (scan.flags[i]! & F_SALT) inspection.uncommittedFrames++;
       else inspection.staleFrames++;
     }
-    if (scan.lostCommits > 0) {
+    // Nothing replayed and nothing missing from the database: the log is spent, not damaged.
+    // (When SQLite does replay frames before the break, it would write their older page versions
+    // over newer ones that frames after the break put in the database: damage either way.)
+    const spent = scan.committedFrames === 0 && scan.lostCommits > 0 && pagesAlreadyInDatabase(wal, db, layout, scan.flags, scan.lastLostCommit);
+    if (spent) inspection.alreadyInDatabase = true;
+    if (scan.lostCommits > 0 && !spent) {
       inspection.damage = {
         kind: "frame",
         frame: scan.breakFrame,
@@ -463,7 +473,7 @@ export function analyzeWal(wal: ByteSource, db: ByteSource | null = null): WalAn
   }
   if (scan.lostCommits === 0) return { inspection, frameFlags: scan.flags };
   if (pagesAlreadyInDatabase(wal, db, layout, scan.flags, scan.lastLostCommit)) {
-    inspection.invalidHeaderHarmless = true;
+    inspection.alreadyInDatabase = true;
     return { inspection, frameFlags: scan.flags };
   }
   inspection.damage = {
