@@ -804,7 +804,7 @@ export function chunkSeed(seed: number, lane: number, chunk: number): number {
   return (h ^ (h >>> 16)) | 0;
 }
 
-const RUNS_PER_CHUNK = 20;
+const RUNS_PER_CHUNK = 10;
 
 /** Run a campaign; resolves with the statistics and the first failure, if any. */
 export async function fuzzRuntime(options: FuzzOptions): Promise<FuzzResult> {

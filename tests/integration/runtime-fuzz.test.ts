@@ -38,7 +38,8 @@ describe("runtime input fuzzer", () => {
       maxReceiveBytes: MAX_PAYLOAD * 4 + 65_536,
       seed,
       cases: 10_000,
-      historyEvery: 3,
+      historyEvery: 4,
+      lanes: 4,
     });
     if (result.failure) throw new Error(`seed ${seed}: ${result.failure.message}\nreplay: ${result.failure.replay}`);
     const { stats } = result;

@@ -1,12 +1,15 @@
-// A damaged WAL on the real runtime: agents send over gRPC, the runtime is
-// SIGKILLed, and copies of its data folder are damaged. The runtime must
-// refuse to start instead of silently dropping acknowledged envelopes, and
-// `npm run runtime:recover` must report, then recover, with every
+// A damaged WAL on the real runtime: agents send over gRPC to a runtime
+// process, which is SIGKILLed, and copies of its data folder are damaged. The
+// runtime must refuse to start instead of silently dropping acknowledged
+// envelopes (started in this process here, which is what `npm run runtime`
+// runs), and `npm run runtime:recover` must report, then recover, with every
 // acknowledged envelope either back or listed as lost.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startRuntime as startRuntimeInProcess, type RunningRuntime } from "@/lib/runtime";
 import { inspectWalFile } from "@/lib/runtime/store/wal";
 import { agent, clientFor, collectEnvelopes, newSessionId, tempDir } from "./harness";
 
@@ -16,9 +19,8 @@ const pristine = path.join(root, "pristine");
 const acked = new Map<string, string[]>();
 const sessions: string[] = [];
 
-function runtimeEnv(dataDir: string): NodeJS.ProcessEnv {
+function runtimeEnv(dataDir: string): Record<string, string> {
   return {
-    ...process.env,
     MACP_BIND_ADDR: "127.0.0.1:0",
     MACP_ALLOW_INSECURE: "1",
     MACP_MEMORY_ONLY: "0",
@@ -29,16 +31,10 @@ function runtimeEnv(dataDir: string): NodeJS.ProcessEnv {
   };
 }
 
-interface Started {
-  child: ChildProcess;
-  url: string;
-  stdout: () => string;
-}
-
-/** Starts `npm run runtime` on a data folder; resolves when it listens, rejects with its stderr if it exits. */
-function startRuntime(dataDir: string): Promise<Started> {
+/** Starts `npm run runtime` on a data folder as its own process (to kill -9 it); resolves when it listens. */
+function spawnRuntime(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ["--import", "tsx", path.join(process.cwd(), "lib/runtime/main.ts")], {
-    env: runtimeEnv(dataDir),
+    env: { ...process.env, ...runtimeEnv(dataDir) },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
@@ -51,20 +47,13 @@ function startRuntime(dataDir: string): Promise<Started> {
       const m = /MACP runtime listening on (http:\/\/[^"\s]+)/.exec(out);
       if (m) {
         clearTimeout(timer);
-        resolve({ child, url: m[1]!, stdout: () => out });
+        resolve({ child, url: m[1]! });
       }
     });
     child.on("exit", (code) => {
       clearTimeout(timer);
       reject(Object.assign(new Error(`runtime exited with ${code}`), { code, stderr: err, stdout: out }));
     });
-  });
-}
-
-function stop(rt: Started): Promise<void> {
-  return new Promise((resolve) => {
-    rt.child.once("exit", () => resolve());
-    rt.child.kill("SIGTERM");
   });
 }
 
@@ -100,7 +89,7 @@ function patch(file: string, offset: number, bytes: (old: Buffer) => Buffer): vo
 }
 
 beforeAll(async () => {
-  const rt = await startRuntime(pristine);
+  const rt = await spawnRuntime(pristine);
   for (let i = 0; i < 12; i++) {
     const sid = newSessionId();
     sessions.push(sid);
@@ -138,36 +127,47 @@ afterAll(() => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
+/** Start the runtime in this process on a data folder; rejects as a start would. */
+function startOn(dataDir: string, logger = pino({ level: "silent" })): Promise<RunningRuntime> {
+  return startRuntimeInProcess({ env: runtimeEnv(dataDir), logger });
+}
+
+async function refusal(dataDir: string): Promise<Error> {
+  const err = await startOn(dataDir).then(
+    async (rt) => {
+      await rt.close();
+      return null;
+    },
+    (e: unknown) => e as Error,
+  );
+  if (!err) throw new Error("the runtime started");
+  return err;
+}
+
 describe("runtime start on a damaged WAL", () => {
   it("a torn last frame starts, with a warning that an unacknowledged tail was discarded", async () => {
     const dir = copy("torn");
     const wal = path.join(dir, `${FILE}-wal`);
     fs.truncateSync(wal, fs.statSync(wal).size - 100);
-    const rt = await startRuntime(dir);
+    const lines: Array<{ level: number; msg: string }> = [];
+    const logger = pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) });
+    const rt = await startOn(dir, logger);
     try {
-      const warning = rt
-        .stdout()
-        .split("\n")
-        .filter((l) => l.startsWith("{"))
-        .map((l) => JSON.parse(l) as { level: number; msg: string })
-        .find((l) => /discarded an incomplete \(never acknowledged\) tail/.test(l.msg));
+      const warning = lines.find((l) => /discarded an incomplete \(never acknowledged\) tail/.test(l.msg));
       expect(warning?.level).toBe(40);
       expect((await clientFor(rt, "owner").getSession({ sessionId: sessions[0]! })).metadata?.sessionId).toBe(sessions[0]);
     } finally {
-      await stop(rt);
+      await rt.close();
     }
   });
 
   it("a zeroed WAL header with committed frames refuses to start", async () => {
     const dir = copy("zeroed");
     patch(path.join(dir, `${FILE}-wal`), 0, () => Buffer.alloc(32));
-    const err = (await startRuntime(dir).then(
-      () => null,
-      (e: unknown) => e,
-    )) as { code: number; stderr: string } | null;
-    expect(err?.code).toBe(1);
-    expect(err?.stderr).toContain("refusing to start because the write-ahead log is damaged");
-    expect(err?.stderr).toContain("The write-ahead log's header is invalid (its magic number is 0x00000000)");
+    const err = await refusal(dir);
+    expect(err.name).toBe("WalDamageError");
+    expect(err.message).toContain("refusing to start because the write-ahead log is damaged");
+    expect(err.message).toContain("The write-ahead log's header is invalid (its magic number is 0x00000000)");
   });
 
   it("one flipped bit in frame 5 refuses to start; runtime:recover reports, then recovers every acknowledged envelope it can and lists the rest", async () => {
@@ -176,40 +176,40 @@ describe("runtime start on a damaged WAL", () => {
     patch(wal, walFrameOffset(dir, 5) + 24 + 1000, (old) => Buffer.from([old[0]! ^ 0x04]));
     const walBefore = fs.readFileSync(wal);
 
-    const err = (await startRuntime(dir).then(
-      () => null,
-      (e: unknown) => e,
-    )) as { code: number; stderr: string } | null;
-    expect(err?.code).toBe(1);
-    expect(err?.stderr).toMatch(/baton runtime failed to start: .*refusing to start because the write-ahead log is damaged\. Frame 5 of [\d,]+/);
-    expect(err?.stderr).toContain(`npm run runtime:recover -- --data-dir ${dir}`);
+    const err = await refusal(dir);
+    expect(err.name).toBe("WalDamageError");
+    expect(err.message).toMatch(/refusing to start because the write-ahead log is damaged\. Frame 5 of [\d,]+/);
+    expect(err.message).toContain(`npm run runtime:recover -- --data-dir ${dir}`);
     expect(fs.readFileSync(wal).equals(walBefore)).toBe(true);
 
     const plan = recoverCli(dir);
     expect(plan.stderr).toBe("");
     expect(plan.status, plan.stdout).toBe(2);
     expect(plan.stdout).toMatch(/Found:\n {2}Frame 5 of [\d,]+ in the write-ahead log/);
+    expect(plan.stdout).toMatch(/SQLite alone would keep [\d,]+ log records/);
     expect(plan.stdout).toMatch(/A recovery \(--apply\) would keep:\n {2}[\d,]+ log records in 12 sessions/);
     expect(plan.stdout).toMatch(/Checked: the runtime state rebuilds from it \(12 sessions, 12 open\)/);
     expect(plan.stdout).toContain("Nothing was changed.");
     expect(fs.readFileSync(wal).equals(walBefore)).toBe(true);
 
-    const json = recoverCli(dir, "--json");
-    const report = JSON.parse(json.stdout) as { rescued: number; sqliteWouldKeep: { records: number }; recovered: { records: number } };
-    expect(report.rescued).toBeGreaterThan(0);
-    expect(report.recovered.records).toBeGreaterThan(report.sqliteWouldKeep.records);
-
     const applied = recoverCli(dir, "--apply");
-    expect(applied.status).toBe(0);
+    expect(applied.status, applied.stdout + applied.stderr).toBe(0);
     expect(applied.stdout).toContain("The damaged database and log were copied to");
     const backup = fs.readdirSync(dir).find((n) => n.startsWith("damaged-"))!;
     expect(fs.readFileSync(path.join(dir, backup, `${FILE}-wal`)).equals(walBefore)).toBe(true);
+    const report = JSON.parse(fs.readFileSync(path.join(dir, backup, "recovery-report.json"), "utf8")) as {
+      rescued: number;
+      sqliteWouldKeep: { records: number };
+      recovered: { records: number };
+    };
+    expect(report.rescued).toBeGreaterThan(0);
+    expect(report.recovered.records).toBeGreaterThan(report.sqliteWouldKeep.records);
     const lostFile = path.join(dir, backup, "lost-records.jsonl");
     const lost = fs.existsSync(lostFile)
       ? fs.readFileSync(lostFile, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { sessionId: string; seq: number })
       : [];
 
-    const rt = await startRuntime(dir);
+    const rt = await startOn(dir);
     try {
       const c = clientFor(rt, "owner");
       let missing = 0;
@@ -226,8 +226,7 @@ describe("runtime start on a damaged WAL", () => {
       // The recovered sessions go on working.
       expect((await agent(rt, "target", sessions[0]!).send("HandoffAccept", { handoffId: "h1" })).ok).toBe(true);
     } finally {
-      await stop(rt);
+      await rt.close();
     }
-    expect(recoverCli(dir).status).toBe(0);
   });
 });
