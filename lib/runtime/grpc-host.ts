@@ -51,6 +51,28 @@ function encodeResponse(schema: DescMessage, msg: unknown): Buffer {
   return b;
 }
 
+/**
+ * Stands in for a request whose bytes are not a valid message of the method's
+ * input type. grpc-js answers a throwing deserializer with INTERNAL ("Error
+ * deserializing request"), as if the server were at fault; the handlers answer
+ * this one with INVALID_ARGUMENT and the MACP code instead.
+ */
+class MalformedRequest {
+  readonly error: ConnectError;
+  constructor(input: DescMessage, cause: unknown) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    this.error = new ConnectError(`INVALID_ENVELOPE: the request is not a valid ${input.typeName}: ${reason}`, Code.InvalidArgument);
+  }
+}
+
+function decodeRequest(input: DescMessage, buf: Buffer): unknown {
+  try {
+    return fromBinary(input, buf);
+  } catch (e) {
+    return new MalformedRequest(input, e);
+  }
+}
+
 function headersFrom(md: grpc.Metadata): Headers {
   const h = new Headers();
   for (const [k, v] of Object.entries(md.getMap())) {
@@ -73,10 +95,14 @@ function serviceError(err: unknown): grpc.ServiceError {
   return Object.assign(new Error(s.details), { code: s.code, details: s.details, metadata: new grpc.Metadata() });
 }
 
-/** Async iterable over a readable call's messages; ends on half-close, cancel or error. */
+/**
+ * Async iterable over a readable call's messages; ends on half-close, cancel
+ * or error, and throws (after the messages before it) at a malformed one.
+ */
 function requestsOf<T>(call: grpc.ServerDuplexStream<T, unknown>): AsyncIterable<T> {
   const queue: T[] = [];
   let done = false;
+  let failure: ConnectError | null = null;
   let wake: (() => void) | null = null;
   const notify = () => {
     const w = wake;
@@ -84,7 +110,11 @@ function requestsOf<T>(call: grpc.ServerDuplexStream<T, unknown>): AsyncIterable
     w?.();
   };
   call.on("data", (m: T) => {
-    queue.push(m);
+    if (done) return;
+    if (m instanceof MalformedRequest) {
+      failure = m.error;
+      done = true;
+    } else queue.push(m);
     notify();
   });
   const finish = () => {
@@ -102,6 +132,7 @@ function requestsOf<T>(call: grpc.ServerDuplexStream<T, unknown>): AsyncIterable
           yield queue.shift() as T;
           continue;
         }
+        if (failure) throw failure;
         if (done) return;
         await new Promise<void>((r) => (wake = r));
       }
@@ -188,7 +219,7 @@ export function addConnectService<S extends DescService>(
       requestStream: kind === "client_streaming" || kind === "bidi_streaming",
       responseStream: kind === "server_streaming" || kind === "bidi_streaming",
       requestSerialize: (msg: unknown) => encode(input, msg),
-      requestDeserialize: (buf: Buffer) => fromBinary(input, buf),
+      requestDeserialize: (buf: Buffer) => decodeRequest(input, buf),
       // grpc-js copies these bytes into its own frame, so shared ones stay intact.
       responseSerialize: (msg: unknown) => encodeResponse(output, msg),
       responseDeserialize: (buf: Buffer) => fromBinary(output, buf),
@@ -216,6 +247,7 @@ export function addConnectService<S extends DescService>(
     switch (kind) {
       case "unary":
         handlers[method.name] = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+          if (call.request instanceof MalformedRequest) return callback(serviceError(call.request.error));
           const ctx = contextFor(call);
           Promise.resolve()
             .then(() => fn(call.request, ctx))
@@ -233,6 +265,7 @@ export function addConnectService<S extends DescService>(
         break;
       case "server_streaming":
         handlers[method.name] = (call: grpc.ServerWritableStream<unknown, unknown>) => {
+          if (call.request instanceof MalformedRequest) return void call.emit("error", serviceError(call.request.error));
           const ctx = contextFor(call);
           let out: AsyncIterable<unknown>;
           try {

@@ -123,7 +123,7 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
     },
 
     async send(req, ctx) {
-      if (!req.envelope) throw new ConnectError("SendRequest.envelope is required", Code.InvalidArgument);
+      if (!req.envelope) throw new ConnectError("INVALID_ENVELOPE: SendRequest.envelope is required", Code.InvalidArgument);
       const identity = auth.resolve(ctx.requestHeader);
       return { ack: await kernel.send(identity, req.envelope) };
     },

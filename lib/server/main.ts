@@ -42,6 +42,8 @@ async function main(): Promise<void> {
     running = await startConsole({ config, logger, auth: { accounts: accounts.accounts, secret: accounts.secret } });
   } catch (e) {
     if (e instanceof ConsoleConfigError || (e instanceof Error && e.name === "ConfigError")) fail(e.message);
+    // The embedded runtime found committed transactions behind a damaged WAL: the message says what to run.
+    if (e instanceof Error && e.name === "WalDamageError") fail(e.message);
     if (e instanceof Error && "code" in e && e.code === "EADDRINUSE") {
       fail(`${e.message}: another process is using that port (set PORT, or MACP_BIND_ADDR for the runtime)`);
     }

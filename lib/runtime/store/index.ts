@@ -21,6 +21,7 @@ export { InvalidRecordError, StoreFailedError } from "./common";
 export { openMemoryStore, type MemoryStore } from "./memory";
 export { openSqliteStore, type SqliteOpenReport, type SqliteStore } from "./sqlite";
 export { StoreCorruptionError } from "./types";
+export { WalDamageError } from "./wal-check";
 export type { LogRecord, PolicyRecord, RecordKind, Store, StoredRecord } from "./types";
 
 export interface StoreConfig {

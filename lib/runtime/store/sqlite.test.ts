@@ -349,7 +349,7 @@ describe("sqlite store: crash recovery", () => {
     expect(finalFrames).toBeGreaterThan(1); // the final burst spans several frames...
     expect(s.openReport.wal?.ignoredFrames).toBe(finalFrames - 1); // ...all dropped with its torn commit frame
     expect(s.openReport.recoveredRecords).toBe(bursts * perBurst);
-    const info = logger.lines.find((l) => l.level === "info");
+    const info = logger.lines.find((l) => l.level === "warn");
     expect(info?.msg).toMatch(/did not shut down cleanly.*discarded an incomplete/);
     expect(info?.obj).toMatchObject({ records: bursts * perBurst, tornTailBytes: frameBytes - cut });
 

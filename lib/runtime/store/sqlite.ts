@@ -17,7 +17,9 @@
 // frame). SQLite's WAL recovery replays only frames up to the last commit
 // frame whose salts and cumulative checksum verify, so such a transaction
 // disappears as a whole; that transaction had not been fsync'd, hence never
-// acknowledged. We inspect the WAL before opening to report what happened.
+// acknowledged. We inspect the WAL before opening to report what happened,
+// and refuse to open when committed transactions follow a damaged frame
+// (wal.ts, wal-check.ts): SQLite would silently drop them.
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
@@ -34,7 +36,8 @@ import {
   type StoreLogger,
   type StoreStats,
 } from "./common";
-import { inspectWalFile, type WalInspection } from "./wal";
+import type { WalInspection } from "./wal";
+import { checkWalBeforeOpen, logWalRecovery } from "./wal-check";
 import { GroupCommitWriter, type CommitBackend, type StoreOp } from "./writer";
 import { StoreCorruptionError, type LogRecord, type PolicyRecord, type Store, type StoredRecord } from "./types";
 
@@ -388,8 +391,9 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   }
   const file = path.join(dir, SQLITE_FILE_NAME);
   const created = !fs.existsSync(file);
-  // Must happen before SQLite opens the file and replays/checkpoints the WAL.
-  const wal = inspectWalFile(`${file}-wal`);
+  // Must happen before SQLite opens the file and replays/checkpoints the WAL:
+  // throws WalDamageError if that would drop committed transactions.
+  const wal = checkWalBeforeOpen(file);
 
   let db: Database.Database;
   let prepared: ReturnType<typeof prepareDatabase>;
@@ -439,22 +443,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   }
   const r = store.openReport;
   if (wal && wal.bytes > 0) {
-    logger.info(
-      {
-        path: file,
-        walBytes: wal.bytes,
-        replayedTransactions: wal.committedTransactions,
-        replayedFrames: wal.committedFrames,
-        ignoredFrames: wal.ignoredFrames,
-        tornTailBytes: wal.tornTailBytes,
-        records: r.recoveredRecords,
-        lastPosition: r.lastPosition,
-      },
-      wal.ignoredFrames > 0 || wal.tornTailBytes > 0
-        ? "runtime store: previous run did not shut down cleanly; recovered committed transactions from the WAL " +
-            "and discarded an incomplete (never acknowledged) tail"
-        : "runtime store: previous run did not shut down cleanly; recovered committed transactions from the WAL",
-    );
+    logWalRecovery(logger, file, wal, { records: r.recoveredRecords, lastPosition: r.lastPosition });
   } else {
     logger.info(
       { path: file, created, records: r.recoveredRecords, lastPosition: r.lastPosition, policies: r.policies },
