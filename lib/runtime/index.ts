@@ -14,6 +14,7 @@ import { MACPRuntimeService } from "@/lib/gen/macp/v1/core_pb";
 import { addConnectService } from "./grpc-host";
 import { runtimeRoutes, runtimeServiceImpl } from "./server";
 import { openStore } from "./store";
+import { Subscriptions } from "./subscriptions";
 
 export interface RunningRuntime {
   /** host:port actually bound (port 0 resolves to the real port). */
@@ -24,6 +25,8 @@ export interface RunningRuntime {
   dataDir: string | null;
   authMode: "dev" | "tokens";
   kernel: Kernel;
+  /** Streaming subscriptions per identity and what their buffers hold. */
+  subscriptions: Subscriptions;
   config: RuntimeConfig;
   close(): Promise<void>;
 }
@@ -37,16 +40,22 @@ export async function startRuntime(options: StartOptions = {}): Promise<RunningR
   const config = loadConfig(options.env ?? process.env);
   const logger = options.logger ?? pino({ level: config.logLevel, base: { component: "runtime" } });
   const auth = createAuthResolver(config);
-  const store = await openStore({ memoryOnly: config.memoryOnly, dataDir: config.dataDir, logger });
+  const store = openStore({
+    memoryOnly: config.memoryOnly,
+    dataDir: config.dataDir,
+    logger,
+    integrityCheck: config.storeIntegrityCheck,
+  });
   let kernel: Kernel;
   try {
-    kernel = Kernel.open({ store, config, logger });
+    kernel = await Kernel.open({ store, config, logger });
   } catch (e) {
     await store.close().catch(() => undefined);
     throw e;
   }
 
-  const deps = { kernel, auth, config, logger };
+  const subscriptions = new Subscriptions(config);
+  const deps = { kernel, auth, config, logger, subscriptions };
   let listening: Listening;
   try {
     listening = config.grpcServer === "connect" ? await listenConnect(config, deps) : await listenGrpcJs(config, deps);
@@ -63,6 +72,8 @@ export async function startRuntime(options: StartOptions = {}): Promise<RunningR
       auth: auth.describe(),
       tls: Boolean(config.tlsCertPath),
       server: config.grpcServer,
+      resident: kernel.loadReport?.resident,
+      maxSubscriptions: config.maxSubscriptions || "unlimited",
     },
     `MACP runtime listening on ${url}`,
   );
@@ -74,6 +85,7 @@ export async function startRuntime(options: StartOptions = {}): Promise<RunningR
     dataDir: config.memoryOnly ? null : config.dataDir,
     authMode: auth.mode,
     kernel,
+    subscriptions,
     config,
     close() {
       closing ??= (async () => {

@@ -82,7 +82,8 @@ describe("sqlite store: file, pragmas and schema", () => {
       lastPosition: 0,
       policies: 0,
       checkedOk: true,
-      schemaVersion: 1,
+      quickCheck: { ran: true, reason: "no record of a verified clean shutdown" },
+      schemaVersion: 2,
       journalMode: "wal",
       synchronous: "FULL",
       lockingMode: "exclusive",
@@ -92,7 +93,7 @@ describe("sqlite store: file, pragmas and schema", () => {
     await s.close();
 
     withRaw(dir, (db) => {
-      expect(db.pragma("user_version", { simple: true })).toBe(1);
+      expect(db.pragma("user_version", { simple: true })).toBe(2);
       expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
       const schema = db.prepare<[], { name: string; sql: string }>("SELECT name, sql FROM sqlite_schema").all();
       const sqlOf = (name: string): string => schema.find((r) => r.name === name)?.sql ?? "";
@@ -151,8 +152,8 @@ describe("sqlite store: file, pragmas and schema", () => {
 
   it("refuses a database written by a newer schema", async () => {
     await openStore().close();
-    withRaw(dir, (db) => db.pragma("user_version = 2"));
-    expect(() => openStore()).toThrow(/schema version 2 is newer/);
+    withRaw(dir, (db) => db.pragma("user_version = 3"));
+    expect(() => openStore()).toThrow(/schema version 3 is newer/);
   });
 
   it("logs loudly and stores nothing when a real SQLite constraint fails mid-transaction", async () => {

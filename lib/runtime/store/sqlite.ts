@@ -8,9 +8,20 @@
 // to open instead of interleaving its writes (it also keeps the WAL index in
 // process memory: no -shm file).
 //
-// Integrity: every row carries a CRC-32 of its fields, checked on every read;
-// open runs `PRAGMA quick_check`; full scans check positions and per-session
-// seq continuity. Any failure is a StoreCorruptionError, never a skipped row.
+// Integrity: every row (log, session index, message ids, policies) carries a
+// CRC-32 of its fields, checked on every read; reads check per-session seq
+// continuity; `PRAGMA quick_check` runs at open unless the file is exactly as
+// the last verified clean shutdown left it (clean-close.ts explains why and
+// when). Any failure is a StoreCorruptionError, never a skipped row.
+//
+// Indexes (schema v2): `sessions` has one row per session (first position,
+// last seq, and the kernel's summary: status, last activity, metadata) and
+// `messages` the message ids each session accepted; both are written in the
+// same transaction as the log rows they describe. A restart reads the
+// `sessions_resident` partial index (open and suspended sessions only) and
+// those sessions' records through `log_session_position`; a closed session is
+// answered from its `sessions` row, its history read page by page through
+// `log_session_seq`, and a late resend recognised through `messages`.
 //
 // Crash recovery: if the previous process died mid-commit, the -wal file ends
 // with frames of a transaction that has no valid commit frame (or with a torn
@@ -26,24 +37,41 @@ import {
   checkAfterSeq,
   compareUtf8,
   isRecordKind,
+  isSessionStatus,
   LogVerifier,
+  messageCrc,
   noopLogger,
   policyCrc,
   recordCrc,
+  sessionRowCrc,
   verifySessionRun,
+  type SessionDraft,
   type StoreLogger,
   type StoreStats,
 } from "./common";
+import { consumeCleanClose, forgetCleanClose, recordCleanClose, type TrustVerdict } from "./clean-close";
 import { inspectWalFile, type WalInspection } from "./wal";
 import { GroupCommitWriter, type CommitBackend, type StoreOp } from "./writer";
-import { StoreCorruptionError, type LogRecord, type PolicyRecord, type Store, type StoredRecord } from "./types";
+import {
+  isResidentStatus,
+  StoreCorruptionError,
+  type ListSessionsPage,
+  type LogRecord,
+  type PolicyRecord,
+  type ReadPage,
+  type SessionIndexEntry,
+  type SessionSummary,
+  type Store,
+  type StoredRecord,
+  type StoreReadStats,
+} from "./types";
 
 export const SQLITE_FILE_NAME = "baton-runtime.sqlite";
 /** How long open() waits for another process holding the database. */
 const BUSY_TIMEOUT_MS = 1000;
 
-/** migrations[i] takes the schema from user_version i to i + 1. */
-const MIGRATIONS: readonly string[] = [
+/** migrations[i] takes the schema from user_version i to i + 1 (SQL text, or a step run in the same transaction). */
+const MIGRATIONS: readonly (string | ((db: Database.Database) => void))[] = [
   `
   CREATE TABLE log (
     position     INTEGER PRIMARY KEY,
@@ -65,11 +93,70 @@ const MIGRATIONS: readonly string[] = [
     crc        INTEGER NOT NULL CHECK (crc BETWEEN 0 AND 4294967295)
   ) STRICT;
   `,
+  migrateToV2,
 ];
+
+/**
+ * v1 → v2: the session index, the message-id index, the record counter and a
+ * (session, position) index on the log. Existing sessions get rows with their
+ * first position and last seq but no summary (status NULL): the kernel
+ * replays them once at its next start, writes their summaries and message
+ * ids, and from then on restarts read only open and suspended sessions.
+ */
+function migrateToV2(db: Database.Database): void {
+  db.exec(`
+  CREATE INDEX log_session_position ON log (session_id, position);
+  CREATE TABLE sessions (
+    session_id     TEXT    PRIMARY KEY NOT NULL CHECK (length(session_id) > 0),
+    first_position INTEGER NOT NULL UNIQUE CHECK (first_position > 0),
+    last_seq       INTEGER NOT NULL CHECK (last_seq >= 0),
+    status         TEXT    CHECK (status IN ('open', 'suspended', 'resolved', 'expired', 'cancelled')),
+    resident       INTEGER NOT NULL CHECK (resident = (status IS NULL OR status IN ('open', 'suspended'))),
+    activity_ms    INTEGER NOT NULL CHECK (activity_ms >= 0),
+    metadata       BLOB    CHECK ((metadata IS NULL) = (status IS NULL)),
+    crc            INTEGER NOT NULL CHECK (crc BETWEEN 0 AND 4294967295)
+  ) STRICT;
+  -- What a restart rebuilds: open, suspended and not yet summarised sessions.
+  CREATE INDEX sessions_resident ON sessions (first_position) WHERE resident = 1;
+  CREATE TABLE messages (
+    session_id TEXT    NOT NULL,
+    message_id TEXT    NOT NULL CHECK (length(message_id) > 0),
+    crc        INTEGER NOT NULL CHECK (crc BETWEEN 0 AND 4294967295),
+    PRIMARY KEY (session_id, message_id)
+  ) STRICT, WITHOUT ROWID;
+  CREATE TABLE counters (
+    name  TEXT    PRIMARY KEY NOT NULL,
+    value INTEGER NOT NULL CHECK (value >= 0)
+  ) STRICT, WITHOUT ROWID;
+  INSERT INTO counters (name, value) VALUES ('records', (SELECT COUNT(*) FROM log));
+  `);
+  const page = db.prepare<[string], { session_id: string; first: number; last_seq: number }>(
+    "SELECT session_id, MIN(position) AS first, MAX(seq) AS last_seq FROM log " +
+      "WHERE session_id > ? GROUP BY session_id ORDER BY session_id LIMIT 1000",
+  );
+  const insert = db.prepare(SQL.upsertSession);
+  for (let after = ""; ; ) {
+    const rows = page.all(after);
+    if (rows.length === 0) break;
+    for (const r of rows) {
+      const entry: SessionIndexEntry = {
+        sessionId: r.session_id,
+        firstPosition: r.first,
+        lastSeq: r.last_seq,
+        status: null,
+        activityMs: 0,
+        metadata: null,
+      };
+      insert.run(r.session_id, r.first, r.last_seq, null, 1, 0, null, sessionRowCrc(entry));
+    }
+    after = (rows[rows.length - 1] as { session_id: string }).session_id;
+  }
+}
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 const LOG_COLUMNS = "position, session_id, kind, seq, recv_ms, envelope, bound_policy, crc";
+const SESSION_COLUMNS = "session_id, first_position, last_seq, status, activity_ms, metadata, crc";
 
 /** SQL text of the statements, exported so tests can EXPLAIN them. */
 export const SQL = {
@@ -77,8 +164,31 @@ export const SQL = {
     "INSERT INTO log (session_id, kind, seq, recv_ms, envelope, bound_policy, crc) VALUES (?, ?, ?, ?, ?, ?, ?)",
   selectAll: `SELECT ${LOG_COLUMNS} FROM log ORDER BY position`,
   selectSession: `SELECT ${LOG_COLUMNS} FROM log WHERE session_id = ? AND kind = 'envelope' AND seq > ? ORDER BY seq`,
-  lastSeqs: "SELECT session_id, MAX(seq) AS seq FROM log WHERE kind = 'envelope' GROUP BY session_id",
-  logSummary: "SELECT COUNT(*) AS n, COALESCE(MAX(position), 0) AS last FROM log",
+  /** One page of history: (session, afterSeq, upToSeq, limit). */
+  selectSessionPage:
+    `SELECT ${LOG_COLUMNS} FROM log WHERE session_id = ? AND kind = 'envelope' AND seq > ? AND seq <= ? ` +
+    "ORDER BY seq LIMIT ?",
+  /** Every record of one session after a position: (session, afterPosition, limit). */
+  selectSessionRecords: `SELECT ${LOG_COLUMNS} FROM log WHERE session_id = ? AND position > ? ORDER BY position LIMIT ?`,
+  logSummary: "SELECT COALESCE(MAX(position), 0) AS last, (SELECT value FROM counters WHERE name = 'records') AS n FROM log",
+  lastPosition: "SELECT COALESCE(MAX(position), 0) AS last FROM log",
+  bumpRecords: "UPDATE counters SET value = value + ? WHERE name = 'records'",
+  upsertSession:
+    "INSERT INTO sessions (session_id, first_position, last_seq, status, resident, activity_ms, metadata, crc) " +
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET first_position = excluded.first_position, " +
+    "last_seq = excluded.last_seq, status = excluded.status, resident = excluded.resident, " +
+    "activity_ms = excluded.activity_ms, metadata = excluded.metadata, crc = excluded.crc",
+  selectSessionRow: `SELECT ${SESSION_COLUMNS} FROM sessions WHERE session_id = ?`,
+  /** (afterPosition, maxPosition, limit) */
+  listSessions:
+    `SELECT ${SESSION_COLUMNS} FROM sessions WHERE first_position > ? AND first_position <= ? ` +
+    "ORDER BY first_position LIMIT ?",
+  /** (afterPosition, maxPosition, limit), through the sessions_resident partial index. */
+  listResidentSessions:
+    `SELECT ${SESSION_COLUMNS} FROM sessions WHERE resident = 1 AND first_position > ? AND first_position <= ? ` +
+    "ORDER BY first_position LIMIT ?",
+  insertMessage: "INSERT INTO messages (session_id, message_id, crc) VALUES (?, ?, ?)",
+  selectMessage: "SELECT crc FROM messages WHERE session_id = ? AND message_id = ?",
   countPolicies: "SELECT COUNT(*) AS n FROM policies",
   upsertPolicy:
     "INSERT INTO policies (policy_id, descriptor, crc) VALUES (?, ?, ?) " +
@@ -105,8 +215,14 @@ export interface SqliteOpenReport {
   /** Highest log position (0 for an empty log). */
   lastPosition: number;
   policies: number;
-  /** PRAGMA quick_check returned "ok" (open throws otherwise). */
+  /**
+   * The file is verified: PRAGMA quick_check returned "ok" at this open (open
+   * throws otherwise), or it was skipped for a file left exactly as a
+   * verified clean shutdown left it (see `quickCheck`).
+   */
   checkedOk: boolean;
+  /** Whether PRAGMA quick_check ran at this open, and why. */
+  quickCheck: { ran: boolean; reason: string; ms: number };
   schemaVersion: number;
   journalMode: string;
   synchronous: string;
@@ -131,6 +247,11 @@ export interface SqliteStoreOptions {
   /** Folder for the database; created (mode 0700) if missing. */
   dir: string;
   logger?: StoreLogger;
+  /**
+   * "auto" (default): PRAGMA quick_check at open unless the file is unchanged
+   * since a verified clean shutdown; "always": at every open.
+   */
+  integrityCheck?: "auto" | "always";
 }
 
 interface LogRow {
@@ -141,6 +262,16 @@ interface LogRow {
   recv_ms: number;
   envelope: Buffer;
   bound_policy: Buffer | null;
+  crc: number;
+}
+
+interface SessionRow {
+  session_id: string;
+  first_position: number;
+  last_seq: number;
+  status: string | null;
+  activity_ms: number;
+  metadata: Buffer | null;
   crc: number;
 }
 
@@ -192,6 +323,38 @@ function decodeLogRow(row: LogRow): StoredRecord {
   return record;
 }
 
+/** Turn a session-index row into an entry, checking its types and CRC. */
+function decodeSessionRow(row: SessionRow): SessionIndexEntry {
+  const id = String(row.session_id);
+  if (
+    typeof row.session_id !== "string" ||
+    typeof row.first_position !== "number" ||
+    typeof row.last_seq !== "number" ||
+    (row.status !== null && !isSessionStatus(row.status)) ||
+    typeof row.activity_ms !== "number" ||
+    (row.metadata !== null && !Buffer.isBuffer(row.metadata)) ||
+    typeof row.crc !== "number"
+  ) {
+    throw new StoreCorruptionError(`session index row for ${id}: unexpected column types or status`);
+  }
+  const entry: SessionIndexEntry = {
+    sessionId: row.session_id,
+    firstPosition: row.first_position,
+    lastSeq: row.last_seq,
+    status: row.status as SessionIndexEntry["status"],
+    activityMs: row.activity_ms,
+    metadata: row.metadata === null ? null : view(row.metadata),
+  };
+  const crc = sessionRowCrc(entry);
+  if (crc !== row.crc) {
+    throw new StoreCorruptionError(
+      `session index row for ${id}: checksum mismatch (stored ${hex32(row.crc)}, computed ${hex32(crc)})`,
+      row.first_position,
+    );
+  }
+  return entry;
+}
+
 function decodePolicyRow(row: PolicyRow): PolicyRecord {
   if (typeof row.policy_id !== "string" || !Buffer.isBuffer(row.descriptor) || typeof row.crc !== "number") {
     throw new StoreCorruptionError(`policy ${String(row.policy_id)}: unexpected column types`);
@@ -212,7 +375,11 @@ function errorCode(e: unknown): string {
 }
 
 /** Pragmas, integrity check and schema migration. Throws on any problem. */
-function prepareDatabase(db: Database.Database, file: string): { schemaVersion: number; modes: Record<string, string> } {
+function prepareDatabase(
+  db: Database.Database,
+  file: string,
+  trust: TrustVerdict,
+): { schemaVersion: number; modes: Record<string, string>; quickCheck: SqliteOpenReport["quickCheck"] } {
   // Order matters: EXCLUSIVE must be set before the first access in WAL mode.
   const lockingMode = String(db.pragma("locking_mode = EXCLUSIVE", { simple: true }));
   const journalMode = String(db.pragma("journal_mode = WAL", { simple: true }));
@@ -229,12 +396,20 @@ function prepareDatabase(db: Database.Database, file: string): { schemaVersion: 
   const synchronous = ["OFF", "NORMAL", "FULL", "EXTRA"][syncLevel] ?? String(syncLevel);
   if (syncLevel < 2) throw new Error(`runtime store ${file}: synchronous is ${synchronous}, expected FULL`);
 
-  const problems = (db.pragma("quick_check") as Array<Record<string, unknown>>).map((r) =>
-    String(Object.values(r)[0]),
-  );
-  if (problems.length !== 1 || problems[0] !== "ok") {
-    throw new StoreCorruptionError(`runtime store ${file}: PRAGMA quick_check failed: ${problems.join("; ")}`);
+  const checkStarted = performance.now();
+  if (!trust.trusted) {
+    const problems = (db.pragma("quick_check") as Array<Record<string, unknown>>).map((r) =>
+      String(Object.values(r)[0]),
+    );
+    if (problems.length !== 1 || problems[0] !== "ok") {
+      throw new StoreCorruptionError(`runtime store ${file}: PRAGMA quick_check failed: ${problems.join("; ")}`);
+    }
+  } else {
+    // Still make SQLite read and parse the schema now, so a file that is not
+    // a database at all fails here rather than at the first query.
+    db.prepare("SELECT COUNT(*) FROM sqlite_schema").get();
   }
+  const quickCheck = { ran: !trust.trusted, reason: trust.reason, ms: Math.round(performance.now() - checkStarted) };
 
   // BEGIN IMMEDIATE takes the write lock now; with EXCLUSIVE locking it is
   // held until close, so no other process can write this file meanwhile.
@@ -247,14 +422,21 @@ function prepareDatabase(db: Database.Database, file: string): { schemaVersion: 
       );
     }
     for (let v = from; v < MIGRATIONS.length; v++) {
-      db.exec(MIGRATIONS[v] as string);
+      const step = MIGRATIONS[v] as string | ((d: Database.Database) => void);
+      if (typeof step === "string") db.exec(step);
+      else step(db);
       db.pragma(`user_version = ${v + 1}`);
     }
     return SCHEMA_VERSION;
   });
   const schemaVersion = migrate.immediate();
-  return { schemaVersion, modes: { journalMode, synchronous, lockingMode } };
+  return { schemaVersion, modes: { journalMode, synchronous, lockingMode }, quickCheck };
 }
+
+/** Records per query when a session's records are read in pages. */
+const RECORDS_PER_QUERY = 64;
+/** Bytes of envelopes per query when a session's records are read in pages. */
+const BYTES_PER_QUERY = 1_048_576;
 
 class SqliteStoreImpl implements SqliteStore {
   readonly description: string;
@@ -262,10 +444,23 @@ class SqliteStoreImpl implements SqliteStore {
   readonly openReport: SqliteOpenReport;
   private readonly writer: GroupCommitWriter;
   private fault: Error | "constraint" | null = null;
+  /** Set when any read or commit saw damage: the next start must run quick_check. */
+  private damaged = false;
+  private readonly reads: StoreReadStats = { indexRows: 0, records: 0, envelopeBytes: 0, messageLookups: 0 };
   private readonly stmt: {
     insertLog: Database.Statement<[string, string, number, number, Uint8Array, Uint8Array | null, number]>;
     selectAll: Database.Statement<[], LogRow>;
     selectSession: Database.Statement<[string, number], LogRow>;
+    selectSessionPage: Database.Statement<[string, number, number, number], LogRow>;
+    selectSessionRecords: Database.Statement<[string, number, number], LogRow>;
+    lastPosition: Database.Statement<[], { last: number }>;
+    bumpRecords: Database.Statement<[number]>;
+    upsertSession: Database.Statement<[string, number, number, string | null, number, number, Uint8Array | null, number]>;
+    selectSessionRow: Database.Statement<[string], SessionRow>;
+    listSessions: Database.Statement<[number, number, number], SessionRow>;
+    listResidentSessions: Database.Statement<[number, number, number], SessionRow>;
+    insertMessage: Database.Statement<[string, string, number]>;
+    selectMessage: Database.Statement<[string, string], { crc: number }>;
     upsertPolicy: Database.Statement<[string, Uint8Array, number]>;
     deletePolicy: Database.Statement<[string]>;
     selectPolicies: Database.Statement<[], PolicyRow>;
@@ -279,20 +474,62 @@ class SqliteStoreImpl implements SqliteStore {
       insertLog: db.prepare(SQL.insertLog),
       selectAll: db.prepare(SQL.selectAll),
       selectSession: db.prepare(SQL.selectSession),
+      selectSessionPage: db.prepare(SQL.selectSessionPage),
+      selectSessionRecords: db.prepare(SQL.selectSessionRecords),
+      lastPosition: db.prepare(SQL.lastPosition),
+      bumpRecords: db.prepare(SQL.bumpRecords),
+      upsertSession: db.prepare(SQL.upsertSession),
+      selectSessionRow: db.prepare(SQL.selectSessionRow),
+      listSessions: db.prepare(SQL.listSessions),
+      listResidentSessions: db.prepare(SQL.listResidentSessions),
+      insertMessage: db.prepare(SQL.insertMessage),
+      selectMessage: db.prepare(SQL.selectMessage),
       upsertPolicy: db.prepare(SQL.upsertPolicy),
       deletePolicy: db.prepare(SQL.deletePolicy),
       selectPolicies: db.prepare(SQL.selectPolicies),
     };
-    const tx = db.transaction((ops: readonly StoreOp[]) => {
+    const tx = db.transaction((ops: readonly StoreOp[], sessions: readonly SessionDraft[]) => {
+      const firstPositions = new Map<string, number>();
+      let records = 0;
       for (const op of ops) {
         if (op.type === "append") {
-          for (const r of op.records) this.insert(r);
+          for (const r of op.records) {
+            const position = this.insert(r);
+            records++;
+            if (!firstPositions.has(r.sessionId)) firstPositions.set(r.sessionId, position);
+            if (r.messageId) this.stmt.insertMessage.run(r.sessionId, r.messageId, messageCrc(r.sessionId, r.messageId));
+          }
+        } else if (op.type === "index") {
+          for (const [sessionId, messageId] of op.messages) {
+            this.stmt.insertMessage.run(sessionId, messageId, messageCrc(sessionId, messageId));
+          }
         } else if (op.type === "putPolicy") {
           this.stmt.upsertPolicy.run(op.policy.policyId, op.policy.descriptor, policyCrc(op.policy));
         } else {
           this.stmt.deletePolicy.run(op.policyId);
         }
       }
+      for (const d of sessions) {
+        const entry: SessionIndexEntry = {
+          sessionId: d.sessionId,
+          firstPosition: d.firstPosition || (firstPositions.get(d.sessionId) ?? 0),
+          lastSeq: d.lastSeq,
+          status: d.status,
+          activityMs: d.activityMs,
+          metadata: d.metadata,
+        };
+        this.stmt.upsertSession.run(
+          entry.sessionId,
+          entry.firstPosition,
+          entry.lastSeq,
+          entry.status,
+          isResidentStatus(entry.status) ? 1 : 0,
+          entry.activityMs,
+          entry.metadata,
+          sessionRowCrc(entry),
+        );
+      }
+      if (records > 0) this.stmt.bumpRecords.run(records);
       const fault = this.fault;
       if (fault !== null) {
         this.fault = null;
@@ -301,30 +538,66 @@ class SqliteStoreImpl implements SqliteStore {
       }
     });
     const backend: CommitBackend = {
-      commit: (ops) => tx.immediate(ops),
+      commit: (ops, sessions) => tx.immediate(ops, sessions),
       close: () => {
         if (db.open) db.close();
       },
     };
-    const lastSeqs = db
-      .prepare<[], { session_id: string; seq: number }>(SQL.lastSeqs)
-      .all()
-      .map((r) => [r.session_id, r.seq] as const);
-    this.writer = new GroupCommitWriter({ backend, description: this.description, logger, lastSeqs });
+    this.writer = new GroupCommitWriter({
+      backend,
+      description: this.description,
+      logger,
+      index: {
+        session: (id) => {
+          const row = this.stmt.selectSessionRow.get(id);
+          return row ? this.verified(() => decodeSessionRow(row)) : undefined;
+        },
+        hasMessage: (id, messageId) => this.hasMessage(id, messageId),
+      },
+    });
   }
 
-  private insert(r: LogRecord): void {
-    this.stmt.insertLog.run(r.sessionId, r.kind, r.seq, r.recvMs, r.envelope, r.boundPolicy ?? null, recordCrc(r));
+  private insert(r: LogRecord): number {
+    const info = this.stmt.insertLog.run(r.sessionId, r.kind, r.seq, r.recvMs, r.envelope, r.boundPolicy ?? null, recordCrc(r));
+    return Number(info.lastInsertRowid);
+  }
+
+  /** Run a read; remember damage it reports, so the next start checks the whole file. */
+  private verified<T>(read: () => T): T {
+    try {
+      return read();
+    } catch (e) {
+      if (e instanceof StoreCorruptionError || errorCode(e).startsWith("SQLITE_CORRUPT")) this.damaged = true;
+      throw e;
+    }
+  }
+
+  private counted(row: LogRow): StoredRecord {
+    const r = decodeLogRow(row);
+    this.reads.records++;
+    this.reads.envelopeBytes += r.envelope.length;
+    return r;
   }
 
   // Store ------------------------------------------------------------------
 
-  close(): Promise<void> {
-    return this.writer.close();
+  async close(): Promise<void> {
+    await this.writer.close();
+    // Vouch for the file only after a close with nothing amiss (see clean-close.ts).
+    if (this.damaged || this.writer.hasFailed || !this.openReport.checkedOk) return;
+    try {
+      recordCleanClose(this.path);
+    } catch {
+      forgetCleanClose(this.path);
+    }
   }
 
-  append(records: LogRecord[]): Promise<void> {
-    return this.writer.append(records);
+  append(records: LogRecord[], summaries?: readonly SessionSummary[]): Promise<void> {
+    return this.writer.append(records, summaries);
+  }
+
+  indexSessions(entries: readonly { summary: SessionSummary; messageIds: readonly string[] }[]): Promise<void> {
+    return this.writer.indexSessions(entries);
   }
 
   putPolicy(policy: PolicyRecord): Promise<void> {
@@ -337,33 +610,123 @@ class SqliteStoreImpl implements SqliteStore {
 
   loadAll(): StoredRecord[] {
     this.ensureOpen();
-    const verifier = new LogVerifier();
-    const out: StoredRecord[] = [];
-    for (const row of this.stmt.selectAll.iterate()) {
-      const record = decodeLogRow(row);
-      verifier.check(record);
-      out.push(record);
-    }
-    return out;
+    return this.verified(() => {
+      const verifier = new LogVerifier();
+      const out: StoredRecord[] = [];
+      for (const row of this.stmt.selectAll.iterate()) {
+        const record = this.counted(row);
+        verifier.check(record);
+        out.push(record);
+      }
+      return out;
+    });
   }
 
-  readSession(sessionId: string, afterSeq: number): StoredRecord[] {
+  readSession(sessionId: string, afterSeq: number, page?: ReadPage): StoredRecord[] {
     this.ensureOpen();
     checkAfterSeq(afterSeq);
-    const out = this.stmt.selectSession.all(sessionId, afterSeq).map(decodeLogRow);
-    verifySessionRun(out, sessionId, afterSeq);
-    return out;
+    return this.verified(() => {
+      let out: StoredRecord[];
+      if (page === undefined) {
+        out = this.stmt.selectSession.all(sessionId, afterSeq).map((row) => this.counted(row));
+      } else {
+        const maxBytes = page.maxBytes ?? Number.POSITIVE_INFINITY;
+        const limit = Math.max(1, Math.min(page.maxRecords ?? Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER));
+        out = [];
+        let bytes = 0;
+        for (const row of this.stmt.selectSessionPage.iterate(sessionId, afterSeq, page.upToSeq ?? Number.MAX_SAFE_INTEGER, limit)) {
+          const r = this.counted(row);
+          out.push(r);
+          bytes += r.envelope.length;
+          if (bytes >= maxBytes) break;
+        }
+      }
+      verifySessionRun(out, sessionId, afterSeq);
+      return out;
+    });
+  }
+
+  *sessionRecords(sessionId: string): IterableIterator<StoredRecord> {
+    this.ensureOpen();
+    // Read in bounded pages (never holding a statement open across yields,
+    // so the caller may use the store in between).
+    const verifier = new LogVerifier();
+    for (let after = 0; ; ) {
+      const page = this.verified(() => {
+        const out: StoredRecord[] = [];
+        let bytes = 0;
+        for (const row of this.stmt.selectSessionRecords.iterate(sessionId, after, RECORDS_PER_QUERY)) {
+          const r = this.counted(row);
+          if (r.sessionId !== sessionId) throw new StoreCorruptionError(`log row at position ${r.position}: belongs to session ${r.sessionId}`, r.position);
+          verifier.check(r);
+          out.push(r);
+          bytes += r.envelope.length;
+          if (bytes >= BYTES_PER_QUERY) break;
+        }
+        return out;
+      });
+      if (page.length === 0) return;
+      after = (page[page.length - 1] as StoredRecord).position;
+      yield* page;
+    }
+  }
+
+  getSession(sessionId: string): SessionIndexEntry | undefined {
+    this.ensureOpen();
+    return this.verified(() => {
+      const row = this.stmt.selectSessionRow.get(sessionId);
+      if (!row) return undefined;
+      this.reads.indexRows++;
+      return decodeSessionRow(row);
+    });
+  }
+
+  listSessions(page: ListSessionsPage): SessionIndexEntry[] {
+    this.ensureOpen();
+    const stmt = page.residentOnly ? this.stmt.listResidentSessions : this.stmt.listSessions;
+    return this.verified(() => {
+      const rows = stmt.all(page.afterPosition, page.maxPosition ?? Number.MAX_SAFE_INTEGER, Math.max(0, page.limit));
+      this.reads.indexRows += rows.length;
+      return rows.map(decodeSessionRow);
+    });
+  }
+
+  hasMessage(sessionId: string, messageId: string): boolean {
+    this.ensureOpen();
+    this.reads.messageLookups++;
+    return this.verified(() => {
+      const row = this.stmt.selectMessage.get(sessionId, messageId);
+      if (!row) return false;
+      const crc = messageCrc(sessionId, messageId);
+      if (row.crc !== crc) {
+        throw new StoreCorruptionError(
+          `message index row (${sessionId}, ${messageId}): checksum mismatch (stored ${hex32(row.crc)}, computed ${hex32(crc)})`,
+        );
+      }
+      return true;
+    });
+  }
+
+  lastPosition(): number {
+    this.ensureOpen();
+    return this.stmt.lastPosition.get()?.last ?? 0;
   }
 
   loadPolicies(): PolicyRecord[] {
     this.ensureOpen();
     // SQLite already orders by BINARY (UTF-8 bytes); sorting again is cheap
     // and keeps the order identical to the memory store by construction.
-    return this.stmt.selectPolicies.all().map(decodePolicyRow).sort((a, b) => compareUtf8(a.policyId, b.policyId));
+    return this.verified(() =>
+      this.stmt.selectPolicies.all().map(decodePolicyRow).sort((a, b) => compareUtf8(a.policyId, b.policyId)),
+    );
   }
 
   stats(): StoreStats {
     return this.writer.stats();
+  }
+
+  readStats(): StoreReadStats {
+    return { ...this.reads };
   }
 
   __failNextCommitForTests(error?: Error): void {
@@ -390,6 +753,10 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const created = !fs.existsSync(file);
   // Must happen before SQLite opens the file and replays/checkpoints the WAL.
   const wal = inspectWalFile(`${file}-wal`);
+  // Before SQLite touches the file: is it exactly as a verified clean shutdown left it?
+  const verdict = consumeCleanClose(file);
+  const trust: TrustVerdict =
+    options.integrityCheck === "always" ? { trusted: false, reason: "MACP_STORE_INTEGRITY_CHECK=always" } : verdict;
 
   let db: Database.Database;
   let prepared: ReturnType<typeof prepareDatabase>;
@@ -399,7 +766,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     throw new Error(`runtime store: cannot open ${file}: ${asError(e).message}`, { cause: e });
   }
   try {
-    prepared = prepareDatabase(db, file);
+    prepared = prepareDatabase(db, file, trust);
   } catch (e) {
     closeDb(db);
     const code = errorCode(e);
@@ -427,6 +794,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       lastPosition: summary?.last ?? 0,
       policies: policies?.n ?? 0,
       checkedOk: true,
+      quickCheck: prepared.quickCheck,
       schemaVersion: prepared.schemaVersion,
       journalMode: prepared.modes.journalMode ?? "",
       synchronous: prepared.modes.synchronous ?? "",
@@ -457,7 +825,14 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     );
   } else {
     logger.info(
-      { path: file, created, records: r.recoveredRecords, lastPosition: r.lastPosition, policies: r.policies },
+      {
+        path: file,
+        created,
+        records: r.recoveredRecords,
+        lastPosition: r.lastPosition,
+        policies: r.policies,
+        quickCheck: r.quickCheck.ran ? `ran (${r.quickCheck.ms} ms): ${r.quickCheck.reason}` : `skipped: ${r.quickCheck.reason}`,
+      },
       "runtime store: opened",
     );
   }
