@@ -60,10 +60,30 @@ function requireIdentity(auth: AuthResolver, ctx: HandlerContext): Identity {
   return id;
 }
 
-/** Close a channel when the caller goes away, so no subscription outlives its stream. */
-function closeOnAbort(ctx: HandlerContext, ch: Channel<unknown>): void {
-  if (ctx.signal.aborted) ch.close();
-  else ctx.signal.addEventListener("abort", () => ch.close(), { once: true });
+/**
+ * When the caller goes away: close the channel and release what the stream
+ * holds (its live listener, its place under the per-identity cap) at once.
+ * The handler itself may be parked in a write that never completes (a peer
+ * that stopped reading, then reset the stream: connect-node never settles
+ * that write), so its own `finally` cannot be relied on to run promptly.
+ */
+function closeOnAbort(ctx: HandlerContext, ch: Channel<unknown>, release: () => void = () => undefined): void {
+  const onAbort = () => {
+    ch.close();
+    release();
+  };
+  if (ctx.signal.aborted) onAbort();
+  else ctx.signal.addEventListener("abort", onAbort, { once: true });
+}
+
+/** Run `fn` once, however often the result is called. */
+function once(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    fn();
+  };
 }
 
 function overflowError(what: string, lastSequence?: number): ConnectError {
@@ -164,10 +184,15 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
         maxBytes: config.subscriberBufferBytes,
         sizeOf: (item) => (item.kind === "one" ? item.bytes : 0),
       });
-      const release = subscriptions.acquire(identity, out);
-      closeOnAbort(ctx, out as Channel<unknown>);
-      let bound: string | null = null;
       const subscription: { close: (() => void) | null } = { close: null };
+      const slot = subscriptions.acquire(identity, out);
+      const release = once(() => {
+        subscription.close?.();
+        subscription.close = null;
+        slot();
+      });
+      closeOnAbort(ctx, out as Channel<unknown>, release);
+      let bound: string | null = null;
       let lastSeq = 0;
       /** Bumped by every subscribe frame: a newer one supersedes a replay in progress. */
       let replayGen = 0;
@@ -239,7 +264,7 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
           if (item.kind === "replay") {
             if (item.gen !== replayGen) continue; // superseded by a newer subscribe frame
             const attach = () => {
-              if (item.gen === replayGen && !out.isClosed) subscription.close = kernel.listen(item.sessionId, live);
+              if (item.gen === replayGen && !out.isClosed && !ctx.signal.aborted) subscription.close = kernel.listen(item.sessionId, live);
             };
             for (const d of kernel.history(item.sessionId, item.after, attach)) {
               lastSeq = d.sequence;
@@ -258,7 +283,6 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
         }
         throw e;
       } finally {
-        subscription.close?.();
         release();
       }
     },
@@ -320,16 +344,19 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
     async *watchSignals(_req, ctx) {
       const ch = new Channel<Envelope>(256, { maxBytes: config.subscriberBufferBytes, sizeOf: envelopeBytes });
       // Signals are watched without credentials where the runtime allows it; such callers share one cap.
-      const release = subscriptions.acquire(auth.resolve(ctx.requestHeader), ch);
-      closeOnAbort(ctx, ch as Channel<unknown>);
+      const slot = subscriptions.acquire(auth.resolve(ctx.requestHeader), ch);
       const close = kernel.watchSignals((env) => ch.push(env));
+      const release = once(() => {
+        close();
+        slot();
+      });
+      closeOnAbort(ctx, ch as Channel<unknown>, release);
       try {
         for await (const env of ch) yield { envelope: env };
       } catch (e) {
         if (e instanceof ChannelOverflowError) throw overflowError("this signal watcher");
         throw e;
       } finally {
-        close();
         release();
       }
     },
@@ -345,9 +372,13 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
         maxBytes: config.subscriberBufferBytes,
         sizeOf: lifecycleBytes,
       });
-      const release = subscriptions.acquire(identity, ch);
-      closeOnAbort(ctx, ch as Channel<unknown>);
+      const slot = subscriptions.acquire(identity, ch);
       const { snapshot, close } = kernel.watchSessions((ev) => ch.push(ev));
+      const release = once(() => {
+        close();
+        slot();
+      });
+      closeOnAbort(ctx, ch as Channel<unknown>, release);
       try {
         // The snapshot is read from storage as it is written out (backpressure), events queue meanwhile.
         for (const meta of snapshot) {
@@ -364,7 +395,6 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
         if (e instanceof ChannelOverflowError) throw overflowError("this session watcher");
         throw e;
       } finally {
-        close();
         release();
       }
     },
