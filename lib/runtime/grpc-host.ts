@@ -46,6 +46,16 @@ export function encodeOnce<T extends object>(msg: T): T {
   return msg;
 }
 
+/**
+ * Mark a response message whose encoding is already known (for example,
+ * assembled from stored bytes): this host writes `bytes` instead of encoding
+ * it. Only this host honours the mark, so only hand such messages to it.
+ */
+export function encodedAs<T extends object>(msg: T, bytes: Uint8Array): T {
+  sharedEncodings.set(msg, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  return msg;
+}
+
 /** protobuf-es bytes as a Buffer without copying them (toBinary returns a fresh array). */
 function encode(schema: DescMessage, msg: unknown): Buffer {
   const u = toBinary(schema, msg as MessageShape<DescMessage>);

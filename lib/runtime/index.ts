@@ -122,7 +122,7 @@ async function listenGrpcJs(config: RuntimeConfig, deps: Deps): Promise<Listenin
     "grpc.max_send_message_length": -1,
     "grpc.max_concurrent_streams": 100_000,
   });
-  addConnectService(server, MACPRuntimeService, runtimeServiceImpl(deps), { shutdownSignal: shutdown.signal });
+  addConnectService(server, MACPRuntimeService, runtimeServiceImpl({ ...deps, preEncodedResponses: true }), { shutdownSignal: shutdown.signal });
   const creds = config.tlsCertPath
     ? grpc.ServerCredentials.createSsl(
         null,

@@ -143,9 +143,12 @@ const STATUS_OF: Partial<Record<SessionState, SessionStatus>> = {
 const isTerminal = (state: SessionState): boolean =>
   state === SessionState.RESOLVED || state === SessionState.EXPIRED || state === SessionState.CANCELLED;
 
-/** Records and bytes per page when history is read from storage. */
+/**
+ * Records and bytes per page when history is read from storage (a page always
+ * holds at least one envelope, so with 1 MB envelopes a page is one of them).
+ */
 export const HISTORY_PAGE_RECORDS = 128;
-export const HISTORY_PAGE_BYTES = 1_048_576;
+export const HISTORY_PAGE_BYTES = 256 * 1024;
 /** Index rows per page when sessions are listed or rebuilt from storage. */
 const INDEX_PAGE_ROWS = 256;
 
@@ -329,15 +332,15 @@ export class Kernel {
       const writes: { summary: SessionSummary; messageIds: string[] }[] = [];
       for (const entry of page) {
         const s = this.replaySession(entry);
-        const summary = this.summary(s);
+        const status = STATUS_OF[s.state] ?? "open";
         if (entry.status === null) {
-          writes.push({ summary, messageIds: [...s.dedup] });
-        } else if (entry.status !== summary.status) {
+          writes.push({ summary: this.summary(s), messageIds: [...s.dedup] });
+        } else if (entry.status !== status) {
           this.log.error(
-            { sessionId: s.id, index: entry.status, log: summary.status },
+            { sessionId: s.id, index: entry.status, log: status },
             "session index disagreed with the log; repairing the index from the log",
           );
-          writes.push({ summary, messageIds: [] });
+          writes.push({ summary: this.summary(s), messageIds: [] });
         }
         if (!isTerminal(s.state)) this.keepResident(s);
       }
@@ -712,7 +715,6 @@ export class Kernel {
     }
     if (s.state !== SessionState.OPEN) reject("SESSION_NOT_OPEN", `session ${s.id} is ${SessionState[s.state]}`);
     const resolved = this.applyInSession(s, env, at);
-    s.touchedMs = Math.max(s.touchedMs, at);
     const seq = s.seq;
     const record: LogRecord = { sessionId: s.id, kind: "envelope", seq, recvMs: at, envelope: toBinary(EnvelopeSchema, env), messageId: env.messageId };
     await this.persist(s, [record], () => {
@@ -1032,7 +1034,32 @@ export class Kernel {
 
   /** Every session, in the order they started (ListSessions). */
   listSessions(): SessionMetadata[] {
-    return [...this.snapshot().sessions];
+    const out: SessionMetadata[] = [];
+    for (const item of this.snapshotItems()) out.push("metadata" in item ? item.metadata : decodeMetadata(item.entry));
+    return out;
+  }
+
+  /**
+   * The same list as a binary macp.v1.ListSessionsResponse, assembled from
+   * the stored summaries without decoding them: its cost is the size of the
+   * response, not the size of the sessions as objects.
+   */
+  listSessionsEncoded(): Uint8Array {
+    const parts: Uint8Array[] = [];
+    let size = 0;
+    for (const item of this.snapshotItems()) {
+      const body = "metadata" in item ? toBinary(SessionMetadataSchema, item.metadata) : (item.entry.metadata as Uint8Array);
+      const head = lengthDelimitedHead(1, body.length);
+      parts.push(head, body);
+      size += head.length + body.length;
+    }
+    const out = new Uint8Array(size);
+    let at = 0;
+    for (const p of parts) {
+      out.set(p, at);
+      at += p.length;
+    }
+    return out;
   }
 
   /** Whether `sender` may read the session (initiator, participant, observer). */
@@ -1113,11 +1140,16 @@ export class Kernel {
    */
   watchSessions(listener: LifecycleListener): { snapshot: Iterable<SessionMetadata>; close: () => void } {
     this.lifecycleListeners.add(listener);
-    return { snapshot: this.snapshot().sessions, close: () => this.lifecycleListeners.delete(listener) };
+    const items = this.snapshotItems();
+    function* sessions(): Generator<SessionMetadata, void, undefined> {
+      for (const item of items) yield "metadata" in item ? item.metadata : decodeMetadata(item.entry);
+    }
+    return { snapshot: sessions(), close: () => this.lifecycleListeners.delete(listener) };
   }
 
   /**
-   * Every session as of now, in the order they started. Taken now: the
+   * Every session as of now, in the order they started: resident ones as
+   * metadata, closed ones as their index rows. Taken now: the
    * resident sessions' metadata and the store's last position. Read later, as
    * iterated: the closed sessions, from the session index up to that
    * position. A closed session never changes, and a session that closes
@@ -1125,12 +1157,12 @@ export class Kernel {
    * change arrives as a lifecycle event), so the snapshot plus the events
    * after it are exact. Sessions started later than now are not in it.
    */
-  private snapshot(): { sessions: Iterable<SessionMetadata> } {
+  private snapshotItems(): Generator<{ metadata: SessionMetadata } | { entry: SessionIndexEntry }, void, undefined> {
     const maxPosition = this.store.lastPosition();
     const resident = new Map<string, SessionMetadata>();
     for (const s of this.sessions.values()) resident.set(s.id, this.metadata(s));
     const store = this.store;
-    function* sessions(): Generator<SessionMetadata, void, undefined> {
+    function* items(): Generator<{ metadata: SessionMetadata } | { entry: SessionIndexEntry }, void, undefined> {
       for (let after = 0; ; ) {
         const page = store.listSessions({ afterPosition: after, maxPosition, limit: INDEX_PAGE_ROWS });
         if (page.length === 0) break;
@@ -1138,9 +1170,9 @@ export class Kernel {
           const live = resident.get(entry.sessionId);
           if (live) {
             resident.delete(entry.sessionId);
-            yield live;
+            yield { metadata: live };
           } else if (entry.metadata !== null && !isResidentStatus(entry.status)) {
-            yield decodeMetadata(entry);
+            yield { entry };
           }
           // An open row not resident when the snapshot was taken cannot
           // happen after open() (every open row is rebuilt); it is skipped
@@ -1149,9 +1181,9 @@ export class Kernel {
         after = (page[page.length - 1] as SessionIndexEntry).firstPosition;
       }
       // Admitted before the snapshot, not yet durable then: the newest.
-      yield* resident.values();
+      for (const metadata of resident.values()) yield { metadata };
     }
-    return { sessions: sessions() };
+    return items();
   }
 
   watchSignals(listener: SignalListener): () => void {
@@ -1241,6 +1273,20 @@ export class Kernel {
     const all = this.listPolicies();
     for (const l of this.policyListeners) l(all);
   }
+}
+
+/** Tag and length of a length-delimited protobuf field. */
+function lengthDelimitedHead(field: number, length: number): Uint8Array {
+  const bytes = [(field << 3) | 2];
+  for (let v = length; ; ) {
+    if (v < 0x80) {
+      bytes.push(v);
+      break;
+    }
+    bytes.push((v & 0x7f) | 0x80);
+    v = Math.floor(v / 128);
+  }
+  return Uint8Array.from(bytes);
 }
 
 /** Approximate bytes a decoded SessionMetadata holds (for the closed-session cache). */

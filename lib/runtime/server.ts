@@ -13,6 +13,7 @@ import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ConnectRouter, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import { CORE_TYPES, MACP_VERSION, type MacpErrorCode } from "@/lib/macp/constants";
 import {
+  ListSessionsResponseSchema,
   MACPRuntimeService,
   SessionLifecycleEvent_EventType as EventType,
   SessionLifecycleEventSchema,
@@ -27,7 +28,7 @@ import { Channel, ChannelOverflowError } from "./channel";
 import type { RuntimeConfig } from "./config";
 import { Subscriptions } from "./subscriptions";
 import { grpcCodeFor } from "./errors";
-import { encodeOnce } from "./grpc-host";
+import { encodedAs, encodeOnce } from "./grpc-host";
 import { ControlError, type Delivered, type Kernel, type Logger } from "./kernel";
 import { MODES } from "./modes";
 
@@ -41,6 +42,11 @@ export interface RuntimeServiceDeps {
   logger: Logger;
   /** Subscription counting and caps; one per runtime (created here if not given). */
   subscriptions?: Subscriptions;
+  /**
+   * The host honours encodedAs() (grpc-host.ts does, connect-node does not):
+   * ListSessions is then sent as bytes assembled from the stored summaries.
+   */
+  preEncodedResponses?: boolean;
 }
 
 /** Codes that end a StreamSession instead of being reported inline (§8.1). */
@@ -363,6 +369,10 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
 
     listSessions(_req, ctx) {
       requireIdentity(auth, ctx);
+      // MACP's ListSessions has no paging: the answer grows with history. On
+      // grpc-js it is assembled from the stored summaries (about the
+      // response's size in memory); elsewhere it is built as messages.
+      if (deps.preEncodedResponses) return encodedAs(create(ListSessionsResponseSchema), kernel.listSessionsEncoded());
       return { sessions: kernel.listSessions() };
     },
 

@@ -1,7 +1,7 @@
 // Whether the database file can be trusted without `PRAGMA quick_check`.
 //
 // quick_check reads every page of the file, so its cost grows with the whole
-// history (about 0.3 s per 100 MB here; see the README's benchmark), while a
+// history (`npm run bench:scale` measures it; see the README), while a
 // restart should cost only what the open sessions need. It is what catches a
 // file damaged while the runtime was not running, and a file nobody touched
 // since the last verified run needs no second check. So:
