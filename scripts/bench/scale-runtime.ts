@@ -1,5 +1,5 @@
 // Runtime section of `npm run bench:scale`, for one history size:
-// - restart: spawn to listening (three restarts, median), what the kernel read
+// - restart: spawn to listening (five restarts, median), what the kernel read
 //   (resident sessions, index rows, records) and the runtime's RSS once idle;
 // - the same restart with MACP_STORE_INTEGRITY_CHECK=always, to show what a
 //   full PRAGMA quick_check costs at this size (it runs at open only when the
@@ -24,7 +24,7 @@ import {
 } from "./scale-common";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const RESTARTS = 3;
+const RESTARTS = 5;
 const SETTLE_MS = 2_000;
 const CONNECTED_MS = 5_000;
 /**
@@ -194,7 +194,7 @@ export const runtimeSection: ScaleSection<RuntimeScaleResult> = {
   },
 
   report(results, say) {
-    say("Runtime: restart (spawn of lib/runtime/main.ts under tsx → \"listening\" log line; median of 3; CPU time of the runtime");
+    say("Runtime: restart (spawn of lib/runtime/main.ts under tsx → \"listening\" log line; median of 5; CPU time of the runtime");
     say("process up to then, which other load on the machine does not inflate) and idle RSS after it;");
     say("four StreamSession subscribers on the large session that never read (each on its own HTTP/2 connection).");
     say("");
