@@ -4,8 +4,8 @@
 // Admission is synchronous against in-memory state (so the next message sees
 // the effect of the previous one), then the record is handed to the store's
 // group commit, together with the session's new summary for the store's
-// session index; the Ack, the broadcast to subscribers and the lifecycle
-// event all wait until the record is on disk. If a commit fails, nothing of
+// session index when its state changes; the Ack, the broadcast to
+// subscribers and the lifecycle event all wait until the record is on disk. If a commit fails, nothing of
 // that batch was stored: the kernel rebuilds its state from the store and
 // answers INTERNAL_ERROR, so memory never runs ahead of disk.
 //
@@ -392,7 +392,8 @@ export class Kernel {
       }
     }
     if (!s) throw new StoreCorruptionError(`session ${entry.sessionId} is in the session index but has no records`);
-    if (s.seq !== entry.lastSeq) {
+    // The row's last seq is as of the session's last change of state; the log may have more since.
+    if (entry.lastSeq > s.seq || (!isResidentStatus(entry.status) && entry.lastSeq !== s.seq)) {
       throw new StoreCorruptionError(
         `session ${entry.sessionId}: the session index says its last seq is ${entry.lastSeq}, its log ends at ${s.seq}`,
       );
@@ -691,7 +692,7 @@ export class Kernel {
       messageId: env.messageId,
       boundPolicy: policy === DEFAULT_POLICY ? undefined : toBinary(PolicyDescriptorSchema, policy.descriptor),
     };
-    await this.persist(s, [record], () => {
+    await this.persist(s, [record], true, () => {
       this.publish(s, 1, env);
       this.emitLifecycle(EventType.CREATED, s);
     });
@@ -717,7 +718,8 @@ export class Kernel {
     const resolved = this.applyInSession(s, env, at);
     const seq = s.seq;
     const record: LogRecord = { sessionId: s.id, kind: "envelope", seq, recvMs: at, envelope: toBinary(EnvelopeSchema, env), messageId: env.messageId };
-    await this.persist(s, [record], () => {
+    // The session's index row is rewritten when its state changes (here: when it resolves).
+    await this.persist(s, [record], resolved, () => {
       this.publish(s, seq, env);
       if (resolved) {
         this.emitLifecycle(EventType.RESOLVED, s);
@@ -801,14 +803,18 @@ export class Kernel {
   }
 
   /**
-   * Hand records to the store; run `onDurable` once they are on disk. On a
-   * storage failure the kernel reloads from the store and the caller gets
+   * Hand records to the store; run `onDurable` once they are on disk. With
+   * `summarise` (the session started or changed state), the session's row in
+   * the store's session index is rewritten in the same transaction; a closed
+   * session is answered from that row. Its live metadata while it is open is
+   * served from memory, so plain envelopes do not rewrite it. On a storage
+   * failure the kernel reloads from the store and the caller gets
    * INTERNAL_ERROR (the message was not accepted; retrying is safe).
    */
-  private async persist(s: Session, records: LogRecord[], onDurable: () => void): Promise<void> {
+  private async persist(s: Session, records: LogRecord[], summarise: boolean, onDurable: () => void): Promise<void> {
     const gen = this.generation;
-    s.touchedMs = Math.max(s.touchedMs, ...records.map((r) => r.recvMs));
-    const write = this.store.append(records, [this.summary(s)]);
+    for (const r of records) if (r.recvMs > s.touchedMs) s.touchedMs = r.recvMs;
+    const write = this.store.append(records, summarise ? [this.summary(s)] : undefined);
     s.tail = write;
     try {
       await write;
@@ -923,7 +929,7 @@ export class Kernel {
   }
 
   private writeAnnotation(s: Session, kind: RecordKind, env: Envelope, at: number, onDurable: () => void): Promise<void> {
-    return this.persist(s, [{ sessionId: s.id, kind, seq: 0, recvMs: at, envelope: toBinary(EnvelopeSchema, env) }], onDurable);
+    return this.persist(s, [{ sessionId: s.id, kind, seq: 0, recvMs: at, envelope: toBinary(EnvelopeSchema, env) }], true, onDurable);
   }
 
   private expire(s: Session, at: number): void {

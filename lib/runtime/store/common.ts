@@ -184,6 +184,7 @@ export function validPolicyId(policyId: string): string {
 /** What the writer needs to know about a session's committed index row. */
 export interface CommittedSession {
   firstPosition: number;
+  /** The session's newest committed seq (from the log, not as of its last summary). */
   lastSeq: number;
   status: SessionStatus | null;
   activityMs: number;
@@ -201,6 +202,8 @@ export interface IndexLookup {
  * The index row a session will have once the batch being assembled commits.
  * `firstPosition` is 0 for a session whose first record is in this batch: the
  * backend fills it in with that record's position as it inserts it.
+ * `committed` is the row as committed before this batch (undefined: a new
+ * session), so the backend writes only what changed.
  */
 export interface SessionDraft {
   sessionId: string;
@@ -209,7 +212,13 @@ export interface SessionDraft {
   status: SessionStatus | null;
   activityMs: number;
   metadata: Uint8Array | null;
+  committed?: CommittedSession;
+  /** A summary came with this batch (or the session is new): the backend writes the row. */
+  summarised?: boolean;
 }
+
+/** Committed index rows kept by the writer for the sessions it wrote most recently. */
+const RECENT_ROWS = 1024;
 
 /**
  * Validates writes against the committed index plus everything queued but not
@@ -223,15 +232,39 @@ export interface SessionDraft {
 export class SessionDrafts {
   private drafts = new Map<string, SessionDraft>();
   private messages = new Map<string, Set<string>>();
+  /**
+   * Rows as committed, for the sessions written most recently (a bounded LRU):
+   * the store is written only through this writer, so they stay exact, and a
+   * session receiving envelopes is validated without reading its row back.
+   */
+  private readonly recent = new Map<string, CommittedSession>();
 
   constructor(private readonly committed: IndexLookup) {}
+
+  private committedRow(sessionId: string): CommittedSession | undefined {
+    const hit = this.recent.get(sessionId);
+    if (hit) {
+      this.recent.delete(sessionId);
+      this.recent.set(sessionId, hit);
+      return hit;
+    }
+    const row = this.committed.session(sessionId);
+    if (row) this.remember(sessionId, row);
+    return row;
+  }
+
+  private remember(sessionId: string, row: CommittedSession): void {
+    this.recent.delete(sessionId);
+    this.recent.set(sessionId, row);
+    if (this.recent.size > RECENT_ROWS) this.recent.delete(this.recent.keys().next().value as string);
+  }
 
   /** The draft of `sessionId` as of the queued writes, or undefined if unknown. */
   private current(sessionId: string, local: Map<string, SessionDraft>): SessionDraft | undefined {
     const queued = local.get(sessionId) ?? this.drafts.get(sessionId);
     if (queued) return queued;
-    const row = this.committed.session(sessionId);
-    return row ? { sessionId, ...row } : undefined;
+    const row = this.committedRow(sessionId);
+    return row ? { sessionId, ...row, committed: row } : undefined;
   }
 
   private messageQueued(sessionId: string, messageId: string, local: Map<string, Set<string>>): boolean {
@@ -274,14 +307,14 @@ export class SessionDrafts {
       }
       const draft: SessionDraft = prior
         ? { ...prior, lastSeq: r.seq }
-        : { sessionId: r.sessionId, firstPosition: 0, lastSeq: r.seq, status: null, activityMs: r.recvMs, metadata: null };
+        : { sessionId: r.sessionId, firstPosition: 0, lastSeq: r.seq, status: null, activityMs: r.recvMs, metadata: null, summarised: true };
       local.set(r.sessionId, draft);
       if (r.messageId !== undefined && r.messageId !== "") addMessage(r.sessionId, r.messageId, where, prior !== undefined);
     });
     summaries.forEach((sum, i) => {
       const prior = this.current(sum.sessionId, local);
       if (!prior) throw new InvalidRecordError(`summary ${i}: session ${sum.sessionId} has no records`);
-      local.set(sum.sessionId, { ...prior, status: sum.status, activityMs: sum.activityMs, metadata: sum.metadata });
+      local.set(sum.sessionId, { ...prior, status: sum.status, activityMs: sum.activityMs, metadata: sum.metadata, summarised: true });
     });
     extraMessages.forEach(([sessionId, messageId], i) => {
       const prior = this.current(sessionId, local);
@@ -302,8 +335,19 @@ export class SessionDrafts {
     return [...this.drafts.values()];
   }
 
-  /** The batch was committed or rolled back: committed state is read from the backend again. */
-  reset(): void {
+  /**
+   * The batch was committed (the backend filled in the new sessions' first
+   * positions) or rolled back (nothing of it was stored).
+   */
+  reset(committed: boolean): void {
+    if (committed) {
+      for (const d of this.drafts.values()) {
+        const { sessionId, committed: _before, summarised: _written, ...row } = d;
+        void _before;
+        void _written;
+        this.remember(sessionId, row);
+      }
+    }
     this.drafts = new Map();
     this.messages = new Map();
   }

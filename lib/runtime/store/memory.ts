@@ -77,8 +77,9 @@ class MemoryStoreImpl implements MemoryStore {
       logger,
       index: {
         session: (id): CommittedSession | undefined => {
-          const row = this.sessions.get(id)?.row;
-          return row ? { ...row } : undefined;
+          const s = this.sessions.get(id);
+          // The row's last seq is as of its last summary; the log has the newest.
+          return s ? { ...s.row, lastSeq: s.envelopes.length } : undefined;
         },
         hasMessage: (id, messageId) => this.sessions.get(id)?.messages.has(messageId) ?? false,
       },
@@ -108,7 +109,9 @@ class MemoryStoreImpl implements MemoryStore {
     }
     const firstPositions = new Map<string, number>();
     for (const r of added) if (!firstPositions.has(r.sessionId)) firstPositions.set(r.sessionId, r.position);
-    const rows = drafts.map((d): SessionIndexEntry => ({
+    // Like SQLite: a session's row is written when it is new or a summary came with the batch.
+    const written = drafts.filter((d) => !d.committed || d.summarised);
+    const rows = written.map((d): SessionIndexEntry => ({
       sessionId: d.sessionId,
       firstPosition: d.firstPosition || (firstPositions.get(d.sessionId) ?? 0),
       lastSeq: d.lastSeq,
@@ -122,6 +125,7 @@ class MemoryStoreImpl implements MemoryStore {
       throw fault;
     }
     // Nothing below can throw.
+    written.forEach((d, i) => (d.firstPosition = (rows[i] as SessionIndexEntry).firstPosition));
     for (const row of rows) {
       const s = this.sessions.get(row.sessionId);
       if (s) s.row = row;

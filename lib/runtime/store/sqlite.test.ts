@@ -343,14 +343,15 @@ describe("sqlite store: schema v2 indexes", () => {
           .map((r) => r.detail)
           .join(" | ");
       expect(plan(SQL.selectSessionPage, "s", 0, 10, 5)).toMatch(/SEARCH log USING INDEX log_session_seq \(session_id=\? AND seq>\? AND seq<\?\)/);
-      expect(plan(SQL.selectSessionRecords, "s", 0, 5)).toMatch(/SEARCH log USING INDEX log_session_position \(session_id=\? AND position>\?\)/);
+      expect(plan(SQL.selectAnnotations, "s", 0, 5)).toMatch(/SEARCH log USING INDEX log_session_annotations \(session_id=\? AND position>\?\)/);
+      expect(plan(SQL.lastSeq, "s")).toMatch(/SEARCH log USING COVERING INDEX log_session_seq \(session_id=\?\)/);
       expect(plan(SQL.selectSessionRow, "s")).toMatch(/SEARCH sessions USING INDEX sqlite_autoindex_sessions_1 \(session_id=\?\)/);
       expect(plan(SQL.listResidentSessions, 0, 10, 5)).toMatch(/SEARCH sessions USING INDEX sessions_resident \(first_position>\? AND first_position<\?\)/);
       expect(plan(SQL.listSessions, 0, 10, 5)).toMatch(/SEARCH sessions USING INDEX sqlite_autoindex_sessions_2 \(first_position>\? AND first_position<\?\)/);
       expect(plan(SQL.selectMessage, "s", "m")).toMatch(/SEARCH messages USING PRIMARY KEY \(session_id=\? AND message_id=\?\)/);
       const all: [string, unknown[]][] = [
         [SQL.selectSessionPage, ["s", 0, 10, 5]],
-        [SQL.selectSessionRecords, ["s", 0, 5]],
+        [SQL.selectAnnotations, ["s", 0, 5]],
         [SQL.listResidentSessions, [0, 10, 5]],
         [SQL.listSessions, [0, 10, 5]],
       ];

@@ -15,13 +15,17 @@
 // when). Any failure is a StoreCorruptionError, never a skipped row.
 //
 // Indexes (schema v2): `sessions` has one row per session (first position,
-// last seq, and the kernel's summary: status, last activity, metadata) and
-// `messages` the message ids each session accepted; both are written in the
-// same transaction as the log rows they describe. A restart reads the
-// `sessions_resident` partial index (open and suspended sessions only) and
-// those sessions' records through `log_session_position`; a closed session is
-// answered from its `sessions` row, its history read page by page through
-// `log_session_seq`, and a late resend recognised through `messages`.
+// and the kernel's summary as of the session's last change of state: status,
+// last seq, last activity, metadata) and `messages` the message ids each
+// session accepted; both are written in the same transaction as the log rows
+// they describe. Per accepted envelope that is one log row, its
+// `log_session_seq` entry and one `messages` row; the `sessions` row changes
+// when the state does. A restart reads the `sessions_resident` partial index
+// (open and suspended sessions only) and those sessions' records (envelopes
+// through `log_session_seq`, annotations through the partial
+// `log_session_annotations`); a closed session is answered from its
+// `sessions` row, its history read page by page through `log_session_seq`,
+// and a late resend recognised through `messages`.
 //
 // Crash recovery: if the previous process died mid-commit, the -wal file ends
 // with frames of a transaction that has no valid commit frame (or with a torn
@@ -105,7 +109,8 @@ const MIGRATIONS: readonly (string | ((db: Database.Database) => void))[] = [
  */
 function migrateToV2(db: Database.Database): void {
   db.exec(`
-  CREATE INDEX log_session_position ON log (session_id, position);
+  -- Annotations (cancel, suspend, resume, expire) of a session in order; envelopes are in log_session_seq.
+  CREATE INDEX log_session_annotations ON log (session_id, position) WHERE kind <> 'envelope';
   CREATE TABLE sessions (
     session_id     TEXT    PRIMARY KEY NOT NULL CHECK (length(session_id) > 0),
     first_position INTEGER NOT NULL UNIQUE CHECK (first_position > 0),
@@ -134,7 +139,7 @@ function migrateToV2(db: Database.Database): void {
     "SELECT session_id, MIN(position) AS first, MAX(seq) AS last_seq FROM log " +
       "WHERE session_id > ? GROUP BY session_id ORDER BY session_id LIMIT 1000",
   );
-  const insert = db.prepare(SQL.upsertSession);
+  const insert = db.prepare(SQL.insertSession);
   for (let after = ""; ; ) {
     const rows = page.all(after);
     if (rows.length === 0) break;
@@ -169,15 +174,21 @@ export const SQL = {
     `SELECT ${LOG_COLUMNS} FROM log WHERE session_id = ? AND kind = 'envelope' AND seq > ? AND seq <= ? ` +
     "ORDER BY seq LIMIT ?",
   /** Every record of one session after a position: (session, afterPosition, limit). */
-  selectSessionRecords: `SELECT ${LOG_COLUMNS} FROM log WHERE session_id = ? AND position > ? ORDER BY position LIMIT ?`,
+  /** A session's annotations after a position: (session, afterPosition, limit). */
+  selectAnnotations:
+    `SELECT ${LOG_COLUMNS} FROM log WHERE session_id = ? AND kind <> 'envelope' AND position > ? ORDER BY position LIMIT ?`,
+  /** The last accepted seq of a session, from log_session_seq. */
+  lastSeq: "SELECT COALESCE(MAX(seq), 0) AS seq FROM log WHERE session_id = ? AND kind = 'envelope'",
   logSummary: "SELECT COALESCE(MAX(position), 0) AS last, (SELECT value FROM counters WHERE name = 'records') AS n FROM log",
   lastPosition: "SELECT COALESCE(MAX(position), 0) AS last FROM log",
   bumpRecords: "UPDATE counters SET value = value + ? WHERE name = 'records'",
-  upsertSession:
+  insertSession:
     "INSERT INTO sessions (session_id, first_position, last_seq, status, resident, activity_ms, metadata, crc) " +
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET first_position = excluded.first_position, " +
-    "last_seq = excluded.last_seq, status = excluded.status, resident = excluded.resident, " +
-    "activity_ms = excluded.activity_ms, metadata = excluded.metadata, crc = excluded.crc",
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+  /** A row whose residency does not change: the indexes on first_position stay untouched. */
+  updateSession: "UPDATE sessions SET last_seq = ?, status = ?, activity_ms = ?, metadata = ?, crc = ? WHERE session_id = ?",
+  updateSessionResidency:
+    "UPDATE sessions SET last_seq = ?, status = ?, resident = ?, activity_ms = ?, metadata = ?, crc = ? WHERE session_id = ?",
   selectSessionRow: `SELECT ${SESSION_COLUMNS} FROM sessions WHERE session_id = ?`,
   /** (afterPosition, maxPosition, limit) */
   listSessions:
@@ -452,10 +463,13 @@ class SqliteStoreImpl implements SqliteStore {
     selectAll: Database.Statement<[], LogRow>;
     selectSession: Database.Statement<[string, number], LogRow>;
     selectSessionPage: Database.Statement<[string, number, number, number], LogRow>;
-    selectSessionRecords: Database.Statement<[string, number, number], LogRow>;
+    selectAnnotations: Database.Statement<[string, number, number], LogRow>;
+    lastSeq: Database.Statement<[string], { seq: number }>;
     lastPosition: Database.Statement<[], { last: number }>;
     bumpRecords: Database.Statement<[number]>;
-    upsertSession: Database.Statement<[string, number, number, string | null, number, number, Uint8Array | null, number]>;
+    insertSession: Database.Statement<[string, number, number, string | null, number, number, Uint8Array | null, number]>;
+    updateSession: Database.Statement<[number, string | null, number, Uint8Array | null, number, string]>;
+    updateSessionResidency: Database.Statement<[number, string | null, number, number, Uint8Array | null, number, string]>;
     selectSessionRow: Database.Statement<[string], SessionRow>;
     listSessions: Database.Statement<[number, number, number], SessionRow>;
     listResidentSessions: Database.Statement<[number, number, number], SessionRow>;
@@ -475,10 +489,13 @@ class SqliteStoreImpl implements SqliteStore {
       selectAll: db.prepare(SQL.selectAll),
       selectSession: db.prepare(SQL.selectSession),
       selectSessionPage: db.prepare(SQL.selectSessionPage),
-      selectSessionRecords: db.prepare(SQL.selectSessionRecords),
+      selectAnnotations: db.prepare(SQL.selectAnnotations),
+      lastSeq: db.prepare(SQL.lastSeq),
       lastPosition: db.prepare(SQL.lastPosition),
       bumpRecords: db.prepare(SQL.bumpRecords),
-      upsertSession: db.prepare(SQL.upsertSession),
+      insertSession: db.prepare(SQL.insertSession),
+      updateSession: db.prepare(SQL.updateSession),
+      updateSessionResidency: db.prepare(SQL.updateSessionResidency),
       selectSessionRow: db.prepare(SQL.selectSessionRow),
       listSessions: db.prepare(SQL.listSessions),
       listResidentSessions: db.prepare(SQL.listResidentSessions),
@@ -510,24 +527,26 @@ class SqliteStoreImpl implements SqliteStore {
         }
       }
       for (const d of sessions) {
+        const before = d.committed;
+        if (before && !d.summarised) continue; // no new summary: the row stays as it is
+        if (!d.firstPosition) d.firstPosition = firstPositions.get(d.sessionId) ?? 0;
         const entry: SessionIndexEntry = {
           sessionId: d.sessionId,
-          firstPosition: d.firstPosition || (firstPositions.get(d.sessionId) ?? 0),
+          firstPosition: d.firstPosition,
           lastSeq: d.lastSeq,
           status: d.status,
           activityMs: d.activityMs,
           metadata: d.metadata,
         };
-        this.stmt.upsertSession.run(
-          entry.sessionId,
-          entry.firstPosition,
-          entry.lastSeq,
-          entry.status,
-          isResidentStatus(entry.status) ? 1 : 0,
-          entry.activityMs,
-          entry.metadata,
-          sessionRowCrc(entry),
-        );
+        const crc = sessionRowCrc(entry);
+        const resident = isResidentStatus(entry.status);
+        if (!before) {
+          this.stmt.insertSession.run(entry.sessionId, entry.firstPosition, entry.lastSeq, entry.status, resident ? 1 : 0, entry.activityMs, entry.metadata, crc);
+        } else if (isResidentStatus(before.status) !== resident) {
+          this.stmt.updateSessionResidency.run(entry.lastSeq, entry.status, resident ? 1 : 0, entry.activityMs, entry.metadata, crc, entry.sessionId);
+        } else {
+          this.stmt.updateSession.run(entry.lastSeq, entry.status, entry.activityMs, entry.metadata, crc, entry.sessionId);
+        }
       }
       if (records > 0) this.stmt.bumpRecords.run(records);
       const fault = this.fault;
@@ -550,7 +569,10 @@ class SqliteStoreImpl implements SqliteStore {
       index: {
         session: (id) => {
           const row = this.stmt.selectSessionRow.get(id);
-          return row ? this.verified(() => decodeSessionRow(row)) : undefined;
+          if (!row) return undefined;
+          const entry = this.verified(() => decodeSessionRow(row));
+          // The row's last seq is as of its last summary; the log has the newest.
+          return { ...entry, lastSeq: this.stmt.lastSeq.get(id)?.seq ?? entry.lastSeq };
         },
         hasMessage: (id, messageId) => this.hasMessage(id, messageId),
       },
@@ -648,26 +670,38 @@ class SqliteStoreImpl implements SqliteStore {
 
   *sessionRecords(sessionId: string): IterableIterator<StoredRecord> {
     this.ensureOpen();
-    // Read in bounded pages (never holding a statement open across yields,
-    // so the caller may use the store in between).
+    // Envelopes (by seq) and annotations (by position) come from two indexes,
+    // each read in bounded pages and merged by position; no statement stays
+    // open across a yield, so the caller may use the store in between.
     const verifier = new LogVerifier();
+    const envelopes = this.pages((after) => this.readSession(sessionId, after, { maxRecords: RECORDS_PER_QUERY, maxBytes: BYTES_PER_QUERY }), (r) => r.seq);
+    const annotations = this.pages(
+      (after) => this.verified(() => this.stmt.selectAnnotations.all(sessionId, after, RECORDS_PER_QUERY).map((row) => this.counted(row))),
+      (r) => r.position,
+    );
+    let e = envelopes.next();
+    let a = annotations.next();
+    while (!e.done || !a.done) {
+      const takeEnvelope = a.done || (!e.done && e.value.position < a.value.position);
+      const r = (takeEnvelope ? e.value : a.value) as StoredRecord;
+      if (r.sessionId !== sessionId) {
+        this.damaged = true;
+        throw new StoreCorruptionError(`log row at position ${r.position}: belongs to session ${r.sessionId}`, r.position);
+      }
+      this.verified(() => verifier.check(r));
+      yield r;
+      if (takeEnvelope) e = envelopes.next();
+      else a = annotations.next();
+    }
+  }
+
+  /** Records one page at a time from `read(after)`, continuing after `key` of the last one. */
+  private *pages(read: (after: number) => StoredRecord[], key: (r: StoredRecord) => number): Generator<StoredRecord, void, undefined> {
     for (let after = 0; ; ) {
-      const page = this.verified(() => {
-        const out: StoredRecord[] = [];
-        let bytes = 0;
-        for (const row of this.stmt.selectSessionRecords.iterate(sessionId, after, RECORDS_PER_QUERY)) {
-          const r = this.counted(row);
-          if (r.sessionId !== sessionId) throw new StoreCorruptionError(`log row at position ${r.position}: belongs to session ${r.sessionId}`, r.position);
-          verifier.check(r);
-          out.push(r);
-          bytes += r.envelope.length;
-          if (bytes >= BYTES_PER_QUERY) break;
-        }
-        return out;
-      });
+      const page = read(after);
       if (page.length === 0) return;
-      after = (page[page.length - 1] as StoredRecord).position;
       yield* page;
+      after = key(page[page.length - 1] as StoredRecord);
     }
   }
 

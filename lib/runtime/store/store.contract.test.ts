@@ -362,6 +362,13 @@ describe.each([["memory", memoryHarness], ["sqlite", sqliteHarness]] as const)("
       // A session written without a summary has none yet: it counts as resident.
       await store.append([env("c", 1)]);
       expect(briefIndex(store, "c")).toBe("c:9:1:null:-");
+      // Envelopes without a summary leave the row as it was (its last seq is as of the last summary)...
+      await store.append([msg("b", 3)]);
+      expect(briefIndex(store, "b")).toBe("b:3:2:open:b:open");
+      // ...while writes are still checked against the newest seq.
+      await expect(store.append([msg("b", 3, "again")])).rejects.toBeInstanceOf(InvalidRecordError);
+      await store.append([msg("b", 4)], [summary("b", "resolved", 50)]);
+      expect(briefIndex(store, "b")).toBe("b:3:4:resolved:b:resolved");
     });
 
     it("lists sessions in the order they started, by keyset pages, resident ones alone on request", async () => {
@@ -498,7 +505,7 @@ describe.each([["memory", memoryHarness], ["sqlite", sqliteHarness]] as const)("
       expect(store.hasMessage("a", "offer")).toBe(true);
       expect(store.listSessions({ afterPosition: 0, limit: 10, residentOnly: true }).map((r) => r.sessionId)).toEqual(["b"]);
       await expect(store.append([msg("b", 2, "start")])).rejects.toBeInstanceOf(InvalidRecordError);
-      await store.append([msg("b", 2, "offer")]);
+      await store.append([msg("b", 2, "offer")], [summary("b", "open", 60)]);
       expect(briefIndex(store, "b")).toBe("b:3:2:open:b:open");
     });
   });

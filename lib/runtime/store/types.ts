@@ -78,7 +78,13 @@ export interface SessionIndexEntry {
   sessionId: string;
   /** Log position of the session's first record: sessions list in the order they started. */
   firstPosition: number;
-  /** Seq of the session's newest accepted envelope. */
+  /**
+   * Seq of the session's newest accepted envelope as of its last summary: a
+   * session's row is written when it starts and whenever a summary comes
+   * with a write (the kernel sends one when the state changes, so for a
+   * closed session this is its last seq); envelopes in between do not
+   * rewrite it.
+   */
   lastSeq: number;
   /**
    * null until the kernel has summarised the session: rows created by the

@@ -34,8 +34,9 @@ export type StoreOp =
 export interface CommitBackend {
   /**
    * Apply `ops` in order, then write `sessions` (the session-index rows as
-   * they stand after all of `ops`), atomically and durably. Records' message
-   * ids go to the message-id index. Throwing means nothing was applied.
+   * they stand after all of `ops`), atomically and durably, filling in the
+   * first position of each new session. Records' message ids go to the
+   * message-id index. Throwing means nothing was applied.
    */
   commit(ops: readonly StoreOp[], sessions: readonly SessionDraft[]): void;
   close(): void;
@@ -201,7 +202,7 @@ export class GroupCommitWriter {
         this.backend.commit(ops, sessions);
       } catch (e) {
         const err = asError(e);
-        this.drafts.reset();
+        this.drafts.reset(false);
         this.counters.failedTransactions++;
         this.logger.error(
           { err, store: this.description, calls: batch.length, records, policyWrites },
@@ -226,7 +227,7 @@ export class GroupCommitWriter {
       this.counters.records += records;
       this.counters.policyWrites += policyWrites;
     }
-    this.drafts.reset();
+    this.drafts.reset(true);
     for (const p of batch) p.resolve();
   }
 }
