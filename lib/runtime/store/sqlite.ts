@@ -695,12 +695,17 @@ class SqliteStoreImpl implements SqliteStore {
     }
   }
 
-  /** Records one page at a time from `read(after)`, continuing after `key` of the last one. */
+  /**
+   * Records one page at a time from `read(after)`, continuing after `key` of
+   * the last one; a page with fewer than RECORDS_PER_QUERY records that did
+   * not reach BYTES_PER_QUERY was the last.
+   */
   private *pages(read: (after: number) => StoredRecord[], key: (r: StoredRecord) => number): Generator<StoredRecord, void, undefined> {
     for (let after = 0; ; ) {
       const page = read(after);
       if (page.length === 0) return;
       yield* page;
+      if (page.length < RECORDS_PER_QUERY && page.reduce((n, r) => n + r.envelope.length, 0) < BYTES_PER_QUERY) return;
       after = key(page[page.length - 1] as StoredRecord);
     }
   }
