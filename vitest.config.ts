@@ -3,16 +3,50 @@ import { fileURLToPath } from "node:url";
 
 // Unit tests live next to the code (*.test.ts); integration tests that start
 // the real runtime live in tests/integration. Both run under `npm test`.
+//
+// The runtime's conformance and integration suites run a second time with no
+// cache of closed sessions (MACP_CLOSED_SESSION_CACHE=0, passed on by
+// tests/integration/harness.ts), so that every read of a closed session
+// (GetSession, ListSessions, history, duplicate resends, SESSION_NOT_OPEN,
+// read rights, Cancel) goes to storage: they must pass unchanged either way.
+const RUNTIME_SUITES = [
+  "tests/integration/conformance.test.ts",
+  "tests/integration/runtime.test.ts",
+  "tests/integration/runtime-scale.test.ts",
+  "tests/integration/store-migration.test.ts",
+  "tests/integration/durability.test.ts",
+  "tests/integration/agent.test.ts",
+  "tests/integration/demo.test.ts",
+  "tests/integration/grpc-js-interop.test.ts",
+  "tests/integration/tls.test.ts",
+];
+
 export default defineConfig({
   resolve: {
     alias: { "@": fileURLToPath(new URL(".", import.meta.url)) },
   },
   test: {
-    include: ["lib/**/*.test.ts", "components/**/*.test.ts", "tests/**/*.test.ts", "scripts/**/*.test.ts"],
     environment: "node",
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
     env: { TZ: "UTC" },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "default",
+          include: ["lib/**/*.test.ts", "components/**/*.test.ts", "tests/**/*.test.ts", "scripts/**/*.test.ts"],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "no closed-session cache",
+          include: RUNTIME_SUITES,
+          env: { TZ: "UTC", MACP_CLOSED_SESSION_CACHE: "0" },
+        },
+      },
+    ],
   },
 });

@@ -85,7 +85,7 @@ async function main(): Promise<number> {
     say("most common rejection reasons:");
     for (const [reason, n] of Object.entries(s.rejectReasons).sort((a, b) => b[1] - a[1]).slice(0, 25)) say(`  ${String(n).padStart(7)}  ${reason}`);
     say(`raw wire: ${JSON.stringify(s.raw)}`);
-    say(`heap: ${(before / 1048576).toFixed(1)} MiB before, ${(after / 1048576).toFixed(1)} MiB after; accepted payloads ${(s.acceptedPayloadBytes / 1048576).toFixed(2)} MiB; runtime sessions ${rt.kernel.stats().sessions}, subscribers ${rt.kernel.stats().sessionSubscribers}`);
+    say(`heap: ${(before / 1048576).toFixed(1)} MiB before, ${(after / 1048576).toFixed(1)} MiB after; accepted payloads ${(s.acceptedPayloadBytes / 1048576).toFixed(2)} MiB; runtime resident sessions ${rt.kernel.stats().resident}, subscribers ${rt.kernel.stats().sessionSubscribers}`);
     if (r.failure) {
       say("");
       say(`FAILED (${o.replay ? "replay" : `seed ${o.seed}`}): ${r.failure.message}`);

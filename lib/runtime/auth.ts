@@ -17,6 +17,11 @@ export interface Identity {
   canManageRegistry: boolean;
   /** May watch and subscribe to any session; may never send. */
   isObserver: boolean;
+  /**
+   * Concurrent streaming subscriptions this identity may hold (0: unlimited);
+   * unset: MACP_MAX_SUBSCRIPTIONS, or MACP_OBSERVER_MAX_SUBSCRIPTIONS for observers.
+   */
+  maxSubscriptions?: number;
 }
 
 export interface AuthResolver {
@@ -109,6 +114,10 @@ function parseTokenEntries(raw: unknown, source: string): TokenEntry[] {
     if (max !== undefined && max !== null && !(Number.isInteger(max) && (max as number) >= 0)) {
       throw new ConfigError(`${where}: "max_open_sessions" must be a non-negative integer`);
     }
+    const maxSubs = o.max_subscriptions;
+    if (maxSubs !== undefined && maxSubs !== null && !(Number.isInteger(maxSubs) && (maxSubs as number) >= 0)) {
+      throw new ConfigError(`${where}: "max_subscriptions" must be a non-negative integer (0: unlimited)`);
+    }
     return {
       token,
       identity: {
@@ -118,6 +127,7 @@ function parseTokenEntries(raw: unknown, source: string): TokenEntry[] {
         maxOpenSessions: typeof max === "number" ? max : undefined,
         canManageRegistry: bool("can_manage_mode_registry", false),
         isObserver: bool("is_observer", false),
+        ...(typeof maxSubs === "number" ? { maxSubscriptions: maxSubs } : {}),
       },
     };
   });

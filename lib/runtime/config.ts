@@ -20,6 +20,17 @@ export interface RuntimeConfig {
   expirySweepMs: number;
   /** Envelopes a slow stream subscriber may lag behind before it is ended. */
   subscriberBuffer: number;
+  /** Bytes of envelopes a slow stream subscriber may lag behind before it is ended. */
+  subscriberBufferBytes: number;
+  /** Concurrent streaming subscriptions per identity (0: unlimited). */
+  maxSubscriptions: number;
+  /** The same for observer identities (0: unlimited), unless their token sets max_subscriptions. */
+  observerMaxSubscriptions: number;
+  /** Recently closed sessions kept in memory (count and approximate bytes). */
+  closedSessionCache: number;
+  closedSessionCacheBytes: number;
+  /** When the store runs PRAGMA quick_check at open. */
+  storeIntegrityCheck: "auto" | "always";
   /** Cumulative suspension cap. */
   maxSuspendMs: number;
   logLevel: string;
@@ -72,6 +83,13 @@ function grpcServer(raw: string | undefined): RuntimeConfig["grpcServer"] {
   throw new ConfigError(`MACP_GRPC_SERVER must be "grpc-js" or "connect", got "${raw}"`);
 }
 
+function integrityCheck(raw: string | undefined): RuntimeConfig["storeIntegrityCheck"] {
+  const v = (raw ?? "").trim();
+  if (v === "" || v === "auto") return "auto";
+  if (v === "always") return "always";
+  throw new ConfigError(`MACP_STORE_INTEGRITY_CHECK must be "auto" or "always", got "${raw}"`);
+}
+
 export function loadConfig(env: Env = process.env): RuntimeConfig {
   const { host, port } = parseBindAddr(env.MACP_BIND_ADDR ?? "127.0.0.1:50051");
   const tlsCertPath = env.MACP_TLS_CERT_PATH || undefined;
@@ -104,6 +122,12 @@ export function loadConfig(env: Env = process.env): RuntimeConfig {
       .filter(Boolean),
     expirySweepMs: int(env, "MACP_EXPIRY_SWEEP_MS", 250, 10, 60_000),
     subscriberBuffer: int(env, "MACP_SUBSCRIBER_BUFFER", 1024, 1, 1_000_000),
+    subscriberBufferBytes: int(env, "MACP_SUBSCRIBER_BUFFER_BYTES", 16 * 1_048_576, 1, 1_073_741_824),
+    maxSubscriptions: int(env, "MACP_MAX_SUBSCRIPTIONS", 64, 0),
+    observerMaxSubscriptions: int(env, "MACP_OBSERVER_MAX_SUBSCRIPTIONS", 0, 0),
+    closedSessionCache: int(env, "MACP_CLOSED_SESSION_CACHE", 1024, 0, 10_000_000),
+    closedSessionCacheBytes: int(env, "MACP_CLOSED_SESSION_CACHE_BYTES", 16 * 1_048_576, 0),
+    storeIntegrityCheck: integrityCheck(env.MACP_STORE_INTEGRITY_CHECK),
     maxSuspendMs: int(env, "MACP_MAX_SUSPEND_MS", 7 * 24 * 3600 * 1000, 1),
     logLevel: env.MACP_LOG_LEVEL || env.LOG_LEVEL || "info",
     grpcServer: grpcServer(env.MACP_GRPC_SERVER),

@@ -9,6 +9,15 @@
 // codes mapped 1:1 onto gRPC status codes (they share numbers), request
 // metadata exposed as Headers, cancellation as the context's AbortSignal, and
 // HTTP/2 flow control respected on every write.
+//
+// Flow control, precisely: a grpc-js call is an object-mode Writable whose
+// write() only reports "full" after 16 queued messages, and a message's write
+// completes only when HTTP/2 has sent it (the peer's window allows it). So
+// for a peer that stops reading, write()'s return value alone would let 16
+// messages (16 MB of 1 MB envelopes) pile up per stream below the runtime's
+// own bounded buffers. pump() therefore counts what it has handed to grpc-js
+// and not yet seen completed, and pulls the next message from the service
+// only while that stays under MAX_IN_FLIGHT_BYTES (one message always fits).
 import * as grpc from "@grpc/grpc-js";
 import { create, fromBinary, toBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import {
@@ -37,6 +46,16 @@ export function encodeOnce<T extends object>(msg: T): T {
   return msg;
 }
 
+/**
+ * Mark a response message whose encoding is already known (for example,
+ * assembled from stored bytes): this host writes `bytes` instead of encoding
+ * it. Only this host honours the mark, so only hand such messages to it.
+ */
+export function encodedAs<T extends object>(msg: T, bytes: Uint8Array): T {
+  sharedEncodings.set(msg, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  return msg;
+}
+
 /** protobuf-es bytes as a Buffer without copying them (toBinary returns a fresh array). */
 function encode(schema: DescMessage, msg: unknown): Buffer {
   const u = toBinary(schema, msg as MessageShape<DescMessage>);
@@ -44,6 +63,7 @@ function encode(schema: DescMessage, msg: unknown): Buffer {
 }
 
 function encodeResponse(schema: DescMessage, msg: unknown): Buffer {
+  if (msg instanceof Encoded) return msg.bytes;
   const cached = sharedEncodings.get(msg as object);
   if (cached) return cached;
   const b = encode(schema, msg);
@@ -72,6 +92,15 @@ function decodeRequest(input: DescMessage, buf: Buffer): unknown {
     return new MalformedRequest(input, e);
   }
 }
+/** A response already serialised by pump() (to know its size before writing it). */
+class Encoded {
+  constructor(readonly bytes: Buffer) {}
+}
+
+/** Bytes of responses handed to grpc-js whose write has not completed, per stream. */
+export const MAX_IN_FLIGHT_BYTES = 256 * 1024;
+/** Messages likewise (grpc-js's own object-mode high-water mark). */
+const MAX_IN_FLIGHT_MESSAGES = 16;
 
 function headersFrom(md: grpc.Metadata): Headers {
   const h = new Headers();
@@ -140,36 +169,53 @@ function requestsOf<T>(call: grpc.ServerDuplexStream<T, unknown>): AsyncIterable
   };
 }
 
-/** Write every output message with backpressure, then end the call (or fail it); `finished` runs first. */
+/**
+ * Write every output message with backpressure, then end the call (or fail
+ * it); `finished` runs first. The next message is pulled from `output` only
+ * once what is in flight (handed to grpc-js, not yet sent) is under
+ * MAX_IN_FLIGHT_BYTES and MAX_IN_FLIGHT_MESSAGES.
+ */
 async function pump(
   call: grpc.ServerWritableStream<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>,
   output: AsyncIterable<unknown>,
   schema: DescMessage,
   finished: () => void,
 ): Promise<void> {
+  let inFlightBytes = 0;
+  let inFlightMessages = 0;
+  let wake: (() => void) | null = null;
+  const settle = () => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  const gone = () => call.cancelled || call.destroyed;
+  call.on("cancelled", settle);
+  call.on("close", settle);
   try {
     for await (const msg of output) {
-      if (call.cancelled || call.destroyed) break;
-      if (!call.write(create(schema, msg as MessageShape<DescMessage>))) {
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            call.off("drain", done);
-            call.off("cancelled", done);
-            call.off("close", done);
-            resolve();
-          };
-          call.on("drain", done);
-          call.on("cancelled", done);
-          call.on("close", done);
-        });
+      if (gone()) break;
+      const bytes = encodeResponse(schema, create(schema, msg as MessageShape<DescMessage>));
+      inFlightBytes += bytes.length;
+      inFlightMessages++;
+      call.write(new Encoded(bytes), () => {
+        inFlightBytes -= bytes.length;
+        inFlightMessages--;
+        settle();
+      });
+      while (!gone() && inFlightMessages > 0 && (inFlightBytes > MAX_IN_FLIGHT_BYTES || inFlightMessages >= MAX_IN_FLIGHT_MESSAGES)) {
+        await new Promise<void>((resolve) => (wake = resolve));
       }
     }
     finished();
-    if (!call.cancelled && !call.destroyed) call.end();
+    if (!gone()) call.end();
   } catch (err) {
     finished();
     // Emitting 'error' makes grpc-js flush what was written, then send the status.
-    if (!call.cancelled && !call.destroyed) call.emit("error", serviceError(err));
+    if (!gone()) call.emit("error", serviceError(err));
+  } finally {
+    call.off("cancelled", settle);
+    call.off("close", settle);
   }
 }
 

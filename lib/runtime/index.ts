@@ -14,6 +14,7 @@ import { MACPRuntimeService } from "@/lib/gen/macp/v1/core_pb";
 import { addConnectService } from "./grpc-host";
 import { runtimeRoutes, runtimeServiceImpl } from "./server";
 import { openStore } from "./store";
+import { Subscriptions } from "./subscriptions";
 
 export interface RunningRuntime {
   /** host:port actually bound (port 0 resolves to the real port). */
@@ -24,6 +25,8 @@ export interface RunningRuntime {
   dataDir: string | null;
   authMode: "dev" | "tokens";
   kernel: Kernel;
+  /** Streaming subscriptions per identity and what their buffers hold. */
+  subscriptions: Subscriptions;
   config: RuntimeConfig;
   close(): Promise<void>;
 }
@@ -43,16 +46,22 @@ export async function startRuntime(options: StartOptions = {}): Promise<RunningR
   const logger = options.logger ?? pino({ level: config.logLevel, base: { component: "runtime" } });
   const baseAuth = createAuthResolver(config);
   const auth = options.reservedIdentities && baseAuth.mode === "dev" ? withReservedIdentities(baseAuth, options.reservedIdentities) : baseAuth;
-  const store = await openStore({ memoryOnly: config.memoryOnly, dataDir: config.dataDir, logger });
+  const store = openStore({
+    memoryOnly: config.memoryOnly,
+    dataDir: config.dataDir,
+    logger,
+    integrityCheck: config.storeIntegrityCheck,
+  });
   let kernel: Kernel;
   try {
-    kernel = Kernel.open({ store, config, logger });
+    kernel = await Kernel.open({ store, config, logger });
   } catch (e) {
     await store.close().catch(() => undefined);
     throw e;
   }
 
-  const deps = { kernel, auth, config, logger };
+  const subscriptions = new Subscriptions(config);
+  const deps = { kernel, auth, config, logger, subscriptions };
   let listening: Listening;
   try {
     listening = config.grpcServer === "connect" ? await listenConnect(config, deps) : await listenGrpcJs(config, deps);
@@ -69,6 +78,8 @@ export async function startRuntime(options: StartOptions = {}): Promise<RunningR
       auth: auth.describe(),
       tls: Boolean(config.tlsCertPath),
       server: config.grpcServer,
+      resident: kernel.loadReport?.resident,
+      maxSubscriptions: config.maxSubscriptions || "unlimited",
     },
     `MACP runtime listening on ${url}`,
   );
@@ -80,6 +91,7 @@ export async function startRuntime(options: StartOptions = {}): Promise<RunningR
     dataDir: config.memoryOnly ? null : config.dataDir,
     authMode: auth.mode,
     kernel,
+    subscriptions,
     config,
     close() {
       closing ??= (async () => {
@@ -116,7 +128,7 @@ async function listenGrpcJs(config: RuntimeConfig, deps: Deps): Promise<Listenin
     "grpc.max_send_message_length": -1,
     "grpc.max_concurrent_streams": 100_000,
   });
-  addConnectService(server, MACPRuntimeService, runtimeServiceImpl(deps), { shutdownSignal: shutdown.signal });
+  addConnectService(server, MACPRuntimeService, runtimeServiceImpl({ ...deps, preEncodedResponses: true }), { shutdownSignal: shutdown.signal });
   const creds = config.tlsCertPath
     ? grpc.ServerCredentials.createSsl(
         null,

@@ -3,10 +3,20 @@
 //
 // Admission is synchronous against in-memory state (so the next message sees
 // the effect of the previous one), then the record is handed to the store's
-// group commit; the Ack, the broadcast to subscribers and the lifecycle event
-// all wait until the record is on disk. If a commit fails, nothing of that
-// batch was stored: the kernel rebuilds its state from the store and answers
-// INTERNAL_ERROR, so memory never runs ahead of disk.
+// group commit, together with the session's new summary for the store's
+// session index when its state changes; the Ack, the broadcast to
+// subscribers and the lifecycle event all wait until the record is on disk. If a commit fails, nothing of
+// that batch was stored: the kernel rebuilds its state from the store and
+// answers INTERNAL_ERROR, so memory never runs ahead of disk.
+//
+// Only sessions in use are resident: OPEN and SUSPENDED ones (and a session
+// whose terminal record is still being written). Once a session's terminal
+// record (Commitment, cancel, expiry) is durable it leaves memory; from then
+// on it is answered from the store's session index (GetSession, ListSessions,
+// WatchSessions, read rights, SESSION_NOT_OPEN), its message-id index
+// (duplicates of late resends) and its log (history, read page by page), with
+// a small cache of recently closed sessions in front. A restart rebuilds only
+// the resident sessions, from the session index and their own records.
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import {
   CORE_TYPES,
@@ -48,8 +58,8 @@ import { MODES, type AnyMode } from "./modes";
 import type { SessionContext } from "./modes/types";
 import { bindPolicy, DEFAULT_POLICY, hasCommitmentAuthority, validateDescriptor, type BoundPolicy } from "./policy";
 import { SlidingWindowLimiter } from "./rate-limit";
-import type { LogRecord, RecordKind, Store } from "./store/types";
-import { StoreCorruptionError } from "./store/types";
+import type { LogRecord, RecordKind, SessionIndexEntry, SessionStatus, SessionSummary, Store, StoredRecord, StoreReadStats } from "./store/types";
+import { isResidentStatus, StoreCorruptionError } from "./store/types";
 
 export interface Logger {
   info(obj: object, msg?: string): void;
@@ -100,8 +110,116 @@ interface Session {
   /** Sequence of the newest envelope known to be on disk and broadcast. */
   durableSeq: number;
   readonly activity: Map<string, Activity>;
+  /** Server time of the session's newest record. */
+  touchedMs: number;
   /** Settles when the newest write for this session has settled. */
   tail: Promise<unknown>;
+}
+
+/** A terminal session, answered from the store's session index (never written again). */
+interface ClosedSession {
+  readonly id: string;
+  readonly mode: string;
+  readonly state: SessionState;
+  readonly initiator: string;
+  readonly participants: ReadonlySet<string>;
+  readonly metadata: SessionMetadata;
+  /** Sequence of its last accepted envelope: the end of its history. */
+  readonly lastSeq: number;
+  /** Approximate memory held by this entry, for the cache's byte bound. */
+  readonly bytes: number;
+  /** Its bound policy (authority for Cancel/Suspend/Resume); read from its SessionStart record when first needed. */
+  policy?: BoundPolicy;
+}
+
+const STATUS_OF: Partial<Record<SessionState, SessionStatus>> = {
+  [SessionState.OPEN]: "open",
+  [SessionState.SUSPENDED]: "suspended",
+  [SessionState.RESOLVED]: "resolved",
+  [SessionState.EXPIRED]: "expired",
+  [SessionState.CANCELLED]: "cancelled",
+};
+
+const isTerminal = (state: SessionState): boolean =>
+  state === SessionState.RESOLVED || state === SessionState.EXPIRED || state === SessionState.CANCELLED;
+
+/**
+ * Records and bytes per page when history is read from storage (a page always
+ * holds at least one envelope, so with 1 MB envelopes a page is one of them).
+ */
+export const HISTORY_PAGE_RECORDS = 128;
+export const HISTORY_PAGE_BYTES = 256 * 1024;
+/** Index rows per page when sessions are listed or rebuilt from storage. */
+const INDEX_PAGE_ROWS = 256;
+
+/**
+ * Recently closed sessions, least recently used first out, bounded by count
+ * and by approximate bytes (a session's metadata grows with its participants).
+ */
+class ClosedCache {
+  private readonly entries = new Map<string, ClosedSession>();
+  private bytes = 0;
+
+  constructor(
+    private readonly maxEntries: number,
+    private readonly maxBytes: number,
+  ) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get heldBytes(): number {
+    return this.bytes;
+  }
+
+  get(id: string): ClosedSession | undefined {
+    const c = this.entries.get(id);
+    if (c) {
+      this.entries.delete(id);
+      this.entries.set(id, c);
+    }
+    return c;
+  }
+
+  put(c: ClosedSession): void {
+    this.delete(c.id);
+    if (this.maxEntries <= 0 || c.bytes > this.maxBytes) return;
+    this.entries.set(c.id, c);
+    this.bytes += c.bytes;
+    for (const [id, old] of this.entries) {
+      if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
+      this.entries.delete(id);
+      this.bytes -= old.bytes;
+    }
+  }
+
+  delete(id: string): void {
+    const c = this.entries.get(id);
+    if (!c) return;
+    this.entries.delete(id);
+    this.bytes -= c.bytes;
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.bytes = 0;
+  }
+}
+
+/** What the kernel read from storage when it opened. */
+export interface LoadReport {
+  /** Sessions rebuilt in memory (OPEN and SUSPENDED). */
+  resident: number;
+  open: number;
+  /** Index rows read (resident ones only, after the first start on a migrated store). */
+  indexRows: number;
+  /** Log records replayed. */
+  records: number;
+  /** Sessions whose index summary was written from their log (first start after the schema-v2 migration). */
+  indexed: number;
+  policies: number;
+  ms: number;
 }
 
 const toMs = (v: bigint): number => Number(v);
@@ -117,15 +235,20 @@ export interface KernelOptions {
   config: Pick<
     RuntimeConfig,
     "maxPayloadBytes" | "sessionStartsPerMinute" | "messagesPerMinute" | "expirySweepMs" | "maxSuspendMs"
-  >;
+  > &
+    Partial<Pick<RuntimeConfig, "closedSessionCache" | "closedSessionCacheBytes">>;
   logger: Logger;
   /** Injectable clock for tests. */
   clock?: () => number;
 }
 
 export class Kernel {
+  /** Resident sessions: OPEN, SUSPENDED, and terminal ones whose last record is not yet durable. */
   private sessions = new Map<string, Session>();
   private open = new Set<Session>();
+  private readonly closedCache: ClosedCache;
+  private loaded: LoadReport | null = null;
+  private readonly historyReads = { pages: 0, records: 0 };
   private policies = new Map<string, PolicyDescriptor>();
   private readonly sessionListeners = new Map<string, Set<SessionListener>>();
   private readonly lifecycleListeners = new Set<LifecycleListener>();
@@ -149,16 +272,28 @@ export class Kernel {
     this.cfg = opts.config;
     this.startLimiter = new SlidingWindowLimiter(opts.config.sessionStartsPerMinute);
     this.messageLimiter = new SlidingWindowLimiter(opts.config.messagesPerMinute);
+    this.closedCache = new ClosedCache(opts.config.closedSessionCache ?? 1024, opts.config.closedSessionCacheBytes ?? 16_777_216);
   }
 
-  /** Open a kernel over a store, rebuilding every session from it. */
-  static open(opts: KernelOptions): Kernel {
+  /**
+   * Open a kernel over a store: rebuild the OPEN and SUSPENDED sessions from
+   * the store's session index and their own records. Closed sessions stay on
+   * disk. On the first start after the schema-v2 migration every session is
+   * still unsummarised: each is replayed once, page by page, and its summary
+   * and message ids are written to the index.
+   */
+  static async open(opts: KernelOptions): Promise<Kernel> {
     const k = new Kernel(opts);
-    const report = k.rebuild();
-    opts.logger.info(report, "runtime state rebuilt from storage");
+    const report = await k.load();
+    opts.logger.info(report, "runtime state rebuilt from storage (open and suspended sessions)");
     k.sweepTimer = setInterval(() => k.sweep(), opts.config.expirySweepMs);
     k.sweepTimer.unref();
     return k;
+  }
+
+  /** What the kernel read from storage when it opened. */
+  get loadReport(): LoadReport | null {
+    return this.loaded;
   }
 
   async close(): Promise<void> {
@@ -170,18 +305,84 @@ export class Kernel {
 
   // ---------------------------------------------------------------- rebuild
 
-  /** Replace in-memory state with what the store holds. */
-  private rebuild(): { sessions: number; records: number; policies: number; open: number } {
+  private resetState(): void {
     this.sessions = new Map();
     this.open = new Set();
+    this.closedCache.clear();
     this.policies = new Map();
     for (const p of this.store.loadPolicies()) {
       this.policies.set(p.policyId, fromBinary(PolicyDescriptorSchema, p.descriptor));
     }
-    const records = this.store.loadAll();
-    for (const r of records) {
+  }
+
+  private keepResident(s: Session): void {
+    this.sessions.set(s.id, s);
+    if (s.state === SessionState.OPEN) this.open.add(s);
+  }
+
+  /** Initial load, with the one-time summary backfill of a migrated store. */
+  private async load(): Promise<LoadReport> {
+    const t0 = performance.now();
+    const before = this.store.readStats();
+    this.resetState();
+    let indexed = 0;
+    for (let after = 0; ; ) {
+      const page = this.store.listSessions({ afterPosition: after, limit: INDEX_PAGE_ROWS, residentOnly: true });
+      if (page.length === 0) break;
+      const writes: { summary: SessionSummary; messageIds: string[] }[] = [];
+      for (const entry of page) {
+        const s = this.replaySession(entry);
+        const status = STATUS_OF[s.state] ?? "open";
+        if (entry.status === null) {
+          writes.push({ summary: this.summary(s), messageIds: [...s.dedup] });
+        } else if (entry.status !== status) {
+          this.log.error(
+            { sessionId: s.id, index: entry.status, log: status },
+            "session index disagreed with the log; repairing the index from the log",
+          );
+          writes.push({ summary: this.summary(s), messageIds: [] });
+        }
+        if (!isTerminal(s.state)) this.keepResident(s);
+      }
+      if (writes.length > 0) {
+        await this.store.indexSessions(writes);
+        indexed += writes.length;
+      }
+      after = (page[page.length - 1] as SessionIndexEntry).firstPosition;
+    }
+    const reads = this.store.readStats();
+    this.loaded = {
+      resident: this.sessions.size,
+      open: this.open.size,
+      indexRows: reads.indexRows - before.indexRows,
+      records: reads.records - before.records,
+      indexed,
+      policies: this.policies.size,
+      ms: Math.round(performance.now() - t0),
+    };
+    return this.loaded;
+  }
+
+  /** After a storage failure: replace in-memory state with what the store holds. */
+  private reloadResident(): void {
+    this.resetState();
+    for (let after = 0; ; ) {
+      const page = this.store.listSessions({ afterPosition: after, limit: INDEX_PAGE_ROWS, residentOnly: true });
+      if (page.length === 0) break;
+      for (const entry of page) {
+        const s = this.replaySession(entry);
+        if (!isTerminal(s.state)) this.keepResident(s);
+      }
+      after = (page[page.length - 1] as SessionIndexEntry).firstPosition;
+    }
+  }
+
+  /** Rebuild one session from its records (read lazily, page by page). */
+  private replaySession(entry: SessionIndexEntry): Session {
+    let s: Session | undefined;
+    for (const r of this.store.sessionRecords(entry.sessionId)) {
       try {
-        this.replay(r);
+        s = this.replay(s, r);
       } catch (e) {
         if (e instanceof StoreCorruptionError) throw e;
         throw new StoreCorruptionError(
@@ -190,50 +391,54 @@ export class Kernel {
         );
       }
     }
-    return { sessions: this.sessions.size, records: records.length, policies: this.policies.size, open: this.open.size };
+    if (!s) throw new StoreCorruptionError(`session ${entry.sessionId} is in the session index but has no records`);
+    // The row's last seq is as of the session's last change of state; the log may have more since.
+    if (entry.lastSeq > s.seq || (!isResidentStatus(entry.status) && entry.lastSeq !== s.seq)) {
+      throw new StoreCorruptionError(
+        `session ${entry.sessionId}: the session index says its last seq is ${entry.lastSeq}, its log ends at ${s.seq}`,
+      );
+    }
+    return s;
   }
 
-  private replay(r: LogRecord & { position: number }): void {
+  private replay(s: Session | undefined, r: StoredRecord): Session {
     const env = fromBinary(EnvelopeSchema, r.envelope);
-    if (r.kind === "envelope" && env.messageType === CORE_TYPES.SessionStart) {
-      if (this.sessions.has(r.sessionId)) throw new Error("duplicate SessionStart");
+    if (!s) {
+      if (r.kind !== "envelope" || env.messageType !== CORE_TYPES.SessionStart) throw new Error("the first record is not a SessionStart");
+      if (r.seq !== 1) throw new Error(`SessionStart has sequence ${r.seq}`);
       const policy = r.boundPolicy
         ? bindPolicy(fromBinary(PolicyDescriptorSchema, r.boundPolicy), env.mode)
         : DEFAULT_POLICY;
-      const s = this.createSession(env, policy, r.recvMs);
-      if (r.seq !== 1) throw new Error(`SessionStart has sequence ${r.seq}`);
-      this.sessions.set(s.id, s);
-      this.open.add(s);
-      return;
+      return this.createSession(env, policy, r.recvMs);
     }
-    const s = this.sessions.get(r.sessionId);
-    if (!s) throw new Error("record for a session that was never started");
+    if (r.kind === "envelope" && env.messageType === CORE_TYPES.SessionStart) throw new Error("duplicate SessionStart");
+    s.touchedMs = Math.max(s.touchedMs, r.recvMs);
     switch (r.kind) {
       case "envelope": {
         if (s.state !== SessionState.OPEN) throw new Error(`envelope recorded while session was ${SessionState[s.state]}`);
         if (r.seq !== s.seq + 1) throw new Error(`sequence ${r.seq} follows ${s.seq}`);
         this.applyInSession(s, env, r.recvMs);
         s.durableSeq = s.seq;
-        return;
+        return s;
       }
       case "cancel":
-        this.setState(s, SessionState.CANCELLED);
-        return;
+        s.state = SessionState.CANCELLED;
+        return s;
       case "expire":
-        this.setState(s, SessionState.EXPIRED);
-        return;
+        s.state = SessionState.EXPIRED;
+        return s;
       case "suspend":
         s.suspendedAtMs = r.recvMs;
-        this.setState(s, SessionState.SUSPENDED);
-        return;
+        s.state = SessionState.SUSPENDED;
+        return s;
       case "resume": {
         const p = fromBinary(SessionResumePayloadSchema, env.payload);
         const banked = toMs(p.bankedMs);
         s.suspendedTotalMs += banked;
         s.deadlineMs += banked;
         s.suspendedAtMs = 0;
-        this.setState(s, SessionState.OPEN);
-        return;
+        s.state = SessionState.OPEN;
+        return s;
       }
     }
   }
@@ -269,6 +474,7 @@ export class Kernel {
       seq: 1,
       durableSeq: 1,
       activity: new Map(),
+      touchedMs: recvMs,
       tail: Promise.resolve(),
     };
   }
@@ -277,6 +483,16 @@ export class Kernel {
     s.state = state;
     if (state === SessionState.OPEN) this.open.add(s);
     else this.open.delete(s);
+  }
+
+  /** The session's row in the store's session index, as of now. */
+  private summary(s: Session): SessionSummary {
+    return {
+      sessionId: s.id,
+      status: STATUS_OF[s.state] ?? "open",
+      activityMs: s.touchedMs,
+      metadata: toBinary(SessionMetadataSchema, this.metadata(s)),
+    };
   }
 
   metadata(s: Session): SessionMetadata {
@@ -440,6 +656,11 @@ export class Kernel {
       }
       reject("SESSION_ALREADY_EXISTS", `session ${env.sessionId} already exists`);
     }
+    const closed = this.closedSession(env.sessionId);
+    if (closed) {
+      if (this.store.hasMessage(closed.id, env.messageId)) return this.ack(env, true, true, closed.state);
+      reject("SESSION_ALREADY_EXISTS", `session ${env.sessionId} already exists`);
+    }
     if (identity.maxOpenSessions !== undefined) {
       let n = 0;
       for (const s of this.open) if (s.initiator === env.sender && at <= s.deadlineMs) n++;
@@ -468,9 +689,10 @@ export class Kernel {
       seq: 1,
       recvMs: at,
       envelope: toBinary(EnvelopeSchema, env),
+      messageId: env.messageId,
       boundPolicy: policy === DEFAULT_POLICY ? undefined : toBinary(PolicyDescriptorSchema, policy.descriptor),
     };
-    await this.persist(s, [record], () => {
+    await this.persist(s, [record], true, () => {
       this.publish(s, 1, env);
       this.emitLifecycle(EventType.CREATED, s);
     });
@@ -479,7 +701,7 @@ export class Kernel {
 
   private async admitInSession(env: Envelope, at: number): Promise<Ack> {
     const s = this.sessions.get(env.sessionId);
-    if (!s) return reject("SESSION_NOT_FOUND", `session ${env.sessionId} does not exist`);
+    if (!s) return this.admitToClosed(env);
     if (s.dedup.has(env.messageId)) {
       // A retry of something already admitted: answer once it is durable.
       await s.tail.catch(() => undefined);
@@ -495,11 +717,26 @@ export class Kernel {
     if (s.state !== SessionState.OPEN) reject("SESSION_NOT_OPEN", `session ${s.id} is ${SessionState[s.state]}`);
     const resolved = this.applyInSession(s, env, at);
     const seq = s.seq;
-    await this.persist(s, [{ sessionId: s.id, kind: "envelope", seq, recvMs: at, envelope: toBinary(EnvelopeSchema, env) }], () => {
+    const record: LogRecord = { sessionId: s.id, kind: "envelope", seq, recvMs: at, envelope: toBinary(EnvelopeSchema, env), messageId: env.messageId };
+    // The session's index row is rewritten when its state changes (here: when it resolves).
+    await this.persist(s, [record], resolved, () => {
       this.publish(s, seq, env);
-      if (resolved) this.emitLifecycle(EventType.RESOLVED, s);
+      if (resolved) {
+        this.emitLifecycle(EventType.RESOLVED, s);
+        this.retire(s);
+      }
     });
     return this.ack(env, true, false, s.state);
+  }
+
+  /** A non-start envelope for a session that is not resident: a closed one, or none. */
+  private admitToClosed(env: Envelope): Ack {
+    const c = this.closedSession(env.sessionId);
+    if (!c) return reject("SESSION_NOT_FOUND", `session ${env.sessionId} does not exist`);
+    // A late resend of something the session accepted: the same duplicate Ack as while it was resident.
+    if (this.store.hasMessage(c.id, env.messageId)) return this.ack(env, true, true, c.state);
+    if (env.mode !== c.mode) reject("INVALID_ENVELOPE", `session ${c.id} is in mode ${c.mode}, not ${env.mode}`);
+    return reject("SESSION_NOT_OPEN", `session ${c.id} is ${SessionState[c.state]}`);
   }
 
   /**
@@ -566,13 +803,18 @@ export class Kernel {
   }
 
   /**
-   * Hand records to the store; run `onDurable` once they are on disk. On a
-   * storage failure the kernel reloads from the store and the caller gets
+   * Hand records to the store; run `onDurable` once they are on disk. With
+   * `summarise` (the session started or changed state), the session's row in
+   * the store's session index is rewritten in the same transaction; a closed
+   * session is answered from that row. Its live metadata while it is open is
+   * served from memory, so plain envelopes do not rewrite it. On a storage
+   * failure the kernel reloads from the store and the caller gets
    * INTERNAL_ERROR (the message was not accepted; retrying is safe).
    */
-  private async persist(s: Session, records: LogRecord[], onDurable: () => void): Promise<void> {
+  private async persist(s: Session, records: LogRecord[], summarise: boolean, onDurable: () => void): Promise<void> {
     const gen = this.generation;
-    const write = this.store.append(records);
+    for (const r of records) if (r.recvMs > s.touchedMs) s.touchedMs = r.recvMs;
+    const write = this.store.append(records, summarise ? [this.summary(s)] : undefined);
     s.tail = write;
     try {
       await write;
@@ -581,7 +823,7 @@ export class Kernel {
         this.generation++;
         this.log.error({ err: e, sessionId: s.id }, "storage commit failed; rebuilding runtime state from storage");
         try {
-          this.rebuild();
+          this.reloadResident();
         } catch (e2) {
           this.log.error({ err: e2 }, "rebuild after storage failure failed");
         }
@@ -590,6 +832,67 @@ export class Kernel {
     }
     if (gen !== this.generation) reject("INTERNAL_ERROR", "storage failure in the same commit group");
     onDurable();
+  }
+
+  /**
+   * The session's terminal record is durable: it leaves memory. Later reads
+   * find it in the store (and in the cache of recently closed sessions).
+   */
+  private retire(s: Session): void {
+    if (this.sessions.get(s.id) !== s) return; // replaced by a reload after a storage failure
+    this.sessions.delete(s.id);
+    this.open.delete(s);
+    const metadata = this.metadata(s);
+    this.closedCache.put({
+      id: s.id,
+      mode: s.mode,
+      state: s.state,
+      initiator: s.initiator,
+      participants: s.ctx.participants,
+      metadata,
+      lastSeq: s.durableSeq,
+      bytes: closedBytes(metadata),
+      policy: s.policy,
+    });
+  }
+
+  /** A closed session from the cache or the store's session index; undefined if there is none. */
+  private closedSession(sessionId: string): ClosedSession | undefined {
+    const hit = this.closedCache.get(sessionId);
+    if (hit) return hit;
+    const entry = this.store.getSession(sessionId);
+    if (!entry) return undefined;
+    if (isResidentStatus(entry.status)) {
+      // The index says it is open but it is not in memory (a reload after a
+      // storage failure stopped early): rebuild it from its log.
+      if (this.sessions.has(sessionId)) return undefined;
+      const s = this.replaySession(entry);
+      this.log.warn({ sessionId }, "open session was not resident; rebuilt it from storage");
+      if (!isTerminal(s.state)) {
+        this.keepResident(s);
+        return undefined;
+      }
+    }
+    const c = closedFromEntry(entry);
+    this.closedCache.put(c);
+    return c;
+  }
+
+  /** A resident session (with lazy expiry) or a closed one. */
+  private find(sessionId: string): Session | ClosedSession | undefined {
+    const s = this.lookup(sessionId);
+    if (s) return s;
+    const c = this.closedSession(sessionId);
+    return c ?? this.sessions.get(sessionId);
+  }
+
+  /** The bound policy of a closed session, from its SessionStart record. */
+  private closedPolicy(c: ClosedSession): BoundPolicy {
+    if (c.policy) return c.policy;
+    const start = this.store.readSession(c.id, 0, { maxRecords: 1 })[0];
+    if (!start) throw new StoreCorruptionError(`session ${c.id} is in the session index but has no SessionStart record`);
+    c.policy = start.boundPolicy ? bindPolicy(fromBinary(PolicyDescriptorSchema, start.boundPolicy), c.mode) : DEFAULT_POLICY;
+    return c.policy;
   }
 
   private publish(s: Session, seq: number, env: Envelope): void {
@@ -626,14 +929,15 @@ export class Kernel {
   }
 
   private writeAnnotation(s: Session, kind: RecordKind, env: Envelope, at: number, onDurable: () => void): Promise<void> {
-    return this.persist(s, [{ sessionId: s.id, kind, seq: 0, recvMs: at, envelope: toBinary(EnvelopeSchema, env) }], onDurable);
+    return this.persist(s, [{ sessionId: s.id, kind, seq: 0, recvMs: at, envelope: toBinary(EnvelopeSchema, env) }], true, onDurable);
   }
 
   private expire(s: Session, at: number): void {
     this.setState(s, SessionState.EXPIRED);
-    this.writeAnnotation(s, "expire", this.annotation(s, CORE_TYPES.TtlExpired, new Uint8Array(), at), at, () =>
-      this.emitLifecycle(EventType.EXPIRED, s),
-    ).catch((e) => this.log.warn({ err: e, sessionId: s.id }, "could not record expiry; it will be retried"));
+    this.writeAnnotation(s, "expire", this.annotation(s, CORE_TYPES.TtlExpired, new Uint8Array(), at), at, () => {
+      this.emitLifecycle(EventType.EXPIRED, s);
+      this.retire(s);
+    }).catch((e) => this.log.warn({ err: e, sessionId: s.id }, "could not record expiry; it will be retried"));
   }
 
   /** Expire OPEN sessions whose deadline has passed, even with no traffic. */
@@ -649,7 +953,7 @@ export class Kernel {
     return s;
   }
 
-  private controlAck(s: Session, ok: boolean, err?: MacpRejection): Ack {
+  private controlAck(s: { id: string; state: SessionState }, ok: boolean, err?: MacpRejection): Ack {
     return create(AckSchema, {
       ok,
       messageId: "",
@@ -662,8 +966,10 @@ export class Kernel {
 
   /** Cancel / Suspend / Resume. Throws ControlError for gRPC-status failures. */
   async control(identity: Identity, op: "cancel" | "suspend" | "resume", sessionId: string, reason: string): Promise<Ack> {
-    const s = this.lookup(sessionId);
-    if (!s) throw new ControlError("not_found", `session ${sessionId} does not exist`);
+    const found = this.find(sessionId);
+    if (!found) throw new ControlError("not_found", `session ${sessionId} does not exist`);
+    if (!("handler" in found)) return this.controlClosed(identity, op, found);
+    const s = found;
     const allowed =
       identity.sender === s.initiator || hasCommitmentAuthority(s.policy.rules, identity.sender, s.initiator, s.ctx.participants);
     if (!allowed) throw new ControlError("permission_denied", `${identity.sender} may not ${op} session ${sessionId}`);
@@ -672,9 +978,10 @@ export class Kernel {
       if (s.state !== SessionState.OPEN && s.state !== SessionState.SUSPENDED) return this.controlAck(s, true);
       this.setState(s, SessionState.CANCELLED);
       const payload = toBinary(SessionCancelPayloadSchema, create(SessionCancelPayloadSchema, { reason, cancelledBy: identity.sender }));
-      await this.writeAnnotation(s, "cancel", this.annotation(s, CORE_TYPES.SessionCancel, payload, at), at, () =>
-        this.emitLifecycle(EventType.CANCELLED, s),
-      );
+      await this.writeAnnotation(s, "cancel", this.annotation(s, CORE_TYPES.SessionCancel, payload, at), at, () => {
+        this.emitLifecycle(EventType.CANCELLED, s);
+        this.retire(s);
+      });
       return this.controlAck(s, true);
     }
     if (op === "suspend") {
@@ -712,46 +1019,101 @@ export class Kernel {
     return this.controlAck(s, true);
   }
 
+  /** Cancel / Suspend / Resume of a closed session: the same answers as while it was resident. */
+  private controlClosed(identity: Identity, op: "cancel" | "suspend" | "resume", c: ClosedSession): Ack {
+    const allowed =
+      identity.sender === c.initiator || hasCommitmentAuthority(this.closedPolicy(c).rules, identity.sender, c.initiator, c.participants);
+    if (!allowed) throw new ControlError("permission_denied", `${identity.sender} may not ${op} session ${c.id}`);
+    if (op === "cancel") return this.controlAck(c, true);
+    if (op === "suspend") return this.controlAck(c, false, new MacpRejection("SESSION_NOT_OPEN", `session is ${SessionState[c.state]}`));
+    return this.controlAck(c, false, new MacpRejection("SESSION_NOT_OPEN", `session is ${SessionState[c.state]}, not SUSPENDED`));
+  }
+
   // ---------------------------------------------------------------- reads
 
   getSession(sessionId: string): { metadata: SessionMetadata; initiator: string; participants: ReadonlySet<string> } | undefined {
-    const s = this.lookup(sessionId);
-    if (!s) return undefined;
-    return { metadata: this.metadata(s), initiator: s.initiator, participants: s.ctx.participants };
+    const found = this.find(sessionId);
+    if (!found) return undefined;
+    if ("handler" in found) return { metadata: this.metadata(found), initiator: found.initiator, participants: found.ctx.participants };
+    return { metadata: found.metadata, initiator: found.initiator, participants: found.participants };
   }
 
+  /** Every session, in the order they started (ListSessions). */
   listSessions(): SessionMetadata[] {
-    return [...this.sessions.values()].map((s) => this.metadata(s));
+    const out: SessionMetadata[] = [];
+    for (const item of this.snapshotItems()) out.push("metadata" in item ? item.metadata : decodeMetadata(item.entry));
+    return out;
+  }
+
+  /**
+   * The same list as a binary macp.v1.ListSessionsResponse, assembled from
+   * the stored summaries without decoding them: its cost is the size of the
+   * response, not the size of the sessions as objects.
+   */
+  listSessionsEncoded(): Uint8Array {
+    const parts: Uint8Array[] = [];
+    let size = 0;
+    for (const item of this.snapshotItems()) {
+      const body = "metadata" in item ? toBinary(SessionMetadataSchema, item.metadata) : (item.entry.metadata as Uint8Array);
+      const head = lengthDelimitedHead(1, body.length);
+      parts.push(head, body);
+      size += head.length + body.length;
+    }
+    const out = new Uint8Array(size);
+    let at = 0;
+    for (const p of parts) {
+      out.set(p, at);
+      at += p.length;
+    }
+    return out;
   }
 
   /** Whether `sender` may read the session (initiator, participant, observer). */
   canRead(identity: Identity, sessionId: string): boolean {
-    const s = this.sessions.get(sessionId);
-    if (!s) return false;
-    return identity.isObserver || identity.sender === s.initiator || s.ctx.participants.has(identity.sender);
+    const found = this.sessions.get(sessionId) ?? this.closedSession(sessionId) ?? this.sessions.get(sessionId);
+    if (!found) return false;
+    const participants = "handler" in found ? found.ctx.participants : found.participants;
+    return identity.isObserver || identity.sender === found.initiator || participants.has(identity.sender);
   }
 
   hasSession(sessionId: string): boolean {
-    return this.sessions.has(sessionId);
+    return this.sessions.has(sessionId) || this.closedSession(sessionId) !== undefined || this.sessions.has(sessionId);
   }
 
   /**
-   * Passive subscribe: live delivery of every envelope after the current
-   * durable head, plus the history (afterSeq, head] to send first. Both are
-   * taken in the same synchronous step, so there is no gap and no overlap.
+   * Passive subscribe, history first: yields the accepted envelopes with
+   * sequence > afterSeq, read from storage a page at a time (at most
+   * HISTORY_PAGE_RECORDS records and about HISTORY_PAGE_BYTES bytes) and only
+   * as the consumer asks for them, up to the durable head. When it has caught
+   * up it calls `attach` (which registers the live listener) in the same
+   * synchronous step in which it read the head, and ends: every envelope
+   * published later goes to that listener, every earlier one came from
+   * storage. No gap, no duplicate, and a consumer that stops reading holds
+   * one page.
    */
-  subscribe(sessionId: string, afterSeq: number, listener: SessionListener): { history: Delivered[]; close: () => void } {
-    const s = this.sessions.get(sessionId);
-    const head = s?.durableSeq ?? 0;
-    const close = this.listen(sessionId, listener);
-    const history =
-      s && afterSeq < head
-        ? this.store.readSession(sessionId, afterSeq).filter((r) => r.seq <= head).map((r) => ({
-            sequence: r.seq,
-            envelope: fromBinary(EnvelopeSchema, r.envelope),
-          }))
-        : [];
-    return { history, close };
+  *history(sessionId: string, afterSeq: number, attach: () => void): Generator<Delivered, void, undefined> {
+    let cursor = afterSeq;
+    for (;;) {
+      const head = this.durableHead(sessionId);
+      if (!(cursor < head)) {
+        attach();
+        return;
+      }
+      const page = this.store.readSession(sessionId, cursor, {
+        upToSeq: head,
+        maxRecords: HISTORY_PAGE_RECORDS,
+        maxBytes: HISTORY_PAGE_BYTES,
+      });
+      this.historyReads.pages++;
+      this.historyReads.records += page.length;
+      if (page.length === 0) {
+        throw new StoreCorruptionError(`session ${sessionId}: its history ends at seq ${Math.floor(cursor)} but seq ${head} was acknowledged`);
+      }
+      for (const r of page) {
+        cursor = r.seq;
+        yield { sequence: r.seq, envelope: fromBinary(EnvelopeSchema, r.envelope) };
+      }
+    }
   }
 
   /** Live delivery only (a stream bound by an envelope frame). */
@@ -770,14 +1132,64 @@ export class Kernel {
     };
   }
 
+  /** Sequence of the newest envelope that is durable and published (0 if there is no such session). */
   durableHead(sessionId: string): number {
-    return this.sessions.get(sessionId)?.durableSeq ?? 0;
+    const s = this.sessions.get(sessionId);
+    if (s) return s.durableSeq;
+    return this.closedSession(sessionId)?.lastSeq ?? this.sessions.get(sessionId)?.durableSeq ?? 0;
   }
 
-  /** WatchSessions: snapshot of every session, and live lifecycle events after it. */
-  watchSessions(listener: LifecycleListener): { snapshot: SessionMetadata[]; close: () => void } {
+  /**
+   * WatchSessions: live lifecycle events from now on, and a snapshot of every
+   * session as of now, read lazily from the session index a page at a time
+   * as the caller iterates (so a slow watcher holds one page).
+   */
+  watchSessions(listener: LifecycleListener): { snapshot: Iterable<SessionMetadata>; close: () => void } {
     this.lifecycleListeners.add(listener);
-    return { snapshot: this.listSessions(), close: () => this.lifecycleListeners.delete(listener) };
+    const items = this.snapshotItems();
+    function* sessions(): Generator<SessionMetadata, void, undefined> {
+      for (const item of items) yield "metadata" in item ? item.metadata : decodeMetadata(item.entry);
+    }
+    return { snapshot: sessions(), close: () => this.lifecycleListeners.delete(listener) };
+  }
+
+  /**
+   * Every session as of now, in the order they started: resident ones as
+   * metadata, closed ones as their index rows. Taken now: the
+   * resident sessions' metadata and the store's last position. Read later, as
+   * iterated: the closed sessions, from the session index up to that
+   * position. A closed session never changes, and a session that closes
+   * while the snapshot is read appears as it was when it was taken (its
+   * change arrives as a lifecycle event), so the snapshot plus the events
+   * after it are exact. Sessions started later than now are not in it.
+   */
+  private snapshotItems(): Generator<{ metadata: SessionMetadata } | { entry: SessionIndexEntry }, void, undefined> {
+    const maxPosition = this.store.lastPosition();
+    const resident = new Map<string, SessionMetadata>();
+    for (const s of this.sessions.values()) resident.set(s.id, this.metadata(s));
+    const store = this.store;
+    function* items(): Generator<{ metadata: SessionMetadata } | { entry: SessionIndexEntry }, void, undefined> {
+      for (let after = 0; ; ) {
+        const page = store.listSessions({ afterPosition: after, maxPosition, limit: INDEX_PAGE_ROWS });
+        if (page.length === 0) break;
+        for (const entry of page) {
+          const live = resident.get(entry.sessionId);
+          if (live) {
+            resident.delete(entry.sessionId);
+            yield { metadata: live };
+          } else if (entry.metadata !== null && !isResidentStatus(entry.status)) {
+            yield { entry };
+          }
+          // An open row not resident when the snapshot was taken cannot
+          // happen after open() (every open row is rebuilt); it is skipped
+          // rather than shown with a summary that may be behind.
+        }
+        after = (page[page.length - 1] as SessionIndexEntry).firstPosition;
+      }
+      // Admitted before the snapshot, not yet durable then: the newest.
+      for (const metadata of resident.values()) yield { metadata };
+    }
+    return items();
   }
 
   watchSignals(listener: SignalListener): () => void {
@@ -786,10 +1198,33 @@ export class Kernel {
   }
 
   /** Counters for logs, tests and benchmarks. */
-  stats(): { sessions: number; open: number; sessionSubscribers: number; lifecycleSubscribers: number } {
+  stats(): {
+    resident: number;
+    open: number;
+    closedCached: number;
+    closedCachedBytes: number;
+    sessionSubscribers: number;
+    lifecycleSubscribers: number;
+    historyPages: number;
+    historyRecords: number;
+  } {
     let subs = 0;
     for (const set of this.sessionListeners.values()) subs += set.size;
-    return { sessions: this.sessions.size, open: this.open.size, sessionSubscribers: subs, lifecycleSubscribers: this.lifecycleListeners.size };
+    return {
+      resident: this.sessions.size,
+      open: this.open.size,
+      closedCached: this.closedCache.size,
+      closedCachedBytes: this.closedCache.heldBytes,
+      sessionSubscribers: subs,
+      lifecycleSubscribers: this.lifecycleListeners.size,
+      historyPages: this.historyReads.pages,
+      historyRecords: this.historyReads.records,
+    };
+  }
+
+  /** What the store was asked to read since it was opened (tests and benchmarks). */
+  storageReads(): StoreReadStats {
+    return this.store.readStats();
   }
 
   // -------------------------------------------------------------- policies
@@ -844,6 +1279,57 @@ export class Kernel {
     const all = this.listPolicies();
     for (const l of this.policyListeners) l(all);
   }
+}
+
+/** Tag and length of a length-delimited protobuf field. */
+function lengthDelimitedHead(field: number, length: number): Uint8Array {
+  const bytes = [(field << 3) | 2];
+  for (let v = length; ; ) {
+    if (v < 0x80) {
+      bytes.push(v);
+      break;
+    }
+    bytes.push((v & 0x7f) | 0x80);
+    v = Math.floor(v / 128);
+  }
+  return Uint8Array.from(bytes);
+}
+
+/** Approximate bytes a decoded SessionMetadata holds (for the closed-session cache). */
+function closedBytes(m: SessionMetadata): number {
+  let n = 512 + m.sessionId.length + m.mode.length + m.initiator.length + m.policyVersion.length + m.contextId.length;
+  for (const p of m.participants) n += 64 + 2 * p.length;
+  for (const a of m.participantActivity) n += 96 + 2 * a.participantId.length;
+  for (const k of m.extensionKeys) n += 64 + 2 * k.length;
+  return n;
+}
+
+function decodeMetadata(entry: SessionIndexEntry): SessionMetadata {
+  if (entry.metadata === null) throw new StoreCorruptionError(`session ${entry.sessionId}: its index row has no summary`);
+  let m: SessionMetadata;
+  try {
+    m = fromBinary(SessionMetadataSchema, entry.metadata);
+  } catch (e) {
+    throw new StoreCorruptionError(`session ${entry.sessionId}: its index summary cannot be decoded: ${(e as Error).message}`);
+  }
+  if (m.sessionId !== entry.sessionId || STATUS_OF[m.state] !== entry.status) {
+    throw new StoreCorruptionError(`session ${entry.sessionId}: its index summary does not match its row`);
+  }
+  return m;
+}
+
+function closedFromEntry(entry: SessionIndexEntry): ClosedSession {
+  const metadata = decodeMetadata(entry);
+  return {
+    id: entry.sessionId,
+    mode: metadata.mode,
+    state: metadata.state,
+    initiator: metadata.initiator,
+    participants: new Set(metadata.participants),
+    metadata,
+    lastSeq: entry.lastSeq,
+    bytes: closedBytes(metadata),
+  };
 }
 
 export class ControlError extends Error {

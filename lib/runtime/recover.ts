@@ -50,10 +50,19 @@ async function verifyByRebuilding(dir: string): Promise<string> {
   const store = openSqliteStore({ dir });
   try {
     const config = loadConfig({ MACP_DATA_DIR: dir, MACP_MEMORY_ONLY: "0", MACP_ALLOW_INSECURE: "1" });
-    const kernel = Kernel.open({ store, config, logger: pino({ level: "silent" }) });
+    const kernel = await Kernel.open({ store, config, logger: pino({ level: "silent" }) });
     const stats = kernel.stats();
     await kernel.close();
-    return `the runtime state rebuilds from it (${stats.sessions} sessions, ${stats.open} open)`;
+    // Count the sessions the rebuilt index holds, a page at a time.
+    let sessions = 0;
+    for (let after = 0; ; ) {
+      const page = store.listSessions({ afterPosition: after, limit: 1_000 });
+      sessions += page.length;
+      const last = page.at(-1);
+      if (!last || page.length < 1_000) break;
+      after = last.firstPosition;
+    }
+    return `the runtime state rebuilds from it (${sessions} sessions, ${stats.open} open)`;
   } finally {
     await store.close();
   }

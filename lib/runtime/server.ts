@@ -2,14 +2,23 @@
 // authenticates each call, and maps kernel verdicts onto Acks, inline stream
 // errors or gRPC statuses exactly where PROTOCOL.md §7.2 and §8 put them.
 // RPCs left out of the implementation answer UNIMPLEMENTED.
+//
+// Memory per stream is bounded. History is read from storage a page at a
+// time, only as fast as the transport takes it (the hosts apply HTTP/2 flow
+// control; see grpc-host.ts); live envelopes queue in a Channel bounded by
+// count and bytes, and a subscriber that falls further behind is ended with
+// RESOURCE_EXHAUSTED and the sequence to resume from. Each identity may hold a
+// limited number of streams at once (subscriptions.ts).
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ConnectRouter, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import { CORE_TYPES, MACP_VERSION, type MacpErrorCode } from "@/lib/macp/constants";
 import {
+  ListSessionsResponseSchema,
   MACPRuntimeService,
   SessionLifecycleEvent_EventType as EventType,
   SessionLifecycleEventSchema,
   StreamSessionResponseSchema,
+  type SessionLifecycleEvent,
   type StreamSessionRequest,
   type StreamSessionResponse,
 } from "@/lib/gen/macp/v1/core_pb";
@@ -17,16 +26,27 @@ import { MACPErrorSchema, SessionState, type Envelope } from "@/lib/gen/macp/v1/
 import type { AuthResolver, Identity } from "./auth";
 import { Channel, ChannelOverflowError } from "./channel";
 import type { RuntimeConfig } from "./config";
+import { Subscriptions } from "./subscriptions";
 import { grpcCodeFor } from "./errors";
-import { encodeOnce } from "./grpc-host";
+import { encodedAs, encodeOnce } from "./grpc-host";
 import { ControlError, type Delivered, type Kernel, type Logger } from "./kernel";
 import { MODES } from "./modes";
 
 export interface RuntimeServiceDeps {
   kernel: Kernel;
   auth: AuthResolver;
-  config: Pick<RuntimeConfig, "subscriberBuffer" | "runtimeName" | "runtimeVersion">;
+  config: Pick<
+    RuntimeConfig,
+    "subscriberBuffer" | "subscriberBufferBytes" | "maxSubscriptions" | "observerMaxSubscriptions" | "runtimeName" | "runtimeVersion"
+  >;
   logger: Logger;
+  /** Subscription counting and caps; one per runtime (created here if not given). */
+  subscriptions?: Subscriptions;
+  /**
+   * The host honours encodedAs() (grpc-host.ts does, connect-node does not):
+   * ListSessions is then sent as bytes assembled from the stored summaries.
+   */
+  preEncodedResponses?: boolean;
 }
 
 /** Codes that end a StreamSession instead of being reported inline (§8.1). */
@@ -49,10 +69,30 @@ function requireIdentity(auth: AuthResolver, ctx: HandlerContext): Identity {
   return id;
 }
 
-/** Close a channel when the caller goes away, so no subscription outlives its stream. */
-function closeOnAbort(ctx: HandlerContext, ch: Channel<unknown>): void {
-  if (ctx.signal.aborted) ch.close();
-  else ctx.signal.addEventListener("abort", () => ch.close(), { once: true });
+/**
+ * When the caller goes away: close the channel and release what the stream
+ * holds (its live listener, its place under the per-identity cap) at once.
+ * The handler itself may be parked in a write that never completes (a peer
+ * that stopped reading, then reset the stream: connect-node never settles
+ * that write), so its own `finally` cannot be relied on to run promptly.
+ */
+function closeOnAbort(ctx: HandlerContext, ch: Channel<unknown>, release: () => void = () => undefined): void {
+  const onAbort = () => {
+    ch.close();
+    release();
+  };
+  if (ctx.signal.aborted) onAbort();
+  else ctx.signal.addEventListener("abort", onAbort, { once: true });
+}
+
+/** Run `fn` once, however often the result is called. */
+function once(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    fn();
+  };
 }
 
 function overflowError(what: string, lastSequence?: number): ConnectError {
@@ -62,7 +102,25 @@ function overflowError(what: string, lastSequence?: number): ConnectError {
 
 const runtimeModes = () => [...MODES.values()].map((m) => m.descriptor);
 
-type StreamItem = { kind: "one"; resp: StreamSessionResponse; seq?: number } | { kind: "history"; items: Delivered[] };
+type StreamItem =
+  | { kind: "one"; resp: StreamSessionResponse; seq?: number; bytes: number }
+  /** Replay the session's history after `after`, then attach live delivery (generation `gen`). */
+  | { kind: "replay"; sessionId: string; after: number; gen: number };
+
+/** Approximate bytes an envelope holds while queued for a subscriber. */
+function envelopeBytes(env: Envelope): number {
+  return 128 + env.payload.length + env.messageId.length + env.sessionId.length + env.sender.length + env.mode.length + env.messageType.length;
+}
+
+/** Approximate bytes a lifecycle event holds while queued for a watcher. */
+function lifecycleBytes(ev: SessionLifecycleEvent): number {
+  const m = ev.session;
+  if (!m) return 128;
+  let n = 512 + m.sessionId.length + m.initiator.length + m.contextId.length;
+  for (const p of m.participants) n += 64 + 2 * p.length;
+  for (const a of m.participantActivity) n += 96 + 2 * a.participantId.length;
+  return n;
+}
 
 /** Connect routes for the runtime service (used by the connect-node server option). */
 export function runtimeRoutes(deps: RuntimeServiceDeps) {
@@ -75,6 +133,7 @@ export function runtimeRoutes(deps: RuntimeServiceDeps) {
  */
 export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImpl<typeof MACPRuntimeService>> {
   const { kernel, auth, config, logger } = deps;
+  const subscriptions = deps.subscriptions ?? new Subscriptions(config);
   const envelopeResponse = (env: Envelope): StreamSessionResponse =>
     create(StreamSessionResponseSchema, { response: { case: "envelope", value: env } });
   // A live envelope goes to every subscriber of its session as one shared
@@ -130,13 +189,24 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
 
     async *streamSession(requests: AsyncIterable<StreamSessionRequest>, ctx) {
       const identity = requireIdentity(auth, ctx);
-      const out = new Channel<StreamItem>(config.subscriberBuffer);
-      closeOnAbort(ctx, out as Channel<unknown>);
-      let bound: string | null = null;
+      const out = new Channel<StreamItem>(config.subscriberBuffer, {
+        maxBytes: config.subscriberBufferBytes,
+        sizeOf: (item) => (item.kind === "one" ? item.bytes : 0),
+      });
       const subscription: { close: (() => void) | null } = { close: null };
+      const slot = subscriptions.acquire(identity, out);
+      const release = once(() => {
+        subscription.close?.();
+        subscription.close = null;
+        slot();
+      });
+      closeOnAbort(ctx, out as Channel<unknown>, release);
+      let bound: string | null = null;
       let lastSeq = 0;
+      /** Bumped by every subscribe frame: a newer one supersedes a replay in progress. */
+      let replayGen = 0;
       const live = (d: Delivered) => {
-        if (!out.push({ kind: "one", resp: liveResponse(d), seq: d.sequence })) {
+        if (!out.push({ kind: "one", resp: liveResponse(d), seq: d.sequence, bytes: envelopeBytes(d.envelope) })) {
           subscription.close?.();
         }
       };
@@ -144,6 +214,7 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
       const inline = (code: string, message: string, env?: Envelope) =>
         out.push({
           kind: "one",
+          bytes: 256 + message.length,
           resp: create(StreamSessionResponseSchema, {
             response: {
               case: "error",
@@ -171,10 +242,9 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
             }
             bound = subId;
             subscription.close?.();
-            const after = Number(frame.afterSequence);
-            const sub = kernel.subscribe(subId, after, live);
-            subscription.close = sub.close;
-            if (sub.history.length) out.push({ kind: "history", items: sub.history });
+            subscription.close = null;
+            // History is read by the consumer below, page by page, as the transport takes it.
+            out.push({ kind: "replay", sessionId: subId, after: Number(frame.afterSequence), gen: ++replayGen });
             continue;
           }
           if (bound === null) {
@@ -200,15 +270,20 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
       });
       try {
         for await (const item of out) {
-          if (item.kind === "history") {
-            for (const d of item.items) {
+          if (item.kind === "replay") {
+            if (item.gen !== replayGen) continue; // superseded by a newer subscribe frame
+            const attach = () => {
+              if (item.gen === replayGen && !out.isClosed && !ctx.signal.aborted) subscription.close = kernel.listen(item.sessionId, live);
+            };
+            for (const d of kernel.history(item.sessionId, item.after, attach)) {
               lastSeq = d.sequence;
               yield envelopeResponse(d.envelope);
+              if (item.gen !== replayGen) break;
             }
-          } else {
-            if (item.seq !== undefined) lastSeq = item.seq;
-            yield item.resp;
+            continue;
           }
+          if (item.seq !== undefined) lastSeq = item.seq;
+          yield item.resp;
         }
       } catch (e) {
         if (e instanceof ChannelOverflowError) {
@@ -217,7 +292,7 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
         }
         throw e;
       } finally {
-        subscription.close?.();
+        release();
       }
     },
 
@@ -276,30 +351,49 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
     },
 
     async *watchSignals(_req, ctx) {
-      const ch = new Channel<Envelope>(256);
-      closeOnAbort(ctx, ch as Channel<unknown>);
+      const ch = new Channel<Envelope>(256, { maxBytes: config.subscriberBufferBytes, sizeOf: envelopeBytes });
+      // Signals are watched without credentials where the runtime allows it; such callers share one cap.
+      const slot = subscriptions.acquire(auth.resolve(ctx.requestHeader), ch);
       const close = kernel.watchSignals((env) => ch.push(env));
+      const release = once(() => {
+        close();
+        slot();
+      });
+      closeOnAbort(ctx, ch as Channel<unknown>, release);
       try {
         for await (const env of ch) yield { envelope: env };
       } catch (e) {
         if (e instanceof ChannelOverflowError) throw overflowError("this signal watcher");
         throw e;
       } finally {
-        close();
+        release();
       }
     },
 
     listSessions(_req, ctx) {
       requireIdentity(auth, ctx);
+      // MACP's ListSessions has no paging: the answer grows with history. On
+      // grpc-js it is assembled from the stored summaries (about the
+      // response's size in memory); elsewhere it is built as messages.
+      if (deps.preEncodedResponses) return encodedAs(create(ListSessionsResponseSchema), kernel.listSessionsEncoded());
       return { sessions: kernel.listSessions() };
     },
 
     async *watchSessions(_req, ctx) {
-      requireIdentity(auth, ctx);
-      const ch = new Channel<ReturnType<typeof create<typeof SessionLifecycleEventSchema>>>(config.subscriberBuffer);
-      closeOnAbort(ctx, ch as Channel<unknown>);
+      const identity = requireIdentity(auth, ctx);
+      const ch = new Channel<SessionLifecycleEvent>(config.subscriberBuffer, {
+        maxBytes: config.subscriberBufferBytes,
+        sizeOf: lifecycleBytes,
+      });
+      const slot = subscriptions.acquire(identity, ch);
       const { snapshot, close } = kernel.watchSessions((ev) => ch.push(ev));
+      const release = once(() => {
+        close();
+        slot();
+      });
+      closeOnAbort(ctx, ch as Channel<unknown>, release);
       try {
+        // The snapshot is read from storage as it is written out (backpressure), events queue meanwhile.
         for (const meta of snapshot) {
           yield {
             event: create(SessionLifecycleEventSchema, {
@@ -314,7 +408,7 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
         if (e instanceof ChannelOverflowError) throw overflowError("this session watcher");
         throw e;
       } finally {
-        close();
+        release();
       }
     },
 

@@ -55,7 +55,7 @@ async function kernelRun(memoryOnly: boolean, concurrency: number) {
     MACP_SESSION_START_LIMIT_PER_MINUTE: "0",
   });
   const store = await openStore({ memoryOnly, dataDir: config.dataDir, logger: silent });
-  const kernel = Kernel.open({ store, config, logger: silent });
+  const kernel = await Kernel.open({ store, config, logger: silent });
   const callers = await Promise.all(
     Array.from({ length: concurrency }, async (_, i) => {
       const owner = who(`o${i}`);

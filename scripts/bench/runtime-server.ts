@@ -76,6 +76,8 @@ async function startRuntimeServer(durable: boolean, grpcServer?: "connect"): Pro
       ...(dataDir ? { MACP_DATA_DIR: dataDir } : {}),
       MACP_MESSAGE_LIMIT_PER_MINUTE: "0",
       MACP_SESSION_START_LIMIT_PER_MINUTE: "0",
+      // The fan-out points hold up to 1,000 streams as one identity.
+      MACP_MAX_SUBSCRIPTIONS: "0",
       MACP_SUBSCRIBER_BUFFER: process.env.MACP_SUBSCRIBER_BUFFER ?? "",
       ...(grpcServer ? { MACP_GRPC_SERVER: grpcServer } : {}),
     },

@@ -19,6 +19,12 @@ export function tempDir(prefix = "baton-test-"): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
+/**
+ * Start the runtime for a test. MACP_CLOSED_SESSION_CACHE from the test
+ * process's environment is passed on, so a whole suite can run with a tiny
+ * cache of closed sessions (the "no closed-session cache" vitest project),
+ * where every read of a closed session goes to storage.
+ */
 export async function startTestRuntime(env: Record<string, string | undefined> = {}): Promise<RunningRuntime> {
   return startRuntime({
     env: {
@@ -27,6 +33,7 @@ export async function startTestRuntime(env: Record<string, string | undefined> =
       MACP_MEMORY_ONLY: "1",
       MACP_SESSION_START_LIMIT_PER_MINUTE: "0",
       MACP_MESSAGE_LIMIT_PER_MINUTE: "0",
+      MACP_CLOSED_SESSION_CACHE: process.env.MACP_CLOSED_SESSION_CACHE,
       ...env,
     },
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),

@@ -19,7 +19,9 @@ const MAX_PAYLOAD = 4096;
 const RECEIVE_LIMIT = MAX_PAYLOAD * 4 + 65_536;
 let rt: RunningRuntime;
 beforeAll(async () => {
-  rt = await startTestRuntime({ MACP_MAX_PAYLOAD_BYTES: String(MAX_PAYLOAD) });
+  // No per-identity stream cap here: the abandoned-streams test holds 1,000
+  // streams of one identity at a time (the cap has its own tests).
+  rt = await startTestRuntime({ MACP_MAX_PAYLOAD_BYTES: String(MAX_PAYLOAD), MACP_MAX_SUBSCRIPTIONS: "0" });
 });
 afterAll(async () => {
   await rt?.close();

@@ -3,10 +3,14 @@
 // verification (read side), and the row checksums.
 import { crc32 } from "./crc32";
 import {
+  SESSION_STATUSES,
   StoreCorruptionError,
   type LogRecord,
   type PolicyRecord,
   type RecordKind,
+  type SessionIndexEntry,
+  type SessionStatus,
+  type SessionSummary,
   type StoredRecord,
 } from "./types";
 
@@ -77,9 +81,14 @@ export function asError(e: unknown): Error {
 
 export const RECORD_KINDS: readonly RecordKind[] = ["envelope", "cancel", "suspend", "resume", "expire"];
 const KIND_SET: ReadonlySet<string> = new Set(RECORD_KINDS);
+const STATUS_SET: ReadonlySet<string> = new Set(SESSION_STATUSES);
 
 export function isRecordKind(v: unknown): v is RecordKind {
   return typeof v === "string" && KIND_SET.has(v);
+}
+
+export function isSessionStatus(v: unknown): v is SessionStatus {
+  return typeof v === "string" && STATUS_SET.has(v);
 }
 
 /**
@@ -106,6 +115,12 @@ export function copyValidRecords(records: readonly LogRecord[]): LogRecord[] {
       throw new InvalidRecordError(`${where}: recvMs must be a non-negative integer`);
     }
     if (!(r.envelope instanceof Uint8Array)) throw new InvalidRecordError(`${where}: envelope must be a Uint8Array`);
+    if (r.messageId !== undefined) {
+      if (typeof r.messageId !== "string") throw new InvalidRecordError(`${where}: messageId must be a string when present`);
+      if (r.kind !== "envelope" && r.messageId !== "") {
+        throw new InvalidRecordError(`${where}: messageId is only allowed on envelopes`);
+      }
+    }
     if (r.boundPolicy !== undefined) {
       if (!(r.boundPolicy instanceof Uint8Array)) {
         throw new InvalidRecordError(`${where}: boundPolicy must be a Uint8Array when present`);
@@ -122,7 +137,27 @@ export function copyValidRecords(records: readonly LogRecord[]): LogRecord[] {
       envelope: new Uint8Array(r.envelope),
     };
     if (r.boundPolicy !== undefined) copy.boundPolicy = new Uint8Array(r.boundPolicy);
+    if (r.messageId !== undefined && r.messageId !== "") copy.messageId = r.messageId;
     return copy;
+  });
+}
+
+/** Check summaries handed to append() and return private copies. */
+export function copyValidSummaries(summaries: readonly SessionSummary[] | undefined): SessionSummary[] {
+  if (summaries === undefined) return [];
+  if (!Array.isArray(summaries)) throw new InvalidRecordError("append() expects summaries as an array");
+  return summaries.map((sum, i) => {
+    const where = `summary ${i}`;
+    if (typeof sum !== "object" || sum === null) throw new InvalidRecordError(`${where}: not an object`);
+    if (typeof sum.sessionId !== "string" || sum.sessionId.length === 0) {
+      throw new InvalidRecordError(`${where}: sessionId must be a non-empty string`);
+    }
+    if (!isSessionStatus(sum.status)) throw new InvalidRecordError(`${where}: unknown status ${JSON.stringify(sum.status)}`);
+    if (!Number.isSafeInteger(sum.activityMs) || sum.activityMs < 0) {
+      throw new InvalidRecordError(`${where}: activityMs must be a non-negative integer`);
+    }
+    if (!(sum.metadata instanceof Uint8Array)) throw new InvalidRecordError(`${where}: metadata must be a Uint8Array`);
+    return { sessionId: sum.sessionId, status: sum.status, activityMs: sum.activityMs, metadata: new Uint8Array(sum.metadata) };
   });
 }
 
@@ -144,54 +179,177 @@ export function validPolicyId(policyId: string): string {
   return policyId;
 }
 
-// ------------------------------------------------- write-side seq tracking
+// ------------------------------------------- write-side session index drafts
+
+/** What the writer needs to know about a session's committed index row. */
+export interface CommittedSession {
+  firstPosition: number;
+  /** The session's newest committed seq (from the log, not as of its last summary). */
+  lastSeq: number;
+  status: SessionStatus | null;
+  activityMs: number;
+  metadata: Uint8Array | null;
+}
+
+/** Read access the writer needs to validate a batch against what is committed. */
+export interface IndexLookup {
+  /** The committed index row, or undefined for a session with no records. */
+  session(sessionId: string): CommittedSession | undefined;
+  hasMessage(sessionId: string, messageId: string): boolean;
+}
 
 /**
- * The last envelope seq of every session, counting records queued but not yet
- * committed, so that a store never writes a log it would refuse to load (a
- * gap or a repeat in a session's seq). Changes made by the batch being
- * assembled are remembered so that a failed commit can undo them.
+ * The index row a session will have once the batch being assembled commits.
+ * `firstPosition` is 0 for a session whose first record is in this batch: the
+ * backend fills it in with that record's position as it inserts it.
+ * `committed` is the row as committed before this batch (undefined: a new
+ * session), so the backend writes only what changed.
  */
-export class SeqTracker {
-  private readonly last = new Map<string, number>();
-  private undo = new Map<string, number | undefined>();
+export interface SessionDraft {
+  sessionId: string;
+  firstPosition: number;
+  lastSeq: number;
+  status: SessionStatus | null;
+  activityMs: number;
+  metadata: Uint8Array | null;
+  committed?: CommittedSession;
+  /** A summary came with this batch (or the session is new): the backend writes the row. */
+  summarised?: boolean;
+}
 
-  constructor(initial: Iterable<readonly [string, number]>) {
-    for (const [sessionId, seq] of initial) this.last.set(sessionId, seq);
+/** Committed index rows kept by the writer for the sessions it wrote most recently. */
+const RECENT_ROWS = 1024;
+
+/**
+ * Validates writes against the committed index plus everything queued but not
+ * yet committed, so that a store never writes a log it would refuse to load
+ * (a gap or a repeat in a session's seq, an annotation or summary for a
+ * session that was never started, a message id accepted twice), and keeps the
+ * drafts of the index rows the batch will write. Only sessions touched by the
+ * batch being assembled are held; committed state is looked up on demand, so
+ * memory does not grow with the number of sessions ever written.
+ */
+export class SessionDrafts {
+  private drafts = new Map<string, SessionDraft>();
+  private messages = new Map<string, Set<string>>();
+  /**
+   * Rows as committed, for the sessions written most recently (a bounded LRU):
+   * the store is written only through this writer, so they stay exact, and a
+   * session receiving envelopes is validated without reading its row back.
+   */
+  private readonly recent = new Map<string, CommittedSession>();
+
+  constructor(private readonly committed: IndexLookup) {}
+
+  private committedRow(sessionId: string): CommittedSession | undefined {
+    const hit = this.recent.get(sessionId);
+    if (hit) {
+      this.recent.delete(sessionId);
+      this.recent.set(sessionId, hit);
+      return hit;
+    }
+    const row = this.committed.session(sessionId);
+    if (row) this.remember(sessionId, row);
+    return row;
   }
 
-  /** Check `records` (one append call) and reserve their seqs; all or nothing. */
-  reserve(records: readonly LogRecord[]): void {
-    const local = new Map<string, number>();
+  private remember(sessionId: string, row: CommittedSession): void {
+    this.recent.delete(sessionId);
+    this.recent.set(sessionId, row);
+    if (this.recent.size > RECENT_ROWS) this.recent.delete(this.recent.keys().next().value as string);
+  }
+
+  /** The draft of `sessionId` as of the queued writes, or undefined if unknown. */
+  private current(sessionId: string, local: Map<string, SessionDraft>): SessionDraft | undefined {
+    const queued = local.get(sessionId) ?? this.drafts.get(sessionId);
+    if (queued) return queued;
+    const row = this.committedRow(sessionId);
+    return row ? { sessionId, ...row, committed: row } : undefined;
+  }
+
+  private messageQueued(sessionId: string, messageId: string, local: Map<string, Set<string>>): boolean {
+    return Boolean(local.get(sessionId)?.has(messageId) || this.messages.get(sessionId)?.has(messageId));
+  }
+
+  /**
+   * Check one write call (records, then summaries, then message ids of
+   * already-written records) and reserve its effects; all or nothing.
+   */
+  reserve(
+    records: readonly LogRecord[],
+    summaries: readonly SessionSummary[],
+    extraMessages: readonly (readonly [string, string])[] = [],
+  ): void {
+    const local = new Map<string, SessionDraft>();
+    const localMessages = new Map<string, Set<string>>();
+    const addMessage = (sessionId: string, messageId: string, where: string, existed: boolean) => {
+      if (this.messageQueued(sessionId, messageId, localMessages) || (existed && this.committed.hasMessage(sessionId, messageId))) {
+        throw new InvalidRecordError(`${where}: session ${sessionId} already accepted message id ${JSON.stringify(messageId)}`);
+      }
+      let set = localMessages.get(sessionId);
+      if (!set) localMessages.set(sessionId, (set = new Set()));
+      set.add(messageId);
+    };
     records.forEach((r, i) => {
-      if (r.kind !== "envelope") return;
-      const prev = local.get(r.sessionId) ?? this.last.get(r.sessionId) ?? 0;
+      const where = `record ${i}`;
+      const prior = this.current(r.sessionId, local);
+      if (r.kind !== "envelope") {
+        if (!prior) throw new InvalidRecordError(`${where}: annotation "${r.kind}" for session ${r.sessionId}, which has no records`);
+        if (!local.has(r.sessionId)) local.set(r.sessionId, { ...prior });
+        return;
+      }
+      const prev = prior?.lastSeq ?? 0;
       if (r.seq !== prev + 1) {
         throw new InvalidRecordError(
-          `record ${i}: session ${r.sessionId} expects seq ${prev + 1} next, got ${r.seq}` +
+          `${where}: session ${r.sessionId} expects seq ${prev + 1} next, got ${r.seq}` +
             (r.seq <= prev ? " (already written or queued)" : " (would leave a gap)"),
         );
       }
-      local.set(r.sessionId, r.seq);
+      const draft: SessionDraft = prior
+        ? { ...prior, lastSeq: r.seq }
+        : { sessionId: r.sessionId, firstPosition: 0, lastSeq: r.seq, status: null, activityMs: r.recvMs, metadata: null, summarised: true };
+      local.set(r.sessionId, draft);
+      if (r.messageId !== undefined && r.messageId !== "") addMessage(r.sessionId, r.messageId, where, prior !== undefined);
     });
-    for (const [sessionId, seq] of local) {
-      if (!this.undo.has(sessionId)) this.undo.set(sessionId, this.last.get(sessionId));
-      this.last.set(sessionId, seq);
+    summaries.forEach((sum, i) => {
+      const prior = this.current(sum.sessionId, local);
+      if (!prior) throw new InvalidRecordError(`summary ${i}: session ${sum.sessionId} has no records`);
+      local.set(sum.sessionId, { ...prior, status: sum.status, activityMs: sum.activityMs, metadata: sum.metadata, summarised: true });
+    });
+    extraMessages.forEach(([sessionId, messageId], i) => {
+      const prior = this.current(sessionId, local);
+      if (!prior) throw new InvalidRecordError(`message id ${i}: session ${sessionId} has no records`);
+      if (!local.has(sessionId)) local.set(sessionId, { ...prior });
+      addMessage(sessionId, messageId, `message id ${i}`, true);
+    });
+    for (const [sessionId, draft] of local) this.drafts.set(sessionId, draft);
+    for (const [sessionId, ids] of localMessages) {
+      let set = this.messages.get(sessionId);
+      if (!set) this.messages.set(sessionId, (set = new Set()));
+      for (const id of ids) set.add(id);
     }
   }
 
-  /** The batch assembled so far was committed. */
-  commitBatch(): void {
-    this.undo = new Map();
+  /** The index rows the batch will write, in the order sessions were first touched. */
+  pending(): SessionDraft[] {
+    return [...this.drafts.values()];
   }
 
-  /** The batch assembled so far failed: forget its reservations. */
-  rollbackBatch(): void {
-    for (const [sessionId, prev] of this.undo) {
-      if (prev === undefined) this.last.delete(sessionId);
-      else this.last.set(sessionId, prev);
+  /**
+   * The batch was committed (the backend filled in the new sessions' first
+   * positions) or rolled back (nothing of it was stored).
+   */
+  reset(committed: boolean): void {
+    if (committed) {
+      for (const d of this.drafts.values()) {
+        const { sessionId, committed: _before, summarised: _written, ...row } = d;
+        void _before;
+        void _written;
+        this.remember(sessionId, row);
+      }
     }
-    this.undo = new Map();
+    this.drafts = new Map();
+    this.messages = new Map();
   }
 }
 
@@ -296,6 +454,41 @@ export function recordCrc(r: LogRecord): number {
     crc = crc32(r.boundPolicy, crc32(tail, crc));
   }
   return crc;
+}
+
+/**
+ * CRC-32 over session_id | first_position | last_seq | status | activity_ms |
+ * metadata, length-prefixed, with presence bytes for the nullable summary.
+ */
+export function sessionRowCrc(e: SessionIndexEntry): number {
+  const id = utf8.encode(e.sessionId);
+  const status = utf8.encode(e.status ?? "");
+  const head = new Uint8Array(4 + id.length + 8 + 8 + 1 + 4 + status.length + 8 + 5);
+  const view = new DataView(head.buffer);
+  let o = u32(view, 0, id.length);
+  head.set(id, o);
+  o = u64(view, o + id.length, e.firstPosition);
+  o = u64(view, o, e.lastSeq);
+  head[o++] = e.status === null ? 0 : 1;
+  o = u32(view, o, status.length);
+  head.set(status, o);
+  o = u64(view, o + status.length, e.activityMs);
+  head[o++] = e.metadata === null ? 0 : 1;
+  u32(view, o, e.metadata?.length ?? 0);
+  return e.metadata === null ? crc32(head) : crc32(e.metadata, crc32(head));
+}
+
+/** CRC-32 over session_id | message_id, length-prefixed. */
+export function messageCrc(sessionId: string, messageId: string): number {
+  const a = utf8.encode(sessionId);
+  const b = utf8.encode(messageId);
+  const buf = new Uint8Array(8 + a.length + b.length);
+  const view = new DataView(buf.buffer);
+  u32(view, 0, a.length);
+  buf.set(a, 4);
+  u32(view, 4 + a.length, b.length);
+  buf.set(b, 8 + a.length);
+  return crc32(buf);
 }
 
 /** CRC-32 over policy_id | descriptor, length-prefixed. */

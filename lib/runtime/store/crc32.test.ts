@@ -34,6 +34,31 @@ describe("crc32", () => {
       expect(crc32(buf)).toBe(zlib.crc32(buf));
     }
   });
+
+  it("agrees with the bit-by-bit definition, from any starting value, on any view", () => {
+    // The definition, one bit at a time (no table): what stored checksums were written with.
+    const reference = (data: Uint8Array, previous: number): number => {
+      let c = ~previous >>> 0;
+      for (const byte of data) {
+        c ^= byte;
+        for (let bit = 0; bit < 8; bit++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+      }
+      return ~c >>> 0;
+    };
+    let seed = 777;
+    const next = () => (seed = (seed * 1103515245 + 12345) >>> 0);
+    for (let n = 0; n < 200; n++) {
+      const backing = new Uint8Array(64).map(() => next() >>> 24);
+      const start = next() % 32;
+      const view = backing.subarray(start, start + (next() % 32));
+      const previous = n % 4 === 0 ? 0 : next();
+      expect(crc32(view, previous)).toBe(reference(view, previous));
+    }
+    // Empty inputs leave the value unchanged, whatever their backing buffer.
+    for (const empty of [new Uint8Array(0), new TextEncoder().encode(""), new Uint8Array(new ArrayBuffer(0)), Buffer.alloc(0)]) {
+      expect(crc32(empty, 0x8b8fc857)).toBe(0x8b8fc857);
+    }
+  });
 });
 
 describe("record checksums", () => {

@@ -22,7 +22,19 @@ export { openMemoryStore, type MemoryStore } from "./memory";
 export { openSqliteStore, type SqliteOpenReport, type SqliteStore } from "./sqlite";
 export { StoreCorruptionError } from "./types";
 export { WalDamageError } from "./wal-check";
-export type { LogRecord, PolicyRecord, RecordKind, Store, StoredRecord } from "./types";
+export type {
+  ListSessionsPage,
+  LogRecord,
+  PolicyRecord,
+  ReadPage,
+  RecordKind,
+  SessionIndexEntry,
+  SessionStatus,
+  SessionSummary,
+  Store,
+  StoredRecord,
+  StoreReadStats,
+} from "./types";
 
 export interface StoreConfig {
   /** MACP_MEMORY_ONLY=1: keep everything in memory, persist nothing. */
@@ -30,6 +42,8 @@ export interface StoreConfig {
   /** Folder for the SQLite database (ignored when memoryOnly). */
   dataDir: string;
   logger?: StoreLogger;
+  /** MACP_STORE_INTEGRITY_CHECK: when PRAGMA quick_check runs at open (SQLite). */
+  integrityCheck?: "auto" | "always";
 }
 
 /** A store plus its group-commit counters. */
@@ -40,5 +54,5 @@ export function openStore(config: StoreConfig): RuntimeStore {
     config.logger?.warn({}, "runtime store: memory only (MACP_MEMORY_ONLY=1); nothing survives a restart");
     return openMemoryStore({ logger: config.logger });
   }
-  return openSqliteStore({ dir: config.dataDir, logger: config.logger });
+  return openSqliteStore({ dir: config.dataDir, logger: config.logger, integrityCheck: config.integrityCheck });
 }

@@ -1,17 +1,31 @@
 // In-memory store (MACP_MEMORY_ONLY=1 and tests). Same group commit, same
-// validation, same ordering and the same all-or-nothing batches as the SQLite
-// store; only durability differs: everything is gone when the process exits.
+// validation, same ordering, the same indexes and the same all-or-nothing
+// batches as the SQLite store; only durability differs: everything is gone
+// when the process exits.
 import {
   checkAfterSeq,
   compareUtf8,
   LogVerifier,
   noopLogger,
   verifySessionRun,
+  type CommittedSession,
+  type SessionDraft,
   type StoreLogger,
   type StoreStats,
 } from "./common";
 import { GroupCommitWriter, type CommitBackend, type StoreOp } from "./writer";
-import type { LogRecord, PolicyRecord, Store, StoredRecord } from "./types";
+import {
+  isResidentStatus,
+  type ListSessionsPage,
+  type LogRecord,
+  type PolicyRecord,
+  type ReadPage,
+  type SessionIndexEntry,
+  type SessionSummary,
+  type Store,
+  type StoredRecord,
+  type StoreReadStats,
+} from "./types";
 
 export interface MemoryStore extends Store {
   stats(): StoreStats;
@@ -32,61 +46,111 @@ function copyRecord(r: StoredRecord): StoredRecord {
   return out;
 }
 
+interface MemorySession {
+  row: SessionIndexEntry;
+  /** Accepted envelopes; index i holds seq i + 1. */
+  envelopes: StoredRecord[];
+  /** Every record of the session, in position order. */
+  all: StoredRecord[];
+  messages: Set<string>;
+}
+
 class MemoryStoreImpl implements MemoryStore {
   readonly description = "memory (nothing is persisted)";
   private log: StoredRecord[] = [];
-  /** Accepted envelopes per session; index i holds seq i + 1. */
-  private sessions = new Map<string, StoredRecord[]>();
+  private sessions = new Map<string, MemorySession>();
+  /** Sessions in first-position order (the order they were created in). */
+  private order: MemorySession[] = [];
   private policies = new Map<string, PolicyRecord>();
   private fault: Error | null = null;
   private readonly writer: GroupCommitWriter;
+  private readonly reads: StoreReadStats = { indexRows: 0, records: 0, envelopeBytes: 0, messageLookups: 0 };
 
   constructor(logger: StoreLogger) {
     const backend: CommitBackend = {
-      commit: (ops) => this.commit(ops),
+      commit: (ops, drafts) => this.commit(ops, drafts),
       close: () => {},
     };
     this.writer = new GroupCommitWriter({
       backend,
       description: this.description,
       logger,
-      lastSeqs: [],
+      index: {
+        session: (id): CommittedSession | undefined => {
+          const s = this.sessions.get(id);
+          // The row's last seq is as of its last summary; the log has the newest.
+          return s ? { ...s.row, lastSeq: s.envelopes.length } : undefined;
+        },
+        hasMessage: (id, messageId) => this.sessions.get(id)?.messages.has(messageId) ?? false,
+      },
     });
   }
 
   /** Stage everything first, then publish it in one step: all or nothing. */
-  private commit(ops: readonly StoreOp[]): void {
+  private commit(ops: readonly StoreOp[], drafts: readonly SessionDraft[]): void {
     let position = this.log.length === 0 ? 0 : (this.log[this.log.length - 1] as StoredRecord).position;
     const added: StoredRecord[] = [];
+    const messages: [string, string][] = [];
     const policies = new Map(this.policies);
     for (const op of ops) {
       if (op.type === "append") {
-        for (const r of op.records) added.push({ ...(r as LogRecord), position: ++position });
+        for (const r of op.records as LogRecord[]) {
+          const { messageId, ...rest } = r;
+          added.push({ ...rest, position: ++position });
+          if (messageId) messages.push([r.sessionId, messageId]);
+        }
+      } else if (op.type === "index") {
+        messages.push(...op.messages.map(([s, m]) => [s, m] as [string, string]));
       } else if (op.type === "putPolicy") {
         policies.set(op.policy.policyId, op.policy);
       } else {
         policies.delete(op.policyId);
       }
     }
+    const firstPositions = new Map<string, number>();
+    for (const r of added) if (!firstPositions.has(r.sessionId)) firstPositions.set(r.sessionId, r.position);
+    // Like SQLite: a session's row is written when it is new or a summary came with the batch.
+    const written = drafts.filter((d) => !d.committed || d.summarised);
+    const rows = written.map((d): SessionIndexEntry => ({
+      sessionId: d.sessionId,
+      firstPosition: d.firstPosition || (firstPositions.get(d.sessionId) ?? 0),
+      lastSeq: d.lastSeq,
+      status: d.status,
+      activityMs: d.activityMs,
+      metadata: d.metadata,
+    }));
     const fault = this.fault;
     if (fault !== null) {
       this.fault = null;
       throw fault;
     }
     // Nothing below can throw.
-    for (const r of added) {
-      this.log.push(r);
-      if (r.kind === "envelope") {
-        let list = this.sessions.get(r.sessionId);
-        if (!list) this.sessions.set(r.sessionId, (list = []));
-        list.push(r);
+    written.forEach((d, i) => (d.firstPosition = (rows[i] as SessionIndexEntry).firstPosition));
+    for (const row of rows) {
+      const s = this.sessions.get(row.sessionId);
+      if (s) s.row = row;
+      else {
+        const created: MemorySession = { row, envelopes: [], all: [], messages: new Set() };
+        this.sessions.set(row.sessionId, created);
+        this.order.push(created);
       }
     }
+    for (const r of added) {
+      this.log.push(r);
+      const s = this.sessions.get(r.sessionId) as MemorySession;
+      s.all.push(r);
+      if (r.kind === "envelope") s.envelopes.push(r);
+    }
+    for (const [sessionId, messageId] of messages) this.sessions.get(sessionId)?.messages.add(messageId);
     this.policies = policies;
   }
 
-  append(records: LogRecord[]): Promise<void> {
-    return this.writer.append(records);
+  append(records: LogRecord[], summaries?: readonly SessionSummary[]): Promise<void> {
+    return this.writer.append(records, summaries);
+  }
+
+  indexSessions(entries: readonly { summary: SessionSummary; messageIds: readonly string[] }[]): Promise<void> {
+    return this.writer.indexSessions(entries);
   }
 
   putPolicy(policy: PolicyRecord): Promise<void> {
@@ -106,18 +170,80 @@ class MemoryStoreImpl implements MemoryStore {
     const verifier = new LogVerifier();
     return this.log.map((r) => {
       verifier.check(r);
-      return copyRecord(r);
+      return this.counted(r);
     });
   }
 
-  readSession(sessionId: string, afterSeq: number): StoredRecord[] {
+  readSession(sessionId: string, afterSeq: number, page: ReadPage = {}): StoredRecord[] {
     this.ensureOpen();
     checkAfterSeq(afterSeq);
-    const list = this.sessions.get(sessionId) ?? [];
+    const list = this.sessions.get(sessionId)?.envelopes ?? [];
+    const maxRecords = Math.max(1, page.maxRecords ?? Number.POSITIVE_INFINITY);
+    const maxBytes = page.maxBytes ?? Number.POSITIVE_INFINITY;
+    const upTo = page.upToSeq ?? Number.POSITIVE_INFINITY;
+    const out: StoredRecord[] = [];
+    let bytes = 0;
     // list[i] has seq i + 1, so "seq > afterSeq" starts at index floor(afterSeq).
-    const out = list.slice(Math.max(0, Math.floor(afterSeq))).map(copyRecord);
+    for (let i = Math.max(0, Math.floor(afterSeq)); i < list.length; i++) {
+      const r = list[i] as StoredRecord;
+      if (r.seq > upTo || out.length >= maxRecords || bytes >= maxBytes) break;
+      out.push(this.counted(r));
+      bytes += r.envelope.length;
+    }
     verifySessionRun(out, sessionId, afterSeq);
     return out;
+  }
+
+  *sessionRecords(sessionId: string): IterableIterator<StoredRecord> {
+    this.ensureOpen();
+    const s = this.sessions.get(sessionId);
+    if (!s) return;
+    const verifier = new LogVerifier();
+    for (const r of s.all) {
+      verifier.check(r);
+      yield this.counted(r);
+    }
+  }
+
+  getSession(sessionId: string): SessionIndexEntry | undefined {
+    this.ensureOpen();
+    const row = this.sessions.get(sessionId)?.row;
+    if (!row) return undefined;
+    this.reads.indexRows++;
+    return copyRow(row);
+  }
+
+  listSessions(page: ListSessionsPage): SessionIndexEntry[] {
+    this.ensureOpen();
+    const out: SessionIndexEntry[] = [];
+    const max = page.maxPosition ?? Number.POSITIVE_INFINITY;
+    // `order` is sorted by first position: binary search for the start.
+    let lo = 0;
+    let hi = this.order.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.order[mid] as MemorySession).row.firstPosition <= page.afterPosition) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < this.order.length && out.length < page.limit; i++) {
+      const row = (this.order[i] as MemorySession).row;
+      if (row.firstPosition > max) break;
+      if (page.residentOnly && !isResidentStatus(row.status)) continue;
+      this.reads.indexRows++;
+      out.push(copyRow(row));
+    }
+    return out;
+  }
+
+  hasMessage(sessionId: string, messageId: string): boolean {
+    this.ensureOpen();
+    this.reads.messageLookups++;
+    return this.sessions.get(sessionId)?.messages.has(messageId) ?? false;
+  }
+
+  lastPosition(): number {
+    this.ensureOpen();
+    return this.log.length === 0 ? 0 : (this.log[this.log.length - 1] as StoredRecord).position;
   }
 
   loadPolicies(): PolicyRecord[] {
@@ -131,13 +257,27 @@ class MemoryStoreImpl implements MemoryStore {
     return this.writer.stats();
   }
 
+  readStats(): StoreReadStats {
+    return { ...this.reads };
+  }
+
   __failNextCommitForTests(error?: Error): void {
     this.fault = error ?? new Error("injected commit failure (test)");
+  }
+
+  private counted(r: StoredRecord): StoredRecord {
+    this.reads.records++;
+    this.reads.envelopeBytes += r.envelope.length;
+    return copyRecord(r);
   }
 
   private ensureOpen(): void {
     if (this.writer.isClosed) throw new Error(`runtime store is closed (${this.description})`);
   }
+}
+
+function copyRow(row: SessionIndexEntry): SessionIndexEntry {
+  return { ...row, metadata: row.metadata === null ? null : row.metadata.slice() };
 }
 
 export function openMemoryStore(options: { logger?: StoreLogger } = {}): MemoryStore {

@@ -9,6 +9,7 @@ import Database from "better-sqlite3";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { recordCrc, type StoreLogger } from "./common";
+import { CLEAN_CLOSE_SUFFIX } from "./clean-close";
 import { openSqliteStore, SQL, SQLITE_FILE_NAME, type SqliteStore } from "./sqlite";
 import { StoreCorruptionError, type LogRecord } from "./types";
 import { inspectWalFile } from "./wal";
@@ -50,8 +51,8 @@ function withRaw<T>(dir: string, fn: (db: Database.Database) => T): T {
 let dir: string;
 let open: SqliteStore[];
 
-function openStore(logger?: StoreLogger, at = dir): SqliteStore {
-  const s = openSqliteStore({ dir: at, logger });
+function openStore(logger?: StoreLogger, at = dir, integrityCheck?: "auto" | "always"): SqliteStore {
+  const s = openSqliteStore({ dir: at, logger, integrityCheck });
   open.push(s);
   return s;
 }
@@ -82,7 +83,8 @@ describe("sqlite store: file, pragmas and schema", () => {
       lastPosition: 0,
       policies: 0,
       checkedOk: true,
-      schemaVersion: 1,
+      quickCheck: { ran: true, reason: "no record of a verified clean shutdown" },
+      schemaVersion: 2,
       journalMode: "wal",
       synchronous: "FULL",
       lockingMode: "exclusive",
@@ -92,7 +94,7 @@ describe("sqlite store: file, pragmas and schema", () => {
     await s.close();
 
     withRaw(dir, (db) => {
-      expect(db.pragma("user_version", { simple: true })).toBe(1);
+      expect(db.pragma("user_version", { simple: true })).toBe(2);
       expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
       const schema = db.prepare<[], { name: string; sql: string }>("SELECT name, sql FROM sqlite_schema").all();
       const sqlOf = (name: string): string => schema.find((r) => r.name === name)?.sql ?? "";
@@ -151,8 +153,8 @@ describe("sqlite store: file, pragmas and schema", () => {
 
   it("refuses a database written by a newer schema", async () => {
     await openStore().close();
-    withRaw(dir, (db) => db.pragma("user_version = 2"));
-    expect(() => openStore()).toThrow(/schema version 2 is newer/);
+    withRaw(dir, (db) => db.pragma("user_version = 3"));
+    expect(() => openStore()).toThrow(/schema version 3 is newer/);
   });
 
   it("logs loudly and stores nothing when a real SQLite constraint fails mid-transaction", async () => {
@@ -272,6 +274,135 @@ describe("sqlite store: integrity", () => {
     fs.writeFileSync(file, image);
     const err = corruption(() => openStore());
     expect(err.message).toMatch(/quick_check failed: .*Fragmentation/s);
+  });
+});
+
+describe("sqlite store: schema v2 indexes", () => {
+  const v1Fixture = path.join(repoRoot, "tests", "integration", "__fixtures__", "v1-store", SQLITE_FILE_NAME);
+
+  it("migrates a v1 store in place, once: every session gets an unsummarised index row", async () => {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fs.copyFileSync(v1Fixture, path.join(dir, SQLITE_FILE_NAME));
+    const v1 = withRaw(dir, (db) => ({
+      version: db.pragma("user_version", { simple: true }),
+      records: (db.prepare("SELECT COUNT(*) AS n FROM log").get() as { n: number }).n,
+      sessions: db
+        .prepare<[], { session_id: string; first: number; last_seq: number }>(
+          "SELECT session_id, MIN(position) AS first, MAX(seq) AS last_seq FROM log GROUP BY session_id ORDER BY first",
+        )
+        .all(),
+    }));
+    expect(v1.version).toBe(1);
+    expect(v1.sessions.length).toBeGreaterThan(5);
+
+    const s = openStore();
+    expect(s.openReport).toMatchObject({ schemaVersion: 2, recoveredRecords: v1.records, quickCheck: { ran: true } });
+    const rows = s.listSessions({ afterPosition: 0, limit: 100 });
+    expect(rows.map((r) => [r.sessionId, r.firstPosition, r.lastSeq])).toEqual(v1.sessions.map((r) => [r.session_id, r.first, r.last_seq]));
+    expect(rows.every((r) => r.status === null && r.metadata === null)).toBe(true);
+    expect(s.listSessions({ afterPosition: 0, limit: 100, residentOnly: true })).toHaveLength(rows.length);
+    expect(s.loadAll()).toHaveLength(v1.records); // every row still verifies
+    // Summarise one session; a reopen must not migrate again (the summary stays).
+    const first = rows[0] as { sessionId: string };
+    await s.indexSessions([{ summary: { sessionId: first.sessionId, status: "resolved", activityMs: 5, metadata: enc.encode("m") }, messageIds: ["x"] }]);
+    await s.append([{ ...env(first.sessionId, (rows[0] as { lastSeq: number }).lastSeq + 1), messageId: "y" }]);
+    await s.close();
+    const again = openStore();
+    expect(again.openReport).toMatchObject({ schemaVersion: 2, recoveredRecords: v1.records + 1 });
+    expect(again.getSession(first.sessionId)).toMatchObject({ status: "resolved", activityMs: 5 });
+    expect(again.hasMessage(first.sessionId, "x") && again.hasMessage(first.sessionId, "y")).toBe(true);
+    await again.close();
+    withRaw(dir, (db) => expect(db.pragma("user_version", { simple: true })).toBe(2));
+  });
+
+  it("detects a flipped byte in a session-index summary and in a message-id row", async () => {
+    const s = openStore();
+    await s.append([{ ...env("a", 1), messageId: "m1" }], [{ sessionId: "a", status: "open", activityMs: 1, metadata: enc.encode("summary") }]);
+    await s.close();
+    withRaw(dir, (db) => {
+      db.prepare("UPDATE sessions SET metadata = ? WHERE session_id = 'a'").run(Buffer.from("summarz"));
+      db.prepare("UPDATE messages SET crc = (crc + 1) % 4294967296 WHERE session_id = 'a'").run();
+    });
+    const again = openStore();
+    expect(() => again.getSession("a")).toThrow(StoreCorruptionError);
+    expect(() => again.getSession("a")).toThrow(/session index row for a: checksum mismatch/);
+    expect(() => again.listSessions({ afterPosition: 0, limit: 10 })).toThrow(StoreCorruptionError);
+    expect(() => again.hasMessage("a", "m1")).toThrow(/message index row \(a, m1\): checksum mismatch/);
+    // A store that saw damage does not vouch for the file at close: the next open checks it.
+    await again.close();
+    expect(fs.existsSync(again.path + CLEAN_CLOSE_SUFFIX)).toBe(false);
+  });
+
+  it("reads pages, sessions, resident rows and message ids through indexes", async () => {
+    await openStore().close();
+    withRaw(dir, (db) => {
+      const plan = (sql: string, ...args: unknown[]): string =>
+        db
+          .prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`)
+          .all(...args)
+          .map((r) => r.detail)
+          .join(" | ");
+      expect(plan(SQL.selectSessionPage, "s", 0, 10, 5)).toMatch(/SEARCH log USING INDEX log_session_seq \(session_id=\? AND seq>\? AND seq<\?\)/);
+      expect(plan(SQL.selectAnnotations, "s", 0, 5)).toMatch(/SEARCH log USING INDEX log_session_annotations \(session_id=\? AND position>\?\)/);
+      expect(plan(SQL.lastSeq, "s")).toMatch(/SEARCH log USING COVERING INDEX log_session_seq \(session_id=\?\)/);
+      expect(plan(SQL.selectSessionRow, "s")).toMatch(/SEARCH sessions USING INDEX sqlite_autoindex_sessions_1 \(session_id=\?\)/);
+      expect(plan(SQL.listResidentSessions, 0, 10, 5)).toMatch(/SEARCH sessions USING INDEX sessions_resident \(first_position>\? AND first_position<\?\)/);
+      expect(plan(SQL.listSessions, 0, 10, 5)).toMatch(/SEARCH sessions USING INDEX sqlite_autoindex_sessions_2 \(first_position>\? AND first_position<\?\)/);
+      expect(plan(SQL.selectMessage, "s", "m")).toMatch(/SEARCH messages USING PRIMARY KEY \(session_id=\? AND message_id=\?\)/);
+      const all: [string, unknown[]][] = [
+        [SQL.selectSessionPage, ["s", 0, 10, 5]],
+        [SQL.selectAnnotations, ["s", 0, 5]],
+        [SQL.listResidentSessions, [0, 10, 5]],
+        [SQL.listSessions, [0, 10, 5]],
+      ];
+      for (const [sql, args] of all) expect(plan(sql, ...args)).not.toMatch(/TEMP B-TREE|SCAN/);
+    });
+  });
+});
+
+describe("sqlite store: PRAGMA quick_check at open", () => {
+  async function cleanStore(): Promise<string> {
+    const s = openStore();
+    await s.append([env("a", 1), env("a", 2)]);
+    await s.close();
+    return s.path;
+  }
+
+  it("is skipped for a file exactly as a verified clean shutdown left it, and runs otherwise", async () => {
+    const file = await cleanStore();
+    expect(fs.existsSync(file + CLEAN_CLOSE_SUFFIX)).toBe(true);
+    const logger = recordingLogger();
+    const s = openStore(logger);
+    expect(s.openReport.quickCheck).toMatchObject({ ran: false, reason: "unchanged since the last verified clean shutdown" });
+    expect(s.openReport.checkedOk).toBe(true);
+    expect(logger.lines[0]?.obj).toMatchObject({ quickCheck: "skipped: unchanged since the last verified clean shutdown" });
+    // The record is consumed at open: a crash now would leave none behind.
+    expect(fs.existsSync(file + CLEAN_CLOSE_SUFFIX)).toBe(false);
+    await s.append([env("a", 3)]);
+    await s.close();
+    expect(openStore().openReport.quickCheck.ran).toBe(false); // the chain continues
+  });
+
+  it("runs after the file was written by someone else, after an unclean shutdown, and when asked to always", async () => {
+    const file = await cleanStore();
+    withRaw(dir, (db) => db.prepare("INSERT INTO counters (name, value) VALUES ('written-elsewhere', 1)").run());
+    const touched = openStore();
+    expect(touched.openReport.quickCheck).toMatchObject({ ran: true });
+    expect(touched.openReport.quickCheck.reason).toMatch(/changed since the last clean shutdown/);
+    await touched.close();
+
+    // A -wal file next to the database means the last run did not close cleanly.
+    fs.writeFileSync(`${file}-wal`, Buffer.alloc(0));
+    const crashed = openStore();
+    expect(crashed.openReport.quickCheck).toMatchObject({ ran: true, reason: "a write-ahead log is present (unclean shutdown)" });
+    await crashed.close();
+
+    const always = openStore(undefined, dir, "always");
+    expect(always.openReport.quickCheck).toMatchObject({ ran: true, reason: "MACP_STORE_INTEGRITY_CHECK=always" });
+    await always.close();
+
+    fs.rmSync(file + CLEAN_CLOSE_SUFFIX);
+    expect(openStore().openReport.quickCheck).toMatchObject({ ran: true, reason: "no record of a verified clean shutdown" });
   });
 });
 

@@ -8,9 +8,24 @@
 // to open instead of interleaving its writes (it also keeps the WAL index in
 // process memory: no -shm file).
 //
-// Integrity: every row carries a CRC-32 of its fields, checked on every read;
-// open runs `PRAGMA quick_check`; full scans check positions and per-session
-// seq continuity. Any failure is a StoreCorruptionError, never a skipped row.
+// Integrity: every row (log, session index, message ids, policies) carries a
+// CRC-32 of its fields, checked on every read; reads check per-session seq
+// continuity; `PRAGMA quick_check` runs at open unless the file is exactly as
+// the last verified clean shutdown left it (clean-close.ts explains why and
+// when). Any failure is a StoreCorruptionError, never a skipped row.
+//
+// Indexes (schema v2): `sessions` has one row per session (first position,
+// and the kernel's summary as of the session's last change of state: status,
+// last seq, last activity, metadata) and `messages` the message ids each
+// session accepted; both are written in the same transaction as the log rows
+// they describe. Per accepted envelope that is one log row, its
+// `log_session_seq` entry and one `messages` row; the `sessions` row changes
+// when the state does. A restart reads the `sessions_resident` partial index
+// (open and suspended sessions only) and those sessions' records (envelopes
+// through `log_session_seq`, annotations through the partial
+// `log_session_annotations`); a closed session is answered from its
+// `sessions` row, its history read page by page through `log_session_seq`,
+// and a late resend recognised through `messages`.
 //
 // Crash recovery: if the previous process died mid-commit, the -wal file ends
 // with frames of a transaction that has no valid commit frame (or with a torn
@@ -28,25 +43,42 @@ import {
   checkAfterSeq,
   compareUtf8,
   isRecordKind,
+  isSessionStatus,
   LogVerifier,
+  messageCrc,
   noopLogger,
   policyCrc,
   recordCrc,
+  sessionRowCrc,
   verifySessionRun,
+  type SessionDraft,
   type StoreLogger,
   type StoreStats,
 } from "./common";
 import type { WalInspection } from "./wal";
 import { checkWalBeforeOpen, logWalRecovery } from "./wal-check";
+import { consumeCleanClose, forgetCleanClose, recordCleanClose, type TrustVerdict } from "./clean-close";
 import { GroupCommitWriter, type CommitBackend, type StoreOp } from "./writer";
-import { StoreCorruptionError, type LogRecord, type PolicyRecord, type Store, type StoredRecord } from "./types";
+import {
+  isResidentStatus,
+  StoreCorruptionError,
+  type ListSessionsPage,
+  type LogRecord,
+  type PolicyRecord,
+  type ReadPage,
+  type SessionIndexEntry,
+  type SessionSummary,
+  type Store,
+  type StoredRecord,
+  type StoreReadStats,
+} from "./types";
 
 export const SQLITE_FILE_NAME = "baton-runtime.sqlite";
 /** How long open() waits for another process holding the database. */
 const BUSY_TIMEOUT_MS = 1000;
 
-/** migrations[i] takes the schema from user_version i to i + 1. */
-const MIGRATIONS: readonly string[] = [
+/** migrations[i] takes the schema from user_version i to i + 1 (SQL text, or a step run in the same transaction). */
+const MIGRATIONS: readonly (string | ((db: Database.Database) => void))[] = [
   `
   CREATE TABLE log (
     position     INTEGER PRIMARY KEY,
@@ -68,11 +100,71 @@ const MIGRATIONS: readonly string[] = [
     crc        INTEGER NOT NULL CHECK (crc BETWEEN 0 AND 4294967295)
   ) STRICT;
   `,
+  migrateToV2,
 ];
+
+/**
+ * v1 → v2: the session index, the message-id index, the record counter and a
+ * (session, position) index on the log. Existing sessions get rows with their
+ * first position and last seq but no summary (status NULL): the kernel
+ * replays them once at its next start, writes their summaries and message
+ * ids, and from then on restarts read only open and suspended sessions.
+ */
+function migrateToV2(db: Database.Database): void {
+  db.exec(`
+  -- Annotations (cancel, suspend, resume, expire) of a session in order; envelopes are in log_session_seq.
+  CREATE INDEX log_session_annotations ON log (session_id, position) WHERE kind <> 'envelope';
+  CREATE TABLE sessions (
+    session_id     TEXT    PRIMARY KEY NOT NULL CHECK (length(session_id) > 0),
+    first_position INTEGER NOT NULL UNIQUE CHECK (first_position > 0),
+    last_seq       INTEGER NOT NULL CHECK (last_seq >= 0),
+    status         TEXT    CHECK (status IN ('open', 'suspended', 'resolved', 'expired', 'cancelled')),
+    resident       INTEGER NOT NULL CHECK (resident = (status IS NULL OR status IN ('open', 'suspended'))),
+    activity_ms    INTEGER NOT NULL CHECK (activity_ms >= 0),
+    metadata       BLOB    CHECK ((metadata IS NULL) = (status IS NULL)),
+    crc            INTEGER NOT NULL CHECK (crc BETWEEN 0 AND 4294967295)
+  ) STRICT;
+  -- What a restart rebuilds: open, suspended and not yet summarised sessions.
+  CREATE INDEX sessions_resident ON sessions (first_position) WHERE resident = 1;
+  CREATE TABLE messages (
+    session_id TEXT    NOT NULL,
+    message_id TEXT    NOT NULL CHECK (length(message_id) > 0),
+    crc        INTEGER NOT NULL CHECK (crc BETWEEN 0 AND 4294967295),
+    PRIMARY KEY (session_id, message_id)
+  ) STRICT, WITHOUT ROWID;
+  CREATE TABLE counters (
+    name  TEXT    PRIMARY KEY NOT NULL,
+    value INTEGER NOT NULL CHECK (value >= 0)
+  ) STRICT, WITHOUT ROWID;
+  INSERT INTO counters (name, value) VALUES ('records', (SELECT COUNT(*) FROM log));
+  `);
+  const page = db.prepare<[string], { session_id: string; first: number; last_seq: number }>(
+    "SELECT session_id, MIN(position) AS first, MAX(seq) AS last_seq FROM log " +
+      "WHERE session_id > ? GROUP BY session_id ORDER BY session_id LIMIT 1000",
+  );
+  const insert = db.prepare(SQL.insertSession);
+  for (let after = ""; ; ) {
+    const rows = page.all(after);
+    if (rows.length === 0) break;
+    for (const r of rows) {
+      const entry: SessionIndexEntry = {
+        sessionId: r.session_id,
+        firstPosition: r.first,
+        lastSeq: r.last_seq,
+        status: null,
+        activityMs: 0,
+        metadata: null,
+      };
+      insert.run(r.session_id, r.first, r.last_seq, null, 1, 0, null, sessionRowCrc(entry));
+    }
+    after = (rows[rows.length - 1] as { session_id: string }).session_id;
+  }
+}
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 const LOG_COLUMNS = "position, session_id, kind, seq, recv_ms, envelope, bound_policy, crc";
+const SESSION_COLUMNS = "session_id, first_position, last_seq, status, activity_ms, metadata, crc";
 
 /** SQL text of the statements, exported so tests can EXPLAIN them. */
 export const SQL = {
@@ -80,8 +172,37 @@ export const SQL = {
     "INSERT INTO log (session_id, kind, seq, recv_ms, envelope, bound_policy, crc) VALUES (?, ?, ?, ?, ?, ?, ?)",
   selectAll: `SELECT ${LOG_COLUMNS} FROM log ORDER BY position`,
   selectSession: `SELECT ${LOG_COLUMNS} FROM log WHERE session_id = ? AND kind = 'envelope' AND seq > ? ORDER BY seq`,
-  lastSeqs: "SELECT session_id, MAX(seq) AS seq FROM log WHERE kind = 'envelope' GROUP BY session_id",
-  logSummary: "SELECT COUNT(*) AS n, COALESCE(MAX(position), 0) AS last FROM log",
+  /** One page of history: (session, afterSeq, upToSeq, limit). */
+  selectSessionPage:
+    `SELECT ${LOG_COLUMNS} FROM log WHERE session_id = ? AND kind = 'envelope' AND seq > ? AND seq <= ? ` +
+    "ORDER BY seq LIMIT ?",
+  /** Every record of one session after a position: (session, afterPosition, limit). */
+  /** A session's annotations after a position: (session, afterPosition, limit). */
+  selectAnnotations:
+    `SELECT ${LOG_COLUMNS} FROM log WHERE session_id = ? AND kind <> 'envelope' AND position > ? ORDER BY position LIMIT ?`,
+  /** The last accepted seq of a session, from log_session_seq. */
+  lastSeq: "SELECT COALESCE(MAX(seq), 0) AS seq FROM log WHERE session_id = ? AND kind = 'envelope'",
+  logSummary: "SELECT COALESCE(MAX(position), 0) AS last, (SELECT value FROM counters WHERE name = 'records') AS n FROM log",
+  lastPosition: "SELECT COALESCE(MAX(position), 0) AS last FROM log",
+  bumpRecords: "UPDATE counters SET value = value + ? WHERE name = 'records'",
+  insertSession:
+    "INSERT INTO sessions (session_id, first_position, last_seq, status, resident, activity_ms, metadata, crc) " +
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+  /** A row whose residency does not change: the indexes on first_position stay untouched. */
+  updateSession: "UPDATE sessions SET last_seq = ?, status = ?, activity_ms = ?, metadata = ?, crc = ? WHERE session_id = ?",
+  updateSessionResidency:
+    "UPDATE sessions SET last_seq = ?, status = ?, resident = ?, activity_ms = ?, metadata = ?, crc = ? WHERE session_id = ?",
+  selectSessionRow: `SELECT ${SESSION_COLUMNS} FROM sessions WHERE session_id = ?`,
+  /** (afterPosition, maxPosition, limit) */
+  listSessions:
+    `SELECT ${SESSION_COLUMNS} FROM sessions WHERE first_position > ? AND first_position <= ? ` +
+    "ORDER BY first_position LIMIT ?",
+  /** (afterPosition, maxPosition, limit), through the sessions_resident partial index. */
+  listResidentSessions:
+    `SELECT ${SESSION_COLUMNS} FROM sessions WHERE resident = 1 AND first_position > ? AND first_position <= ? ` +
+    "ORDER BY first_position LIMIT ?",
+  insertMessage: "INSERT INTO messages (session_id, message_id, crc) VALUES (?, ?, ?)",
+  selectMessage: "SELECT crc FROM messages WHERE session_id = ? AND message_id = ?",
   countPolicies: "SELECT COUNT(*) AS n FROM policies",
   upsertPolicy:
     "INSERT INTO policies (policy_id, descriptor, crc) VALUES (?, ?, ?) " +
@@ -108,8 +229,14 @@ export interface SqliteOpenReport {
   /** Highest log position (0 for an empty log). */
   lastPosition: number;
   policies: number;
-  /** PRAGMA quick_check returned "ok" (open throws otherwise). */
+  /**
+   * The file is verified: PRAGMA quick_check returned "ok" at this open (open
+   * throws otherwise), or it was skipped for a file left exactly as a
+   * verified clean shutdown left it (see `quickCheck`).
+   */
   checkedOk: boolean;
+  /** Whether PRAGMA quick_check ran at this open, and why. */
+  quickCheck: { ran: boolean; reason: string; ms: number };
   schemaVersion: number;
   journalMode: string;
   synchronous: string;
@@ -134,6 +261,11 @@ export interface SqliteStoreOptions {
   /** Folder for the database; created (mode 0700) if missing. */
   dir: string;
   logger?: StoreLogger;
+  /**
+   * "auto" (default): PRAGMA quick_check at open unless the file is unchanged
+   * since a verified clean shutdown; "always": at every open.
+   */
+  integrityCheck?: "auto" | "always";
 }
 
 interface LogRow {
@@ -144,6 +276,16 @@ interface LogRow {
   recv_ms: number;
   envelope: Buffer;
   bound_policy: Buffer | null;
+  crc: number;
+}
+
+interface SessionRow {
+  session_id: string;
+  first_position: number;
+  last_seq: number;
+  status: string | null;
+  activity_ms: number;
+  metadata: Buffer | null;
   crc: number;
 }
 
@@ -195,6 +337,38 @@ function decodeLogRow(row: LogRow): StoredRecord {
   return record;
 }
 
+/** Turn a session-index row into an entry, checking its types and CRC. */
+function decodeSessionRow(row: SessionRow): SessionIndexEntry {
+  const id = String(row.session_id);
+  if (
+    typeof row.session_id !== "string" ||
+    typeof row.first_position !== "number" ||
+    typeof row.last_seq !== "number" ||
+    (row.status !== null && !isSessionStatus(row.status)) ||
+    typeof row.activity_ms !== "number" ||
+    (row.metadata !== null && !Buffer.isBuffer(row.metadata)) ||
+    typeof row.crc !== "number"
+  ) {
+    throw new StoreCorruptionError(`session index row for ${id}: unexpected column types or status`);
+  }
+  const entry: SessionIndexEntry = {
+    sessionId: row.session_id,
+    firstPosition: row.first_position,
+    lastSeq: row.last_seq,
+    status: row.status as SessionIndexEntry["status"],
+    activityMs: row.activity_ms,
+    metadata: row.metadata === null ? null : view(row.metadata),
+  };
+  const crc = sessionRowCrc(entry);
+  if (crc !== row.crc) {
+    throw new StoreCorruptionError(
+      `session index row for ${id}: checksum mismatch (stored ${hex32(row.crc)}, computed ${hex32(crc)})`,
+      row.first_position,
+    );
+  }
+  return entry;
+}
+
 function decodePolicyRow(row: PolicyRow): PolicyRecord {
   if (typeof row.policy_id !== "string" || !Buffer.isBuffer(row.descriptor) || typeof row.crc !== "number") {
     throw new StoreCorruptionError(`policy ${String(row.policy_id)}: unexpected column types`);
@@ -215,7 +389,11 @@ function errorCode(e: unknown): string {
 }
 
 /** Pragmas, integrity check and schema migration. Throws on any problem. */
-function prepareDatabase(db: Database.Database, file: string): { schemaVersion: number; modes: Record<string, string> } {
+function prepareDatabase(
+  db: Database.Database,
+  file: string,
+  trust: TrustVerdict,
+): { schemaVersion: number; modes: Record<string, string>; quickCheck: SqliteOpenReport["quickCheck"] } {
   // Order matters: EXCLUSIVE must be set before the first access in WAL mode.
   const lockingMode = String(db.pragma("locking_mode = EXCLUSIVE", { simple: true }));
   const journalMode = String(db.pragma("journal_mode = WAL", { simple: true }));
@@ -232,12 +410,20 @@ function prepareDatabase(db: Database.Database, file: string): { schemaVersion: 
   const synchronous = ["OFF", "NORMAL", "FULL", "EXTRA"][syncLevel] ?? String(syncLevel);
   if (syncLevel < 2) throw new Error(`runtime store ${file}: synchronous is ${synchronous}, expected FULL`);
 
-  const problems = (db.pragma("quick_check") as Array<Record<string, unknown>>).map((r) =>
-    String(Object.values(r)[0]),
-  );
-  if (problems.length !== 1 || problems[0] !== "ok") {
-    throw new StoreCorruptionError(`runtime store ${file}: PRAGMA quick_check failed: ${problems.join("; ")}`);
+  const checkStarted = performance.now();
+  if (!trust.trusted) {
+    const problems = (db.pragma("quick_check") as Array<Record<string, unknown>>).map((r) =>
+      String(Object.values(r)[0]),
+    );
+    if (problems.length !== 1 || problems[0] !== "ok") {
+      throw new StoreCorruptionError(`runtime store ${file}: PRAGMA quick_check failed: ${problems.join("; ")}`);
+    }
+  } else {
+    // Still make SQLite read and parse the schema now, so a file that is not
+    // a database at all fails here rather than at the first query.
+    db.prepare("SELECT COUNT(*) FROM sqlite_schema").get();
   }
+  const quickCheck = { ran: !trust.trusted, reason: trust.reason, ms: Math.round(performance.now() - checkStarted) };
 
   // BEGIN IMMEDIATE takes the write lock now; with EXCLUSIVE locking it is
   // held until close, so no other process can write this file meanwhile.
@@ -250,14 +436,21 @@ function prepareDatabase(db: Database.Database, file: string): { schemaVersion: 
       );
     }
     for (let v = from; v < MIGRATIONS.length; v++) {
-      db.exec(MIGRATIONS[v] as string);
+      const step = MIGRATIONS[v] as string | ((d: Database.Database) => void);
+      if (typeof step === "string") db.exec(step);
+      else step(db);
       db.pragma(`user_version = ${v + 1}`);
     }
     return SCHEMA_VERSION;
   });
   const schemaVersion = migrate.immediate();
-  return { schemaVersion, modes: { journalMode, synchronous, lockingMode } };
+  return { schemaVersion, modes: { journalMode, synchronous, lockingMode }, quickCheck };
 }
+
+/** Records per query when a session's records are read in pages. */
+const RECORDS_PER_QUERY = 64;
+/** Bytes of envelopes per query when a session's records are read in pages. */
+const BYTES_PER_QUERY = 1_048_576;
 
 class SqliteStoreImpl implements SqliteStore {
   readonly description: string;
@@ -265,10 +458,26 @@ class SqliteStoreImpl implements SqliteStore {
   readonly openReport: SqliteOpenReport;
   private readonly writer: GroupCommitWriter;
   private fault: Error | "constraint" | null = null;
+  /** Set when any read or commit saw damage: the next start must run quick_check. */
+  private damaged = false;
+  private readonly reads: StoreReadStats = { indexRows: 0, records: 0, envelopeBytes: 0, messageLookups: 0 };
   private readonly stmt: {
     insertLog: Database.Statement<[string, string, number, number, Uint8Array, Uint8Array | null, number]>;
     selectAll: Database.Statement<[], LogRow>;
     selectSession: Database.Statement<[string, number], LogRow>;
+    selectSessionPage: Database.Statement<[string, number, number, number], LogRow>;
+    selectAnnotations: Database.Statement<[string, number, number], LogRow>;
+    lastSeq: Database.Statement<[string], { seq: number }>;
+    lastPosition: Database.Statement<[], { last: number }>;
+    bumpRecords: Database.Statement<[number]>;
+    insertSession: Database.Statement<[string, number, number, string | null, number, number, Uint8Array | null, number]>;
+    updateSession: Database.Statement<[number, string | null, number, Uint8Array | null, number, string]>;
+    updateSessionResidency: Database.Statement<[number, string | null, number, number, Uint8Array | null, number, string]>;
+    selectSessionRow: Database.Statement<[string], SessionRow>;
+    listSessions: Database.Statement<[number, number, number], SessionRow>;
+    listResidentSessions: Database.Statement<[number, number, number], SessionRow>;
+    insertMessage: Database.Statement<[string, string, number]>;
+    selectMessage: Database.Statement<[string, string], { crc: number }>;
     upsertPolicy: Database.Statement<[string, Uint8Array, number]>;
     deletePolicy: Database.Statement<[string]>;
     selectPolicies: Database.Statement<[], PolicyRow>;
@@ -282,20 +491,67 @@ class SqliteStoreImpl implements SqliteStore {
       insertLog: db.prepare(SQL.insertLog),
       selectAll: db.prepare(SQL.selectAll),
       selectSession: db.prepare(SQL.selectSession),
+      selectSessionPage: db.prepare(SQL.selectSessionPage),
+      selectAnnotations: db.prepare(SQL.selectAnnotations),
+      lastSeq: db.prepare(SQL.lastSeq),
+      lastPosition: db.prepare(SQL.lastPosition),
+      bumpRecords: db.prepare(SQL.bumpRecords),
+      insertSession: db.prepare(SQL.insertSession),
+      updateSession: db.prepare(SQL.updateSession),
+      updateSessionResidency: db.prepare(SQL.updateSessionResidency),
+      selectSessionRow: db.prepare(SQL.selectSessionRow),
+      listSessions: db.prepare(SQL.listSessions),
+      listResidentSessions: db.prepare(SQL.listResidentSessions),
+      insertMessage: db.prepare(SQL.insertMessage),
+      selectMessage: db.prepare(SQL.selectMessage),
       upsertPolicy: db.prepare(SQL.upsertPolicy),
       deletePolicy: db.prepare(SQL.deletePolicy),
       selectPolicies: db.prepare(SQL.selectPolicies),
     };
-    const tx = db.transaction((ops: readonly StoreOp[]) => {
+    const tx = db.transaction((ops: readonly StoreOp[], sessions: readonly SessionDraft[]) => {
+      const firstPositions = new Map<string, number>();
+      let records = 0;
       for (const op of ops) {
         if (op.type === "append") {
-          for (const r of op.records) this.insert(r);
+          for (const r of op.records) {
+            const position = this.insert(r);
+            records++;
+            if (!firstPositions.has(r.sessionId)) firstPositions.set(r.sessionId, position);
+            if (r.messageId) this.stmt.insertMessage.run(r.sessionId, r.messageId, messageCrc(r.sessionId, r.messageId));
+          }
+        } else if (op.type === "index") {
+          for (const [sessionId, messageId] of op.messages) {
+            this.stmt.insertMessage.run(sessionId, messageId, messageCrc(sessionId, messageId));
+          }
         } else if (op.type === "putPolicy") {
           this.stmt.upsertPolicy.run(op.policy.policyId, op.policy.descriptor, policyCrc(op.policy));
         } else {
           this.stmt.deletePolicy.run(op.policyId);
         }
       }
+      for (const d of sessions) {
+        const before = d.committed;
+        if (before && !d.summarised) continue; // no new summary: the row stays as it is
+        if (!d.firstPosition) d.firstPosition = firstPositions.get(d.sessionId) ?? 0;
+        const entry: SessionIndexEntry = {
+          sessionId: d.sessionId,
+          firstPosition: d.firstPosition,
+          lastSeq: d.lastSeq,
+          status: d.status,
+          activityMs: d.activityMs,
+          metadata: d.metadata,
+        };
+        const crc = sessionRowCrc(entry);
+        const resident = isResidentStatus(entry.status);
+        if (!before) {
+          this.stmt.insertSession.run(entry.sessionId, entry.firstPosition, entry.lastSeq, entry.status, resident ? 1 : 0, entry.activityMs, entry.metadata, crc);
+        } else if (isResidentStatus(before.status) !== resident) {
+          this.stmt.updateSessionResidency.run(entry.lastSeq, entry.status, resident ? 1 : 0, entry.activityMs, entry.metadata, crc, entry.sessionId);
+        } else {
+          this.stmt.updateSession.run(entry.lastSeq, entry.status, entry.activityMs, entry.metadata, crc, entry.sessionId);
+        }
+      }
+      if (records > 0) this.stmt.bumpRecords.run(records);
       const fault = this.fault;
       if (fault !== null) {
         this.fault = null;
@@ -304,30 +560,69 @@ class SqliteStoreImpl implements SqliteStore {
       }
     });
     const backend: CommitBackend = {
-      commit: (ops) => tx.immediate(ops),
+      commit: (ops, sessions) => tx.immediate(ops, sessions),
       close: () => {
         if (db.open) db.close();
       },
     };
-    const lastSeqs = db
-      .prepare<[], { session_id: string; seq: number }>(SQL.lastSeqs)
-      .all()
-      .map((r) => [r.session_id, r.seq] as const);
-    this.writer = new GroupCommitWriter({ backend, description: this.description, logger, lastSeqs });
+    this.writer = new GroupCommitWriter({
+      backend,
+      description: this.description,
+      logger,
+      index: {
+        session: (id) => {
+          const row = this.stmt.selectSessionRow.get(id);
+          if (!row) return undefined;
+          const entry = this.verified(() => decodeSessionRow(row));
+          // The row's last seq is as of its last summary; the log has the newest.
+          return { ...entry, lastSeq: this.stmt.lastSeq.get(id)?.seq ?? entry.lastSeq };
+        },
+        hasMessage: (id, messageId) => this.hasMessage(id, messageId),
+      },
+    });
   }
 
-  private insert(r: LogRecord): void {
-    this.stmt.insertLog.run(r.sessionId, r.kind, r.seq, r.recvMs, r.envelope, r.boundPolicy ?? null, recordCrc(r));
+  private insert(r: LogRecord): number {
+    const info = this.stmt.insertLog.run(r.sessionId, r.kind, r.seq, r.recvMs, r.envelope, r.boundPolicy ?? null, recordCrc(r));
+    return Number(info.lastInsertRowid);
+  }
+
+  /** Run a read; remember damage it reports, so the next start checks the whole file. */
+  private verified<T>(read: () => T): T {
+    try {
+      return read();
+    } catch (e) {
+      if (e instanceof StoreCorruptionError || errorCode(e).startsWith("SQLITE_CORRUPT")) this.damaged = true;
+      throw e;
+    }
+  }
+
+  private counted(row: LogRow): StoredRecord {
+    const r = decodeLogRow(row);
+    this.reads.records++;
+    this.reads.envelopeBytes += r.envelope.length;
+    return r;
   }
 
   // Store ------------------------------------------------------------------
 
-  close(): Promise<void> {
-    return this.writer.close();
+  async close(): Promise<void> {
+    await this.writer.close();
+    // Vouch for the file only after a close with nothing amiss (see clean-close.ts).
+    if (this.damaged || this.writer.hasFailed || !this.openReport.checkedOk) return;
+    try {
+      recordCleanClose(this.path);
+    } catch {
+      forgetCleanClose(this.path);
+    }
   }
 
-  append(records: LogRecord[]): Promise<void> {
-    return this.writer.append(records);
+  append(records: LogRecord[], summaries?: readonly SessionSummary[]): Promise<void> {
+    return this.writer.append(records, summaries);
+  }
+
+  indexSessions(entries: readonly { summary: SessionSummary; messageIds: readonly string[] }[]): Promise<void> {
+    return this.writer.indexSessions(entries);
   }
 
   putPolicy(policy: PolicyRecord): Promise<void> {
@@ -340,33 +635,140 @@ class SqliteStoreImpl implements SqliteStore {
 
   loadAll(): StoredRecord[] {
     this.ensureOpen();
-    const verifier = new LogVerifier();
-    const out: StoredRecord[] = [];
-    for (const row of this.stmt.selectAll.iterate()) {
-      const record = decodeLogRow(row);
-      verifier.check(record);
-      out.push(record);
-    }
-    return out;
+    return this.verified(() => {
+      const verifier = new LogVerifier();
+      const out: StoredRecord[] = [];
+      for (const row of this.stmt.selectAll.iterate()) {
+        const record = this.counted(row);
+        verifier.check(record);
+        out.push(record);
+      }
+      return out;
+    });
   }
 
-  readSession(sessionId: string, afterSeq: number): StoredRecord[] {
+  readSession(sessionId: string, afterSeq: number, page?: ReadPage): StoredRecord[] {
     this.ensureOpen();
     checkAfterSeq(afterSeq);
-    const out = this.stmt.selectSession.all(sessionId, afterSeq).map(decodeLogRow);
-    verifySessionRun(out, sessionId, afterSeq);
-    return out;
+    return this.verified(() => {
+      let out: StoredRecord[];
+      if (page === undefined) {
+        out = this.stmt.selectSession.all(sessionId, afterSeq).map((row) => this.counted(row));
+      } else {
+        const maxBytes = page.maxBytes ?? Number.POSITIVE_INFINITY;
+        const limit = Math.max(1, Math.min(page.maxRecords ?? Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER));
+        out = [];
+        let bytes = 0;
+        for (const row of this.stmt.selectSessionPage.iterate(sessionId, afterSeq, page.upToSeq ?? Number.MAX_SAFE_INTEGER, limit)) {
+          const r = this.counted(row);
+          out.push(r);
+          bytes += r.envelope.length;
+          if (bytes >= maxBytes) break;
+        }
+      }
+      verifySessionRun(out, sessionId, afterSeq);
+      return out;
+    });
+  }
+
+  *sessionRecords(sessionId: string): IterableIterator<StoredRecord> {
+    this.ensureOpen();
+    // Envelopes (by seq) and annotations (by position) come from two indexes,
+    // each read in bounded pages and merged by position; no statement stays
+    // open across a yield, so the caller may use the store in between.
+    const verifier = new LogVerifier();
+    const envelopes = this.pages((after) => this.readSession(sessionId, after, { maxRecords: RECORDS_PER_QUERY, maxBytes: BYTES_PER_QUERY }), (r) => r.seq);
+    const annotations = this.pages(
+      (after) => this.verified(() => this.stmt.selectAnnotations.all(sessionId, after, RECORDS_PER_QUERY).map((row) => this.counted(row))),
+      (r) => r.position,
+    );
+    let e = envelopes.next();
+    let a = annotations.next();
+    while (!e.done || !a.done) {
+      const takeEnvelope = a.done || (!e.done && e.value.position < a.value.position);
+      const r = (takeEnvelope ? e.value : a.value) as StoredRecord;
+      if (r.sessionId !== sessionId) {
+        this.damaged = true;
+        throw new StoreCorruptionError(`log row at position ${r.position}: belongs to session ${r.sessionId}`, r.position);
+      }
+      this.verified(() => verifier.check(r));
+      yield r;
+      if (takeEnvelope) e = envelopes.next();
+      else a = annotations.next();
+    }
+  }
+
+  /**
+   * Records one page at a time from `read(after)`, continuing after `key` of
+   * the last one; a page with fewer than RECORDS_PER_QUERY records that did
+   * not reach BYTES_PER_QUERY was the last.
+   */
+  private *pages(read: (after: number) => StoredRecord[], key: (r: StoredRecord) => number): Generator<StoredRecord, void, undefined> {
+    for (let after = 0; ; ) {
+      const page = read(after);
+      if (page.length === 0) return;
+      yield* page;
+      if (page.length < RECORDS_PER_QUERY && page.reduce((n, r) => n + r.envelope.length, 0) < BYTES_PER_QUERY) return;
+      after = key(page[page.length - 1] as StoredRecord);
+    }
+  }
+
+  getSession(sessionId: string): SessionIndexEntry | undefined {
+    this.ensureOpen();
+    return this.verified(() => {
+      const row = this.stmt.selectSessionRow.get(sessionId);
+      if (!row) return undefined;
+      this.reads.indexRows++;
+      return decodeSessionRow(row);
+    });
+  }
+
+  listSessions(page: ListSessionsPage): SessionIndexEntry[] {
+    this.ensureOpen();
+    const stmt = page.residentOnly ? this.stmt.listResidentSessions : this.stmt.listSessions;
+    return this.verified(() => {
+      const rows = stmt.all(page.afterPosition, page.maxPosition ?? Number.MAX_SAFE_INTEGER, Math.max(0, page.limit));
+      this.reads.indexRows += rows.length;
+      return rows.map(decodeSessionRow);
+    });
+  }
+
+  hasMessage(sessionId: string, messageId: string): boolean {
+    this.ensureOpen();
+    this.reads.messageLookups++;
+    return this.verified(() => {
+      const row = this.stmt.selectMessage.get(sessionId, messageId);
+      if (!row) return false;
+      const crc = messageCrc(sessionId, messageId);
+      if (row.crc !== crc) {
+        throw new StoreCorruptionError(
+          `message index row (${sessionId}, ${messageId}): checksum mismatch (stored ${hex32(row.crc)}, computed ${hex32(crc)})`,
+        );
+      }
+      return true;
+    });
+  }
+
+  lastPosition(): number {
+    this.ensureOpen();
+    return this.stmt.lastPosition.get()?.last ?? 0;
   }
 
   loadPolicies(): PolicyRecord[] {
     this.ensureOpen();
     // SQLite already orders by BINARY (UTF-8 bytes); sorting again is cheap
     // and keeps the order identical to the memory store by construction.
-    return this.stmt.selectPolicies.all().map(decodePolicyRow).sort((a, b) => compareUtf8(a.policyId, b.policyId));
+    return this.verified(() =>
+      this.stmt.selectPolicies.all().map(decodePolicyRow).sort((a, b) => compareUtf8(a.policyId, b.policyId)),
+    );
   }
 
   stats(): StoreStats {
     return this.writer.stats();
+  }
+
+  readStats(): StoreReadStats {
+    return { ...this.reads };
   }
 
   __failNextCommitForTests(error?: Error): void {
@@ -394,6 +796,10 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   // Must happen before SQLite opens the file and replays/checkpoints the WAL:
   // throws WalDamageError if that would drop committed transactions.
   const wal = checkWalBeforeOpen(file);
+  // Before SQLite touches the file: is it exactly as a verified clean shutdown left it?
+  const verdict = consumeCleanClose(file);
+  const trust: TrustVerdict =
+    options.integrityCheck === "always" ? { trusted: false, reason: "MACP_STORE_INTEGRITY_CHECK=always" } : verdict;
 
   let db: Database.Database;
   let prepared: ReturnType<typeof prepareDatabase>;
@@ -403,7 +809,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     throw new Error(`runtime store: cannot open ${file}: ${asError(e).message}`, { cause: e });
   }
   try {
-    prepared = prepareDatabase(db, file);
+    prepared = prepareDatabase(db, file, trust);
   } catch (e) {
     closeDb(db);
     const code = errorCode(e);
@@ -431,6 +837,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
       lastPosition: summary?.last ?? 0,
       policies: policies?.n ?? 0,
       checkedOk: true,
+      quickCheck: prepared.quickCheck,
       schemaVersion: prepared.schemaVersion,
       journalMode: prepared.modes.journalMode ?? "",
       synchronous: prepared.modes.synchronous ?? "",
@@ -446,7 +853,14 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
     logWalRecovery(logger, file, wal, { records: r.recoveredRecords, lastPosition: r.lastPosition });
   } else {
     logger.info(
-      { path: file, created, records: r.recoveredRecords, lastPosition: r.lastPosition, policies: r.policies },
+      {
+        path: file,
+        created,
+        records: r.recoveredRecords,
+        lastPosition: r.lastPosition,
+        policies: r.policies,
+        quickCheck: r.quickCheck.ran ? `ran (${r.quickCheck.ms} ms): ${r.quickCheck.reason}` : `skipped: ${r.quickCheck.reason}`,
+      },
       "runtime store: opened",
     );
   }

@@ -11,26 +11,34 @@ import {
   asError,
   copyValidPolicy,
   copyValidRecords,
+  copyValidSummaries,
+  InvalidRecordError,
   isFatalStorageError,
-  SeqTracker,
+  SessionDrafts,
   StoreFailedError,
   validPolicyId,
+  type IndexLookup,
+  type SessionDraft,
   type StoreLogger,
   type StoreStats,
 } from "./common";
-import type { LogRecord, PolicyRecord } from "./types";
+import type { LogRecord, PolicyRecord, SessionSummary } from "./types";
 
 export type StoreOp =
   | { type: "append"; records: readonly LogRecord[] }
+  /** Message ids of records already written (the schema-v2 backfill); summaries travel in the drafts. */
+  | { type: "index"; messages: readonly (readonly [string, string])[] }
   | { type: "putPolicy"; policy: PolicyRecord }
   | { type: "deletePolicy"; policyId: string };
 
 export interface CommitBackend {
   /**
-   * Apply `ops` in order, atomically and durably. Throwing means nothing of
-   * `ops` was applied.
+   * Apply `ops` in order, then write `sessions` (the session-index rows as
+   * they stand after all of `ops`), atomically and durably, filling in the
+   * first position of each new session. Records' message ids go to the
+   * message-id index. Throwing means nothing was applied.
    */
-  commit(ops: readonly StoreOp[]): void;
+  commit(ops: readonly StoreOp[], sessions: readonly SessionDraft[]): void;
   close(): void;
 }
 
@@ -45,15 +53,15 @@ export interface GroupCommitWriterOptions {
   /** For log messages, e.g. "sqlite /var/lib/baton/baton-runtime.sqlite". */
   description: string;
   logger: StoreLogger;
-  /** Last committed envelope seq of every session. */
-  lastSeqs: Iterable<readonly [string, number]>;
+  /** The committed session index, read on demand to validate writes. */
+  index: IndexLookup;
 }
 
 export class GroupCommitWriter {
   private readonly backend: CommitBackend;
   private readonly description: string;
   private readonly logger: StoreLogger;
-  private readonly seqs: SeqTracker;
+  private readonly drafts: SessionDrafts;
   private pending: Pending[] = [];
   private scheduled: NodeJS.Immediate | null = null;
   private flushing = false;
@@ -66,28 +74,54 @@ export class GroupCommitWriter {
     this.backend = opts.backend;
     this.description = opts.description;
     this.logger = opts.logger;
-    this.seqs = new SeqTracker(opts.lastSeqs);
+    this.drafts = new SessionDrafts(opts.index);
   }
 
   get isClosed(): boolean {
     return this.closed;
   }
 
+  /** A commit failed since open (the file may not be as the log says; see StoreFailedError). */
+  get hasFailed(): boolean {
+    return this.counters.failedTransactions > 0;
+  }
+
   stats(): StoreStats {
     return { ...this.counters };
   }
 
-  append(records: LogRecord[]): Promise<void> {
+  append(records: LogRecord[], summaries?: readonly SessionSummary[]): Promise<void> {
     const refused = this.refusal();
     if (refused) return Promise.reject(refused);
     let copies: LogRecord[];
     try {
       copies = copyValidRecords(records);
-      this.seqs.reserve(copies);
+      this.drafts.reserve(copies, copyValidSummaries(summaries));
     } catch (e) {
       return Promise.reject(asError(e));
     }
     return this.enqueue({ type: "append", records: copies });
+  }
+
+  /** Summaries and message ids of sessions already written (see Store.indexSessions). */
+  indexSessions(entries: readonly { summary: SessionSummary; messageIds: readonly string[] }[]): Promise<void> {
+    const refused = this.refusal();
+    if (refused) return Promise.reject(refused);
+    const messages: (readonly [string, string])[] = [];
+    try {
+      if (!Array.isArray(entries)) throw new InvalidRecordError("indexSessions() expects an array");
+      const summaries = copyValidSummaries(entries.map((e) => e.summary));
+      entries.forEach((e, i) => {
+        if (!Array.isArray(e.messageIds) || !e.messageIds.every((m: unknown) => typeof m === "string" && m !== "")) {
+          throw new InvalidRecordError(`entry ${i}: messageIds must be non-empty strings`);
+        }
+        for (const m of e.messageIds) messages.push([e.summary.sessionId, m]);
+      });
+      this.drafts.reserve([], summaries, messages);
+    } catch (e) {
+      return Promise.reject(asError(e));
+    }
+    return this.enqueue({ type: "index", messages });
   }
 
   putPolicy(policy: PolicyRecord): Promise<void> {
@@ -154,18 +188,21 @@ export class GroupCommitWriter {
     const ops = batch.map((p) => p.op);
     let records = 0;
     let policyWrites = 0;
+    let indexWrites = 0;
     for (const op of ops) {
       if (op.type === "append") records += op.records.length;
+      else if (op.type === "index") indexWrites++;
       else policyWrites++;
     }
+    const sessions = this.drafts.pending();
 
-    if (records + policyWrites > 0) {
+    if (records + policyWrites + indexWrites + sessions.length > 0) {
       this.flushing = true;
       try {
-        this.backend.commit(ops);
+        this.backend.commit(ops, sessions);
       } catch (e) {
         const err = asError(e);
-        this.seqs.rollbackBatch();
+        this.drafts.reset(false);
         this.counters.failedTransactions++;
         this.logger.error(
           { err, store: this.description, calls: batch.length, records, policyWrites },
@@ -190,7 +227,7 @@ export class GroupCommitWriter {
       this.counters.records += records;
       this.counters.policyWrites += policyWrites;
     }
-    this.seqs.commitBatch();
+    this.drafts.reset(true);
     for (const p of batch) p.resolve();
   }
 }
