@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file baton/v1/console.proto.
  */
 export const file_baton_v1_console: GenFile = /*@__PURE__*/
-  fileDesc("ChZiYXRvbi92MS9jb25zb2xlLnByb3RvEghiYXRvbi52MSJ2CgxTZXNzaW9uRXZlbnQSEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCghzZXF1ZW5jZRgCIAEoBBIjCghlbnZlbG9wZRgDIAEoCzIRLm1hY3AudjEuRW52ZWxvcGUSGwoTb2JzZXJ2ZWRfYXRfdW5peF9tcxgEIAEoAyLeAQoOU2Vzc2lvblN1bW1hcnkSKgoIbWV0YWRhdGEYASABKAsyGC5tYWNwLnYxLlNlc3Npb25NZXRhZGF0YRINCgVwaGFzZRgCIAEoCRIOCgZpbnRlbnQYAyABKAkSFQoNY3VycmVudF9vd25lchgEIAEoCRIWCg5jdXJyZW50X3RhcmdldBgFIAEoCRINCgVzY29wZRgGIAEoCRIdChVsYXN0X2FjdGl2aXR5X3VuaXhfbXMYByABKAMSEwoLZXZlbnRfY291bnQYCCABKAQSDwoHb3V0Y29tZRgJIAEoCSIZChdXYXRjaFNlc3Npb25MaXN0UmVxdWVzdCJTChNTZXNzaW9uTGlzdFNuYXBzaG90EioKCHNlc3Npb25zGAEgAygLMhguYmF0b24udjEuU2Vzc2lvblN1bW1hcnkSEAoIY29tcGxldGUYAiABKAgiKAoJSGVhcnRiZWF0EhsKE3NlcnZlcl90aW1lX3VuaXhfbXMYASABKAMiqwEKGFdhdGNoU2Vzc2lvbkxpc3RSZXNwb25zZRIxCghzbmFwc2hvdBgBIAEoCzIdLmJhdG9uLnYxLlNlc3Npb25MaXN0U25hcHNob3RIABIqCgZ1cHNlcnQYAiABKAsyGC5iYXRvbi52MS5TZXNzaW9uU3VtbWFyeUgAEigKCWhlYXJ0YmVhdBgDIAEoCzITLmJhdG9uLnYxLkhlYXJ0YmVhdEgAQgYKBGl0ZW0iRQoXU3Vic2NyaWJlU2Vzc2lvblJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIWCg5hZnRlcl9zZXF1ZW5jZRgCIAEoBCIhCghDYXVnaHRVcBIVCg1oZWFkX3NlcXVlbmNlGAEgASgEIswBChhTdWJzY3JpYmVTZXNzaW9uUmVzcG9uc2USJwoFZXZlbnQYASABKAsyFi5iYXRvbi52MS5TZXNzaW9uRXZlbnRIABIsCghtZXRhZGF0YRgCIAEoCzIYLm1hY3AudjEuU2Vzc2lvbk1ldGFkYXRhSAASJwoJY2F1Z2h0X3VwGAMgASgLMhIuYmF0b24udjEuQ2F1Z2h0VXBIABIoCgloZWFydGJlYXQYBCABKAsyEy5iYXRvbi52MS5IZWFydGJlYXRIAEIGCgRpdGVtIi4KGEdldFNlc3Npb25TdW1tYXJ5UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIkYKGUdldFNlc3Npb25TdW1tYXJ5UmVzcG9uc2USKQoHc3VtbWFyeRgBIAEoCzIYLmJhdG9uLnYxLlNlc3Npb25TdW1tYXJ5IhgKFkdldEdhdGV3YXlTdGF0c1JlcXVlc3QigQEKF0dldEdhdGV3YXlTdGF0c1Jlc3BvbnNlEh4KFnVwc3RyZWFtX3N1YnNjcmlwdGlvbnMYASABKA0SFwoPYnJvd3Nlcl9zdHJlYW1zGAIgASgNEhQKDHJ1bnRpbWVfa2luZBgDIAEoCRIXCg9ydW50aW1lX2FkZHJlc3MYBCABKAkygAMKDkNvbnNvbGVTZXJ2aWNlElsKEFdhdGNoU2Vzc2lvbkxpc3QSIS5iYXRvbi52MS5XYXRjaFNlc3Npb25MaXN0UmVxdWVzdBoiLmJhdG9uLnYxLldhdGNoU2Vzc2lvbkxpc3RSZXNwb25zZTABElsKEFN1YnNjcmliZVNlc3Npb24SIS5iYXRvbi52MS5TdWJzY3JpYmVTZXNzaW9uUmVxdWVzdBoiLmJhdG9uLnYxLlN1YnNjcmliZVNlc3Npb25SZXNwb25zZTABElwKEUdldFNlc3Npb25TdW1tYXJ5EiIuYmF0b24udjEuR2V0U2Vzc2lvblN1bW1hcnlSZXF1ZXN0GiMuYmF0b24udjEuR2V0U2Vzc2lvblN1bW1hcnlSZXNwb25zZRJWCg9HZXRHYXRld2F5U3RhdHMSIC5iYXRvbi52MS5HZXRHYXRld2F5U3RhdHNSZXF1ZXN0GiEuYmF0b24udjEuR2V0R2F0ZXdheVN0YXRzUmVzcG9uc2ViBnByb3RvMw", [file_macp_v1_core, file_macp_v1_envelope]);
+  fileDesc("ChZiYXRvbi92MS9jb25zb2xlLnByb3RvEghiYXRvbi52MSJ2CgxTZXNzaW9uRXZlbnQSEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCghzZXF1ZW5jZRgCIAEoBBIjCghlbnZlbG9wZRgDIAEoCzIRLm1hY3AudjEuRW52ZWxvcGUSGwoTb2JzZXJ2ZWRfYXRfdW5peF9tcxgEIAEoAyLeAQoOU2Vzc2lvblN1bW1hcnkSKgoIbWV0YWRhdGEYASABKAsyGC5tYWNwLnYxLlNlc3Npb25NZXRhZGF0YRINCgVwaGFzZRgCIAEoCRIOCgZpbnRlbnQYAyABKAkSFQoNY3VycmVudF9vd25lchgEIAEoCRIWCg5jdXJyZW50X3RhcmdldBgFIAEoCRINCgVzY29wZRgGIAEoCRIdChVsYXN0X2FjdGl2aXR5X3VuaXhfbXMYByABKAMSEwoLZXZlbnRfY291bnQYCCABKAQSDwoHb3V0Y29tZRgJIAEoCSKCAQoQU2Vzc2lvbkxpc3RRdWVyeRIMCgRtb2RlGAEgASgJEg0KBXN0YXRlGAIgASgJEg0KBXBoYXNlGAMgASgJEhMKC3BhcnRpY2lwYW50GAQgASgJEgwKBHRleHQYBSABKAkSDAoEc29ydBgGIAEoCRIRCglhc2NlbmRpbmcYByABKAgiZwoNQ2F0YWxvZ1N0YXR1cxITCgtiYWNrZmlsbGluZxgBIAEoCBIWCg5zZXNzaW9uc19rbm93bhgCIAEoBBIYChBzZXNzaW9uc19pbmRleGVkGAMgASgEEg8KB21lc3NhZ2UYBCABKAkiYgoWTGlzdFNlc3Npb25QYWdlUmVxdWVzdBIpCgVxdWVyeRgBIAEoCzIaLmJhdG9uLnYxLlNlc3Npb25MaXN0UXVlcnkSDgoGb2Zmc2V0GAIgASgNEg0KBWxpbWl0GAMgASgNIp4BChdMaXN0U2Vzc2lvblBhZ2VSZXNwb25zZRIqCghzZXNzaW9ucxgBIAMoCzIYLmJhdG9uLnYxLlNlc3Npb25TdW1tYXJ5Eg4KBm9mZnNldBgCIAEoDRINCgV0b3RhbBgDIAEoBBIPCgd2ZXJzaW9uGAQgASgEEicKBnN0YXR1cxgFIAEoCzIXLmJhdG9uLnYxLkNhdGFsb2dTdGF0dXMiRwoaV2F0Y2hTZXNzaW9uQ2hhbmdlc1JlcXVlc3QSKQoFcXVlcnkYASABKAsyGi5iYXRvbi52MS5TZXNzaW9uTGlzdFF1ZXJ5IoMBChFTZXNzaW9uTGlzdENoYW5nZRIPCgd2ZXJzaW9uGAEgASgEEg0KBXRvdGFsGAIgASgEEhMKC3Nlc3Npb25faWRzGAMgAygJEhAKCG92ZXJmbG93GAQgASgIEicKBnN0YXR1cxgFIAEoCzIXLmJhdG9uLnYxLkNhdGFsb2dTdGF0dXMifgobV2F0Y2hTZXNzaW9uQ2hhbmdlc1Jlc3BvbnNlEi0KBmNoYW5nZRgBIAEoCzIbLmJhdG9uLnYxLlNlc3Npb25MaXN0Q2hhbmdlSAASKAoJaGVhcnRiZWF0GAIgASgLMhMuYmF0b24udjEuSGVhcnRiZWF0SABCBgoEaXRlbSIoCglIZWFydGJlYXQSGwoTc2VydmVyX3RpbWVfdW5peF9tcxgBIAEoAyIZChdXYXRjaFNlc3Npb25MaXN0UmVxdWVzdCJTChNTZXNzaW9uTGlzdFNuYXBzaG90EioKCHNlc3Npb25zGAEgAygLMhguYmF0b24udjEuU2Vzc2lvblN1bW1hcnkSEAoIY29tcGxldGUYAiABKAgiqwEKGFdhdGNoU2Vzc2lvbkxpc3RSZXNwb25zZRIxCghzbmFwc2hvdBgBIAEoCzIdLmJhdG9uLnYxLlNlc3Npb25MaXN0U25hcHNob3RIABIqCgZ1cHNlcnQYAiABKAsyGC5iYXRvbi52MS5TZXNzaW9uU3VtbWFyeUgAEigKCWhlYXJ0YmVhdBgDIAEoCzITLmJhdG9uLnYxLkhlYXJ0YmVhdEgAQgYKBGl0ZW0iRQoXU3Vic2NyaWJlU2Vzc2lvblJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIWCg5hZnRlcl9zZXF1ZW5jZRgCIAEoBCIhCghDYXVnaHRVcBIVCg1oZWFkX3NlcXVlbmNlGAEgASgEIswBChhTdWJzY3JpYmVTZXNzaW9uUmVzcG9uc2USJwoFZXZlbnQYASABKAsyFi5iYXRvbi52MS5TZXNzaW9uRXZlbnRIABIsCghtZXRhZGF0YRgCIAEoCzIYLm1hY3AudjEuU2Vzc2lvbk1ldGFkYXRhSAASJwoJY2F1Z2h0X3VwGAMgASgLMhIuYmF0b24udjEuQ2F1Z2h0VXBIABIoCgloZWFydGJlYXQYBCABKAsyEy5iYXRvbi52MS5IZWFydGJlYXRIAEIGCgRpdGVtIi4KGEdldFNlc3Npb25TdW1tYXJ5UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIkYKGUdldFNlc3Npb25TdW1tYXJ5UmVzcG9uc2USKQoHc3VtbWFyeRgBIAEoCzIYLmJhdG9uLnYxLlNlc3Npb25TdW1tYXJ5IhgKFkdldEdhdGV3YXlTdGF0c1JlcXVlc3QigQEKF0dldEdhdGV3YXlTdGF0c1Jlc3BvbnNlEh4KFnVwc3RyZWFtX3N1YnNjcmlwdGlvbnMYASABKA0SFwoPYnJvd3Nlcl9zdHJlYW1zGAIgASgNEhQKDHJ1bnRpbWVfa2luZBgDIAEoCRIXCg9ydW50aW1lX2FkZHJlc3MYBCABKAkyvgQKDkNvbnNvbGVTZXJ2aWNlElYKD0xpc3RTZXNzaW9uUGFnZRIgLmJhdG9uLnYxLkxpc3RTZXNzaW9uUGFnZVJlcXVlc3QaIS5iYXRvbi52MS5MaXN0U2Vzc2lvblBhZ2VSZXNwb25zZRJkChNXYXRjaFNlc3Npb25DaGFuZ2VzEiQuYmF0b24udjEuV2F0Y2hTZXNzaW9uQ2hhbmdlc1JlcXVlc3QaJS5iYXRvbi52MS5XYXRjaFNlc3Npb25DaGFuZ2VzUmVzcG9uc2UwARJbChBXYXRjaFNlc3Npb25MaXN0EiEuYmF0b24udjEuV2F0Y2hTZXNzaW9uTGlzdFJlcXVlc3QaIi5iYXRvbi52MS5XYXRjaFNlc3Npb25MaXN0UmVzcG9uc2UwARJbChBTdWJzY3JpYmVTZXNzaW9uEiEuYmF0b24udjEuU3Vic2NyaWJlU2Vzc2lvblJlcXVlc3QaIi5iYXRvbi52MS5TdWJzY3JpYmVTZXNzaW9uUmVzcG9uc2UwARJcChFHZXRTZXNzaW9uU3VtbWFyeRIiLmJhdG9uLnYxLkdldFNlc3Npb25TdW1tYXJ5UmVxdWVzdBojLmJhdG9uLnYxLkdldFNlc3Npb25TdW1tYXJ5UmVzcG9uc2USVgoPR2V0R2F0ZXdheVN0YXRzEiAuYmF0b24udjEuR2V0R2F0ZXdheVN0YXRzUmVxdWVzdBohLmJhdG9uLnYxLkdldEdhdGV3YXlTdGF0c1Jlc3BvbnNlYgZwcm90bzM", [file_macp_v1_core, file_macp_v1_envelope]);
 
 /**
  * One accepted envelope and its position in the session (1 = SessionStart).
@@ -128,6 +128,300 @@ export const SessionSummarySchema: GenMessage<SessionSummary> = /*@__PURE__*/
   messageDesc(file_baton_v1_console, 1);
 
 /**
+ * The session list is served as windows of a persistent, indexed read model
+ * (the console's catalog, lib/gateway/catalog): the browser never holds the
+ * whole index. Filters, sort and full-text search run on the server.
+ *
+ * @generated from message baton.v1.SessionListQuery
+ */
+export type SessionListQuery = Message<"baton.v1.SessionListQuery"> & {
+  /**
+   * "" (all), "handoff" or "task".
+   *
+   * @generated from field: string mode = 1;
+   */
+  mode: string;
+
+  /**
+   * "" (all) or a state key: "open", "suspended", "resolved", "expired", "cancelled".
+   *
+   * @generated from field: string state = 2;
+   */
+  state: string;
+
+  /**
+   * "" (all) or a projection phase, e.g. "OfferPending".
+   *
+   * @generated from field: string phase = 3;
+   */
+  phase: string;
+
+  /**
+   * Substring of a participant id (initiator, participants, owner, target).
+   *
+   * @generated from field: string participant = 4;
+   */
+  participant: string;
+
+  /**
+   * Full-text search over intent, scope, session id and participants.
+   *
+   * @generated from field: string text = 5;
+   */
+  text: string;
+
+  /**
+   * Sort key: "activity" (default), "started", "ttl", "intent", "phase",
+   * "state", "mode", "owner", "target".
+   *
+   * @generated from field: string sort = 6;
+   */
+  sort: string;
+
+  /**
+   * Direction: true = ascending, false = descending.
+   *
+   * @generated from field: bool ascending = 7;
+   */
+  ascending: boolean;
+};
+
+/**
+ * Describes the message baton.v1.SessionListQuery.
+ * Use `create(SessionListQuerySchema)` to create a new message.
+ */
+export const SessionListQuerySchema: GenMessage<SessionListQuery> = /*@__PURE__*/
+  messageDesc(file_baton_v1_console, 2);
+
+/**
+ * How complete the catalog is. Against an external runtime with existing
+ * history, the first start backfills in the background; the list answers
+ * queries meanwhile, over what is indexed so far.
+ *
+ * @generated from message baton.v1.CatalogStatus
+ */
+export type CatalogStatus = Message<"baton.v1.CatalogStatus"> & {
+  /**
+   * @generated from field: bool backfilling = 1;
+   */
+  backfilling: boolean;
+
+  /**
+   * Sessions the runtime reported so far.
+   *
+   * @generated from field: uint64 sessions_known = 2;
+   */
+  sessionsKnown: bigint;
+
+  /**
+   * Of those, sessions whose summary is indexed.
+   *
+   * @generated from field: uint64 sessions_indexed = 3;
+   */
+  sessionsIndexed: bigint;
+
+  /**
+   * Human-readable progress or the last upstream problem ("" when none).
+   *
+   * @generated from field: string message = 4;
+   */
+  message: string;
+};
+
+/**
+ * Describes the message baton.v1.CatalogStatus.
+ * Use `create(CatalogStatusSchema)` to create a new message.
+ */
+export const CatalogStatusSchema: GenMessage<CatalogStatus> = /*@__PURE__*/
+  messageDesc(file_baton_v1_console, 3);
+
+/**
+ * @generated from message baton.v1.ListSessionPageRequest
+ */
+export type ListSessionPageRequest = Message<"baton.v1.ListSessionPageRequest"> & {
+  /**
+   * @generated from field: baton.v1.SessionListQuery query = 1;
+   */
+  query?: SessionListQuery | undefined;
+
+  /**
+   * Row offset into the sorted, filtered result.
+   *
+   * @generated from field: uint32 offset = 2;
+   */
+  offset: number;
+
+  /**
+   * Rows wanted; the server caps it (at most 500).
+   *
+   * @generated from field: uint32 limit = 3;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message baton.v1.ListSessionPageRequest.
+ * Use `create(ListSessionPageRequestSchema)` to create a new message.
+ */
+export const ListSessionPageRequestSchema: GenMessage<ListSessionPageRequest> = /*@__PURE__*/
+  messageDesc(file_baton_v1_console, 4);
+
+/**
+ * @generated from message baton.v1.ListSessionPageResponse
+ */
+export type ListSessionPageResponse = Message<"baton.v1.ListSessionPageResponse"> & {
+  /**
+   * @generated from field: repeated baton.v1.SessionSummary sessions = 1;
+   */
+  sessions: SessionSummary[];
+
+  /**
+   * @generated from field: uint32 offset = 2;
+   */
+  offset: number;
+
+  /**
+   * Rows matching the query in all.
+   *
+   * @generated from field: uint64 total = 3;
+   */
+  total: bigint;
+
+  /**
+   * Catalog version the page was read at (grows with every change).
+   *
+   * @generated from field: uint64 version = 4;
+   */
+  version: bigint;
+
+  /**
+   * @generated from field: baton.v1.CatalogStatus status = 5;
+   */
+  status?: CatalogStatus | undefined;
+};
+
+/**
+ * Describes the message baton.v1.ListSessionPageResponse.
+ * Use `create(ListSessionPageResponseSchema)` to create a new message.
+ */
+export const ListSessionPageResponseSchema: GenMessage<ListSessionPageResponse> = /*@__PURE__*/
+  messageDesc(file_baton_v1_console, 5);
+
+/**
+ * @generated from message baton.v1.WatchSessionChangesRequest
+ */
+export type WatchSessionChangesRequest = Message<"baton.v1.WatchSessionChangesRequest"> & {
+  /**
+   * @generated from field: baton.v1.SessionListQuery query = 1;
+   */
+  query?: SessionListQuery | undefined;
+};
+
+/**
+ * Describes the message baton.v1.WatchSessionChangesRequest.
+ * Use `create(WatchSessionChangesRequestSchema)` to create a new message.
+ */
+export const WatchSessionChangesRequestSchema: GenMessage<WatchSessionChangesRequest> = /*@__PURE__*/
+  messageDesc(file_baton_v1_console, 6);
+
+/**
+ * Something in the catalog changed (coalesced). The browser refetches only the
+ * windows it shows, and only when one of them can be affected.
+ *
+ * @generated from message baton.v1.SessionListChange
+ */
+export type SessionListChange = Message<"baton.v1.SessionListChange"> & {
+  /**
+   * @generated from field: uint64 version = 1;
+   */
+  version: bigint;
+
+  /**
+   * Rows matching the watched query now.
+   *
+   * @generated from field: uint64 total = 2;
+   */
+  total: bigint;
+
+  /**
+   * Sessions whose row changed since the previous change message (at most 256).
+   *
+   * @generated from field: repeated string session_ids = 3;
+   */
+  sessionIds: string[];
+
+  /**
+   * More sessions changed than listed: treat every row as changed.
+   *
+   * @generated from field: bool overflow = 4;
+   */
+  overflow: boolean;
+
+  /**
+   * @generated from field: baton.v1.CatalogStatus status = 5;
+   */
+  status?: CatalogStatus | undefined;
+};
+
+/**
+ * Describes the message baton.v1.SessionListChange.
+ * Use `create(SessionListChangeSchema)` to create a new message.
+ */
+export const SessionListChangeSchema: GenMessage<SessionListChange> = /*@__PURE__*/
+  messageDesc(file_baton_v1_console, 7);
+
+/**
+ * @generated from message baton.v1.WatchSessionChangesResponse
+ */
+export type WatchSessionChangesResponse = Message<"baton.v1.WatchSessionChangesResponse"> & {
+  /**
+   * @generated from oneof baton.v1.WatchSessionChangesResponse.item
+   */
+  item: {
+    /**
+     * Sent first (the current version and total), then on every change.
+     *
+     * @generated from field: baton.v1.SessionListChange change = 1;
+     */
+    value: SessionListChange;
+    case: "change";
+  } | {
+    /**
+     * @generated from field: baton.v1.Heartbeat heartbeat = 2;
+     */
+    value: Heartbeat;
+    case: "heartbeat";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message baton.v1.WatchSessionChangesResponse.
+ * Use `create(WatchSessionChangesResponseSchema)` to create a new message.
+ */
+export const WatchSessionChangesResponseSchema: GenMessage<WatchSessionChangesResponse> = /*@__PURE__*/
+  messageDesc(file_baton_v1_console, 8);
+
+/**
+ * @generated from message baton.v1.Heartbeat
+ */
+export type Heartbeat = Message<"baton.v1.Heartbeat"> & {
+  /**
+   * @generated from field: int64 server_time_unix_ms = 1;
+   */
+  serverTimeUnixMs: bigint;
+};
+
+/**
+ * Describes the message baton.v1.Heartbeat.
+ * Use `create(HeartbeatSchema)` to create a new message.
+ */
+export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
+  messageDesc(file_baton_v1_console, 9);
+
+/**
+ * Superseded by ListSessionPage + WatchSessionChanges; removed once the
+ * browser list and the inbox no longer use it.
+ *
  * @generated from message baton.v1.WatchSessionListRequest
  */
 export type WatchSessionListRequest = Message<"baton.v1.WatchSessionListRequest"> & {
@@ -138,7 +432,7 @@ export type WatchSessionListRequest = Message<"baton.v1.WatchSessionListRequest"
  * Use `create(WatchSessionListRequestSchema)` to create a new message.
  */
 export const WatchSessionListRequestSchema: GenMessage<WatchSessionListRequest> = /*@__PURE__*/
-  messageDesc(file_baton_v1_console, 2);
+  messageDesc(file_baton_v1_console, 10);
 
 /**
  * @generated from message baton.v1.SessionListSnapshot
@@ -162,24 +456,7 @@ export type SessionListSnapshot = Message<"baton.v1.SessionListSnapshot"> & {
  * Use `create(SessionListSnapshotSchema)` to create a new message.
  */
 export const SessionListSnapshotSchema: GenMessage<SessionListSnapshot> = /*@__PURE__*/
-  messageDesc(file_baton_v1_console, 3);
-
-/**
- * @generated from message baton.v1.Heartbeat
- */
-export type Heartbeat = Message<"baton.v1.Heartbeat"> & {
-  /**
-   * @generated from field: int64 server_time_unix_ms = 1;
-   */
-  serverTimeUnixMs: bigint;
-};
-
-/**
- * Describes the message baton.v1.Heartbeat.
- * Use `create(HeartbeatSchema)` to create a new message.
- */
-export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
-  messageDesc(file_baton_v1_console, 4);
+  messageDesc(file_baton_v1_console, 11);
 
 /**
  * @generated from message baton.v1.WatchSessionListResponse
@@ -218,7 +495,7 @@ export type WatchSessionListResponse = Message<"baton.v1.WatchSessionListRespons
  * Use `create(WatchSessionListResponseSchema)` to create a new message.
  */
 export const WatchSessionListResponseSchema: GenMessage<WatchSessionListResponse> = /*@__PURE__*/
-  messageDesc(file_baton_v1_console, 5);
+  messageDesc(file_baton_v1_console, 12);
 
 /**
  * @generated from message baton.v1.SubscribeSessionRequest
@@ -243,7 +520,7 @@ export type SubscribeSessionRequest = Message<"baton.v1.SubscribeSessionRequest"
  * Use `create(SubscribeSessionRequestSchema)` to create a new message.
  */
 export const SubscribeSessionRequestSchema: GenMessage<SubscribeSessionRequest> = /*@__PURE__*/
-  messageDesc(file_baton_v1_console, 6);
+  messageDesc(file_baton_v1_console, 13);
 
 /**
  * @generated from message baton.v1.CaughtUp
@@ -262,7 +539,7 @@ export type CaughtUp = Message<"baton.v1.CaughtUp"> & {
  * Use `create(CaughtUpSchema)` to create a new message.
  */
 export const CaughtUpSchema: GenMessage<CaughtUp> = /*@__PURE__*/
-  messageDesc(file_baton_v1_console, 7);
+  messageDesc(file_baton_v1_console, 14);
 
 /**
  * @generated from message baton.v1.SubscribeSessionResponse
@@ -307,7 +584,7 @@ export type SubscribeSessionResponse = Message<"baton.v1.SubscribeSessionRespons
  * Use `create(SubscribeSessionResponseSchema)` to create a new message.
  */
 export const SubscribeSessionResponseSchema: GenMessage<SubscribeSessionResponse> = /*@__PURE__*/
-  messageDesc(file_baton_v1_console, 8);
+  messageDesc(file_baton_v1_console, 15);
 
 /**
  * @generated from message baton.v1.GetSessionSummaryRequest
@@ -324,7 +601,7 @@ export type GetSessionSummaryRequest = Message<"baton.v1.GetSessionSummaryReques
  * Use `create(GetSessionSummaryRequestSchema)` to create a new message.
  */
 export const GetSessionSummaryRequestSchema: GenMessage<GetSessionSummaryRequest> = /*@__PURE__*/
-  messageDesc(file_baton_v1_console, 9);
+  messageDesc(file_baton_v1_console, 16);
 
 /**
  * @generated from message baton.v1.GetSessionSummaryResponse
@@ -341,7 +618,7 @@ export type GetSessionSummaryResponse = Message<"baton.v1.GetSessionSummaryRespo
  * Use `create(GetSessionSummaryResponseSchema)` to create a new message.
  */
 export const GetSessionSummaryResponseSchema: GenMessage<GetSessionSummaryResponse> = /*@__PURE__*/
-  messageDesc(file_baton_v1_console, 10);
+  messageDesc(file_baton_v1_console, 17);
 
 /**
  * @generated from message baton.v1.GetGatewayStatsRequest
@@ -354,7 +631,7 @@ export type GetGatewayStatsRequest = Message<"baton.v1.GetGatewayStatsRequest"> 
  * Use `create(GetGatewayStatsRequestSchema)` to create a new message.
  */
 export const GetGatewayStatsRequestSchema: GenMessage<GetGatewayStatsRequest> = /*@__PURE__*/
-  messageDesc(file_baton_v1_console, 11);
+  messageDesc(file_baton_v1_console, 18);
 
 /**
  * @generated from message baton.v1.GetGatewayStatsResponse
@@ -392,12 +669,32 @@ export type GetGatewayStatsResponse = Message<"baton.v1.GetGatewayStatsResponse"
  * Use `create(GetGatewayStatsResponseSchema)` to create a new message.
  */
 export const GetGatewayStatsResponseSchema: GenMessage<GetGatewayStatsResponse> = /*@__PURE__*/
-  messageDesc(file_baton_v1_console, 12);
+  messageDesc(file_baton_v1_console, 19);
 
 /**
  * @generated from service baton.v1.ConsoleService
  */
 export const ConsoleService: GenService<{
+  /**
+   * One window of the session list (viewer and up).
+   *
+   * @generated from rpc baton.v1.ConsoleService.ListSessionPage
+   */
+  listSessionPage: {
+    methodKind: "unary";
+    input: typeof ListSessionPageRequestSchema;
+    output: typeof ListSessionPageResponseSchema;
+  },
+  /**
+   * Change notices for a list query: version, total and changed ids (viewer and up).
+   *
+   * @generated from rpc baton.v1.ConsoleService.WatchSessionChanges
+   */
+  watchSessionChanges: {
+    methodKind: "server_streaming";
+    input: typeof WatchSessionChangesRequestSchema;
+    output: typeof WatchSessionChangesResponseSchema;
+  },
   /**
    * @generated from rpc baton.v1.ConsoleService.WatchSessionList
    */
