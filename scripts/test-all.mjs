@@ -23,8 +23,14 @@ let passed = 0;
 let failed = 0;
 let status = 0;
 
-status |= run("typecheck (tsc --noEmit)", bin("tsc"), ["--noEmit", "-p", "."]);
-if (status) failed++;
+for (const [label, cmd, args] of [
+  ["lock file (every platform, every engine)", process.execPath, [path.join(root, "scripts", "check-lock.mjs")]],
+  ["typecheck (tsc --noEmit)", bin("tsc"), ["--noEmit", "-p", "."]],
+]) {
+  const rc = run(label, cmd, args);
+  status |= rc;
+  if (rc) failed++;
+}
 
 const vitestJson = path.join(out, "vitest.json");
 fs.rmSync(vitestJson, { force: true });
