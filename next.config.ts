@@ -8,9 +8,8 @@ const nextConfig: NextConfig = {
   compress: false,
   poweredByHeader: false,
   reactStrictMode: true,
-  // `npm test` / `npm run typecheck` type-check the whole project (tests
-  // included); a type error in a test must not stop `npm start` from serving.
-  typescript: { ignoreBuildErrors: true },
+  // A type error fails the build (as it fails `npm test`'s tsc step).
+  typescript: { ignoreBuildErrors: false },
   // Native / worker-thread packages stay plain Node requires on the server.
   serverExternalPackages: ["better-sqlite3", "pino"],
 };

@@ -5,7 +5,8 @@ import fs from "node:fs";
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
-import pino from "pino";
+import type pino from "pino";
+import { createLogger } from "@/lib/logging/create-logger";
 import { createAuthResolver, withReservedIdentities, type ReservedIdentities } from "./auth";
 import { loadConfig, type RuntimeConfig } from "./config";
 import { Kernel } from "./kernel";
@@ -43,7 +44,7 @@ export interface StartOptions {
 
 export async function startRuntime(options: StartOptions = {}): Promise<RunningRuntime> {
   const config = loadConfig(options.env ?? process.env);
-  const logger = options.logger ?? pino({ level: config.logLevel, base: { component: "runtime" } });
+  const logger = options.logger ?? createLogger({ level: config.logLevel, base: { component: "runtime" }, env: options.env ?? process.env });
   const baseAuth = createAuthResolver(config);
   const auth = options.reservedIdentities && baseAuth.mode === "dev" ? withReservedIdentities(baseAuth, options.reservedIdentities) : baseAuth;
   const store = openStore({

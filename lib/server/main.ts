@@ -6,7 +6,7 @@
 // SIGINT/SIGTERM: end browser streams, close the runtime, then the server.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import pino from "pino";
+import { createLogger } from "@/lib/logging/create-logger";
 import { bootstrapNotice, setupAccounts, type AccountsSetup } from "./accounts-setup";
 import { ConsoleConfigError, loadConsoleConfig } from "./config";
 import { startConsole, type RunningConsole } from "./console";
@@ -27,7 +27,12 @@ async function main(): Promise<void> {
   }
   // Next.js reads NODE_ENV when it loads; set it before anything imports it.
   if (!process.env.NODE_ENV) Reflect.set(process.env, "NODE_ENV", config.dev ? "development" : "production");
-  const logger = pino({ level: config.logLevel, base: undefined });
+  let logger;
+  try {
+    logger = createLogger({ level: config.logLevel, base: undefined });
+  } catch (e) {
+    fail((e as Error).message);
+  }
 
   let running: RunningConsole;
   let accounts: AccountsSetup;

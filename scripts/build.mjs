@@ -1,0 +1,184 @@
+#!/usr/bin/env node
+// `npm run build`: the production build, in two parts.
+//   1. `next build`: the pages (browser bundles and server rendering).
+//   2. The console server (lib/server/main.ts: console, gateway, embedded
+//      runtime), compiled by esbuild into .baton/server/main.mjs with npm
+//      packages left as plain imports, so `npm start` runs it with plain Node.
+// Each part records in .baton/build-manifest.json the files it read: for the
+// server, esbuild's metafile; for the pages, the import graph of every route
+// file under app/ (traced with esbuild, which resolves the same tsconfig
+// paths), plus the configuration, stylesheets and public files. scripts/start.mjs
+// rebuilds a part when one of its files changed, disappeared, or a new route
+// file appeared.
+//   node scripts/build.mjs [--if-needed] [--force] [--quiet]
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import * as esbuild from "esbuild";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const outDir = path.join(root, ".baton", "server");
+const manifestPath = path.join(root, ".baton", "build-manifest.json");
+const bin = (name) => path.join(root, "node_modules", ".bin", process.platform === "win32" ? `${name}.cmd` : name);
+const rel = (p) => path.relative(root, p).split(path.sep).join("/");
+
+// Files every `next build` reads besides the import graph of app/.
+const NEXT_CONFIG_FILES = ["next.config.ts", "postcss.config.mjs", "tsconfig.json", "package-lock.json"];
+// Route files of the App Router (entry points of the page build).
+const ROUTE_FILE = /^(page|layout|template|error|global-error|not-found|loading|default|route)\.(tsx|ts|jsx|js)$/;
+
+function walk(dir, visit) {
+  let entries;
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const e of entries) {
+    if (e.name.startsWith(".") || e.name === "node_modules") continue;
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) walk(p, visit);
+    else if (e.isFile()) visit(p);
+  }
+}
+
+/** Route files under app/: the page build's entry points. */
+export function routeFiles() {
+  const out = [];
+  walk(path.join(root, "app"), (p) => {
+    if (ROUTE_FILE.test(path.basename(p))) out.push(p);
+  });
+  return out.sort();
+}
+
+const sourceOnly = (inputs) =>
+  Object.keys(inputs)
+    .filter((f) => !f.includes("node_modules/") && !f.startsWith("<"))
+    .map((f) => rel(path.resolve(root, f)));
+
+/** What `next build` reads: the import graph of the route files, config, CSS and public files. */
+async function pageInputs() {
+  const result = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: routeFiles(),
+    bundle: true,
+    write: false,
+    metafile: true,
+    outdir: path.join(outDir, "trace"),
+    platform: "neutral",
+    format: "esm",
+    jsx: "automatic",
+    packages: "external",
+    logLevel: "silent",
+    loader: { ".css": "empty", ".svg": "empty", ".png": "empty", ".woff2": "empty" },
+  });
+  const files = new Set(sourceOnly(result.metafile.inputs));
+  for (const f of NEXT_CONFIG_FILES) if (fs.existsSync(path.join(root, f))) files.add(f);
+  walk(path.join(root, "app"), (p) => {
+    if (p.endsWith(".css")) files.add(rel(p));
+  });
+  walk(path.join(root, "public"), (p) => files.add(rel(p)));
+  return [...files].sort();
+}
+
+async function buildServer() {
+  const result = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: { main: path.join(root, "lib", "server", "main.ts") },
+    bundle: true,
+    outdir: outDir,
+    outExtension: { ".js": ".mjs" },
+    platform: "node",
+    target: "node20",
+    format: "esm",
+    packages: "external",
+    sourcemap: true,
+    metafile: true,
+    logLevel: "warning",
+    // The bundle sits two folders below the project, like lib/server/main.ts,
+    // so paths it derives from import.meta.url still name the project root.
+    banner: { js: "// Built by scripts/build.mjs from lib/server/main.ts; do not edit." },
+  });
+  // Files read at run time next to their module (the demo runbooks).
+  fs.cpSync(path.join(root, "lib", "demo", "runbooks"), path.join(outDir, "runbooks"), { recursive: true });
+  return [...sourceOnly(result.metafile.inputs), "package-lock.json", "tsconfig.json"].sort();
+}
+
+function readManifest() {
+  try {
+    return JSON.parse(fs.readFileSync(manifestPath, "utf8"));
+  } catch {
+    return {};
+  }
+}
+
+function writeManifest(m) {
+  fs.mkdirSync(path.dirname(manifestPath), { recursive: true });
+  fs.writeFileSync(manifestPath, `${JSON.stringify(m, null, 1)}\n`);
+}
+
+/** Why a recorded build part is out of date, or null. */
+export function staleReason(part, { newRoutes = [], base = root } = {}) {
+  if (!part || !Array.isArray(part.inputs)) return "not built yet";
+  for (const f of part.inputs) {
+    let st;
+    try {
+      st = fs.statSync(path.join(base, f));
+    } catch {
+      return `${f} is gone`;
+    }
+    if (st.mtimeMs > part.builtAt) return `${f} changed`;
+  }
+  const known = new Set(part.inputs);
+  const added = newRoutes.map((p) => path.relative(base, p).split(path.sep).join("/")).find((f) => !known.has(f));
+  if (added) return `${added} is new`;
+  return null;
+}
+
+/** Which parts need building now: { pages: reason|null, server: reason|null }. */
+export function buildPlan({ force = false } = {}) {
+  const m = readManifest();
+  const nextBuilt = fs.existsSync(path.join(root, ".next", "BUILD_ID"));
+  const serverBuilt = fs.existsSync(path.join(outDir, "main.mjs"));
+  return {
+    pages: force ? "forced" : !nextBuilt ? "no page build yet" : staleReason(m.pages, { newRoutes: routeFiles() }),
+    server: force ? "forced" : !serverBuilt ? "no server build yet" : staleReason(m.server),
+  };
+}
+
+/** Build what the plan says; returns false when a build failed. */
+export async function build({ force = false, ifNeeded = false, log = (s) => process.stderr.write(`${s}\n`) } = {}) {
+  const plan = ifNeeded ? buildPlan({ force }) : { pages: "requested", server: "requested" };
+  const m = readManifest();
+  if (plan.pages) {
+    log(`baton: building the pages with next build (${plan.pages})…`);
+    const started = Date.now();
+    const inputs = await pageInputs();
+    const r = spawnSync(bin("next"), ["build"], { cwd: root, stdio: "inherit", env: { ...process.env, NODE_ENV: "production" } });
+    if (r.status !== 0) {
+      log("baton: `next build` failed");
+      return false;
+    }
+    m.pages = { builtAt: started, inputs };
+    writeManifest(m);
+  }
+  if (plan.server) {
+    log(`baton: compiling the console server (${plan.server})…`);
+    const started = Date.now();
+    try {
+      m.server = { builtAt: started, inputs: await buildServer() };
+    } catch (e) {
+      log(`baton: compiling the console server failed: ${e instanceof Error ? e.message : String(e)}`);
+      return false;
+    }
+    writeManifest(m);
+  }
+  return true;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const ok = await build({ force: args.includes("--force"), ifNeeded: args.includes("--if-needed") });
+  process.exit(ok ? 0 : 1);
+}

@@ -1,0 +1,53 @@
+// The rebuild decision of `npm start`: a build part is out of date when a file
+// it read changed or disappeared, or when a new route file appeared.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+// @ts-expect-error -- plain ESM script without type declarations
+import { staleReason } from "./build.mjs";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function project(): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), "baton-build-"));
+  dirs.push(d);
+  fs.mkdirSync(path.join(d, "app", "inbox"), { recursive: true });
+  for (const f of ["app/page.tsx", "app/inbox/page.tsx", "lib.ts"]) fs.writeFileSync(path.join(d, f), "export {};\n");
+  return d;
+}
+
+function setMtime(file: string, ms: number): void {
+  fs.utimesSync(file, ms / 1000, ms / 1000);
+}
+
+type Reason = (part: unknown, opts: { base: string; newRoutes?: string[] }) => string | null;
+const stale = staleReason as Reason;
+
+describe("staleReason", () => {
+  it("is null when nothing the build read changed", () => {
+    const base = project();
+    const builtAt = Date.now();
+    for (const f of ["app/page.tsx", "app/inbox/page.tsx", "lib.ts"]) setMtime(path.join(base, f), builtAt - 60_000);
+    const part = { builtAt, inputs: ["app/page.tsx", "app/inbox/page.tsx", "lib.ts"] };
+    expect(stale(part, { base, newRoutes: [path.join(base, "app/page.tsx")] })).toBeNull();
+  });
+  it("names a changed, a removed and a new route file", () => {
+    const base = project();
+    const builtAt = Date.now() - 10_000;
+    for (const f of ["app/page.tsx", "app/inbox/page.tsx"]) setMtime(path.join(base, f), builtAt - 60_000);
+    setMtime(path.join(base, "lib.ts"), builtAt + 5_000);
+    expect(stale({ builtAt, inputs: ["app/page.tsx", "lib.ts"] }, { base })).toBe("lib.ts changed");
+    expect(stale({ builtAt, inputs: ["app/page.tsx", "gone.ts"] }, { base })).toBe("gone.ts is gone");
+    expect(stale({ builtAt, inputs: ["app/page.tsx"] }, { base, newRoutes: [path.join(base, "app/inbox/page.tsx")] })).toBe(
+      "app/inbox/page.tsx is new",
+    );
+  });
+  it("treats a part never recorded as not built", () => {
+    expect(stale(undefined, { base: project() })).toBe("not built yet");
+    expect(stale({ builtAt: 0 }, { base: project() })).toBe("not built yet");
+  });
+});
