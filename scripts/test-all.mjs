@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: every tier of the suite in order — type check, vitest (units
+// `npm test`: every tier of the suite in order — lock check, type check, lint, vitest (units
 // next to the code + integration tests against the real runtime over gRPC),
 // then Playwright end-to-end in Debian's Chromium against the app started as
 // the README starts it. Prints one closing line "N passed, N failed".
@@ -26,6 +26,7 @@ let status = 0;
 for (const [label, cmd, args] of [
   ["lock file (every platform, every engine)", process.execPath, [path.join(root, "scripts", "check-lock.mjs")]],
   ["typecheck (tsc --noEmit)", bin("tsc"), ["--noEmit", "-p", "."]],
+  ["lint (eslint: typescript-eslint, react-hooks, jsx-a11y, Next.js, layers, import cycles)", bin("eslint"), ["."]],
 ]) {
   const rc = run(label, cmd, args);
   status |= rc;

@@ -18,9 +18,10 @@ export function AuthGate({ children }: { children: ReactNode }) {
   useEffect(() => setSearch(window.location.search), [pathname]);
   const decision = gateDecision({ pathname, search, me, methods });
 
+  const redirectTo = decision.kind === "redirect" ? decision.to : null;
   useEffect(() => {
-    if (decision.kind === "redirect") router.replace(decision.to);
-  }, [decision.kind, decision.kind === "redirect" ? decision.to : "", router]);
+    if (redirectTo !== null) router.replace(redirectTo);
+  }, [redirectTo, router]);
 
   if (decision.kind === "show") return <>{children}</>;
   return (

@@ -96,7 +96,9 @@ export function EventCardView({
       data-type={env.messageType}
       // Only the live timeline moves focus between rows; in the first view the
       // rows are not focusable, so a link's #e-N cannot focus a row that is
-      // about to be replaced.
+      // about to be replaced. (A focusable row with its own label: the
+      // timeline's roving focus, moved by the arrow keys.)
+      // eslint-disable-next-line jsx-a11y/no-noninteractive-tabindex
       tabIndex={onFocus ? (focused ? 0 : -1) : undefined}
       onFocus={onFocus}
       aria-labelledby={`${eventAnchorId(row.sequence)}-title`}

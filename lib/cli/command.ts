@@ -3,7 +3,7 @@
 
 import type { Ack } from "@/lib/gen/macp/v1/envelope_pb";
 import { Auth, DEFAULT_RUNTIME_ADDRESS, MacpClient, type AuthConfig } from "@/lib/agent";
-import { Flags, UsageError, type FlagDef } from "./args";
+import { type Flags, UsageError, type FlagDef } from "./args";
 import { stateName, toJsonText } from "./format";
 
 export interface Io {

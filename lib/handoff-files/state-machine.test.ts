@@ -1,7 +1,7 @@
 // The v0.1 state machine: exactly the five allowed steps, how two observed
 // snapshots relate (legal, gap, illegal), and who may take which action.
 import { describe, expect, it } from "vitest";
-import { HandoffError } from "./errors";
+import { type HandoffError } from "./errors";
 import { HANDOFF_STATUSES, type HandoffRecord, type HandoffStatus } from "./record";
 import { applyAction, canTransition, classifyStep, newOffer, refusalFor } from "./state-machine";
 

@@ -50,7 +50,11 @@ function reachable(from: HandoffStatus): Set<HandoffStatus> {
   const queue: HandoffStatus[] = [from];
   while (queue.length) {
     const s = queue.shift() as HandoffStatus;
-    for (const n of TRANSITIONS[s]) if (!seen.has(n)) (seen.add(n), queue.push(n));
+    for (const n of TRANSITIONS[s]) {
+      if (seen.has(n)) continue;
+      seen.add(n);
+      queue.push(n);
+    }
   }
   return seen;
 }

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashPassword, TEST_SCRYPT } from "@/lib/accounts/password";
 import { updateUsersFile } from "@/lib/accounts/users-file";
 import { SessionKind, type ActionResult } from "@/lib/gen/baton/v1/actions_pb";
-import { Browser, PASSWORD, signedIn, startTestConsole, uuid, type TestConsole } from "./actions-harness";
+import { type Browser, PASSWORD, signedIn, startTestConsole, uuid, type TestConsole } from "./actions-harness";
 
 let tc: TestConsole;
 let sessionId: string;

@@ -44,6 +44,8 @@ export function FormShell({
     first?.focus();
   }, []);
   return (
+    // Escape closes the form (the handler listens for that key only).
+    // eslint-disable-next-line jsx-a11y/no-noninteractive-element-interactions
     <form
       ref={ref}
       aria-labelledby={titleId}

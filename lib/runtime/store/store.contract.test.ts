@@ -486,7 +486,7 @@ describe.each([["memory", memoryHarness], ["sqlite", sqliteHarness]] as const)("
       store.listSessions({ afterPosition: 0, limit: 10 });
       store.hasMessage("a", "a-m1");
       store.readSession("a", 0);
-      [...store.sessionRecords("a")];
+      void [...store.sessionRecords("a")];
       const after = store.readStats();
       expect(after.indexRows - before.indexRows).toBe(2);
       expect(after.messageLookups - before.messageLookups).toBe(1);
