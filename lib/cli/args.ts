@@ -1,6 +1,9 @@
-// A small argument parser for the baton CLI: `--flag value`, `--flag=value`,
-// boolean flags, repeatable list flags (also comma-separated), `-h`, and `--`
-// to end flag parsing. Flags may appear before or after the command words.
+// The baton CLI's arguments: node:util's parseArgs splits them (`--flag value`,
+// `--flag=value`, boolean flags, `-h`, `--` to end flag parsing; flags may
+// appear before or after the command words); `Flags` checks them against the
+// command's definitions (repeatable list flags, also comma-separated; "did you
+// mean"; required values) and reads them typed.
+import { parseArgs, type ParseArgsConfig } from "node:util";
 
 export class UsageError extends Error {
   override name = "UsageError";
@@ -32,54 +35,44 @@ export interface RawArgs {
 }
 
 /**
- * Split argv into positionals and flags. `isBoolean` tells whether a flag
- * takes no value (so `--json handoff` does not swallow `handoff`).
+ * Split argv into positionals and flags with node:util's parseArgs. `isBoolean`
+ * tells whether a flag takes no value (so `--json handoff` does not swallow
+ * `handoff`); the flags' meaning is checked afterwards by `Flags`, per command.
  */
 export function tokenize(argv: readonly string[], isBoolean: (name: string) => boolean, shortNames: Record<string, string>): RawArgs {
+  // parseArgs needs each option's type up front: declare the ones this argv names.
+  const options: NonNullable<ParseArgsConfig["options"]> = {};
+  for (const arg of argv) {
+    if (arg === "--") break;
+    if (!arg.startsWith("--") || arg.length <= 2) continue;
+    const eq = arg.indexOf("=");
+    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+    options[name] = { type: isBoolean(name) ? "boolean" : "string", multiple: true };
+  }
+  for (const [short, long] of Object.entries(shortNames)) {
+    options[long] = { ...(options[long] ?? { type: isBoolean(long) ? "boolean" : "string", multiple: true }), short };
+  }
+  const { tokens } = parseArgs({ args: [...argv], options, allowPositionals: true, strict: false, tokens: true });
   const positionals: string[] = [];
   const flags: RawArgs["flags"] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg === "--") {
-      positionals.push(...argv.slice(i + 1));
-      break;
+  for (const t of tokens) {
+    if (t.kind === "positional") positionals.push(t.value);
+    else if (t.kind === "option") {
+      const short = !t.rawName.startsWith("--");
+      if (short && !Object.hasOwn(shortNames, t.rawName.slice(1))) throw new UsageError(`unknown option ${t.rawName}`);
+      if (isBoolean(t.name)) {
+        if (t.inlineValue) {
+          if (t.value !== "true" && t.value !== "false") throw new UsageError(`--${t.name} takes no value (or =true/=false)`);
+          flags.push({ name: t.name, value: t.value === "true" });
+        } else flags.push({ name: t.name, value: true });
+      } else {
+        // A value that looks like a flag is a missing value, not the value.
+        if (t.value === undefined || (!t.inlineValue && t.value.startsWith("--") && t.value.length > 2)) {
+          throw new UsageError(`${t.rawName} needs a value`);
+        }
+        flags.push({ name: t.name, value: t.value });
+      }
     }
-    if (arg.startsWith("--") && arg.length > 2) {
-      const eq = arg.indexOf("=");
-      const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
-      if (eq !== -1) {
-        const raw = arg.slice(eq + 1);
-        if (isBoolean(name)) {
-          if (raw !== "true" && raw !== "false") throw new UsageError(`--${name} takes no value (or =true/=false)`);
-          flags.push({ name, value: raw === "true" });
-        } else flags.push({ name, value: raw });
-        continue;
-      }
-      if (isBoolean(name)) {
-        flags.push({ name, value: true });
-        continue;
-      }
-      const next = argv[i + 1];
-      if (next === undefined || (next.startsWith("--") && next.length > 2)) {
-        throw new UsageError(`--${name} needs a value`);
-      }
-      flags.push({ name, value: next });
-      i++;
-      continue;
-    }
-    if (arg.startsWith("-") && arg.length === 2 && arg !== "-") {
-      const long = shortNames[arg.slice(1)];
-      if (long === undefined) throw new UsageError(`unknown option ${arg}`);
-      if (isBoolean(long)) flags.push({ name: long, value: true });
-      else {
-        const next = argv[i + 1];
-        if (next === undefined) throw new UsageError(`${arg} needs a value`);
-        flags.push({ name: long, value: next });
-        i++;
-      }
-      continue;
-    }
-    positionals.push(arg);
   }
   return { positionals, flags };
 }

@@ -40,6 +40,8 @@ describe("tokenize and Flags", () => {
     expect(() => tokenize(["--session"], isBool, {})).toThrow(/--session needs a value/);
     expect(() => tokenize(["--session", "--json"], isBool, {})).toThrow(/needs a value/);
     expect(() => tokenize(["--json=maybe"], isBool, {})).toThrow(UsageError);
+    expect(() => tokenize(["-x"], isBool, { h: "help" })).toThrow(/unknown option -x/);
+    expect(tokenize(["--session=--odd", "-"], isBool, {})).toEqual({ positionals: ["-"], flags: [{ name: "session", value: "--odd" }] });
     expect(() => new Flags([{ name: "sesion", value: "x" }], defs, [])).toThrow(/did you mean --session/);
     expect(() => new Flags([{ name: "session", value: "x" }, { name: "session", value: "y" }], defs, [])).toThrow(/more than once/);
     expect(() => new Flags([], defs, ["x"]).required("session")).toThrow(/--session is required/);
