@@ -179,7 +179,7 @@ describe("SqliteCatalog", () => {
     expect(c.page(q({ text: "rotated" }), 0, 10).rows).toHaveLength(1);
     // The old text is gone from the full-text index.
     expect(ids(c.page(q({ text: rows[3]?.intent.toLowerCase() ?? "" }), 0, 500).rows)).not.toContain(rows[3]?.metadata?.sessionId);
-    expect(c.changedSince(v1, 10)).toEqual({ ids: [rows[3]?.metadata?.sessionId], overflow: false, version: v2 });
+    expect(c.changedSince(v1, 10)).toEqual({ ids: [rows[3]?.metadata?.sessionId], overflow: false, version: v2, through: v2 });
     expect(c.changedSince(0, 5)).toMatchObject({ overflow: true });
     expect(c.changedSince(0, 5).ids).toHaveLength(5);
     expect(c.count(q())).toBe(10);

@@ -122,6 +122,11 @@ function phrase(needle: string): string {
 export interface SqliteCatalogOptions {
   /** File path, or ":memory:" (tests). */
   path: string;
+  /**
+   * Which runtime the catalog describes (e.g. its URL). A catalog file made
+   * from another runtime is emptied and filled again from this one.
+   */
+  source?: string;
 }
 
 export class SqliteCatalog implements CatalogStore {
@@ -139,6 +144,7 @@ export class SqliteCatalog implements CatalogStore {
       this.db.pragma("synchronous = NORMAL");
       this.db.pragma("busy_timeout = 5000");
       this.migrate();
+      if (options.source !== undefined) this.bindSource(options.source);
     } catch (e) {
       this.db.close();
       throw e;
@@ -162,10 +168,13 @@ export class SqliteCatalog implements CatalogStore {
       ftsDelete: db.prepare("DELETE FROM sessions_fts WHERE rowid = ?"),
       ftsInsert: db.prepare("INSERT INTO sessions_fts (rowid, hay, parts) VALUES (?, ?, ?)"),
       setVersion: db.prepare("INSERT INTO meta (key, value) VALUES ('version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"),
-      changed: db.prepare<[number, number], { session_id: string }>("SELECT session_id FROM sessions WHERE version > ? ORDER BY version, n LIMIT ?"),
+      changed: db.prepare<[number, number], { session_id: string; version: number }>("SELECT session_id, version FROM sessions WHERE version > ? ORDER BY version, n LIMIT ?"),
       scan: db.prepare<[number, number], { n: number; summary: Uint8Array }>("SELECT n, summary FROM sessions WHERE n > ? ORDER BY n LIMIT ?"),
       pending: db.prepare<[number, number, number], { n: number; session_id: string }>(
         "SELECT n, session_id FROM sessions WHERE needs_read = 1 AND n > ? AND read_after <= ? ORDER BY n LIMIT ?",
+      ),
+      pendingOpen: db.prepare<[number, number, number], { n: number; session_id: string }>(
+        "SELECT n, session_id FROM sessions WHERE needs_read = 1 AND n > ? AND read_after <= ? AND state_rank < 2 ORDER BY n LIMIT ?",
       ),
       defer: db.prepare("UPDATE sessions SET read_after = ? WHERE session_id = ?"),
       nextDeferred: db.prepare<[], { t: number | null }>("SELECT min(read_after) AS t FROM sessions WHERE needs_read = 1 AND read_after > 0"),
@@ -190,6 +199,21 @@ export class SqliteCatalog implements CatalogStore {
       }
       this.db.exec(SCHEMA);
       this.db.prepare("INSERT INTO meta (key, value) VALUES ('schema', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(String(CATALOG_SCHEMA_VERSION));
+    })();
+  }
+
+  /** Set when the file was emptied because it described another runtime. */
+  replacedSource: string | null = null;
+
+  private bindSource(source: string): void {
+    const found = this.db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'source'").get()?.value;
+    if (found === source) return;
+    this.db.transaction(() => {
+      if (found !== undefined) {
+        this.replacedSource = found;
+        this.db.exec("DELETE FROM sessions; DELETE FROM sessions_fts;");
+      }
+      this.db.prepare("INSERT INTO meta (key, value) VALUES ('source', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(source);
     })();
   }
 
@@ -326,7 +350,8 @@ export class SqliteCatalog implements CatalogStore {
 
   changedSince(version: number, limit: number): CatalogChanges {
     const rows = this.stmts.changed.all(version, limit + 1);
-    return { ids: rows.slice(0, limit).map((r) => r.session_id), overflow: rows.length > limit, version: this.currentVersion };
+    const listed = rows.slice(0, limit);
+    return { ids: listed.map((r) => r.session_id), overflow: rows.length > limit, version: this.currentVersion, through: listed.at(-1)?.version ?? version };
   }
 
   scan(after: number, limit: number): { rows: SessionSummary[]; last: number } {
@@ -334,8 +359,8 @@ export class SqliteCatalog implements CatalogStore {
     return { rows: rows.map((r) => fromBinary(SessionSummarySchema, r.summary)), last: rows.at(-1)?.n ?? after };
   }
 
-  pendingReads(after: number, now: number, limit: number): PendingRead[] {
-    return this.stmts.pending.all(after, now, limit).map((r) => ({ sessionId: r.session_id, position: r.n }));
+  pendingReads(after: number, now: number, limit: number, openOnly = false): PendingRead[] {
+    return (openOnly ? this.stmts.pendingOpen : this.stmts.pending).all(after, now, limit).map((r) => ({ sessionId: r.session_id, position: r.n }));
   }
 
   deferRead(sessionId: string, until: number): void {

@@ -40,6 +40,8 @@ export interface CatalogChanges {
   overflow: boolean;
   /** Version the answer was read at. */
   version: number;
+  /** Version of the last listed change (continue from just below it when `overflow`). */
+  through: number;
 }
 
 export interface CatalogCounts {
@@ -67,8 +69,11 @@ export interface CatalogStore {
   changedSince(version: number, limit: number): CatalogChanges;
   /** Rows in catalog order after `after` (WatchSessionList's snapshot, in chunks). */
   scan(after: number, limit: number): { rows: SessionSummary[]; last: number };
-  /** Sessions whose history must be read, in catalog order after `after`, not deferred past `now`. */
-  pendingReads(after: number, now: number, limit: number): PendingRead[];
+  /**
+   * Sessions whose history must be read, in catalog order after `after`, not
+   * deferred past `now`; `openOnly`: only OPEN and SUSPENDED ones (read first).
+   */
+  pendingReads(after: number, now: number, limit: number, openOnly?: boolean): PendingRead[];
   /** Put off the next read of a session after a failure (backoff). */
   deferRead(sessionId: string, until: number): void;
   /** Earliest deferred read, if any. */
