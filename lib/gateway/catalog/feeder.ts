@@ -304,16 +304,24 @@ export class CatalogFeeder implements LifecycleSource {
     this.reportProgress();
   }
 
+  private backfillLogged = false;
+
+  /** Progress in the log: every `progressMs` while reads are pending, and once when they are done. */
   private reportProgress(force = false): void {
     const now = Date.now();
-    if (!force && now - this.lastProgress < this.progressMs) return;
+    // Once a backfill was reported, its end is reported as soon as it happens.
+    if (!force && !this.backfillLogged && now - this.lastProgress < this.progressMs) return;
     const { known, pending } = this.store.counts();
-    if (pending === 0 && !force) {
-      if (this.lastProgress !== 0) this.log.info({ known }, `session catalog complete: ${known} sessions indexed`);
-      this.lastProgress = 0;
+    if (!force && pending > 0 && now - this.lastProgress < this.progressMs) return;
+    this.lastProgress = now;
+    if (pending === 0) {
+      if (this.backfillLogged) this.log.info({ known }, `session catalog complete: ${known} sessions indexed`);
+      this.backfillLogged = false;
       return;
     }
-    this.lastProgress = now;
+    // Open sessions waiting to be followed again are not worth a line each start.
+    if (!this.backfillLogged && pending <= this.limiter.max && !force) return;
+    this.backfillLogged = true;
     this.log.info({ known, indexed: known - pending, pending, reading: this.limiter.running }, `session catalog: ${known - pending} of ${known} sessions indexed`);
   }
 
@@ -515,8 +523,8 @@ export class CatalogFeeder implements LifecycleSource {
           }, this.stallMs);
     };
     try {
-      const meta = await this.runtime.getSession(f.id, f.ac.signal);
-      f.meta = fresherMetadata(f.meta, meta);
+      // The row's metadata (from WatchSessions, kept current by its events)
+      // says how long the history is: no GetSession per read.
       const caughtUpNow = () => {
         f.caughtUp = true;
         free();
