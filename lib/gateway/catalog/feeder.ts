@@ -527,11 +527,13 @@ export class CatalogFeeder implements LifecycleSource {
       // says how long the history is: no GetSession per read.
       const caughtUpNow = () => {
         f.caughtUp = true;
-        free();
         this.failures.delete(f.id);
         if (stall) clearTimeout(stall);
         stall = null;
-        return this.afterChange(f);
+        const final = this.afterChange(f);
+        // An open session stays followed without holding a slot; a final one frees its slot once its stream is closed.
+        if (!final) free();
+        return final;
       };
       this.readsStarted++;
       arm();
