@@ -487,7 +487,8 @@ export class CatalogFeeder implements LifecycleSource {
     void this.read(f, release).finally(() => {
       f.ac.abort();
       if (this.followed.get(id) === f) this.followed.delete(id);
-      if (OPEN_STATES.has(f.meta.state)) for (const o of [...this.openObservers]) o.closed(id);
+      // No longer followed (closed, or to be read again): observers drop what they knew of it.
+      for (const o of [...this.openObservers]) o.closed(id);
       this.checkOpenLoaded();
     });
   }
