@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
-import { TASK_MODE } from "@/lib/macp/constants";
-import { applyListQuery, DEFAULT_LIST_QUERY, hasActiveFilters, parseListQuery, serializeListQuery } from "./list-query";
-import { summary } from "./test/fixtures";
+import { create } from "@bufbuild/protobuf";
+import { SessionListQuerySchema } from "@/lib/gen/baton/v1/console_pb";
+import { DEFAULT_LIST_QUERY, hasActiveFilters, parseListQuery, serializeListQuery, toSessionListQuery } from "./list-query";
 
 const P = (s: string) => new URLSearchParams(s);
 
@@ -42,37 +41,43 @@ describe("parseListQuery / serializeListQuery", () => {
   });
 });
 
-describe("applyListQuery", () => {
-  const rows = [
-    summary("a", { intent: "Pager handoff", activity: 3, phase: "OfferPending", participants: ["alice", "bob"] }),
-    summary("b", { intent: "Rotate keys", mode: TASK_MODE, phase: "InProgress", activity: 5, owner: "dora", target: "erin", participants: ["dora", "erin"] }),
-    summary("c", { intent: "DB migration", state: SessionState.RESOLVED, phase: "Committed", activity: 1, startedAt: 9 }),
-  ];
-
-  it("sorts by last activity, newest first, by default", () => {
-    expect(applyListQuery(rows, DEFAULT_LIST_QUERY).map((r) => r.metadata?.sessionId)).toEqual(["b", "a", "c"]);
+describe("toSessionListQuery", () => {
+  it("maps the URL's query to the catalog's, field by field", () => {
+    expect(toSessionListQuery(DEFAULT_LIST_QUERY)).toEqual({
+      mode: "",
+      state: "",
+      phase: "",
+      participant: "",
+      text: "",
+      sort: "activity",
+      ascending: false,
+    });
+    const q = parseListQuery(P("mode=handoff&state=resolved&phase=Committed&participant=bob&q=pager%20rotation&sort=intent"));
+    expect(toSessionListQuery(q)).toEqual({
+      mode: "handoff",
+      state: "resolved",
+      phase: "Committed",
+      participant: "bob",
+      text: "pager rotation",
+      sort: "intent",
+      ascending: true,
+    });
+    expect(toSessionListQuery(parseListQuery(P("sort=started&dir=asc"))).ascending).toBe(true);
   });
 
-  it("filters by mode, state, phase, participant and text", () => {
-    const ids = (qs: string) => applyListQuery(rows, parseListQuery(P(qs))).map((r) => r.metadata?.sessionId);
-    expect(ids("mode=task")).toEqual(["b"]);
-    expect(ids("state=resolved")).toEqual(["c"]);
-    expect(ids("phase=OfferPending")).toEqual(["a"]);
-    expect(ids("participant=ERIN")).toEqual(["b"]);
-    expect(ids("q=migration")).toEqual(["c"]);
-    expect(ids("q=nothing-matches")).toEqual([]);
+  it("is a valid SessionListQuery for the generated schema", () => {
+    const msg = create(SessionListQuerySchema, toSessionListQuery(parseListQuery(P("mode=task&q=x&sort=ttl"))));
+    expect(msg.mode).toBe("task");
+    expect(msg.text).toBe("x");
+    expect(msg.sort).toBe("ttl");
+    expect(msg.ascending).toBe(true);
   });
 
-  it("sorts by text columns ascending", () => {
-    const q = parseListQuery(P("sort=intent"));
-    expect(applyListQuery(rows, q).map((r) => r.intent)).toEqual(["DB migration", "Pager handoff", "Rotate keys"]);
-  });
-
-  it("sorts 10,000 rows quickly", () => {
-    const many = Array.from({ length: 10_000 }, (_, i) => summary(`s${i}`, { activity: (i * 7919) % 10_007, intent: `intent ${i}` }));
-    const t0 = performance.now();
-    const out = applyListQuery(many, parseListQuery(P("q=intent")));
-    expect(out).toHaveLength(10_000);
-    expect(performance.now() - t0).toBeLessThan(500);
+  it("survives a URL round trip unchanged", () => {
+    for (const qs of ["", "q=abc", "mode=task&state=open", "participant=dora&sort=owner&dir=desc", "phase=OfferPending&sort=activity&dir=asc"]) {
+      const q = parseListQuery(P(qs));
+      const again = parseListQuery(P(serializeListQuery(q).replace(/^\?/, "")));
+      expect(toSessionListQuery(again)).toEqual(toSessionListQuery(q));
+    }
   });
 });
