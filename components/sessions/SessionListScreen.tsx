@@ -360,7 +360,9 @@ export function SessionListScreen() {
           ref={setListRef}
           aria-label={`Sessions, ${fmt(total)} ${filtered ? "matching" : "in all"}, sorted by ${SORT_LABELS[query.sort].toLowerCase()}`}
           onKeyDown={onListKeyDown}
-          className="relative"
+          aria-busy={win.stale || undefined}
+          data-stale={win.stale || undefined}
+          className={clsx("relative", win.stale && "opacity-60")}
           style={{ height: virtualizer.getTotalSize() }}
           data-testid="session-list"
         >
@@ -391,6 +393,7 @@ export function SessionListScreen() {
 
   let count: string;
   if (!loaded) count = win.firstError !== undefined ? "Not loaded" : "Loading…";
+  else if (win.stale) count = "Searching…";
   else {
     count = filtered
       ? win.allCount !== undefined

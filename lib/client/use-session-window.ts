@@ -42,6 +42,8 @@ export type PageStatus = "loading" | "error" | "ready";
 export interface SessionWindow {
   /** Rows matching the query, and the catalog's status; undefined until the first page or notice. */
   head: ListHead<CatalogStatus> | undefined;
+  /** The rows shown are the previous query's, while this one's first page loads. */
+  stale: boolean;
   /** The row at `index`, if its page is loaded. */
   rowAt(index: number): SessionSummary | undefined;
   /** Whether the page holding `index` is loaded, loading or failed. */
@@ -246,22 +248,29 @@ export function useSessionWindow(query: ListQuery, paused: boolean): SessionWind
     if (h && h.key === listKey) apply(h.key, h.notice, h.status, false);
   }, [paused, listKey, apply]);
 
-  // ---- what the screen reads
+  // ---- what the screen reads. While a new query's first page loads, the
+  // previous list stays on screen (marked stale) instead of flashing empty.
+  let failedPages = 0;
+  for (const p of byPage.values()) if (p.status === "error") failedPages += 1;
+  const firstPage = byPage.get(0);
+  const firstError = head === undefined && firstPage?.status === "error" ? firstPage.error : undefined;
+  const shown = useRef<{ head: ListHead<CatalogStatus>; byPage: typeof byPage } | null>(null);
+  let view: { head: ListHead<CatalogStatus> | undefined; byPage: typeof byPage } = { head, byPage };
+  if (head) shown.current = { head, byPage };
+  else if (firstError === undefined && shown.current) view = shown.current;
+  const stale = head === undefined && view.head !== undefined;
+  const viewPages = view.byPage;
+
   const rowAt = useCallback(
-    (index: number): SessionSummary | undefined => byPage.get(Math.floor(index / PAGE_SIZE))?.data?.sessions[index % PAGE_SIZE],
-    [byPage],
+    (index: number): SessionSummary | undefined => viewPages.get(Math.floor(index / PAGE_SIZE))?.data?.sessions[index % PAGE_SIZE],
+    [viewPages],
   );
-  const pageStatus = useCallback((index: number): PageStatus => byPage.get(Math.floor(index / PAGE_SIZE))?.status ?? "loading", [byPage]);
+  const pageStatus = useCallback((index: number): PageStatus => viewPages.get(Math.floor(index / PAGE_SIZE))?.status ?? "loading", [viewPages]);
   const setVisible = useCallback(
     (f: number, l: number) =>
       setVisibleState((prev) => (prev.key === listKey && prev.first === f && prev.last === l ? prev : { key: listKey, first: f, last: l })),
     [listKey],
   );
-
-  let failedPages = 0;
-  for (const p of byPage.values()) if (p.status === "error") failedPages += 1;
-  const firstPage = byPage.get(0);
-  const firstError = head === undefined && firstPage?.status === "error" ? firstPage.error : undefined;
 
   const retry = useCallback(() => {
     void qc.refetchQueries({ queryKey: [...PAGE_KEY_ROOT, listKey], type: "active", predicate: (q) => q.state.status === "error" });
@@ -271,7 +280,8 @@ export function useSessionWindow(query: ListQuery, paused: boolean): SessionWind
   }, [qc, listKey, connection.state, allQ.isError, openQ.isError]);
 
   return {
-    head,
+    head: view.head,
+    stale,
     rowAt,
     pageStatus,
     firstError,
