@@ -155,10 +155,8 @@ export function SessionListScreen() {
     estimateSize: () => rowHeight,
     overscan: 8,
     scrollMargin,
-    getItemKey: (i) => {
-      const id = rowAt(i)?.metadata?.sessionId;
-      return id ? `s:${id}` : `i:${i}`;
-    },
+    // Keyed by position: pages read at different versions may briefly show
+    // the same session twice while rows shift; ids would collide.
   });
   // Re-estimate unmeasured rows when the layout switches between grid and cards.
   useEffect(() => virtualizer.measure(), [rowHeight, virtualizer]);
