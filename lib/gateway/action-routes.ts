@@ -131,7 +131,7 @@ export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRout
         const nameOf = (id: string) => names.get(id) ?? shortParticipantName(id);
         const stream = watchInbox(
           {
-            index: gateway.index,
+            feeder: gateway.feeder,
             policies: actions.policies,
             logger: gateway.logger,
             ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
@@ -140,7 +140,7 @@ export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRout
           nameOf,
           ctx.signal,
         );
-        yield* gateway.trackBrowserStream(stream, ctx.signal);
+        yield* gateway.trackBrowserStream(stream, ctx.signal, auth.user.username);
       },
     });
   };

@@ -54,12 +54,27 @@ export function backoffMs(attempt: number, base = 250, max = 10_000): number {
 export class AsyncQueue<T> implements AsyncIterable<T> {
   private items: T[] = [];
   private waiter: (() => void) | null = null;
-  private drainWaiters: { below: number; resolve: () => void }[] = [];
+  private drainWaiters: { below: number; belowBytes: number; resolve: () => void }[] = [];
   private closed = false;
   private failure: { error: unknown } | null = null;
+  private queuedBytes = 0;
+  private lastTaken = Date.now();
+
+  /** `sizeOf`: an item's size in bytes, for `bytes` and `waitBelow`'s byte bound. */
+  constructor(private readonly sizeOf?: (item: T) => number) {}
 
   get size(): number {
     return this.items.length;
+  }
+
+  /** Bytes queued (by `sizeOf`; 0 without it). */
+  get bytes(): number {
+    return this.queuedBytes;
+  }
+
+  /** When the consumer last took an item (or the queue was made). */
+  get lastTakenAt(): number {
+    return this.lastTaken;
   }
 
   get isClosed(): boolean {
@@ -69,6 +84,7 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
   push(item: T): void {
     if (this.closed) return;
     this.items.push(item);
+    if (this.sizeOf) this.queuedBytes += this.sizeOf(item);
     this.wake();
   }
 
@@ -79,6 +95,13 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
     this.releaseDrainWaiters(true);
   }
 
+  /** Drop everything queued and end (the consumer sees the end at once). */
+  discard(): void {
+    this.items = [];
+    this.queuedBytes = 0;
+    this.close();
+  }
+
   /** End with an error once queued items are consumed. */
   fail(error: unknown): void {
     if (this.closed) return;
@@ -86,10 +109,14 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
     this.close();
   }
 
-  /** Resolves when fewer than `n` items are queued (or the queue is closed). */
-  waitBelow(n: number): Promise<void> {
-    if (this.items.length < n || this.closed) return Promise.resolve();
-    return new Promise((resolve) => this.drainWaiters.push({ below: n, resolve }));
+  /** Resolves when fewer than `n` items and at most `bytes` bytes are queued (or the queue is closed). */
+  waitBelow(n: number, bytes = Infinity): Promise<void> {
+    if (this.below(n, bytes) || this.closed) return Promise.resolve();
+    return new Promise((resolve) => this.drainWaiters.push({ below: n, belowBytes: bytes, resolve }));
+  }
+
+  private below(n: number, bytes: number): boolean {
+    return this.items.length < n && this.queuedBytes <= bytes;
   }
 
   private wake(): void {
@@ -102,7 +129,7 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
     if (this.drainWaiters.length === 0) return;
     const keep: typeof this.drainWaiters = [];
     for (const w of this.drainWaiters) {
-      if (all || this.items.length < w.below) w.resolve();
+      if (all || this.below(w.below, w.belowBytes)) w.resolve();
       else keep.push(w);
     }
     this.drainWaiters = keep;
@@ -112,6 +139,8 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
     for (;;) {
       if (this.items.length > 0) {
         const item = this.items.shift() as T;
+        if (this.sizeOf) this.queuedBytes -= this.sizeOf(item);
+        this.lastTaken = Date.now();
         this.releaseDrainWaiters();
         yield item;
         continue;

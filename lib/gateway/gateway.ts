@@ -1,24 +1,36 @@
-// The console gateway: one runtime client, the shared lifecycle hub, the
-// session index and the counters behind GetGatewayStats. The Connect routes
-// (routes.ts) are a thin layer over this object.
-import type { LifecycleHubOptions } from "./lifecycle-hub";
-import { LifecycleHub } from "./lifecycle-hub";
+// The console gateway: one runtime client, the session catalog and its feeder
+// (the one upstream WatchSessions stream, and the read model behind the list,
+// the summaries and the inbox), the per-person stream caps and the counters
+// behind GetGatewayStats. The Connect routes (routes.ts) are a thin layer over
+// this object.
+import { CatalogFeeder } from "./catalog/feeder";
+import { ListService } from "./catalog/list-service";
+import { SqliteCatalog } from "./catalog/sqlite";
+import type { CatalogStore } from "./catalog/store";
 import { silentLogger, type GatewayLogger } from "./logger";
 import type { RuntimeReader } from "./runtime-client";
-import { SessionIndex, type SessionIndexOptions } from "./session-index";
 import type { SessionStreamDeps } from "./session-stream";
+import { DEFAULT_MAX_STREAMS_PER_PERSON, StreamCaps } from "./stream-caps";
 
 export interface GatewayOptions {
   runtime: RuntimeReader;
   logger?: GatewayLogger;
-  /** Keep upstream streams this long after the last browser leaves. Default 2000 ms. */
+  /** The catalog (owned by the gateway from now on: closed with it). Default: an in-memory SQLite catalog. */
+  catalog?: CatalogStore;
+  /** Accepted for compatibility; upstream streams now live as long as the console. */
   graceMs?: number;
   /** Heartbeat interval on browser streams. Default 15 000 ms. */
   heartbeatMs?: number;
-  /** Coalescing window for list upserts. Default 25 ms. */
+  /** Coalescing window for list change notices. Default 250 ms. */
   flushMs?: number;
-  /** Concurrent upstream catch-up reads. Default 16. */
+  /** Concurrent upstream history reads of the catalog feeder. Default 8. */
   concurrency?: number;
+  /** Concurrent browser streams per signed-in person (0 = unlimited). Default 32. */
+  maxStreamsPerPerson?: number;
+  /** SubscribeSession: bytes read ahead of a slow browser. Default 4 MiB. */
+  streamBufferBytes?: number;
+  /** SubscribeSession: a browser that reads nothing this long with a full buffer is cut off. Default 60 s. */
+  streamStallMs?: number;
   /** Shown in GetGatewayStats; defaults to the runtime client's address. */
   runtimeAddress?: string;
 }
@@ -32,8 +44,10 @@ export interface GatewayStats {
 
 export class Gateway {
   readonly runtime: RuntimeReader;
-  readonly hub: LifecycleHub;
-  readonly index: SessionIndex;
+  readonly catalog: CatalogStore;
+  readonly feeder: CatalogFeeder;
+  readonly list: ListService;
+  readonly caps: StreamCaps;
   readonly logger: GatewayLogger;
   readonly streamDeps: SessionStreamDeps;
   private browser = 0;
@@ -44,31 +58,47 @@ export class Gateway {
     this.runtime = options.runtime;
     this.logger = options.logger ?? silentLogger;
     this.runtimeAddress = options.runtimeAddress ?? options.runtime.address;
-    const hubOptions: LifecycleHubOptions = { logger: this.logger, graceMs: options.graceMs };
-    this.hub = new LifecycleHub(this.runtime, hubOptions);
-    const indexOptions: SessionIndexOptions = {
+    this.catalog = options.catalog ?? new SqliteCatalog({ path: ":memory:" });
+    this.feeder = new CatalogFeeder({
+      store: this.catalog,
+      runtime: this.runtime,
       logger: this.logger,
-      graceMs: options.graceMs,
+      ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+    });
+    this.list = new ListService(this.catalog, this.feeder, {
+      ...(options.flushMs !== undefined ? { coalesceMs: options.flushMs } : {}),
+      ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
+    });
+    this.caps = new StreamCaps(options.maxStreamsPerPerson ?? DEFAULT_MAX_STREAMS_PER_PERSON);
+    this.streamDeps = {
+      runtime: this.runtime,
+      hub: this.feeder,
+      logger: this.logger,
       heartbeatMs: options.heartbeatMs,
-      flushMs: options.flushMs,
-      concurrency: options.concurrency,
+      ...(options.streamBufferBytes !== undefined ? { bufferBytes: options.streamBufferBytes } : {}),
+      ...(options.streamStallMs !== undefined ? { stallMs: options.streamStallMs } : {}),
     };
-    this.index = new SessionIndex(this.runtime, this.hub, indexOptions);
-    this.streamDeps = { runtime: this.runtime, hub: this.hub, logger: this.logger, heartbeatMs: options.heartbeatMs };
+    this.feeder.start();
   }
 
   get isClosed(): boolean {
     return this.closed;
   }
 
-  /** Count a browser-facing stream until it ends or the browser goes away. */
-  async *trackBrowserStream<T>(stream: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
+  /**
+   * Count a browser-facing stream until it ends or the browser goes away;
+   * with `person`, it also takes one of that person's stream slots (or the
+   * stream is refused with RESOURCE_EXHAUSTED).
+   */
+  async *trackBrowserStream<T>(stream: AsyncIterable<T>, signal: AbortSignal, person?: string): AsyncGenerator<T> {
+    const releaseSlot = person !== undefined ? this.caps.acquire(person) : () => undefined;
     this.browser++;
     let counted = true;
     const uncount = () => {
       if (!counted) return;
       counted = false;
       this.browser--;
+      releaseSlot();
     };
     signal.addEventListener("abort", uncount, { once: true });
     try {
@@ -88,13 +118,13 @@ export class Gateway {
     };
   }
 
-  /** Stop every stream and close the runtime connection. */
+  /** Stop every stream and close the runtime connection and the catalog. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.index.close();
-    this.hub.close();
+    this.feeder.close();
     this.runtime.close();
+    this.catalog.close();
   }
 }
 

@@ -8,12 +8,13 @@
 // commit, take or report on the task), so the inbox never lists what the
 // person's buttons would refuse.
 //
-// The stream rides on the session index (one upstream subscription per
-// session, shared with the session list): each browser is an index observer,
-// recomputes the items of a session when it changes, and sends the whole
-// inbox again whenever it changed.
+// Only OPEN sessions can hold inbox items, so the stream rides on the open
+// sessions the catalog feeder follows anyway (lib/gateway/catalog/feeder.ts:
+// one upstream subscription per open session, shared with the list): each
+// browser observes those, recomputes the items of a session when it changes,
+// drops a session when it closes, and sends the whole inbox again whenever it
+// changed. Closed sessions, however many, cost the inbox nothing.
 import { create } from "@bufbuild/protobuf";
-import type { ConnectError } from "@connectrpc/connect";
 import {
   InboxItemKind,
   InboxItemSchema,
@@ -31,7 +32,7 @@ import { DEFAULT_POLICY_ID } from "@/lib/macp/constants";
 import type { SessionView } from "@/lib/macp/projections/session";
 import type { GatewayLogger } from "./logger";
 import type { PolicyCache } from "./policies";
-import type { SessionIndex } from "./session-index";
+import type { CatalogFeeder } from "./catalog/feeder";
 import { lifecycleOf } from "./session-state";
 
 export interface InboxContext {
@@ -171,7 +172,8 @@ function signature(items: readonly InboxItem[]): string {
 }
 
 export interface InboxOptions {
-  index: SessionIndex;
+  /** The open sessions (the catalog feeder). */
+  feeder: Pick<CatalogFeeder, "observeOpen">;
   policies: PolicyCache;
   logger: GatewayLogger;
   heartbeatMs?: number;
@@ -193,11 +195,10 @@ export async function* watchInbox(
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const flushMs = options.flushMs ?? 25;
   const now = options.now ?? Date.now;
-  const sessions = new Map<string, { meta: SessionMetadata; view: SessionView | undefined }>();
+  const sessions = new Map<string, { meta: SessionMetadata; view: SessionView }>();
   const items = new Map<string, InboxItem[]>();
   let loaded = false;
   let dirty = false;
-  let failure: ConnectError | null = null;
   let wake: (() => void) | null = null;
   const poke = () => {
     const w = wake;
@@ -237,20 +238,23 @@ export async function* watchInbox(
   const stop = () => ended.abort();
   signal.addEventListener("abort", stop, { once: true });
   try {
-    options.index.observe(
+    options.feeder.observeOpen(
       {
         update(meta, view) {
           sessions.set(meta.sessionId, { meta, view });
           recompute(meta.sessionId);
           if (dirty) poke();
         },
+        closed(sessionId) {
+          sessions.delete(sessionId);
+          if (items.delete(sessionId)) {
+            dirty = true;
+            poke();
+          }
+        },
         loaded() {
           loaded = true;
           dirty = true;
-          poke();
-        },
-        failed(err) {
-          failure = err;
           poke();
         },
       },
@@ -258,7 +262,6 @@ export async function* watchInbox(
     );
     let nextHeartbeat = Date.now() + heartbeatMs;
     while (!ended.signal.aborted) {
-      if (failure) throw failure;
       if (!(loaded && dirty)) {
         const wait = nextHeartbeat - Date.now();
         if (wait > 0) {
@@ -275,8 +278,7 @@ export async function* watchInbox(
           });
         }
         if (ended.signal.aborted) return;
-        if (failure) throw failure;
-        if (Date.now() >= nextHeartbeat) {
+          if (Date.now() >= nextHeartbeat) {
           nextHeartbeat = Date.now() + heartbeatMs;
           yield create(WatchInboxResponseSchema, {
             item: { case: "heartbeat", value: create(HeartbeatSchema, { serverTimeUnixMs: BigInt(Date.now()) }) },

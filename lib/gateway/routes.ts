@@ -6,8 +6,10 @@
 import { Code, ConnectError, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
 import { ConsoleService } from "@/lib/gen/baton/v1/console_pb";
 import { isValidSessionId } from "@/lib/macp/ids";
+import { parseListQuery, parsePage } from "./catalog/query";
 import type { Gateway } from "./gateway";
 import { sessionStream } from "./session-stream";
+import { kCutOffConnection } from "./stream-caps";
 
 /** Validate a session id from a browser request (PROTOCOL.md §2.6). */
 export function requireSessionId(raw: string): string {
@@ -37,34 +39,52 @@ function ensureOpen(gateway: Gateway): void {
 export interface ConsoleRoutesOptions {
   /**
    * Runs before every call; throw to refuse it (e.g. require a signed-in
-   * viewer). Without it the reads are open to anyone who can reach the console.
+   * viewer). Returns who is calling (a key per person, for the per-person
+   * stream cap), or undefined when reads are open to anyone. Without it the
+   * reads are open to anyone who can reach the console.
    */
-  guard?: (ctx: HandlerContext) => Promise<void>;
+  guard?: (ctx: HandlerContext) => Promise<string | undefined>;
 }
 
 export function consoleRoutes(gateway: Gateway, options: ConsoleRoutesOptions = {}): (router: ConnectRouter) => void {
   const guard = options.guard ?? (async () => undefined);
   return (router) => {
     router.service(ConsoleService, {
-      async *watchSessionList(_req, ctx) {
+      async listSessionPage(req, ctx) {
         ensureOpen(gateway);
         await guard(ctx);
-        yield* gateway.trackBrowserStream(gateway.index.watch(ctx.signal), ctx.signal);
+        const query = parseListQuery(req.query);
+        const { offset, limit } = parsePage(req.offset, req.limit);
+        return gateway.list.page(query, offset, limit);
+      },
+
+      async *watchSessionChanges(req, ctx) {
+        ensureOpen(gateway);
+        const person = await guard(ctx);
+        const query = parseListQuery(req.query);
+        yield* gateway.trackBrowserStream(gateway.list.watchChanges(query, ctx.signal), ctx.signal, person);
+      },
+
+      async *watchSessionList(_req, ctx) {
+        ensureOpen(gateway);
+        const person = await guard(ctx);
+        yield* gateway.trackBrowserStream(gateway.list.watchList(ctx.signal), ctx.signal, person);
       },
 
       async *subscribeSession(req, ctx) {
         ensureOpen(gateway);
-        await guard(ctx);
+        const person = await guard(ctx);
         const sessionId = requireSessionId(req.sessionId);
         const after = requireAfterSequence(req.afterSequence);
-        yield* gateway.trackBrowserStream(sessionStream(gateway.streamDeps, sessionId, after, ctx.signal), ctx.signal);
+        const cutOff = ctx.values.get(kCutOffConnection);
+        yield* gateway.trackBrowserStream(sessionStream(gateway.streamDeps, sessionId, after, ctx.signal, cutOff), ctx.signal, person);
       },
 
       async getSessionSummary(req, ctx) {
         ensureOpen(gateway);
         await guard(ctx);
         const sessionId = requireSessionId(req.sessionId);
-        return { summary: await gateway.index.summary(sessionId, ctx.signal) };
+        return { summary: await gateway.feeder.summary(sessionId, ctx.signal) };
       },
 
       async getGatewayStats(_req, ctx) {

@@ -12,6 +12,11 @@
 //    delivered (e.g. RESOLVED before its Commitment arrives) is held briefly
 //    so the browser sees the envelope first.
 // 5. Heartbeats every `heartbeatMs`.
+// 6. What waits for the browser is bounded: at most `highWater` envelopes and
+//    `bufferBytes` bytes are read ahead of it (the upstream read pauses), and
+//    a browser that takes nothing for `stallMs` while that buffer is full is
+//    cut off (its connection closed, everything released): it can resubscribe
+//    with after_sequence.
 // Everything stops when the browser goes away (`signal`): the upstream
 // subscription is aborted and the hub released. A terminal session needs no
 // upstream once caught up, so it is closed early.
@@ -28,14 +33,14 @@ import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
 import type { Envelope } from "@/lib/gen/macp/v1/envelope_pb";
 import { AsyncQueue, linkedController } from "./async";
 import { upstreamError } from "./errors";
-import type { LifecycleHub } from "./lifecycle-hub";
+import type { LifecycleSource, LifecycleUpdate } from "./lifecycle-hub";
 import type { GatewayLogger } from "./logger";
 import type { RuntimeReader } from "./runtime-client";
 import { EventSequencer, fresherMetadata, historyCount, isTerminalState, lifecycleChanged } from "./sequencer";
 
 export interface SessionStreamDeps {
   runtime: RuntimeReader;
-  hub: LifecycleHub;
+  hub: LifecycleSource;
   logger: GatewayLogger;
   /** Default 15 000 ms. */
   heartbeatMs?: number;
@@ -43,7 +48,14 @@ export interface SessionStreamDeps {
   metadataHoldMs?: number;
   /** Upstream envelopes buffered for a slow browser before reading pauses. Default 256. */
   highWater?: number;
+  /** The same bound in bytes of payload. Default 4 MiB (at least one envelope is always buffered). */
+  bufferBytes?: number;
+  /** A browser that takes nothing for this long while the buffer is full is cut off. Default 60 s. */
+  stallMs?: number;
 }
+
+/** Ends the browser's connection (a stream parked on a browser that never reads cannot end otherwise). */
+export type CutOff = (reason: string) => void;
 
 type Item =
   | { kind: "envelope"; envelope: Envelope; at: number }
@@ -59,11 +71,14 @@ export async function* sessionStream(
   sessionId: string,
   afterSequence: number,
   signal: AbortSignal,
+  cutOff?: CutOff,
 ): AsyncGenerator<SubscribeSessionResponse> {
   const { runtime, hub } = deps;
   const heartbeatMs = deps.heartbeatMs ?? 15_000;
   const holdMs = deps.metadataHoldMs ?? 1_000;
   const highWater = deps.highWater ?? 256;
+  const bufferBytes = deps.bufferBytes ?? 4 * 1024 * 1024;
+  const stallMs = deps.stallMs ?? 60_000;
 
   let meta: SessionMetadata;
   try {
@@ -85,9 +100,23 @@ export async function* sessionStream(
   yield response({ case: "metadata", value: meta });
   if (seq.caughtUp) yield response({ case: "caughtUp", value: create(CaughtUpSchema, { headSequence: BigInt(head) }) });
 
-  const queue = new AsyncQueue<Item>();
+  const queue = new AsyncQueue<Item>((item) => (item.kind === "envelope" ? item.envelope.payload.length + 256 : 0));
   const upstream = linkedController(signal);
-  const heartbeat = setInterval(() => queue.push({ kind: "heartbeat" }), heartbeatMs);
+  let stalled = false;
+  const heartbeat = setInterval(() => {
+    // A browser that stopped reading with the buffer full: cut it off, release everything.
+    const full = queue.size >= highWater || queue.bytes > bufferBytes;
+    if (full && Date.now() - queue.lastTakenAt >= stallMs && !stalled) {
+      stalled = true;
+      deps.logger.info({ sessionId, buffered: queue.bytes }, "browser stopped reading a session stream; cutting it off");
+      cutOff?.(`the browser read nothing for ${stallMs} ms`);
+      queue.discard();
+      cleanup();
+      return;
+    }
+    queue.push({ kind: "heartbeat" });
+  }, Math.min(heartbeatMs, Math.max(100, Math.floor(stallMs / 4))));
+  let lastHeartbeat = Date.now();
   let holdTimer: NodeJS.Timeout | null = null;
   let heldSince = 0;
   let releaseHub: (() => void) | null = null;
@@ -137,7 +166,7 @@ export async function* sessionStream(
     // A terminal session already delivered in full can never change.
     if (!finished()) {
       upstreamOpen = true;
-      releaseHub = hub.acquire((u) => {
+      releaseHub = hub.acquire((u: LifecycleUpdate) => {
         let found: SessionMetadata | undefined;
         if (u.kind === "event") found = u.event.session?.sessionId === sessionId ? u.event.session : undefined;
         else if (u.kind === "list") found = u.sessions.find((m) => m.sessionId === sessionId);
@@ -149,7 +178,7 @@ export async function* sessionStream(
         try {
           for await (const envelope of runtime.subscribeSession(sessionId, afterSequence, upstream.signal)) {
             queue.push({ kind: "envelope", envelope, at: Date.now() });
-            await queue.waitBelow(highWater);
+            await queue.waitBelow(highWater, bufferBytes);
           }
           if (!upstream.signal.aborted) queue.push({ kind: "upstream-end" });
         } catch (error) {
@@ -178,6 +207,8 @@ export async function* sessionStream(
           break;
         }
         case "heartbeat":
+          if (Date.now() - lastHeartbeat < heartbeatMs) break;
+          lastHeartbeat = Date.now();
           yield response({
             case: "heartbeat",
             value: create(HeartbeatSchema, { serverTimeUnixMs: BigInt(Date.now()) }),
@@ -200,6 +231,12 @@ export async function* sessionStream(
       const m = dueMetadata();
       if (m) yield m;
       if (upstreamOpen && finished()) stopUpstream();
+    }
+    if (stalled) {
+      throw new ConnectError(
+        `session stream ended: the browser read nothing for ${stallMs} ms with ${bufferBytes} bytes waiting; resubscribe with after_sequence=${seq.last}`,
+        Code.ResourceExhausted,
+      );
     }
   } finally {
     cleanup();

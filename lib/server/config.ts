@@ -26,12 +26,23 @@
 //                          (defaults 15 s, 60 s, max(40 s, 2 × heartbeat + 10 s))
 //   BATON_MAX_CONNECTIONS_PER_ADDRESS  open connections per client address
 //                          (default 64; 0 = no bound, the default behind a proxy)
+//   BATON_DATA_DIR         the data folder (default ./data): runtime store,
+//                          console catalog, users file, sign-ins, secret
+//   BATON_CATALOG_PATH     the console catalog (default $BATON_DATA_DIR/console.sqlite;
+//                          "memory" keeps it in memory, the default with MACP_MEMORY_ONLY=1)
+//   BATON_MAX_STREAMS_PER_PERSON  live browser streams one signed-in person may
+//                          hold (default 32; 0 = unlimited)
+//   BATON_STREAM_BUFFER_BYTES / BATON_STREAM_STALL_MS  a session stream reads at
+//                          most this far ahead of the browser (default 4 MiB), and a
+//                          browser reading nothing this long is cut off (default 60 s)
+//   BATON_CATALOG_CONCURRENCY  session histories the catalog reads at once (default 8)
 //   BATON_NO_UI=1 / --no-ui  serve only the Connect API (no Next.js)
 //   --dev                  Next.js development mode (npm run dev)
 // The embedded runtime reads its own MACP_* variables (see README).
 import path from "node:path";
 import { ProxyConfigError, trustedProxyHops } from "@/lib/accounts/client-address";
 import { parseRuntimeUrl } from "@/lib/gateway/runtime-client";
+import { batonDataDir } from "@/lib/data-dir";
 
 type Env = Record<string, string | undefined>;
 
@@ -63,6 +74,16 @@ export interface ConsoleConfig {
   maxPayloadBytes: number;
   /** Limits on browser connections (slow or silent clients). */
   connections: ConnectionLimits;
+  /** The console catalog's file, or ":memory:". */
+  catalogPath: string;
+  /** Histories the catalog feeder reads at once. */
+  catalogConcurrency: number;
+  /** Live browser streams per signed-in person (0 = unlimited). */
+  maxStreamsPerPerson: number;
+  /** SubscribeSession: bytes read ahead of a browser. */
+  streamBufferBytes: number;
+  /** SubscribeSession: a browser reading nothing this long (buffer full) is cut off. */
+  streamStallMs: number;
 }
 
 /** How long a browser connection may take, and how many one address may hold. */
@@ -144,7 +165,22 @@ export function loadConsoleConfig(env: Env, argv: readonly string[], dir: string
     requireSignIn: flag(env, "BATON_REQUIRE_SIGN_IN", true),
     maxPayloadBytes: int(env, "MACP_MAX_PAYLOAD_BYTES", 1_048_576, 1, 256 * 1_048_576),
     connections: connectionLimits(env, heartbeatMs),
+    catalogPath: catalogPath(env, dir, runtime),
+    catalogConcurrency: int(env, "BATON_CATALOG_CONCURRENCY", 8, 1, 256),
+    maxStreamsPerPerson: int(env, "BATON_MAX_STREAMS_PER_PERSON", 32, 0, 100_000),
+    streamBufferBytes: int(env, "BATON_STREAM_BUFFER_BYTES", 4 * 1_048_576, 65_536, 1024 * 1_048_576),
+    streamStallMs: int(env, "BATON_STREAM_STALL_MS", 60_000, 100, 3_600_000),
   };
+}
+
+/** BATON_CATALOG_PATH, else console.sqlite in the data folder (in memory when the embedded runtime is). */
+function catalogPath(env: Env, dir: string, runtime: RuntimeTarget): string {
+  const raw = env.BATON_CATALOG_PATH?.trim();
+  if (raw === "memory" || raw === ":memory:") return ":memory:";
+  if (raw) return path.resolve(dir, raw);
+  // A catalog of a runtime that forgets everything at exit would describe sessions that no longer exist.
+  if (runtime.kind === "embedded" && env.MACP_MEMORY_ONLY === "1") return ":memory:";
+  return path.join(batonDataDir(env, dir), "console.sqlite");
 }
 
 function connectionLimits(env: Env, heartbeatMs: number): ConnectionLimits {

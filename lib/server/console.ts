@@ -11,6 +11,7 @@ import type { Accounts } from "@/lib/accounts/accounts";
 import type { Ack } from "@/lib/gen/macp/v1/envelope_pb";
 import { actionRoutes } from "@/lib/gateway/action-routes";
 import { ActionGateway } from "@/lib/gateway/actions";
+import { SqliteCatalog } from "@/lib/gateway/catalog/sqlite";
 import { createGateway, type Gateway } from "@/lib/gateway/gateway";
 import type { UserAuthMode } from "@/lib/gateway/identity";
 import { requireSignedIn } from "@/lib/gateway/request-auth";
@@ -143,12 +144,30 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     storage = embedded.dataDir ?? "memory only (MACP_MEMORY_ONLY=1): nothing survives a restart";
   }
 
-  // 2. The gateway and the HTTP server.
+  // 2. The catalog, the gateway and the HTTP server.
+  let catalog: SqliteCatalog;
+  const catalogSource = embedded ? `embedded:${embedded.dataDir ?? "memory"}` : config.runtime.kind === "external" ? config.runtime.url : client.address;
+  try {
+    catalog = new SqliteCatalog({ path: config.catalogPath, source: catalogSource });
+  } catch (e) {
+    client.close();
+    people?.close();
+    await embedded?.close().catch(() => undefined);
+    throw new ConsoleConfigError(`cannot open the console catalog ${config.catalogPath}: ${(e as Error).message}`);
+  }
+  if (catalog.replacedSource !== null) {
+    logger.warn({ catalog: config.catalogPath, was: catalog.replacedSource, now: catalogSource }, "the console catalog described another runtime; it is filled again from this one");
+  }
   const gateway = createGateway({
     runtime: client,
+    catalog,
     logger: options.logger.child({ component: "gateway" }),
     graceMs: config.graceMs,
     heartbeatMs: config.heartbeatMs,
+    concurrency: config.catalogConcurrency,
+    maxStreamsPerPerson: config.maxStreamsPerPerson,
+    streamBufferBytes: config.streamBufferBytes,
+    streamStallMs: config.streamStallMs,
     runtimeAddress: embedded ? embedded.address : config.runtime.kind === "external" ? config.runtime.url : client.address,
   });
   let actions: ActionGateway | null = null;
@@ -181,7 +200,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
   const routes = (router: ConnectRouter) => {
     consoleRoutes(gateway, {
       ...(config.requireSignIn && auth
-        ? { guard: async (ctx) => void (await requireSignedIn(ctx, { accounts: auth.accounts, env }, { csrf: false })) }
+        ? { guard: async (ctx) => (await requireSignedIn(ctx, { accounts: auth.accounts, env }, { csrf: false })).user.username }
         : {}),
     })(router);
     if (auth && actions) {
@@ -302,6 +321,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
         runtime: runtimeAddress,
         runtimeKind: client.kind,
         storage,
+        catalog: config.catalogPath,
         auth: authNote,
         signIn: auth ? { oidc: oidc !== null, requiredForReads: config.requireSignIn, people: userAuthMode } : "off (no accounts)",
       },

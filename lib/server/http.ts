@@ -5,10 +5,11 @@
 // are never compressed and proxies are told not to buffer them. Every
 // response carries the security headers of security-headers.ts.
 import http from "node:http";
-import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
+import { createContextValues, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { ActionService } from "@/lib/gen/baton/v1/actions_pb";
 import { ConsoleService } from "@/lib/gen/baton/v1/console_pb";
+import { kCutOffConnection } from "@/lib/gateway/stream-caps";
 import { applySecurityHeaders, type SecurityHeaderOptions } from "./security-headers";
 
 export type Fallback = (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>;
@@ -65,6 +66,8 @@ export function createConsoleHandler(options: ConsoleServerOptions): http.Reques
     // compression block fills, and these messages are small anyway.
     acceptCompression: [],
     shutdownSignal: options.shutdownSignal,
+    // A stream parked on a browser that never reads can only end by closing its connection.
+    contextValues: (req) => createContextValues().set(kCutOffConnection, () => (req as http.IncomingMessage).socket.destroy()),
     ...(options.interceptors ? { interceptors: options.interceptors } : {}),
     ...(options.readMaxBytes !== undefined ? { readMaxBytes: options.readMaxBytes } : {}),
     // Browsers speak Connect (or gRPC-web); plain gRPC needs HTTP/2.

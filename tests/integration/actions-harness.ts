@@ -77,6 +77,8 @@ export async function startTestConsole(people: readonly Person[], env: Record<st
     MACP_SESSION_START_LIMIT_PER_MINUTE: "0",
     MACP_MESSAGE_LIMIT_PER_MINUTE: "0",
     BATON_USERS_FILE: usersFile,
+    // The console catalog (with an external runtime) goes to this test's own folder.
+    BATON_DATA_DIR: dir,
     ...env,
   };
   const c = await startConsole({ config: loadConsoleConfig(full, argv, process.cwd()), env: full, logger: quiet, auth: { accounts, secret: SECRET } });

@@ -237,9 +237,10 @@ describe("reads behind sign-in (BATON_REQUIRE_SIGN_IN)", () => {
     extra.push(locked);
     const anonymous = new Browser(locked.url);
     expect((await refusal(anonymous.console().getGatewayStats({}))).code).toBe(Code.Unauthenticated);
-    const stream = anonymous.console().watchSessionList({});
+    const stream = anonymous.console().watchSessionChanges({});
     expect((await refusal((async () => { for await (const _ of stream) void _; })())).code).toBe(Code.Unauthenticated);
     expect((await refusal(anonymous.console().getSessionSummary({ sessionId: uuid() }))).code).toBe(Code.Unauthenticated);
+    expect((await refusal(anonymous.console().listSessionPage({}))).code).toBe(Code.Unauthenticated);
     const viewer = await signedIn(locked, "victor");
     expect((await viewer.console().getGatewayStats({})).runtimeKind).toBe("embedded");
   });

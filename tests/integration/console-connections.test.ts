@@ -107,14 +107,14 @@ describe("slow and silent connections", () => {
     expect(await c.closed(5_000), "still open after 5 s").not.toBeNull();
   });
 
-  it("keeps a live WatchSessionList stream open far beyond every timeout: heartbeats keep it busy", async () => {
+  it("keeps a live WatchSessionChanges stream open far beyond every timeout: heartbeats keep it busy", async () => {
     const viewer = await signedIn(tc, "victor");
     const ac = new AbortController();
     let heartbeats = 0;
     let ended: unknown = null;
     const done = (async () => {
       try {
-        for await (const m of viewer.console().watchSessionList({}, { signal: ac.signal })) if (m.item.case === "heartbeat") heartbeats++;
+        for await (const m of viewer.console().watchSessionChanges({}, { signal: ac.signal })) if (m.item.case === "heartbeat") heartbeats++;
       } catch (e) {
         if (!ac.signal.aborted) ended = e;
       }

@@ -6,7 +6,7 @@ import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { ConsoleService, type WatchSessionListResponse } from "@/lib/gen/baton/v1/console_pb";
+import { ConsoleService, type SessionSummary } from "@/lib/gen/baton/v1/console_pb";
 import type { RunningRuntime } from "@/lib/runtime";
 import { loadConsoleConfig } from "@/lib/server/config";
 import { startConsole, type RunningConsole } from "@/lib/server/console";
@@ -30,7 +30,7 @@ afterEach(async () => {
 
 async function consoleWith(env: Record<string, string>): Promise<RunningConsole> {
   // No accounts here: reads are open.
-  const full = { PORT: "0", BATON_STREAM_GRACE_MS: "0", BATON_REQUIRE_SIGN_IN: "0", ...env };
+  const full = { PORT: "0", BATON_STREAM_GRACE_MS: "0", BATON_REQUIRE_SIGN_IN: "0", BATON_CATALOG_PATH: "memory", ...env };
   const c = await startConsole({ config: loadConsoleConfig(full, ["--no-ui"], process.cwd()), env: full, logger: quiet });
   cleanups.push(() => c.close());
   return c;
@@ -50,22 +50,20 @@ async function offeredSession(runtimeUrl: string): Promise<string> {
   return sid;
 }
 
-async function firstSnapshot(c: RunningConsole): Promise<WatchSessionListResponse[]> {
-  const ac = new AbortController();
-  const items: WatchSessionListResponse[] = [];
-  try {
-    for await (const m of browserFor(c).watchSessionList({}, { signal: ac.signal, timeoutMs: 5_000 })) {
-      items.push(m);
-      if (m.item.case === "snapshot" && m.item.value.complete) break;
-    }
-  } finally {
-    ac.abort();
-  }
-  return items;
+/** The session's list row, once the console's catalog has it (and `ready` says it is complete). */
+async function rowOf(c: RunningConsole, sid: string, ready: (s: SessionSummary) => boolean = () => true): Promise<SessionSummary> {
+  let found: SessionSummary | undefined;
+  await waitFor(
+    async () => {
+      const page = await browserFor(c).listSessionPage({ query: { text: sid } });
+      found = page.sessions.find((s) => s.metadata?.sessionId === sid);
+      return found !== undefined && ready(found);
+    },
+    5_000,
+    `list row of ${sid}`,
+  );
+  return found as SessionSummary;
 }
-
-const phases = (items: WatchSessionListResponse[]) =>
-  new Map(items.flatMap((i) => (i.item.case === "snapshot" ? i.item.value.sessions : [])).map((s) => [s.metadata?.sessionId, s.phase]));
 
 describe("console ↔ runtime credentials", () => {
   it("reads an external runtime with an observer token", async () => {
@@ -74,7 +72,7 @@ describe("console ↔ runtime credentials", () => {
     const sid = await offeredSession(rt.url);
     const c = await consoleWith({ MACP_RUNTIME_URL: rt.url, MACP_RUNTIME_TOKEN: "ops-observer-secret" });
     expect(c.runtime).toBeNull();
-    expect(phases(await firstSnapshot(c)).get(sid)).toBe("OfferPending");
+    expect((await rowOf(c, sid, (s) => s.phase !== "")).phase).toBe("OfferPending");
     const stats = await browserFor(c).getGatewayStats({});
     expect(stats.runtimeKind).toBe("external");
     expect(stats.runtimeAddress).toBe(rt.url);
@@ -90,7 +88,7 @@ describe("console ↔ runtime credentials", () => {
     if (!c.runtime) throw new Error("expected the embedded runtime");
     expect(c.runtime.authMode).toBe("tokens");
     const sid = await offeredSession(c.runtime.url);
-    expect(phases(await firstSnapshot(c)).get(sid)).toBe("OfferPending");
+    expect((await rowOf(c, sid, (s) => s.phase !== "")).phase).toBe("OfferPending");
     const summary = await browserFor(c).getSessionSummary({ sessionId: sid });
     expect(summary.summary?.currentTarget).toBe(TARGET);
   });
@@ -99,10 +97,25 @@ describe("console ↔ runtime credentials", () => {
     const rt = await startTestRuntime({ MACP_AUTH_TOKENS_JSON: TOKENS });
     cleanups.push(() => rt.close());
     const c = await consoleWith({ MACP_RUNTIME_URL: rt.url, MACP_RUNTIME_TOKEN: "wrong-token" });
-    const err = await firstSnapshot(c).then(
-      () => null,
-      (e: unknown) => ConnectError.from(e),
+    // The list still answers (from the catalog), and says why it is not current.
+    let message = "";
+    await waitFor(
+      async () => {
+        const page = await browserFor(c).listSessionPage({});
+        message = page.status?.message ?? "";
+        return message !== "";
+      },
+      5_000,
+      "catalog status",
     );
+    expect(message).toContain("MACP_RUNTIME_TOKEN");
+    // A read of one session reports the rejected credential as the runtime being unavailable.
+    const err = await browserFor(c)
+      .getSessionSummary({ sessionId: newSessionId() })
+      .then(
+        () => null,
+        (e: unknown) => ConnectError.from(e),
+      );
     expect(err?.code).toBe(Code.Unavailable);
     expect(err?.rawMessage).toContain("MACP_RUNTIME_TOKEN");
   });
@@ -112,8 +125,10 @@ describe("console ↔ runtime credentials", () => {
     cleanups.push(() => rt.close());
     const sid = await offeredSession(rt.url);
     const c = await consoleWith({ MACP_RUNTIME_URL: rt.url, MACP_RUNTIME_TOKEN: "not-an-observer" });
-    const items = await firstSnapshot(c);
-    const row = items.flatMap((i) => (i.item.case === "snapshot" ? i.item.value.sessions : [])).find((s) => s.metadata?.sessionId === sid);
+    await rowOf(c, sid);
+    // The read was refused (and put off): the row keeps the metadata only.
+    await waitFor(async () => c.gateway.feeder.followedCount === 0 && (c.gateway.catalog.nextDeferred() ?? 0) > Date.now(), 5_000, "refused read put off");
+    const row = await rowOf(c, sid);
     expect(row?.phase).toBe("");
     expect(row?.metadata?.initiator).toBe(OWNER);
     await expect(browserFor(c).getSessionSummary({ sessionId: sid })).rejects.toMatchObject({ code: Code.PermissionDenied });
@@ -135,7 +150,7 @@ describe("shutdown", () => {
         ended.push(e);
       }
     };
-    const streams = [run(browser.watchSessionList({})), run(browser.subscribeSession({ sessionId: sid }))];
+    const streams = [run(browser.watchSessionChanges({})), run(browser.subscribeSession({ sessionId: sid }))];
     await waitFor(async () => (await browser.getGatewayStats({})).browserStreams === 2, 5_000, "streams open");
     const t0 = Date.now();
     await c.close();

@@ -11,7 +11,7 @@ import {
   type SessionEvent,
   type SessionSummary,
   type SubscribeSessionResponse,
-  type WatchSessionListResponse,
+  type WatchSessionChangesResponse,
 } from "@/lib/gen/baton/v1/console_pb";
 import { SessionState, type Envelope } from "@/lib/gen/macp/v1/envelope_pb";
 import { loadConsoleConfig } from "@/lib/server/config";
@@ -100,14 +100,14 @@ function background<T>(start: (signal: AbortSignal) => AsyncIterable<T>) {
   };
 }
 
-function rows(items: WatchSessionListResponse[]): Map<string, SessionSummary> {
-  const m = new Map<string, SessionSummary>();
-  for (const it of items) {
-    if (it.item.case === "snapshot") for (const s of it.item.value.sessions) m.set(s.metadata?.sessionId ?? "", s);
-    if (it.item.case === "upsert") m.set(it.item.value.metadata?.sessionId ?? "", it.item.value);
-  }
-  return m;
+/** Rows of the sessions, as one ListSessionPage over them (a browser's window). */
+async function rows(...sessionIds: string[]): Promise<Map<string, SessionSummary>> {
+  const page = await browser.listSessionPage({ limit: 500 });
+  return new Map(page.sessions.filter((r) => sessionIds.includes(r.metadata?.sessionId ?? "")).map((r) => [r.metadata?.sessionId ?? "", r]));
 }
+
+const noticed = (items: WatchSessionChangesResponse[], sid: string) =>
+  items.some((i) => i.item.case === "change" && i.item.value.sessionIds.includes(sid));
 
 const events = (items: SubscribeSessionResponse[]): SessionEvent[] =>
   items.flatMap((i) => (i.item.case === "event" ? [i.item.value] : []));
@@ -116,14 +116,16 @@ async function stats() {
   return browser.getGatewayStats({});
 }
 
-describe("WatchSessionList over the real runtime", () => {
-  it("sends a snapshot, then live upserts with the right phases as an agent works", async () => {
+describe("the session list over the real runtime (ListSessionPage + WatchSessionChanges)", () => {
+  it("pages folded rows, then notices live changes with the right phases as an agent works", async () => {
     const resolved = await handoffSession({ offer: true, accept: true, commit: true });
     const live = await handoffSession({ offer: true });
 
-    const list = background((signal) => browser.watchSessionList({}, { signal }));
-    await waitFor(() => list.items.some((i) => i.item.case === "snapshot" && i.item.value.complete), 5_000, "snapshot");
-    const snap = rows(list.items);
+    const watch = background((signal) => browser.watchSessionChanges({}, { signal }));
+    await waitFor(() => watch.items.some((i) => i.item.case === "change"), 5_000, "first change message");
+    const phase = async (sid: string) => (await rows(sid)).get(sid)?.phase ?? "";
+    await waitFor(async () => (await phase(resolved.sessionId)) === "Committed" && (await phase(live.sessionId)) === "OfferPending", 5_000, "rows folded");
+    const snap = await rows(resolved.sessionId, live.sessionId);
     expect(snap.get(resolved.sessionId)).toMatchObject({ phase: "Committed", outcome: "positive", currentOwner: TARGET, eventCount: 4n });
     expect(snap.get(resolved.sessionId)?.metadata?.state).toBe(SessionState.RESOLVED);
     expect(snap.get(live.sessionId)).toMatchObject({
@@ -135,26 +137,32 @@ describe("WatchSessionList over the real runtime", () => {
       eventCount: 2n,
     });
 
-    const phase = (sid: string) => rows(list.items).get(sid)?.phase;
+    const before = watch.items.length;
     await live.accept();
-    await waitFor(() => phase(live.sessionId) === "Accepted", 5_000, "Accepted upsert");
+    await waitFor(() => noticed(watch.items.slice(before), live.sessionId), 5_000, "accept noticed");
+    expect(await phase(live.sessionId)).toBe("Accepted");
     await live.commit();
     await waitFor(
-      () => phase(live.sessionId) === "Committed" && rows(list.items).get(live.sessionId)?.metadata?.state === SessionState.RESOLVED,
+      async () => (await rows(live.sessionId)).get(live.sessionId)?.metadata?.state === SessionState.RESOLVED && (await phase(live.sessionId)) === "Committed",
       5_000,
-      "Committed + RESOLVED upsert",
+      "Committed + RESOLVED",
     );
-    expect(rows(list.items).get(live.sessionId)).toMatchObject({ currentOwner: TARGET, outcome: "positive", eventCount: 4n });
+    expect((await rows(live.sessionId)).get(live.sessionId)).toMatchObject({ currentOwner: TARGET, outcome: "positive", eventCount: 4n });
 
     const fresh = await handoffSession();
-    await waitFor(() => phase(fresh.sessionId) === "Pending", 5_000, "new session upsert");
+    await waitFor(() => noticed(watch.items, fresh.sessionId), 5_000, "new session noticed");
     await fresh.offer();
-    await waitFor(() => phase(fresh.sessionId) === "OfferPending", 5_000, "offer upsert");
-
-    const first = list.items.findIndex((i) => i.item.case === "snapshot" && i.item.value.complete);
-    expect(list.items.slice(first + 1).every((i) => i.item.case === "upsert" || i.item.case === "heartbeat")).toBe(true);
-    expect(list.error).toBeNull();
-    await list.abort();
+    await waitFor(async () => (await phase(fresh.sessionId)) === "OfferPending", 5_000, "offer folded");
+    // Search and filters run on the server.
+    const found = await browser.listSessionPage({ query: { text: fresh.sessionId.slice(0, 13) } });
+    expect(found.sessions.map((r) => r.metadata?.sessionId)).toEqual([fresh.sessionId]);
+    const open = await browser.listSessionPage({ query: { state: "open", phase: "OfferPending" } });
+    expect(open.sessions.map((r) => r.metadata?.sessionId)).toContain(fresh.sessionId);
+    expect(open.sessions.map((r) => r.metadata?.sessionId)).not.toContain(live.sessionId);
+    const last = watch.items.filter((i) => i.item.case === "change").at(-1);
+    expect(last?.item.case === "change" && Number(last.item.value.total)).toBeGreaterThanOrEqual(3);
+    expect(watch.error).toBeNull();
+    await watch.abort();
   });
 });
 
@@ -231,12 +239,15 @@ describe("SubscribeSession over the real runtime", () => {
 });
 
 describe("upstream accounting", () => {
-  it("returns to zero upstream subscriptions once every browser stream is gone", async () => {
+  it("returns to the catalog's own upstream streams once every browser stream is gone", async () => {
     const a = await handoffSession({ offer: true });
     const b = await handoffSession({ offer: true, accept: true, commit: true });
+    const gw = consoleServer.gateway;
+    // The catalog holds one WatchSessions stream and one subscription per open session it follows.
+    const own = () => 1 + gw.feeder.followedCount;
     const streams = [
-      background((signal) => browser.watchSessionList({}, { signal })),
-      background((signal) => browser.watchSessionList({}, { signal })),
+      background((signal) => browser.watchSessionChanges({}, { signal })),
+      background((signal) => browser.watchSessionChanges({ query: { state: "open" } }, { signal })),
       background((signal) => browser.subscribeSession({ sessionId: a.sessionId }, { signal })),
       background((signal) => browser.subscribeSession({ sessionId: a.sessionId, afterSequence: 1n }, { signal })),
       background((signal) => browser.subscribeSession({ sessionId: b.sessionId }, { signal })),
@@ -244,7 +255,7 @@ describe("upstream accounting", () => {
     await waitFor(
       async () => {
         const s = await stats();
-        return s.browserStreams === 5 && s.upstreamSubscriptions > 0;
+        return s.browserStreams === 5 && s.upstreamSubscriptions > own();
       },
       5_000,
       "streams open",
@@ -256,10 +267,10 @@ describe("upstream accounting", () => {
     await waitFor(
       async () => {
         const s = await stats();
-        return s.browserStreams === 0 && s.upstreamSubscriptions === 0;
+        return s.browserStreams === 0 && s.upstreamSubscriptions === own();
       },
       5_000,
-      "upstream back to zero",
+      "upstream back to the catalog's own",
     );
     expect(streams.every((s) => s.error === null)).toBe(true);
   });

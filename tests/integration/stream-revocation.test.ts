@@ -1,6 +1,6 @@
 // Open browser streams follow the sign-in they were opened with (issue 10,
 // item 2): after a sign-out, an account disabled, a password changed or a
-// role changed, SubscribeSession, WatchSessionList and WatchInbox end within
+// role changed, SubscribeSession, WatchSessionChanges and WatchInbox end within
 // a few seconds (heartbeats used to keep them alive forever); on a role
 // change the stream starts again under the new role. The real console server
 // and embedded runtime; the users file is edited as `npm run users` edits it.
@@ -58,7 +58,7 @@ function open(b: Browser, kind: Kind): Open {
     if (kind === "session") {
       for await (const _ of b.console().subscribeSession({ sessionId }, { signal: ac.signal })) state.messages++;
     } else if (kind === "list") {
-      for await (const _ of b.console().watchSessionList({}, { signal: ac.signal })) state.messages++;
+      for await (const _ of b.console().watchSessionChanges({}, { signal: ac.signal })) state.messages++;
     } else {
       for await (const m of b.actions().watchInbox({}, { signal: ac.signal })) {
         state.messages++;

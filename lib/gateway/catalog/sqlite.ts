@@ -1,0 +1,385 @@
+// The catalog in SQLite (better-sqlite3, WAL): `console.sqlite` in the data
+// folder. One row per session with the columns every filter and sort needs
+// (each sort has its own index, ties broken by newest activity then id, as
+// lib/client/list-query.ts compareSummaries does), the list row itself as a
+// protobuf blob, and an FTS5 trigram index for full-text search (substring
+// matches over intent, scope, session id, participants, phase, mode and
+// context id). Browser text is only ever bound as a quoted FTS phrase or an
+// instr() argument, never parsed as FTS or SQL syntax.
+//
+// The catalog is a read model: everything in it can be rebuilt from the
+// runtime. A file with an older schema is therefore emptied and filled again
+// (the feeder reads the history once more); a newer schema is refused.
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { fromBinary, toBinary } from "@bufbuild/protobuf";
+import { SessionSummarySchema, type SessionSummary } from "@/lib/gen/baton/v1/console_pb";
+import { phaseRank, stateRank, type CatalogQuery, type SortKey } from "./query";
+import type { CatalogChanges, CatalogCounts, CatalogPage, CatalogRow, CatalogStore, CatalogWrite, PendingRead } from "./store";
+
+export const CATALOG_SCHEMA_VERSION = 1;
+
+/** Text filters shorter than this (in characters) cannot use the trigram index: they scan. */
+const TRIGRAM = 3;
+
+const SORT_COLUMN: Readonly<Record<SortKey, string>> = {
+  activity: "activity_ms",
+  started: "started_ms",
+  ttl: "ttl_key",
+  intent: "intent_lc",
+  phase: "phase_rank",
+  state: "state_rank",
+  mode: "mode",
+  owner: "owner_lc",
+  target: "target_lc",
+};
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+CREATE TABLE IF NOT EXISTS sessions (
+  n INTEGER PRIMARY KEY,
+  session_id TEXT NOT NULL UNIQUE,
+  mode TEXT NOT NULL,
+  state INTEGER NOT NULL,
+  state_rank INTEGER NOT NULL,
+  phase TEXT NOT NULL,
+  phase_rank INTEGER NOT NULL,
+  intent_lc TEXT NOT NULL,
+  owner_lc TEXT NOT NULL,
+  target_lc TEXT NOT NULL,
+  participants_lc TEXT NOT NULL,
+  hay TEXT NOT NULL,
+  started_ms INTEGER NOT NULL,
+  ttl_key INTEGER NOT NULL,
+  activity_ms INTEGER NOT NULL,
+  folded INTEGER NOT NULL,
+  final INTEGER NOT NULL,
+  needs_read INTEGER NOT NULL,
+  read_after INTEGER NOT NULL DEFAULT 0,
+  next_actors TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  summary BLOB NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS sessions_activity ON sessions (activity_ms, session_id);
+CREATE INDEX IF NOT EXISTS sessions_started ON sessions (started_ms, activity_ms, session_id);
+CREATE INDEX IF NOT EXISTS sessions_ttl ON sessions (ttl_key, activity_ms, session_id);
+CREATE INDEX IF NOT EXISTS sessions_intent ON sessions (intent_lc, activity_ms, session_id);
+CREATE INDEX IF NOT EXISTS sessions_phase ON sessions (phase_rank, activity_ms, session_id);
+CREATE INDEX IF NOT EXISTS sessions_state ON sessions (state_rank, activity_ms, session_id);
+CREATE INDEX IF NOT EXISTS sessions_mode ON sessions (mode, activity_ms, session_id);
+CREATE INDEX IF NOT EXISTS sessions_owner ON sessions (owner_lc, activity_ms, session_id);
+CREATE INDEX IF NOT EXISTS sessions_target ON sessions (target_lc, activity_ms, session_id);
+CREATE INDEX IF NOT EXISTS sessions_version ON sessions (version);
+CREATE INDEX IF NOT EXISTS sessions_pending ON sessions (n) WHERE needs_read = 1;
+CREATE INDEX IF NOT EXISTS sessions_unfinished ON sessions (n) WHERE final = 0;
+CREATE VIRTUAL TABLE IF NOT EXISTS sessions_fts USING fts5 (hay, parts, content = '', contentless_delete = 1, tokenize = 'trigram');
+`;
+
+interface RowRecord {
+  n: number;
+  summary: Uint8Array;
+  folded: number;
+  final: number;
+  needs_read: number;
+  next_actors: string;
+  version: number;
+}
+
+const lower = (s: string): string => s.toLowerCase();
+
+/** Columns derived from a list row. */
+function columns(s: SessionSummary) {
+  const m = s.metadata;
+  const id = m?.sessionId ?? "";
+  const participants = [...(m?.participants ?? []), m?.initiator ?? "", s.currentOwner, s.currentTarget].filter((p) => p !== "");
+  const participantsLc = lower(participants.join("\n"));
+  const hay = lower([s.intent, s.scope, id, s.currentOwner, s.currentTarget, s.phase, m?.mode ?? "", m?.contextId ?? "", ...participants].join("\n"));
+  const expires = Number(m?.expiresAtUnixMs ?? 0n);
+  return {
+    session_id: id,
+    mode: m?.mode ?? "",
+    state: m?.state ?? 0,
+    state_rank: stateRank(m?.state ?? 0),
+    phase: s.phase,
+    phase_rank: phaseRank(s.phase),
+    intent_lc: lower(s.intent),
+    owner_lc: lower(s.currentOwner),
+    target_lc: lower(s.currentTarget),
+    participants_lc: participantsLc,
+    hay,
+    started_ms: Number(m?.startedAtUnixMs ?? 0n),
+    ttl_key: expires > 0 ? expires : Number.MAX_SAFE_INTEGER,
+    activity_ms: Number(s.lastActivityUnixMs),
+  };
+}
+
+/** A quoted FTS5 phrase: the needle matched as a substring, never as query syntax. */
+function phrase(needle: string): string {
+  return `"${needle.replace(/"/g, '""')}"`;
+}
+
+export interface SqliteCatalogOptions {
+  /** File path, or ":memory:" (tests). */
+  path: string;
+  /**
+   * Which runtime the catalog describes (e.g. its URL). A catalog file made
+   * from another runtime is emptied and filled again from this one.
+   */
+  source?: string;
+}
+
+export class SqliteCatalog implements CatalogStore {
+  private readonly db: Database.Database;
+  private currentVersion: number;
+  private readonly stmts;
+  private readonly pageCache = new Map<string, Database.Statement>();
+
+  constructor(options: SqliteCatalogOptions) {
+    if (options.path !== ":memory:") fs.mkdirSync(path.dirname(options.path), { recursive: true });
+    this.db = new Database(options.path);
+    try {
+      this.db.pragma("journal_mode = WAL");
+      // A read model: a crash may lose the last writes, which the feeder reads again.
+      this.db.pragma("synchronous = NORMAL");
+      this.db.pragma("busy_timeout = 5000");
+      this.migrate();
+      if (options.source !== undefined) this.bindSource(options.source);
+    } catch (e) {
+      this.db.close();
+      throw e;
+    }
+    const db = this.db;
+    this.stmts = {
+      get: db.prepare<[string], RowRecord>("SELECT n, summary, folded, final, needs_read, next_actors, version FROM sessions WHERE session_id = ?"),
+      insert: db.prepare(
+        `INSERT INTO sessions (session_id, mode, state, state_rank, phase, phase_rank, intent_lc, owner_lc, target_lc, participants_lc, hay,
+           started_ms, ttl_key, activity_ms, folded, final, needs_read, read_after, next_actors, version, summary)
+         VALUES (@session_id, @mode, @state, @state_rank, @phase, @phase_rank, @intent_lc, @owner_lc, @target_lc, @participants_lc, @hay,
+           @started_ms, @ttl_key, @activity_ms, @folded, @final, @needs_read, 0, @next_actors, @version, @summary)`,
+      ),
+      update: db.prepare(
+        `UPDATE sessions SET mode = @mode, state = @state, state_rank = @state_rank, phase = @phase, phase_rank = @phase_rank,
+           intent_lc = @intent_lc, owner_lc = @owner_lc, target_lc = @target_lc, participants_lc = @participants_lc, hay = @hay,
+           started_ms = @started_ms, ttl_key = @ttl_key, activity_ms = @activity_ms, folded = @folded, final = @final,
+           needs_read = @needs_read, next_actors = @next_actors, version = @version, summary = @summary
+         WHERE n = @n`,
+      ),
+      ftsDelete: db.prepare("DELETE FROM sessions_fts WHERE rowid = ?"),
+      ftsInsert: db.prepare("INSERT INTO sessions_fts (rowid, hay, parts) VALUES (?, ?, ?)"),
+      setVersion: db.prepare("INSERT INTO meta (key, value) VALUES ('version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"),
+      changed: db.prepare<[number, number], { session_id: string; version: number }>("SELECT session_id, version FROM sessions WHERE version > ? ORDER BY version, n LIMIT ?"),
+      scan: db.prepare<[number, number], { n: number; summary: Uint8Array }>("SELECT n, summary FROM sessions WHERE n > ? ORDER BY n LIMIT ?"),
+      pending: db.prepare<[number, number, number], { n: number; session_id: string }>(
+        "SELECT n, session_id FROM sessions WHERE needs_read = 1 AND n > ? AND read_after <= ? ORDER BY n LIMIT ?",
+      ),
+      pendingOpen: db.prepare<[number, number, number], { n: number; session_id: string }>(
+        "SELECT n, session_id FROM sessions WHERE needs_read = 1 AND n > ? AND read_after <= ? AND state_rank < 2 ORDER BY n LIMIT ?",
+      ),
+      defer: db.prepare("UPDATE sessions SET read_after = ? WHERE session_id = ?"),
+      nextDeferred: db.prepare<[], { t: number | null }>("SELECT min(read_after) AS t FROM sessions WHERE needs_read = 1 AND read_after > 0"),
+      known: db.prepare<[], { c: number }>("SELECT count(*) AS c FROM sessions"),
+      pendingCount: db.prepare<[], { c: number }>("SELECT count(*) AS c FROM sessions WHERE needs_read = 1"),
+      reset: db.prepare("UPDATE sessions SET needs_read = 1, read_after = 0 WHERE final = 0"),
+    };
+    this.currentVersion = Number(this.db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'version'").get()?.value ?? "0");
+  }
+
+  private migrate(): void {
+    const hasMeta = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined;
+    const found = hasMeta ? this.db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema'").get() : undefined;
+    const schema = found ? Number(found.value) : 0;
+    if (schema > CATALOG_SCHEMA_VERSION) {
+      throw new Error(`the console catalog was written by a newer Baton (schema ${schema}; this one knows ${CATALOG_SCHEMA_VERSION}); delete it to rebuild it from the runtime`);
+    }
+    this.db.transaction(() => {
+      if (schema !== CATALOG_SCHEMA_VERSION) {
+        // Older (or no) schema: a read model is rebuilt, not converted.
+        for (const t of ["sessions_fts", "sessions", "meta"]) this.db.exec(`DROP TABLE IF EXISTS ${t}`);
+      }
+      this.db.exec(SCHEMA);
+      this.db.prepare("INSERT INTO meta (key, value) VALUES ('schema', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(String(CATALOG_SCHEMA_VERSION));
+    })();
+  }
+
+  /** Set when the file was emptied because it described another runtime. */
+  replacedSource: string | null = null;
+
+  private bindSource(source: string): void {
+    const found = this.db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'source'").get()?.value;
+    if (found === source) return;
+    this.db.transaction(() => {
+      if (found !== undefined) {
+        this.replacedSource = found;
+        this.db.exec("DELETE FROM sessions; DELETE FROM sessions_fts;");
+      }
+      this.db.prepare("INSERT INTO meta (key, value) VALUES ('source', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(source);
+    })();
+  }
+
+  get version(): number {
+    return this.currentVersion;
+  }
+
+  get(sessionId: string): CatalogRow | undefined {
+    const r = this.stmts.get.get(sessionId);
+    if (!r) return undefined;
+    return {
+      summary: fromBinary(SessionSummarySchema, r.summary),
+      folded: r.folded,
+      final: r.final === 1,
+      needsRead: r.needs_read === 1,
+      nextActors: r.next_actors === "" ? [] : r.next_actors.split("\n"),
+      version: r.version,
+    };
+  }
+
+  write(rows: readonly CatalogWrite[]): number {
+    if (rows.length === 0) return this.currentVersion;
+    const version = this.currentVersion + 1;
+    this.db.transaction(() => {
+      for (const w of rows) {
+        const cols = columns(w.summary);
+        if (cols.session_id === "") continue;
+        const params = {
+          ...cols,
+          folded: w.folded,
+          final: w.final ? 1 : 0,
+          needs_read: w.needsRead ? 1 : 0,
+          next_actors: w.nextActors.join("\n"),
+          version,
+          summary: toBinary(SessionSummarySchema, w.summary),
+        };
+        const existing = this.stmts.get.get(cols.session_id);
+        let n: number;
+        if (existing) {
+          n = existing.n;
+          this.stmts.update.run({ ...params, n });
+          this.stmts.ftsDelete.run(n);
+        } else {
+          n = Number(this.stmts.insert.run(params).lastInsertRowid);
+        }
+        this.stmts.ftsInsert.run(n, cols.hay, cols.participants_lc);
+      }
+      this.stmts.setVersion.run(String(version));
+    })();
+    this.currentVersion = version;
+    return version;
+  }
+
+  /** WHERE clause and parameters for a query. */
+  private where(q: CatalogQuery): { sql: string; params: (string | number)[]; key: string } {
+    const parts: string[] = [];
+    const params: (string | number)[] = [];
+    const key: string[] = [];
+    if (q.mode !== undefined) {
+      parts.push("mode = ?");
+      params.push(q.mode);
+      key.push("m");
+    }
+    if (q.state !== undefined) {
+      parts.push("state = ?");
+      params.push(q.state);
+      key.push("s");
+    }
+    if (q.phase !== undefined) {
+      parts.push("phase = ?");
+      params.push(q.phase);
+      key.push("p");
+    }
+    // Column filters of one MATCH expression, each a quoted phrase built here.
+    const fts: string[] = [];
+    if (q.participant !== "") {
+      if ([...q.participant].length >= TRIGRAM) {
+        fts.push(`parts : ${phrase(q.participant)}`);
+        key.push("P");
+      } else {
+        parts.push("instr(participants_lc, ?) > 0");
+        params.push(q.participant);
+        key.push("p2");
+      }
+    }
+    if (q.text !== "") {
+      if ([...q.text].length >= TRIGRAM) {
+        fts.push(`hay : ${phrase(q.text)}`);
+        key.push("T");
+      } else {
+        parts.push("instr(hay, ?) > 0");
+        params.push(q.text);
+        key.push("t2");
+      }
+    }
+    if (fts.length > 0) {
+      parts.push("n IN (SELECT rowid FROM sessions_fts WHERE sessions_fts MATCH ?)");
+      params.push(fts.join(" AND "));
+    }
+    return { sql: parts.length > 0 ? `WHERE ${parts.join(" AND ")}` : "", params, key: key.join(",") };
+  }
+
+  page(q: CatalogQuery, offset: number, limit: number): CatalogPage {
+    const w = this.where(q);
+    const col = SORT_COLUMN[q.sort];
+    const dir = q.ascending ? "ASC" : "DESC";
+    const order = q.sort === "activity" ? `activity_ms ${dir}, session_id ASC` : `${col} ${dir}, activity_ms DESC, session_id ASC`;
+    const sqlKey = `${w.key}|${q.sort}|${dir}`;
+    let stmt = this.pageCache.get(sqlKey);
+    if (!stmt) {
+      stmt = this.db.prepare(`SELECT summary FROM sessions ${w.sql} ORDER BY ${order} LIMIT ? OFFSET ?`);
+      this.pageCache.set(sqlKey, stmt);
+    }
+    const read = this.db.transaction(() => {
+      const rows = (stmt.all(...w.params, limit, offset) as { summary: Uint8Array }[]).map((r) => fromBinary(SessionSummarySchema, r.summary));
+      return { rows, total: this.countWhere(w), version: this.currentVersion };
+    });
+    return read();
+  }
+
+  count(q: CatalogQuery): number {
+    return this.countWhere(this.where(q));
+  }
+
+  private countWhere(w: { sql: string; params: (string | number)[]; key: string }): number {
+    const sqlKey = `count|${w.key}`;
+    let stmt = this.pageCache.get(sqlKey);
+    if (!stmt) {
+      stmt = this.db.prepare(`SELECT count(*) AS c FROM sessions ${w.sql}`);
+      this.pageCache.set(sqlKey, stmt);
+    }
+    return (stmt.get(...w.params) as { c: number }).c;
+  }
+
+  changedSince(version: number, limit: number): CatalogChanges {
+    const rows = this.stmts.changed.all(version, limit + 1);
+    const listed = rows.slice(0, limit);
+    return { ids: listed.map((r) => r.session_id), overflow: rows.length > limit, version: this.currentVersion, through: listed.at(-1)?.version ?? version };
+  }
+
+  scan(after: number, limit: number): { rows: SessionSummary[]; last: number } {
+    const rows = this.stmts.scan.all(after, limit);
+    return { rows: rows.map((r) => fromBinary(SessionSummarySchema, r.summary)), last: rows.at(-1)?.n ?? after };
+  }
+
+  pendingReads(after: number, now: number, limit: number, openOnly = false): PendingRead[] {
+    return (openOnly ? this.stmts.pendingOpen : this.stmts.pending).all(after, now, limit).map((r) => ({ sessionId: r.session_id, position: r.n }));
+  }
+
+  deferRead(sessionId: string, until: number): void {
+    this.stmts.defer.run(Math.trunc(until), sessionId);
+  }
+
+  nextDeferred(): number | undefined {
+    return this.stmts.nextDeferred.get()?.t ?? undefined;
+  }
+
+  counts(): CatalogCounts {
+    return { known: this.stmts.known.get()?.c ?? 0, pending: this.stmts.pendingCount.get()?.c ?? 0 };
+  }
+
+  resetUnfinished(): number {
+    return this.stmts.reset.run().changes;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

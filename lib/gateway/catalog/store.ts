@@ -1,0 +1,85 @@
+// The console's catalog: one row per session, the persistent read model
+// behind the session list (ListSessionPage, WatchSessionChanges), the
+// summaries and the inbox. Kept behind this small interface so another
+// database (PostgreSQL) can back it; lib/gateway/catalog/sqlite.ts is the
+// default implementation.
+import type { SessionSummary } from "@/lib/gen/baton/v1/console_pb";
+import type { CatalogQuery } from "./query";
+
+/** What the feeder writes for one session. */
+export interface CatalogWrite {
+  /** The list row, metadata included. */
+  summary: SessionSummary;
+  /** Envelopes folded into the summary (where a read of the history resumes). */
+  folded: number;
+  /** Terminal and every envelope folded (or the history can never be read): never read again. */
+  final: boolean;
+  /** The history must be (re)read: the summary lags behind the metadata, or an open session is not followed. */
+  needsRead: boolean;
+  /** Participant ids whose move it is (offer target, committer, task assignee). */
+  nextActors: readonly string[];
+}
+
+export interface CatalogRow extends CatalogWrite {
+  /** Catalog version of the row's last change. */
+  version: number;
+}
+
+export interface CatalogPage {
+  rows: SessionSummary[];
+  /** Rows matching the query in all. */
+  total: number;
+  /** Catalog version the page was read at. */
+  version: number;
+}
+
+export interface CatalogChanges {
+  /** Sessions changed after the given version, oldest change first (at most `limit`). */
+  ids: string[];
+  /** More changed than listed. */
+  overflow: boolean;
+  /** Version the answer was read at. */
+  version: number;
+  /** Version of the last listed change (continue from just below it when `overflow`). */
+  through: number;
+}
+
+export interface CatalogCounts {
+  /** Sessions in the catalog. */
+  known: number;
+  /** Of those, sessions whose history still has to be read. */
+  pending: number;
+}
+
+export interface PendingRead {
+  sessionId: string;
+  /** Scan position: pass it back as `after` to continue. */
+  position: number;
+}
+
+export interface CatalogStore {
+  /** Grows with every write; persisted. */
+  readonly version: number;
+  get(sessionId: string): CatalogRow | undefined;
+  /** Write rows in one transaction; returns the new version (unchanged when `rows` is empty). */
+  write(rows: readonly CatalogWrite[]): number;
+  /** One window of the sorted, filtered list. */
+  page(query: CatalogQuery, offset: number, limit: number): CatalogPage;
+  count(query: CatalogQuery): number;
+  changedSince(version: number, limit: number): CatalogChanges;
+  /** Rows in catalog order after `after` (WatchSessionList's snapshot, in chunks). */
+  scan(after: number, limit: number): { rows: SessionSummary[]; last: number };
+  /**
+   * Sessions whose history must be read, in catalog order after `after`, not
+   * deferred past `now`; `openOnly`: only OPEN and SUSPENDED ones (read first).
+   */
+  pendingReads(after: number, now: number, limit: number, openOnly?: boolean): PendingRead[];
+  /** Put off the next read of a session after a failure (backoff). */
+  deferRead(sessionId: string, until: number): void;
+  /** Earliest deferred read, if any. */
+  nextDeferred(): number | undefined;
+  counts(): CatalogCounts;
+  /** Marks every row that is not final as needing a read (start-up: open sessions are followed again). */
+  resetUnfinished(): number;
+  close(): void;
+}
