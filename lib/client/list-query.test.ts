@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import { SessionListQuerySchema } from "@/lib/gen/baton/v1/console_pb";
-import { DEFAULT_LIST_QUERY, hasActiveFilters, parseListQuery, serializeListQuery, toSessionListQuery } from "./list-query";
+import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
+import { TASK_MODE } from "@/lib/macp/constants";
+import { applyListQuery, DEFAULT_LIST_QUERY, hasActiveFilters, parseListQuery, serializeListQuery, toSessionListQuery } from "./list-query";
+import { summary } from "./test/fixtures";
 
 const P = (s: string) => new URLSearchParams(s);
 
@@ -79,5 +82,40 @@ describe("toSessionListQuery", () => {
       const again = parseListQuery(P(serializeListQuery(q).replace(/^\?/, "")));
       expect(toSessionListQuery(again)).toEqual(toSessionListQuery(q));
     }
+  });
+});
+
+describe("applyListQuery (the reference the catalog is tested against)", () => {
+  const rows = [
+    summary("a", { intent: "Pager handoff", activity: 3, phase: "OfferPending", participants: ["alice", "bob"] }),
+    summary("b", { intent: "Rotate keys", mode: TASK_MODE, phase: "InProgress", activity: 5, owner: "dora", target: "erin", participants: ["dora", "erin"] }),
+    summary("c", { intent: "DB migration", state: SessionState.RESOLVED, phase: "Committed", activity: 1, startedAt: 9 }),
+  ];
+
+  it("sorts by last activity, newest first, by default", () => {
+    expect(applyListQuery(rows, DEFAULT_LIST_QUERY).map((r) => r.metadata?.sessionId)).toEqual(["b", "a", "c"]);
+  });
+
+  it("filters by mode, state, phase, participant and text", () => {
+    const ids = (qs: string) => applyListQuery(rows, parseListQuery(P(qs))).map((r) => r.metadata?.sessionId);
+    expect(ids("mode=task")).toEqual(["b"]);
+    expect(ids("state=resolved")).toEqual(["c"]);
+    expect(ids("phase=OfferPending")).toEqual(["a"]);
+    expect(ids("participant=ERIN")).toEqual(["b"]);
+    expect(ids("q=migration")).toEqual(["c"]);
+    expect(ids("q=nothing-matches")).toEqual([]);
+  });
+
+  it("sorts by text columns ascending", () => {
+    const q = parseListQuery(P("sort=intent"));
+    expect(applyListQuery(rows, q).map((r) => r.intent)).toEqual(["DB migration", "Pager handoff", "Rotate keys"]);
+  });
+
+  it("sorts 10,000 rows quickly", () => {
+    const many = Array.from({ length: 10_000 }, (_, i) => summary(`s${i}`, { activity: (i * 7919) % 10_007, intent: `intent ${i}` }));
+    const t0 = performance.now();
+    const out = applyListQuery(many, parseListQuery(P("q=intent")));
+    expect(out).toHaveLength(10_000);
+    expect(performance.now() - t0).toBeLessThan(500);
   });
 });

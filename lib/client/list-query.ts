@@ -4,9 +4,10 @@
 // Filtering, sorting and search run on the server (the console's catalog);
 // toSessionListQuery maps the URL's query to the RPC's.
 
+import type { SessionSummary } from "@/lib/gen/baton/v1/console_pb";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import type { SessionPhase } from "@/lib/macp/projections/session";
-import { isPhase, STATE_KEYS, type StateKey } from "@/lib/client/labels";
+import { isPhase, PHASE_INFO, STATE_INFO, STATE_KEYS, stateKeyOf, type StateKey } from "@/lib/client/labels";
 
 export const MODE_FILTERS = { handoff: HANDOFF_MODE, task: TASK_MODE } as const;
 export type ModeFilter = keyof typeof MODE_FILTERS;
@@ -100,4 +101,83 @@ export function toSessionListQuery(q: ListQuery): SessionListQueryFields {
     sort: q.sort,
     ascending: q.dir === "asc",
   };
+}
+
+// ---- Reference semantics of the filters and sorts, in memory. The browser
+// no longer filters or sorts (the server's catalog does); these stay as the
+// oracle the catalog's tests compare their indexed queries with
+// (lib/gateway/catalog/sqlite.test.ts).
+
+const lower = (s: string): string => s.toLowerCase();
+
+function participantsOf(s: SessionSummary): string[] {
+  const m = s.metadata;
+  return [...(m?.participants ?? []), m?.initiator ?? "", s.currentOwner, s.currentTarget].filter((x) => x !== "");
+}
+
+export function matchesQuery(s: SessionSummary, q: ListQuery): boolean {
+  const m = s.metadata;
+  if (q.mode && m?.mode !== MODE_FILTERS[q.mode]) return false;
+  if (q.state && stateKeyOf(m?.state) !== q.state) return false;
+  if (q.phase && s.phase !== q.phase) return false;
+  if (q.participant) {
+    const needle = lower(q.participant);
+    if (!participantsOf(s).some((p) => lower(p).includes(needle))) return false;
+  }
+  if (q.q) {
+    const needle = lower(q.q);
+    const hay = [s.intent, s.scope, m?.sessionId ?? "", s.currentOwner, s.currentTarget, s.phase, m?.mode ?? "", m?.contextId ?? ""];
+    if (!hay.some((h) => lower(h).includes(needle))) return false;
+  }
+  return true;
+}
+
+const PHASE_ORDER = new Map(Object.keys(PHASE_INFO).map((p, i) => [p, i]));
+const STATE_ORDER = new Map(STATE_KEYS.map((k, i) => [STATE_INFO[k].state as number, i]));
+
+function sortValue(s: SessionSummary, key: SortKey): number | string {
+  const m = s.metadata;
+  switch (key) {
+    case "activity":
+      return Number(s.lastActivityUnixMs);
+    case "started":
+      return Number(m?.startedAtUnixMs ?? 0n);
+    case "ttl":
+      return Number(m?.expiresAtUnixMs ?? 0n) || Number.MAX_SAFE_INTEGER;
+    case "intent":
+      return lower(s.intent);
+    case "phase":
+      return PHASE_ORDER.get(s.phase) ?? 99;
+    case "state":
+      return STATE_ORDER.get(m?.state ?? 0) ?? 99;
+    case "mode":
+      return m?.mode ?? "";
+    case "owner":
+      return lower(s.currentOwner);
+    case "target":
+      return lower(s.currentTarget);
+  }
+}
+
+export function compareSummaries(a: SessionSummary, b: SessionSummary, key: SortKey, dir: SortDir): number {
+  const va = sortValue(a, key);
+  const vb = sortValue(b, key);
+  let c = 0;
+  if (typeof va === "number" && typeof vb === "number") c = va - vb;
+  else c = String(va).localeCompare(String(vb));
+  if (c === 0) {
+    // Stable, deterministic tie-break: newest activity first, then id.
+    c = Number(b.lastActivityUnixMs - a.lastActivityUnixMs);
+    if (c === 0) c = (a.metadata?.sessionId ?? "").localeCompare(b.metadata?.sessionId ?? "");
+    return c;
+  }
+  return dir === "asc" ? c : -c;
+}
+
+/** Filter and sort the rows for display. */
+export function applyListQuery(rows: Iterable<SessionSummary>, q: ListQuery): SessionSummary[] {
+  const out: SessionSummary[] = [];
+  for (const r of rows) if (matchesQuery(r, q)) out.push(r);
+  out.sort((a, b) => compareSummaries(a, b, q.sort, q.dir));
+  return out;
 }
