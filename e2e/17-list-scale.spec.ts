@@ -16,7 +16,9 @@ import { Agent, newSessionId, RUNTIME_URL } from "./support/agent";
 import { seedSessions, seededSession, type SeedPlan } from "./support/bulk-seed";
 import { expectNoAxeViolations, listRow, shoot, uniqueSuffix, watchErrors } from "./support/ui";
 
-const COUNT = 20_000;
+/** 20,000 as the issue asks; BATON_E2E_LIST_SCALE=3000 (say) for a quicker local run. */
+const COUNT = Number(process.env.BATON_E2E_LIST_SCALE ?? 20_000);
+const SEARCHED = COUNT > 12_345 ? 12_345 : Math.floor(COUNT / 2);
 const tag = `ls${uniqueSuffix()}`;
 const plan: SeedPlan = { tag, count: COUNT, openEvery: 2_000, concurrency: 128, owners: 1_000 };
 /** Started after the 20,000, so it is the last row when sorted by start, oldest first. */
@@ -40,12 +42,16 @@ test.beforeAll(async () => {
 });
 
 test("the list of 20,000 sessions scrolls to its last row, in a bounded DOM", async ({ page }) => {
-  test.setTimeout(10 * 60_000);
+  test.setTimeout(15 * 60_000);
   const errors = watchErrors(page);
-  // Oldest start first: the marker, started after every seeded session, is the last row.
+  // The catalog indexes the sessions as they arrive; wait until this run's
+  // sessions (all with the tag in their intent) and the marker are all there.
+  await page.goto(`/?q=${tag}`);
+  await expect
+    .poll(() => listTotal(page), { timeout: 10 * 60_000, intervals: [2_000], message: "the catalog indexes every seeded session" })
+    .toBe(COUNT + 1);
+  // The whole list, oldest start first: the marker, started after every other session, is the last row.
   await page.goto("/?sort=started&dir=asc");
-  // The catalog indexes the 20,000 as they arrive; wait until all are counted.
-  await expect.poll(() => listTotal(page), { timeout: 5 * 60_000, intervals: [1_000] }).toBeGreaterThan(COUNT);
   await expect(page.locator("[data-row-id]").first()).toBeVisible();
   const total = await listTotal(page);
   const list = page.getByTestId("session-list");
@@ -86,7 +92,7 @@ test("the list of 20,000 sessions scrolls to its last row, in a bounded DOM", as
 });
 
 test("one session among 20,000 is found by search: the text box, ?q= in the URL, exactly that row", async ({ page }) => {
-  const target = seededSession(tag, 12_345, plan.openEvery);
+  const target = seededSession(tag, SEARCHED, plan.openEvery);
   await page.goto("/");
   await expect(page.locator("[data-row-id]").first()).toBeVisible({ timeout: 60_000 });
   await page.getByTestId("filter-q").fill(target.id);
@@ -116,7 +122,7 @@ for (const scheme of ["light", "dark"] as const) {
     await page.emulateMedia({ colorScheme: scheme, reducedMotion: "reduce" });
     await page.goto("/");
     await expect(page.locator("[data-row-id]").first()).toBeVisible({ timeout: 60_000 });
-    await expect.poll(() => listTotal(page)).toBeGreaterThan(COUNT);
+    await expect.poll(() => listTotal(page), { timeout: 60_000 }).toBeGreaterThan(COUNT);
     await shoot(page, `list-20k-${scheme}`);
     await expectNoAxeViolations(page, `list of 20,000 (${scheme})`);
     // Halfway down: rows are read around what is on screen.
