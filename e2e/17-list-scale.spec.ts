@@ -14,6 +14,7 @@ import { ListSessionPageResponseSchema } from "@/lib/gen/baton/v1/console_pb";
 import { HANDOFF_MODE } from "@/lib/macp/constants";
 import { Agent, newSessionId, RUNTIME_URL } from "./support/agent";
 import { seedSessions, seededSession, type SeedPlan } from "./support/bulk-seed";
+import { signedInAs } from "./support/session-ui";
 import { expectNoAxeViolations, listRow, shoot, uniqueSuffix, watchErrors } from "./support/ui";
 
 /** 20,000 as the issue asks; BATON_E2E_LIST_SCALE=3000 (say) for a quicker local run. */
@@ -185,4 +186,39 @@ test("while history is being indexed the list says how far it got, politely, and
   await shoot(page, "list-backfill-dark");
   await page.setViewportSize({ width: 390, height: 844 });
   await shoot(page, "list-backfill-dark-390");
+});
+
+test("an inbox with many items is virtualized: the count is whole, the DOM is not, the last item is reachable", async ({ browser }) => {
+  const INBOX = 60;
+  const itag = `ib${uniqueSuffix()}`;
+  // Agents offer Dave 60 handoffs (spread over senders, within the rate limits).
+  await Promise.all(
+    Array.from({ length: INBOX }, async (_, i) => {
+      const agent = new Agent(`agent://fleet/inbox-${i % 10}`);
+      const sid = newSessionId();
+      await agent.start(sid, HANDOFF_MODE, `Inbox load ${String(i).padStart(2, "0")} ${itag}`, [agent.id, "human:dave"]);
+      await agent.offer(sid, "h1", "human:dave", `queue-${i}`, "cover");
+    }),
+  );
+  const dave = await signedInAs(browser, "dave");
+  const d = dave.page;
+  try {
+    await d.goto("/inbox");
+    await expect(d.getByTestId("inbox-count")).toContainText(/\d+ items waiting on you/);
+    const inboxCount = async (): Promise<number> => Number(/(\d+) items/.exec((await d.getByTestId("inbox-count").textContent()) ?? "")?.[1] ?? 0);
+    await expect.poll(inboxCount).toBeGreaterThanOrEqual(INBOX);
+    const count = await inboxCount();
+    const rendered = await d.getByTestId("inbox-item").count();
+    expect(rendered).toBeGreaterThan(3);
+    expect(rendered).toBeLessThan(INBOX);
+    await expectNoAxeViolations(d, "inbox with 60 items");
+    // The oldest item, at the bottom, is reachable by scrolling.
+    await expect(async () => {
+      await d.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+      await expect(d.locator(`li[aria-posinset="${count}"] [data-testid="inbox-item"]`)).toBeInViewport({ timeout: 2_000 });
+    }).toPass({ timeout: 30_000 });
+    await shoot(d, "inbox-60-end");
+  } finally {
+    await dave.context.close();
+  }
 });
