@@ -57,8 +57,10 @@ test("filters and sort live in the URL; back and forward walk through them; the 
   // Sort by intent ascending: handoff before task.
   await page.getByTestId("sort").selectOption("intent");
   await expect(page).toHaveURL(/sort=intent/);
-  const ids = await page.locator("[data-row-id]").evaluateAll((els) => els.map((e) => e.getAttribute("data-row-id")));
-  expect(ids).toEqual([handoff, task]);
+  // Sorted on the server: wait for the new order rather than reading the rows at once.
+  await expect
+    .poll(() => page.locator("[data-row-id]").evaluateAll((els) => els.map((e) => e.getAttribute("data-row-id"))))
+    .toEqual([handoff, task]);
 
   // Keyboard: j/k move the selection, Enter opens.
   await page.locator("body").click({ position: { x: 5, y: 5 } });

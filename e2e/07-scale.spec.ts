@@ -4,18 +4,16 @@ import { expect, test } from "./support/fixtures";
 import {
   SubscribeSessionRequestSchema,
   SubscribeSessionResponseSchema,
-  WatchSessionListResponseSchema,
 } from "@/lib/gen/baton/v1/console_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
-import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
+import { TASK_MODE } from "@/lib/macp/constants";
 import { buildEnvelope } from "@/lib/macp/payloads";
 import { CONNECT_STREAM_HEADERS, connectStreamBody } from "./support/connect-mock";
 import { shoot } from "./support/ui";
 
-// Large streams are served by page.route (the runtime rate-limits session
-// starts, rightly), with the real UI, stream hooks and reducers on top.
-
-const PHASES = ["Pending", "OfferPending", "ContextSharing", "Accepted", "Declined", "Committed", "Requested", "InProgress", "Completed"];
+// A 20,000-event history is served by page.route, with the real UI, stream
+// hooks and reducers on top. (The list at scale, 20,000 sessions seeded
+// through gRPC into the real runtime and catalog, is e2e/17-list-scale.)
 
 function fmt(s: { max: number; p95: number; mean: number }): string {
   return `mean ${s.mean.toFixed(1)} ms, p95 ${s.p95.toFixed(1)} ms, max ${s.max.toFixed(1)} ms`;
@@ -46,67 +44,6 @@ async function scrollFrames(page: Page, frames: number, step: number): Promise<{
     { frames, step },
   );
 }
-
-test("the list stays virtualized and responsive with 10,000 sessions", async ({ page }) => {
-  const now = Date.now();
-  const sessions = Array.from({ length: 10_000 }, (_, i) => ({
-    metadata: {
-      sessionId: `scale-session-${String(i).padStart(5, "0")}-xxxxxxxx`,
-      mode: i % 3 === 0 ? TASK_MODE : HANDOFF_MODE,
-      state: i % 7 === 0 ? SessionState.RESOLVED : SessionState.OPEN,
-      startedAtUnixMs: BigInt(now - i * 1000),
-      expiresAtUnixMs: BigInt(now + 3_600_000 - i * 1000),
-      participants: [`agent://scale/a${i % 50}`, `agent://scale/b${i % 40}`],
-      initiator: `agent://scale/a${i % 50}`,
-    },
-    phase: PHASES[i % PHASES.length] ?? "Pending",
-    intent: `Scale intent ${i}`,
-    currentOwner: `agent://scale/a${i % 50}`,
-    currentTarget: `agent://scale/b${i % 40}`,
-    scope: `scope-${i % 13}`,
-    lastActivityUnixMs: BigInt(now - i * 500),
-    eventCount: BigInt(3),
-    outcome: "",
-  }));
-  const chunks: { item: { case: "snapshot"; value: { sessions: typeof sessions; complete: boolean } } }[] = [];
-  for (let i = 0; i < sessions.length; i += 2000) {
-    chunks.push({ item: { case: "snapshot", value: { sessions: sessions.slice(i, i + 2000), complete: i + 2000 >= sessions.length } } });
-  }
-  const body = connectStreamBody(WatchSessionListResponseSchema, chunks);
-  let served = 0;
-  await page.route("**/baton.v1.ConsoleService/WatchSessionList", async (route) => {
-    served += 1;
-    if (served === 1) await route.fulfill({ status: 200, headers: CONNECT_STREAM_HEADERS, body });
-    else await route.abort();
-  });
-
-  const t0 = Date.now();
-  await page.goto("/");
-  await expect(page.getByTestId("list-count")).toContainText("10,000 sessions");
-  const firstPaintMs = Date.now() - t0;
-  const rendered = await page.locator("[data-row-id]").count();
-  expect(rendered).toBeGreaterThan(10);
-  expect(rendered).toBeLessThan(80);
-
-  const idle = await scrollFrames(page, 60, 0);
-  const stats = await scrollFrames(page, 120, 900);
-  const note = `10k list: first paint ${firstPaintMs} ms; idle frames ${fmt(idle)}; scrolling 900 px/frame ${fmt(stats)}`;
-  test.info().annotations.push({ type: "perf", description: note });
-  console.log(note);
-  // Frame times depend on the machine and its load (software rendering, shared
-  // CPUs here), so this only guards against freezes; the DOM bound above is
-  // the virtualization check. The numbers are kept as a test annotation.
-  expect(stats.p95).toBeLessThan(1000);
-
-  // Keyboard reaches the last row; filtering 10,000 rows is instant.
-  await page.locator("body").click({ position: { x: 5, y: 5 } });
-  await page.keyboard.press("j");
-  await page.keyboard.press("End");
-  await expect(page.locator("[data-row-id]:focus")).toContainText(/Scale intent/);
-  await page.getByTestId("filter-q").fill("Scale intent 9999");
-  await expect(page.getByTestId("list-count")).toContainText("1 of 10,000 sessions");
-  await shoot(page, "list-10k-filtered");
-});
 
 test("the timeline stays virtualized with 20,000 events and the newest is one key away", async ({ page }) => {
   const sid = "scale-timeline-session-0000000001";

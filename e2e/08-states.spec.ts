@@ -3,13 +3,15 @@ import { newSessionId } from "./support/agent";
 import { shoot } from "./support/ui";
 
 test("when the console server is unreachable the list says what to do, then recovers", async ({ page }) => {
-  await page.route("**/baton.v1.ConsoleService/WatchSessionList", (route) => route.abort("connectionrefused"));
+  // Both halves of the list: its pages (ListSessionPage) and its change stream (WatchSessionChanges).
+  const LIST_RPCS = /\/baton\.v1\.ConsoleService\/(ListSessionPage|WatchSessionChanges)$/;
+  await page.route(LIST_RPCS, (route) => route.abort("connectionrefused"));
   await page.goto("/");
   await expect(page.getByText("Can’t reach the console server")).toBeVisible();
   await expect(page.getByText("npm start", { exact: true })).toBeVisible();
   await expect(page.getByTestId("site-connection").locator("[data-connection]")).toHaveAttribute("data-connection", "reconnecting");
   await shoot(page, "list-unreachable-light");
-  await page.unroute("**/baton.v1.ConsoleService/WatchSessionList");
+  await page.unroute(LIST_RPCS);
   // The stream's own backoff may reconnect before the click lands; either way
   // the list must come back live. Click "Retry now" only while it is still shown.
   await page

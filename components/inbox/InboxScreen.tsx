@@ -1,14 +1,19 @@
 "use client";
 // /inbox, "Waiting on me": offers made to me, commits waiting for my
 // approval, tasks assigned to me — live from WatchInbox, newest first.
+// A short inbox is rendered whole; a long one is window-virtualized, so the
+// page stays light however many items wait.
 
+import { useWindowVirtualizer } from "@tanstack/react-virtual";
 import Link from "next/link";
+import { useState } from "react";
 import { InboxItemKind, type InboxItem } from "@/lib/gen/baton/v1/actions_pb";
 import { inboxCountLabel, inboxKey } from "@/lib/client/inbox-state";
 import { nameIn } from "@/lib/client/directory";
 import { sessionHref } from "@/lib/client/route-params";
 import { useDirectory } from "@/lib/client/use-console-data";
 import { useInbox } from "@/lib/client/use-inbox";
+import { useElementOffsetTop } from "@/lib/client/use-offset-top";
 import { useWhoAmI } from "@/lib/client/use-whoami";
 import { Badge } from "@/components/Badge";
 import { ConnectionBadge } from "@/components/ConnectionIndicator";
@@ -40,9 +45,13 @@ const ACTION_HINT: Record<InboxItemKind, string> = {
   [InboxItemKind.TASK]: "Work on the task",
 };
 
+/** Above this many items the list is virtualized. */
+const VIRTUALIZE_ABOVE = 40;
+const ITEM_GAP = 8;
+
 function Row({ item, from }: { item: InboxItem; from: string }) {
   return (
-    <li className="rounded-lg border border-slate-200 p-3 dark:border-slate-800" data-testid="inbox-item" data-kind={InboxItemKind[item.kind]} data-session={item.sessionId}>
+    <div className="rounded-lg border border-slate-200 p-3 dark:border-slate-800" data-testid="inbox-item" data-kind={InboxItemKind[item.kind]} data-session={item.sessionId}>
       <div className="flex flex-wrap items-center gap-x-3 gap-y-1.5">
         <Badge info={{ label: INBOX_KIND_LABEL[item.kind], tone: KIND_TONE[item.kind], icon: INBOX_KIND_ICON[item.kind], hint: INBOX_KIND_LABEL[item.kind] }} />
         <span className="text-xs text-slate-700 dark:text-slate-300">
@@ -68,7 +77,40 @@ function Row({ item, from }: { item: InboxItem; from: string }) {
         {ACTION_HINT[item.kind]} <Icon name="chevron-right" className="h-3.5 w-3.5" />
         <span className="sr-only">: {clipLine(item.intent)}</span>
       </Link>
-    </li>
+    </div>
+  );
+}
+
+function VirtualItems({ items, fromOf }: { items: readonly InboxItem[]; fromOf: (item: InboxItem) => string }) {
+  const [listEl, setListEl] = useState<HTMLUListElement | null>(null);
+  const scrollMargin = useElementOffsetTop(listEl);
+  const virtualizer = useWindowVirtualizer({
+    count: items.length,
+    estimateSize: () => 118,
+    gap: ITEM_GAP,
+    overscan: 6,
+    scrollMargin,
+    getItemKey: (i) => (items[i] ? inboxKey(items[i]) : i),
+  });
+  return (
+    <ul ref={setListEl} className="relative" style={{ height: virtualizer.getTotalSize() }} aria-label={`Waiting on me, ${items.length.toLocaleString("en-US")} items`}>
+      {virtualizer.getVirtualItems().map((vi) => {
+        const item = items[vi.index] as InboxItem;
+        return (
+          <li
+            key={vi.key}
+            data-index={vi.index}
+            ref={virtualizer.measureElement}
+            aria-setsize={items.length}
+            aria-posinset={vi.index + 1}
+            className="absolute top-0 left-0 w-full"
+            style={{ transform: `translateY(${vi.start - virtualizer.options.scrollMargin}px)` }}
+          >
+            <Row item={item} from={fromOf(item)} />
+          </li>
+        );
+      })}
+    </ul>
   );
 }
 
@@ -92,10 +134,14 @@ export function InboxScreen() {
         <div className="rounded-lg border border-dashed border-slate-300 px-5 py-8 text-center text-sm text-slate-700 dark:border-slate-700 dark:text-slate-300" data-testid="inbox-empty">
           Nothing needs you right now. Offers made to you, commits that need your approval and tasks assigned to you show up here as they happen.
         </div>
+      ) : inbox.items.length > VIRTUALIZE_ABOVE ? (
+        <VirtualItems items={inbox.items} fromOf={(item) => nameIn(directory, item.fromParticipant)} />
       ) : (
         <ul className="space-y-2" aria-label="Waiting on me">
           {inbox.items.map((item) => (
-            <Row key={inboxKey(item)} item={item} from={nameIn(directory, item.fromParticipant)} />
+            <li key={inboxKey(item)}>
+              <Row item={item} from={nameIn(directory, item.fromParticipant)} />
+            </li>
           ))}
         </ul>
       )}

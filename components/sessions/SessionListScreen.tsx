@@ -1,23 +1,26 @@
 "use client";
-// The live session list at "/": filters and sort in the URL, a window-
-// virtualized list (smooth with 10,000 rows), keyboard selection
-// (↑/↓ or j/k, Home/End, Enter opens), and loading/empty/error states.
+// The live session list at "/": filters and sort in the URL, run on the
+// server; a window-virtualized list whose height comes from the number of
+// matching rows and whose rows are read in pages around what is on screen
+// (lib/client/use-session-window.ts), so the browser holds a window, never
+// the index; keyboard selection (↑/↓ or j/k, Home/End, Enter opens), and
+// loading/empty/error states.
 
 import clsx from "clsx";
 import { useWindowVirtualizer } from "@tanstack/react-virtual";
 import { useRouter } from "next/navigation";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import type { SessionSummary } from "@/lib/gen/baton/v1/console_pb";
-import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
-import { applyListQuery, defaultDirFor, hasActiveFilters, type ListQuery, type SortKey } from "@/lib/client/list-query";
+import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
+import { defaultDirFor, hasActiveFilters, type ListQuery, type SortKey } from "@/lib/client/list-query";
+import { backfillLine } from "@/lib/client/session-window";
+import { describeStreamError, isFatalStreamError } from "@/lib/client/stream-runner";
 import { useListQuery } from "@/lib/client/use-list-query";
-import { useOffsetTop } from "@/lib/client/use-offset-top";
-import { useSessionList } from "@/lib/client/use-session-list";
+import { useElementOffsetTop } from "@/lib/client/use-offset-top";
+import { useSessionWindow } from "@/lib/client/use-session-window";
 import { useUiStore } from "@/lib/client/ui-store";
 import { Icon } from "@/components/Icon";
 import { NewSessionLink } from "@/components/sessions/NewSessionLink";
 import { SessionFilters, SORT_LABELS } from "@/components/sessions/SessionFilters";
-import { LIST_GRID, SessionRow, sessionIdOf } from "@/components/sessions/SessionRow";
+import { LIST_GRID, SessionRow } from "@/components/sessions/SessionRow";
 import { useNow } from "@/lib/client/use-now";
 
 const COLUMNS: { key: SortKey | null; label: string }[] = [
@@ -87,53 +90,106 @@ function Panel({ children, tone = "neutral" }: { children: React.ReactNode; tone
   );
 }
 
+const WIDE = "(min-width: 1024px)";
+/** Row heights before measuring: a grid row on wide screens, a card below. */
+const ROW_WIDE = 46;
+const ROW_CARD = 106;
+
+function subscribeWide(cb: () => void): () => void {
+  const mq = window.matchMedia(WIDE);
+  mq.addEventListener("change", cb);
+  return () => mq.removeEventListener("change", cb);
+}
+
+function useWide(): boolean {
+  return useSyncExternalStore(
+    subscribeWide,
+    () => window.matchMedia(WIDE).matches,
+    () => true,
+  );
+}
+
+const fmt = (n: number): string => n.toLocaleString("en-US");
+
+function RowPlaceholder({ failed, height }: { failed: boolean; height: number }) {
+  return (
+    <div
+      className={clsx("flex items-center gap-3 border-b border-slate-200 px-3 text-sm dark:border-slate-800", LIST_GRID)}
+      style={{ height }}
+      data-row-placeholder={failed ? "failed" : "loading"}
+    >
+      {failed ? (
+        <span className="text-slate-600 dark:text-slate-400">Not loaded</span>
+      ) : (
+        <>
+          <span className="sr-only">Loading…</span>
+          <span aria-hidden="true" className="h-3 w-2/3 animate-pulse rounded bg-slate-100 motion-reduce:animate-none lg:col-span-4 dark:bg-slate-800" />
+        </>
+      )}
+    </div>
+  );
+}
+
 export function SessionListScreen() {
-  const { list, connection, retryNow } = useSessionList();
   const [query, setQuery] = useListQuery();
   const router = useRouter();
   const paused = useUiStore((s) => s.paused);
   const setPaused = useUiStore((s) => s.setPaused);
-  const [frozen, setFrozen] = useState<{ rows: ReadonlyMap<string, SessionSummary>; version: number } | null>(null);
+  const win = useSessionWindow(query, paused);
   const searchRef = useRef<HTMLInputElement | null>(null);
   const listRef = useRef<HTMLOListElement | null>(null);
-  const scrollMargin = useOffsetTop(listRef);
+  const [listEl, setListEl] = useState<HTMLOListElement | null>(null);
+  const scrollMargin = useElementOffsetTop(listEl);
+  const wide = useWide();
+  const rowHeight = wide ? ROW_WIDE : ROW_CARD;
   const now = useNow();
 
-  // Pausing freezes what is shown; the stream keeps folding underneath.
-  useEffect(() => {
-    if (paused && !frozen) setFrozen({ rows: list.rows, version: list.version });
-    if (!paused && frozen) setFrozen(null);
-  }, [paused, frozen, list.rows, list.version]);
   useEffect(() => () => setPaused(false), [setPaused]);
-
   const togglePause = useCallback(() => setPaused(!useUiStore.getState().paused), [setPaused]);
-  const source = frozen?.rows ?? list.rows;
-  const rows = useMemo(() => applyListQuery(source.values(), query), [source, query]);
-  const waiting = frozen ? Math.max(0, list.version - frozen.version) : 0;
 
-  const [selectedId, setSelectedId] = useState<string | null>(null);
-  const selectedIndex = useMemo(() => {
-    if (rows.length === 0) return -1;
-    const i = selectedId ? rows.findIndex((r) => sessionIdOf(r) === selectedId) : -1;
-    return i >= 0 ? i : 0;
-  }, [rows, selectedId]);
+  const total = win.head?.total ?? 0;
+  const { setVisible, rowAt } = win;
 
   const virtualizer = useWindowVirtualizer({
-    count: rows.length,
-    estimateSize: () => 46,
-    overscan: 12,
+    count: total,
+    estimateSize: () => rowHeight,
+    overscan: 8,
     scrollMargin,
-    getItemKey: (i) => (rows[i] ? sessionIdOf(rows[i]) : i),
+    // Keyed by position: pages read at different versions may briefly show
+    // the same session twice while rows shift; ids would collide.
   });
+  // Re-estimate unmeasured rows when the layout switches between grid and cards.
+  useEffect(() => virtualizer.measure(), [rowHeight, virtualizer]);
 
-  const focusRequest = useRef<string | null>(null);
+  const items = virtualizer.getVirtualItems();
+  const firstVisible = items[0]?.index ?? 0;
+  const lastVisible = items[items.length - 1]?.index ?? 0;
+  useEffect(() => setVisible(firstVisible, lastVisible), [firstVisible, lastVisible, setVisible]);
+
+  // Selection: an index, kept on the same session while rows shift under it.
+  const [selected, setSelected] = useState<{ index: number; id: string | null }>({ index: 0, id: null });
+  let selectedIndex = total === 0 ? -1 : Math.min(selected.index, total - 1);
+  if (selected.id && selectedIndex >= 0 && rowAt(selectedIndex)?.metadata?.sessionId !== selected.id) {
+    const found = items.find((vi) => rowAt(vi.index)?.metadata?.sessionId === selected.id);
+    if (found) selectedIndex = found.index;
+  }
+  const onSelect = useCallback(
+    (id: string) => {
+      const vi = virtualizer.getVirtualItems().find((v) => rowAt(v.index)?.metadata?.sessionId === id);
+      setSelected({ index: vi ? vi.index : 0, id });
+    },
+    [virtualizer, rowAt],
+  );
+
+  // Focus follows the selection once its row is loaded and rendered.
+  const focusRequest = useRef<number | null>(null);
   useEffect(() => {
-    const id = focusRequest.current;
-    if (!id) return;
+    const index = focusRequest.current;
+    if (index === null) return;
     let frames = 0;
     let raf = 0;
     const tryFocus = (): void => {
-      const el = listRef.current?.querySelector<HTMLElement>(`[data-row-id="${CSS.escape(id)}"]`);
+      const el = listRef.current?.querySelector<HTMLElement>(`li[data-index="${index}"] [data-row]`);
       if (el) {
         el.focus({ preventScroll: true });
         focusRequest.current = null;
@@ -145,19 +201,18 @@ export function SessionListScreen() {
 
   const moveTo = useCallback(
     (index: number) => {
-      if (rows.length === 0) return;
-      const i = Math.max(0, Math.min(rows.length - 1, index));
-      const id = sessionIdOf(rows[i] as SessionSummary);
-      setSelectedId(id);
-      focusRequest.current = id;
+      if (total === 0) return;
+      const i = Math.max(0, Math.min(total - 1, index));
+      setSelected({ index: i, id: rowAt(i)?.metadata?.sessionId ?? null });
+      focusRequest.current = i;
       virtualizer.scrollToIndex(i, { align: "auto" });
     },
-    [rows, virtualizer],
+    [total, rowAt, virtualizer],
   );
 
   const onListKeyDown = (e: React.KeyboardEvent): void => {
     if (e.altKey || e.ctrlKey || e.metaKey) return;
-    const page = Math.max(1, Math.floor(window.innerHeight / 46) - 2);
+    const page = Math.max(1, Math.floor(window.innerHeight / rowHeight) - 2);
     let next: number | null = null;
     switch (e.key) {
       case "ArrowDown":
@@ -172,7 +227,7 @@ export function SessionListScreen() {
         next = 0;
         break;
       case "End":
-        next = rows.length - 1;
+        next = total - 1;
         break;
       case "PageDown":
         next = selectedIndex + page;
@@ -200,44 +255,49 @@ export function SessionListScreen() {
       } else if (e.key === "j" || e.key === "k") {
         e.preventDefault();
         moveTo(selectedIndex < 0 ? 0 : selectedIndex);
-      } else if (e.key === "Enter" && (active === document.body || active?.id === "main") && rows[selectedIndex]) {
-        router.push(`/sessions/${encodeURIComponent(sessionIdOf(rows[selectedIndex]))}`);
+      } else if (e.key === "Enter" && (active === document.body || active?.id === "main")) {
+        const id = rowAt(selectedIndex)?.metadata?.sessionId;
+        if (id) router.push(`/sessions/${encodeURIComponent(id)}`);
       }
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [moveTo, selectedIndex, rows, router]);
+  }, [moveTo, selectedIndex, rowAt, router]);
 
-  const total = list.rows.size;
-  const open = useMemo(() => {
-    let n = 0;
-    for (const r of list.rows.values()) if (r.metadata?.state === SessionState.OPEN) n += 1;
-    return n;
-  }, [list.rows]);
+  const setListRef = useCallback((el: HTMLOListElement | null) => {
+    listRef.current = el;
+    setListEl(el);
+  }, []);
+
+  const { head, connection } = win;
+  const loaded = head !== undefined;
+  const filtered = hasActiveFilters(query);
+  const backfill = backfillLine(head?.status);
 
   let body: React.ReactNode;
-  if (!list.loaded) {
-    if (connection.state === "reconnecting" || connection.state === "ended") {
+  if (!loaded) {
+    if (win.firstError !== undefined) {
+      const refused = isFatalStreamError(win.firstError);
+      const reason = describeStreamError(win.firstError);
       body = (
         <Panel tone="warning">
-          {connection.state === "ended" && connection.fatal ? (
+          {refused ? (
             <>
               <p className="text-base font-semibold">The console server refused the session list</p>
-              <p className="mt-2 text-sm">{connection.error ?? "No reason given"}.</p>
+              <p className="mt-2 text-sm">{reason}.</p>
             </>
           ) : (
             <>
               <p className="text-base font-semibold">Can’t reach the console server</p>
               <p className="mt-2 text-sm">
-                {connection.error ? `${connection.error}. ` : ""}
-                Retrying automatically. Check that <code className="font-mono">npm start</code> is running and that this page was opened
-                from it.
+                {reason}. {connection.state === "reconnecting" ? "Retrying automatically. " : ""}Check that{" "}
+                <code className="font-mono">npm start</code> is running and that this page was opened from it.
               </p>
             </>
           )}
           <button
             type="button"
-            onClick={retryNow}
+            onClick={win.retry}
             className="mt-4 inline-flex items-center gap-1.5 rounded-md bg-amber-800 px-3 py-1.5 text-sm font-medium text-white hover:bg-amber-900 dark:bg-amber-300 dark:text-amber-950 dark:hover:bg-amber-200"
           >
             <Icon name="refresh" /> Retry now
@@ -247,67 +307,82 @@ export function SessionListScreen() {
     } else {
       body = (
         <div aria-busy="true" className="space-y-2" data-testid="list-loading">
-          <p className="text-sm text-slate-700 dark:text-slate-300">Connecting to the console server…</p>
+          <p className="text-sm text-slate-700 dark:text-slate-300">Loading sessions…</p>
           {Array.from({ length: 6 }, (_, i) => (
             <div key={i} className="h-11 animate-pulse rounded bg-slate-100 motion-reduce:animate-none dark:bg-slate-900" />
           ))}
         </div>
       );
     }
+  } else if (total === 0 && !filtered) {
+    body = (
+      <Panel>
+        {head?.status?.backfilling ? (
+          <p className="text-base font-semibold" data-testid="empty-state">
+            No sessions indexed yet — the console is still reading the runtime’s history
+          </p>
+        ) : (
+          <>
+            <p className="text-base font-semibold" data-testid="empty-state">
+              No sessions yet — run <code className="rounded bg-slate-100 px-1 font-mono dark:bg-slate-800">npm run demo</code> or start
+              one from an agent
+            </p>
+            <p className="mt-2 text-sm">New sessions appear here the moment the runtime accepts their SessionStart.</p>
+          </>
+        )}
+      </Panel>
+    );
   } else if (total === 0) {
     body = (
       <Panel>
-        <p className="text-base font-semibold" data-testid="empty-state">
-          No sessions yet — run <code className="rounded bg-slate-100 px-1 font-mono dark:bg-slate-800">npm run demo</code> or start
-          one from an agent
+        <p className="text-base font-semibold" data-testid="no-match">
+          No sessions match these filters
         </p>
-        <p className="mt-2 text-sm">New sessions appear here the moment the runtime accepts their SessionStart.</p>
-      </Panel>
-    );
-  } else if (rows.length === 0) {
-    body = (
-      <Panel>
-        <p className="text-base font-semibold">No sessions match these filters</p>
-        <p className="mt-2 text-sm">{total.toLocaleString("en-US")} sessions are hidden by the current filters.</p>
-        {hasActiveFilters(query) ? (
-          <button
-            type="button"
-            className="mt-4 rounded-md px-3 py-1.5 text-sm font-medium text-blue-800 ring-1 ring-blue-300 ring-inset hover:bg-blue-50 dark:text-sky-300 dark:ring-sky-800 dark:hover:bg-slate-900"
-            onClick={() => setQuery({ q: "", participant: "", mode: undefined, state: undefined, phase: undefined })}
-          >
-            Clear filters
-          </button>
+        {win.allCount !== undefined && win.allCount > 0 ? (
+          <p className="mt-2 text-sm">{fmt(win.allCount)} sessions are hidden by the current filters.</p>
         ) : null}
+        <button
+          type="button"
+          className="mt-4 rounded-md px-3 py-1.5 text-sm font-medium text-blue-800 ring-1 ring-blue-300 ring-inset hover:bg-blue-50 dark:text-sky-300 dark:ring-sky-800 dark:hover:bg-slate-900"
+          onClick={() => setQuery({ q: "", participant: "", mode: undefined, state: undefined, phase: undefined })}
+        >
+          Clear filters
+        </button>
       </Panel>
     );
   } else {
-    const items = virtualizer.getVirtualItems();
     body = (
       <div className="rounded-lg border border-slate-200 dark:border-slate-800">
         <ColumnHeader query={query} setQuery={setQuery} />
         {/* Roving focus between the rows' links; the list moves it with the arrow keys. */}
         {/* eslint-disable-next-line jsx-a11y/no-noninteractive-element-interactions */}
         <ol
-          ref={listRef}
-          aria-label={`Sessions, ${rows.length.toLocaleString("en-US")} shown, sorted by ${SORT_LABELS[query.sort].toLowerCase()}`}
+          ref={setListRef}
+          aria-label={`Sessions, ${fmt(total)} ${filtered ? "matching" : "in all"}, sorted by ${SORT_LABELS[query.sort].toLowerCase()}`}
           onKeyDown={onListKeyDown}
-          className="relative"
+          aria-busy={win.stale || undefined}
+          data-stale={win.stale || undefined}
+          className={clsx("relative", win.stale && "opacity-60")}
           style={{ height: virtualizer.getTotalSize() }}
           data-testid="session-list"
         >
           {items.map((vi) => {
-            const s = rows[vi.index] as SessionSummary;
+            const s = rowAt(vi.index);
             return (
               <li
                 key={vi.key}
                 data-index={vi.index}
                 ref={virtualizer.measureElement}
-                aria-setsize={rows.length}
+                aria-setsize={total}
                 aria-posinset={vi.index + 1}
                 className="absolute top-0 left-0 w-full"
                 style={{ transform: `translateY(${vi.start - virtualizer.options.scrollMargin}px)` }}
               >
-                <SessionRow summary={s} selected={vi.index === selectedIndex} onSelect={setSelectedId} />
+                {s ? (
+                  <SessionRow summary={s} selected={vi.index === selectedIndex} onSelect={onSelect} />
+                ) : (
+                  <RowPlaceholder failed={win.pageStatus(vi.index) === "error"} height={rowHeight} />
+                )}
               </li>
             );
           })}
@@ -316,31 +391,44 @@ export function SessionListScreen() {
     );
   }
 
+  let count: string;
+  if (!loaded) count = win.firstError !== undefined ? "Not loaded" : "Loading…";
+  else if (win.stale) count = "Searching…";
+  else {
+    count = filtered
+      ? win.allCount !== undefined
+        ? `${fmt(total)} of ${fmt(win.allCount)} sessions`
+        : `${fmt(total)} matching sessions`
+      : `${fmt(total)} sessions`;
+    if (win.openCount !== undefined) count += ` · ${fmt(win.openCount)} open`;
+  }
+
   return (
     <div className="space-y-4">
       <div className="flex flex-wrap items-center gap-x-4 gap-y-2">
         <h1 className="text-xl font-semibold tracking-tight">Sessions</h1>
         <p className="text-sm text-slate-700 dark:text-slate-300" data-testid="list-count">
-          {list.loaded ? (
-            <>
-              {rows.length === total ? `${total.toLocaleString("en-US")}` : `${rows.length.toLocaleString("en-US")} of ${total.toLocaleString("en-US")}`}{" "}
-              sessions · {open.toLocaleString("en-US")} open
-            </>
-          ) : (
-            "Loading…"
-          )}
+          {count}
         </p>
         <NewSessionLink />
       </div>
+      <p role="status" className={clsx("text-sm", backfill ? "text-blue-900 dark:text-sky-200" : "sr-only")} data-testid="catalog-status">
+        {backfill ? (
+          <>
+            <Icon name="refresh" className="mr-1.5 inline h-4 w-4 align-[-3px] motion-safe:animate-spin" />
+            {backfill}. The list shows what is indexed so far.
+          </>
+        ) : null}
+      </p>
       <SessionFilters
         query={query}
         setQuery={setQuery}
         searchRef={searchRef}
         paused={paused}
         onTogglePause={togglePause}
-        waiting={waiting}
+        waiting={win.waiting}
       />
-      {list.loaded && connection.state === "reconnecting" ? (
+      {loaded && connection.state === "reconnecting" ? (
         <div
           className="flex flex-wrap items-center gap-3 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100"
           role="note"
@@ -349,18 +437,42 @@ export function SessionListScreen() {
             Connection lost{connection.error ? ` (${connection.error})` : ""} — showing the last known list.
             {connection.retryAt && now ? ` Reconnecting in ${Math.max(0, Math.ceil((connection.retryAt - now) / 1000))}s.` : ""}
           </span>
-          <button type="button" onClick={retryNow} className="font-medium underline">
+          <button type="button" onClick={win.retry} className="font-medium underline">
             Retry now
+          </button>
+        </div>
+      ) : null}
+      {loaded && connection.state === "ended" ? (
+        <div
+          className="flex flex-wrap items-center gap-3 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100"
+          role="note"
+        >
+          <span>Live updates stopped{connection.error ? `: ${connection.error}` : ""}. The list shows what was read last.</span>
+          <button type="button" onClick={win.retry} className="font-medium underline">
+            Retry now
+          </button>
+        </div>
+      ) : null}
+      {loaded && win.failedPages > 0 ? (
+        <div
+          className="flex flex-wrap items-center gap-3 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100"
+          role="alert"
+          data-testid="page-error"
+        >
+          <span>Some rows could not be loaded.</span>
+          <button type="button" onClick={win.retry} className="font-medium underline">
+            Retry
           </button>
         </div>
       ) : null}
       {paused ? (
         <p className="text-sm text-amber-900 dark:text-amber-200" role="note">
-          Updates paused{waiting > 0 ? ` — ${waiting} update${waiting === 1 ? "" : "s"} waiting` : ""}. The list is frozen until you resume.
+          Updates paused{win.waiting > 0 ? ` — ${win.waiting} update${win.waiting === 1 ? "" : "s"} waiting` : ""}. Rows on screen stay as they are until
+          you resume.
         </p>
       ) : null}
       {body}
-      {list.loaded && rows.length > 0 ? (
+      {loaded && total > 0 ? (
         <p className="text-xs text-slate-600 dark:text-slate-400">
           Keyboard: <kbd className="font-mono">j</kbd>/<kbd className="font-mono">k</kbd> or arrows to move,{" "}
           <kbd className="font-mono">Enter</kbd> to open, <kbd className="font-mono">/</kbd> to search.

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { create } from "@bufbuild/protobuf";
+import { SessionListQuerySchema } from "@/lib/gen/baton/v1/console_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { TASK_MODE } from "@/lib/macp/constants";
-import { applyListQuery, DEFAULT_LIST_QUERY, hasActiveFilters, parseListQuery, serializeListQuery } from "./list-query";
+import { applyListQuery, DEFAULT_LIST_QUERY, hasActiveFilters, parseListQuery, serializeListQuery, toSessionListQuery } from "./list-query";
 import { summary } from "./test/fixtures";
 
 const P = (s: string) => new URLSearchParams(s);
@@ -42,7 +44,48 @@ describe("parseListQuery / serializeListQuery", () => {
   });
 });
 
-describe("applyListQuery", () => {
+describe("toSessionListQuery", () => {
+  it("maps the URL's query to the catalog's, field by field", () => {
+    expect(toSessionListQuery(DEFAULT_LIST_QUERY)).toEqual({
+      mode: "",
+      state: "",
+      phase: "",
+      participant: "",
+      text: "",
+      sort: "activity",
+      ascending: false,
+    });
+    const q = parseListQuery(P("mode=handoff&state=resolved&phase=Committed&participant=bob&q=pager%20rotation&sort=intent"));
+    expect(toSessionListQuery(q)).toEqual({
+      mode: "handoff",
+      state: "resolved",
+      phase: "Committed",
+      participant: "bob",
+      text: "pager rotation",
+      sort: "intent",
+      ascending: true,
+    });
+    expect(toSessionListQuery(parseListQuery(P("sort=started&dir=asc"))).ascending).toBe(true);
+  });
+
+  it("is a valid SessionListQuery for the generated schema", () => {
+    const msg = create(SessionListQuerySchema, toSessionListQuery(parseListQuery(P("mode=task&q=x&sort=ttl"))));
+    expect(msg.mode).toBe("task");
+    expect(msg.text).toBe("x");
+    expect(msg.sort).toBe("ttl");
+    expect(msg.ascending).toBe(true);
+  });
+
+  it("survives a URL round trip unchanged", () => {
+    for (const qs of ["", "q=abc", "mode=task&state=open", "participant=dora&sort=owner&dir=desc", "phase=OfferPending&sort=activity&dir=asc"]) {
+      const q = parseListQuery(P(qs));
+      const again = parseListQuery(P(serializeListQuery(q).replace(/^\?/, "")));
+      expect(toSessionListQuery(again)).toEqual(toSessionListQuery(q));
+    }
+  });
+});
+
+describe("applyListQuery (the reference the catalog is tested against)", () => {
   const rows = [
     summary("a", { intent: "Pager handoff", activity: 3, phase: "OfferPending", participants: ["alice", "bob"] }),
     summary("b", { intent: "Rotate keys", mode: TASK_MODE, phase: "InProgress", activity: 5, owner: "dora", target: "erin", participants: ["dora", "erin"] }),

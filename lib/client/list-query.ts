@@ -1,6 +1,8 @@
 // The session list's filters and sort, kept in the URL search params so every
 // view is deep-linkable and the back button walks through filter changes.
 // Parsing validates everything: unknown values fall back to defaults.
+// Filtering, sorting and search run on the server (the console's catalog);
+// toSessionListQuery maps the URL's query to the RPC's.
 
 import type { SessionSummary } from "@/lib/gen/baton/v1/console_pb";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
@@ -77,6 +79,34 @@ export function serializeListQuery(q: ListQuery): string {
 export function hasActiveFilters(q: ListQuery): boolean {
   return Boolean(q.mode || q.state || q.phase || q.participant || q.q);
 }
+
+/** The query as the server's catalog takes it (SessionListQuery). */
+export interface SessionListQueryFields {
+  mode: "" | ModeFilter;
+  state: "" | StateKey;
+  phase: string;
+  participant: string;
+  text: string;
+  sort: SortKey;
+  ascending: boolean;
+}
+
+export function toSessionListQuery(q: ListQuery): SessionListQueryFields {
+  return {
+    mode: q.mode ?? "",
+    state: q.state ?? "",
+    phase: q.phase ?? "",
+    participant: q.participant,
+    text: q.q,
+    sort: q.sort,
+    ascending: q.dir === "asc",
+  };
+}
+
+// ---- Reference semantics of the filters and sorts, in memory. The browser
+// no longer filters or sorts (the server's catalog does); these stay as the
+// oracle the catalog's tests compare their indexed queries with
+// (lib/gateway/catalog/sqlite.test.ts).
 
 const lower = (s: string): string => s.toLowerCase();
 

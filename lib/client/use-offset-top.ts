@@ -26,3 +26,25 @@ export function useOffsetTop(ref: RefObject<HTMLElement | null>): number {
   }, [ref]);
   return top;
 }
+
+/** The same for an element held in state (a callback ref), measured once it mounts. */
+export function useElementOffsetTop(el: HTMLElement | null): number {
+  const [top, setTop] = useState(0);
+  useLayoutEffect(() => {
+    if (!el) return;
+    const measure = (): void => {
+      const next = Math.round(el.getBoundingClientRect().top + window.scrollY);
+      setTop((prev) => (prev === next ? prev : next));
+    };
+    measure();
+    const ro = new ResizeObserver(measure);
+    ro.observe(document.body);
+    if (el.parentElement) ro.observe(el.parentElement);
+    window.addEventListener("resize", measure);
+    return () => {
+      ro.disconnect();
+      window.removeEventListener("resize", measure);
+    };
+  }, [el]);
+  return top;
+}

@@ -5,10 +5,8 @@ import { create } from "@bufbuild/protobuf";
 import {
   SessionSummarySchema,
   SubscribeSessionResponseSchema,
-  WatchSessionListResponseSchema,
   type SessionSummary,
   type SubscribeSessionResponse,
-  type WatchSessionListResponse,
 } from "@/lib/gen/baton/v1/console_pb";
 import { SessionMetadataSchema, type SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
 import { SessionState, type Envelope } from "@/lib/gen/macp/v1/envelope_pb";
@@ -153,16 +151,4 @@ export function summary(
     eventCount: BigInt(fields.eventCount ?? 2),
     outcome: fields.outcome ?? "",
   });
-}
-
-export function snapshotMsg(sessions: SessionSummary[], complete: boolean): WatchSessionListResponse {
-  return create(WatchSessionListResponseSchema, { item: { case: "snapshot", value: { sessions, complete } } });
-}
-
-export function upsertMsg(s: SessionSummary): WatchSessionListResponse {
-  return create(WatchSessionListResponseSchema, { item: { case: "upsert", value: s } });
-}
-
-export function listHeartbeat(): WatchSessionListResponse {
-  return create(WatchSessionListResponseSchema, { item: { case: "heartbeat", value: { serverTimeUnixMs: 1n } } });
 }
