@@ -32,8 +32,7 @@ import {
   type PolicySummary,
 } from "@/lib/authz/policy-summary";
 import { roleAtLeast, type Role } from "@/lib/authz/roles";
-import type { HandoffStatus } from "@/lib/handoff-files/record";
-import { ACTION_TARGET, canTransition, type ActionKind as FileActionKind } from "@/lib/handoff-files/transitions";
+import { ACTION_TARGET, canTransition, type ActionKind as FileActionKind, type HandoffStatus } from "@/lib/handoff-files/transitions";
 
 export const ACTIONS = [
   "view",

@@ -9,6 +9,8 @@
 
 import type { HandoffStatus } from "./record";
 
+export type { HandoffStatus } from "./record";
+
 export const TRANSITIONS: Readonly<Record<HandoffStatus, readonly HandoffStatus[]>> = Object.freeze({
   offered: ["accepted", "rejected"],
   accepted: ["completed", "failed"],
