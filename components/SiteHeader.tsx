@@ -1,5 +1,6 @@
 "use client";
-// Top bar: brand, navigation (sessions, the inbox with its live count),
+// Top bar: brand, navigation (sessions, the inbox with its live count, the
+// v0.1 file handoffs when the console watches directories),
 // connection indicator, preferences, and the signed-in person.
 
 import clsx from "clsx";
@@ -31,7 +32,7 @@ const navClass = (active: boolean): string =>
       : "text-slate-700 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800",
   );
 
-export function SiteHeader() {
+export function SiteHeader({ filesEnabled = false }: { filesEnabled?: boolean }) {
   const pathname = usePathname();
   const { me } = useWhoAmI();
   const onLogin = pathname === "/login";
@@ -60,6 +61,13 @@ export function SiteHeader() {
               {me ? (
                 <li>
                   <InboxNavLink active={pathname === "/inbox"} className={navClass(pathname === "/inbox")} />
+                </li>
+              ) : null}
+              {filesEnabled ? (
+                <li>
+                  <Link href="/files" aria-current={pathname.startsWith("/files") ? "page" : undefined} className={navClass(pathname.startsWith("/files"))}>
+                    Files
+                  </Link>
                 </li>
               ) : null}
             </ul>

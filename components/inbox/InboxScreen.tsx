@@ -15,6 +15,7 @@ import { ConnectionBadge } from "@/components/ConnectionIndicator";
 import { Icon } from "@/components/Icon";
 import { RelativeTime, TtlCountdown } from "@/components/Time";
 import { NotificationToggle } from "@/components/inbox/NotificationToggle";
+import { FileInboxCard } from "@/components/inbox/FileInboxCard";
 import { clipLine } from "@/lib/client/clip";
 
 const INBOX_KIND_LABEL: Readonly<Record<InboxItemKind, string>> = Object.freeze({
@@ -99,6 +100,7 @@ export function InboxScreen() {
           ))}
         </ul>
       )}
+      <FileInboxCard />
     </div>
   );
 }
