@@ -18,7 +18,7 @@ import type {
 } from "@/lib/gen/baton/v1/files_pb";
 import { attemptFor, fingerprintOf, newMessageId, outcomeSentence, type Attempt } from "@/lib/client/action-attempt";
 import { announce } from "@/lib/client/announcer";
-import { connectionFromRunner, INITIAL_CONNECTION, type ConnectionInfo } from "@/lib/client/connection";
+import { clearConnection, connectionFromRunner, INITIAL_CONNECTION, reportConnection, type ConnectionInfo } from "@/lib/client/connection";
 import { csrfStore } from "@/lib/client/csrf-store";
 import { fileOutcomeOfError, isFileOutcomeDefinitive, type FileListFilter, type FileOutcome } from "@/lib/client/file-handoffs";
 import { runResilientStream } from "@/lib/client/stream-runner";
@@ -123,7 +123,10 @@ export function useFileWatch(enabled: boolean): ConnectionInfo {
           // After a reconnect, what changed meanwhile is read again.
           if (status.phase === "open" && opened++ > 0) refresh();
           info = connectionFromRunner(info, status);
-          if (!ac.signal.aborted) setConnection(info);
+          if (!ac.signal.aborted) {
+            setConnection(info);
+            reportConnection("file-handoffs", "File handoffs", info);
+          }
         },
       },
       ac.signal,
@@ -132,6 +135,7 @@ export function useFileWatch(enabled: boolean): ConnectionInfo {
       ac.abort();
       dispose();
       if (timer) clearTimeout(timer);
+      clearConnection("file-handoffs");
     };
   }, [enabled, generation, qc]);
   return connection;

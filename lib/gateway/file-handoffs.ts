@@ -190,7 +190,8 @@ export class FileHandoffs {
   /**
    * Changes as a browser stream: every handoff that changed since the last
    * message, once (read from the store when the message goes out), at most
-   * every `coalesceMs`; a heartbeat when nothing changed for `heartbeatMs`.
+   * every `coalesceMs`; a heartbeat first, and whenever nothing changed for
+   * `heartbeatMs`.
    */
   async *watch(signal: AbortSignal): AsyncGenerator<WatchFileHandoffsResponse> {
     const pending = new Map<string, { dir: string; name: string }>();
@@ -208,6 +209,8 @@ export class FileHandoffs {
     const onAbort = (): void => wake?.();
     signal.addEventListener("abort", onAbort);
     try {
+      // At once, so the browser knows the stream is open (and from when to count heartbeats).
+      yield create(WatchFileHandoffsResponseSchema, { item: { case: "heartbeat", value: { serverTimeUnixMs: BigInt(Date.now()) } } });
       while (!signal.aborted && !this.closed) {
         if (pending.size === 0 && !overflow) {
           const changed = await new Promise<boolean>((resolve) => {
