@@ -75,7 +75,8 @@ export function SiteHeader({ filesEnabled = false }: { filesEnabled?: boolean })
         )}
         <div className="ml-auto flex items-center gap-1.5 sm:gap-2">
           {onLogin ? null : (
-            <span data-testid="site-connection" className="contents">
+            /* With the extra "Files" link a 390 px header keeps only the status dot (the words stay for screen readers). */
+            <span data-testid="site-connection" className={clsx("contents", filesEnabled && "max-sm:[&_[data-connection]>span:last-child]:sr-only")}>
               <HeaderConnectionIndicator />
             </span>
           )}

@@ -180,12 +180,15 @@ for (const scheme of ["light", "dark"] as const) {
         await expect(page.locator(`[data-testid="file-row"][data-task="${taskId}"]`)).toBeVisible();
         await settle(page);
         await shoot(page, `files-list-${suffix}`);
+        // Nothing wider than the window (the header has one more link here).
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
         await expectNoAxeViolations(page, `/files (${suffix})`);
         await page.locator(`[data-testid="file-row"][data-task="${taskId}"]`).getByTestId("file-open").click();
         await expect(page.getByTestId("file-handoff")).toBeVisible();
         await expect(page.getByTestId("file-actions")).toBeVisible();
         await settle(page);
         await shoot(page, `files-handoff-${suffix}`, true);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
         await expectNoAxeViolations(page, `file handoff (${suffix})`);
       }
       expect(errors).toEqual([]);

@@ -94,7 +94,7 @@ export function FileActions({ handoff, me, nameOf }: { handoff: FileHandoff; me:
   return (
     <div className="space-y-3">
       {result}
-      <div className="grid gap-3 sm:grid-cols-2" data-testid="file-actions">
+      <div className="grid items-start gap-3 sm:grid-cols-2" data-testid="file-actions">
         {allowed.map(({ spec }) => (
           <ActionForm key={spec.action} spec={spec} handoff={handoff} submit={submit} pending={state.pending} />
         ))}
