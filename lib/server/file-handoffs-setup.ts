@@ -50,7 +50,7 @@ export function planFileHandoffs(env: Env, cwd = process.cwd()): FileHandoffsPla
       if (!dirs.includes(d)) throw new ConsoleConfigError(`BATON_HANDOFF_BRIDGE names ${d}, which is not in BATON_HANDOFF_DIRS`);
     }
   }
-  if (bridgeDirs.length > 0 && dirs.length === 0) throw new ConsoleConfigError("BATON_HANDOFF_BRIDGE is set but BATON_HANDOFF_DIRS is empty");
+  if (raw !== "" && raw !== "0" && raw.toLowerCase() !== "false" && dirs.length === 0) throw new ConsoleConfigError("BATON_HANDOFF_BRIDGE is set but BATON_HANDOFF_DIRS is empty");
   const participants = (env.BATON_HANDOFF_BRIDGE_PARTICIPANTS ?? "").split(",").map((p) => p.trim()).filter((p) => p !== "");
   const tokens = env.BATON_HANDOFF_BRIDGE_TOKENS?.trim();
   return { dirs, bridgeDirs, participants, ...(tokens ? { tokensFile: path.resolve(cwd, tokens) } : {}) };
@@ -120,8 +120,11 @@ export async function startFileHandoffs(
         credentials,
         participants: plan.participants,
         state,
-        history: files.history,
-        directory: { maxBytes: settings.maxBytes, maxFiles: settings.maxFiles, lockStaleMs: settings.lockStaleMs },
+        // The console's watcher records the history; the bridge's own watcher
+        // must not share it, or a file the console recorded first would look
+        // unchanged to the bridge's first scan and never be mirrored. Its
+        // writes still refuse files the history marks invalid.
+        directory: { maxBytes: settings.maxBytes, maxFiles: settings.maxFiles, lockStaleMs: settings.lockStaleMs, history: files.history },
         watch: { mode: settings.watchMode, pollMs: settings.pollMs, maxFiles: settings.maxFiles, maxBytes: settings.maxBytes },
         onEvent: (e) => {
           if (e.kind === "error") logger.warn({ dir, ...e }, "v0.1 bridge");
