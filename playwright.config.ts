@@ -26,6 +26,11 @@ const usersFile = path.join(dataDir, "accounts", "users.json");
 
 // The scripted agents in e2e/support/agent.ts talk gRPC to this address.
 process.env.BATON_E2E_RUNTIME_ADDR = RUNTIME_ADDR;
+// The console watches one v0.1 handoff directory of the run (empty until a
+// spec writes into it: e2e/17-file-handoffs.spec.ts); its history store
+// lives in the run's directory too.
+const handoffDir = path.resolve(dataDir, "handoffs");
+process.env.BATON_E2E_HANDOFF_DIR = handoffDir;
 
 export default defineConfig({
   testDir: "e2e",
@@ -83,6 +88,8 @@ export default defineConfig({
         BATON_OIDC_ISSUER: `http://127.0.0.1:${OIDC.port}`,
         BATON_OIDC_CLIENT_ID: OIDC.clientId,
         BATON_OIDC_CLIENT_SECRET: OIDC.clientSecret,
+        BATON_HANDOFF_DIRS: handoffDir,
+        BATON_DATA_DIR: dataDir,
       },
     },
   ],

@@ -8,6 +8,7 @@ import { AuthGate } from "@/components/auth/AuthGate";
 import { InboxWatcher } from "@/components/inbox/InboxWatcher";
 import { THEME_INIT_SCRIPT } from "@/lib/client/theme";
 import { NONCE_HEADER } from "@/lib/client/nonce-header";
+import { pageData } from "@/lib/server/page-data";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -29,6 +30,8 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   // The console server gives every page request a CSP nonce
   // (lib/server/security-headers.ts); reading it renders pages per request.
   const nonce = (await headers()).get(NONCE_HEADER) ?? undefined;
+  // "Files" in the header only when the console watches v0.1 handoff directories.
+  const filesEnabled = pageData()?.fileHandoffsEnabled?.() ?? false;
   return (
     <html lang="en" suppressHydrationWarning>
       <head>
@@ -37,7 +40,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
       </head>
       <body className="min-h-dvh font-sans">
         <Providers>
-          <SiteHeader />
+          <SiteHeader filesEnabled={filesEnabled} />
           <main id="main" tabIndex={-1} className="mx-auto max-w-[1600px] px-3 pt-4 pb-16 outline-none sm:px-5">
             <AuthGate>{children}</AuthGate>
           </main>

@@ -1,5 +1,6 @@
 "use client";
-// Top bar: brand, navigation (sessions, the inbox with its live count),
+// Top bar: brand, navigation (sessions, the inbox with its live count, the
+// v0.1 file handoffs when the console watches directories),
 // connection indicator, preferences, and the signed-in person.
 
 import clsx from "clsx";
@@ -31,7 +32,7 @@ const navClass = (active: boolean): string =>
       : "text-slate-700 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800",
   );
 
-export function SiteHeader() {
+export function SiteHeader({ filesEnabled = false }: { filesEnabled?: boolean }) {
   const pathname = usePathname();
   const { me } = useWhoAmI();
   const onLogin = pathname === "/login";
@@ -62,12 +63,20 @@ export function SiteHeader() {
                   <InboxNavLink active={pathname === "/inbox"} className={navClass(pathname === "/inbox")} />
                 </li>
               ) : null}
+              {filesEnabled ? (
+                <li>
+                  <Link href="/files" aria-current={pathname.startsWith("/files") ? "page" : undefined} className={navClass(pathname.startsWith("/files"))}>
+                    Files
+                  </Link>
+                </li>
+              ) : null}
             </ul>
           </nav>
         )}
         <div className="ml-auto flex items-center gap-1.5 sm:gap-2">
           {onLogin ? null : (
-            <span data-testid="site-connection" className="contents">
+            /* With the extra "Files" link a 390 px header keeps only the status dot (the words stay for screen readers). */
+            <span data-testid="site-connection" className={clsx("contents", filesEnabled && "max-sm:[&_[data-connection]>span:last-child]:sr-only")}>
               <HeaderConnectionIndicator />
             </span>
           )}

@@ -20,6 +20,7 @@ import { ConnectionBadge } from "@/components/ConnectionIndicator";
 import { Icon } from "@/components/Icon";
 import { RelativeTime, TtlCountdown } from "@/components/Time";
 import { NotificationToggle } from "@/components/inbox/NotificationToggle";
+import { FileInboxCard } from "@/components/inbox/FileInboxCard";
 import { clipLine } from "@/lib/client/clip";
 
 const INBOX_KIND_LABEL: Readonly<Record<InboxItemKind, string>> = Object.freeze({
@@ -145,6 +146,7 @@ export function InboxScreen() {
           ))}
         </ul>
       )}
+      <FileInboxCard />
     </div>
   );
 }

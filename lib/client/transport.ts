@@ -10,6 +10,7 @@ import { createClient, type Client, type Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { ActionService } from "@/lib/gen/baton/v1/actions_pb";
 import { ConsoleService } from "@/lib/gen/baton/v1/console_pb";
+import { FileHandoffService } from "@/lib/gen/baton/v1/files_pb";
 import { csrfInterceptor } from "@/lib/client/csrf";
 import { csrfStore } from "@/lib/client/csrf-store";
 import { reauthInterceptor } from "@/lib/client/reauth";
@@ -17,10 +18,12 @@ import { refreshWhoAmI } from "@/lib/client/use-whoami";
 
 export type ConsoleClient = Client<typeof ConsoleService>;
 export type ActionClient = Client<typeof ActionService>;
+export type FileClient = Client<typeof FileHandoffService>;
 
 let transport: Transport | undefined;
 let client: ConsoleClient | undefined;
 let actions: ActionClient | undefined;
+let files: FileClient | undefined;
 
 function browserTransport(): Transport {
   if (typeof window === "undefined") throw new Error("the Connect transport is browser-only");
@@ -28,7 +31,7 @@ function browserTransport(): Transport {
     baseUrl: window.location.origin,
     useBinaryFormat: true,
     fetch: (input, init) => globalThis.fetch(input, { ...init, credentials: "same-origin" }),
-    interceptors: [csrfInterceptor(csrfStore, new Set([ActionService.typeName])), reauthInterceptor(() => void refreshWhoAmI())],
+    interceptors: [csrfInterceptor(csrfStore, new Set([ActionService.typeName, FileHandoffService.typeName])), reauthInterceptor(() => void refreshWhoAmI())],
   });
   return transport;
 }
@@ -41,4 +44,9 @@ export function consoleClient(): ConsoleClient {
 export function actionClient(): ActionClient {
   actions ??= createClient(ActionService, browserTransport());
   return actions;
+}
+
+export function fileClient(): FileClient {
+  files ??= createClient(FileHandoffService, browserTransport());
+  return files;
 }

@@ -11,18 +11,9 @@
 
 import { HandoffError } from "./errors";
 import { isoNow, type HandoffRecord, type HandoffStatus, type JsonObject } from "./record";
+import { ACTION_TARGET, TRANSITIONS, canTransition, type ActionKind as TableActionKind } from "./transitions";
 
-export const TRANSITIONS: Readonly<Record<HandoffStatus, readonly HandoffStatus[]>> = Object.freeze({
-  offered: ["accepted", "rejected"],
-  accepted: ["completed", "failed"],
-  failed: ["offered"],
-  completed: [],
-  rejected: [],
-});
-
-export function canTransition(from: HandoffStatus, to: HandoffStatus): boolean {
-  return TRANSITIONS[from].includes(to);
-}
+export { TRANSITIONS, canTransition, ACTION_TARGET };
 
 export function isFinal(status: HandoffStatus): boolean {
   return TRANSITIONS[status].length === 0;
@@ -79,14 +70,9 @@ export type HandoffAction =
   | { kind: "reoffer"; agent?: string; to?: string; context?: ContextPatch };
 
 export type ActionKind = HandoffAction["kind"];
-
-export const ACTION_TARGET: Readonly<Record<ActionKind, HandoffStatus>> = {
-  accept: "accepted",
-  reject: "rejected",
-  complete: "completed",
-  fail: "failed",
-  reoffer: "offered",
-};
+// The table in transitions.ts names the same actions.
+const _sameKinds: TableActionKind extends ActionKind ? (ActionKind extends TableActionKind ? true : never) : never = true;
+void _sameKinds;
 
 /** Who may take an action (the same roles as the MACP Task mode): undefined when allowed, else why not. */
 export function refusalFor(record: HandoffRecord, action: HandoffAction): string | undefined {

@@ -10,6 +10,8 @@ import type pino from "pino";
 import type { Accounts } from "@/lib/accounts/accounts";
 import type { Ack } from "@/lib/gen/macp/v1/envelope_pb";
 import { actionRoutes } from "@/lib/gateway/action-routes";
+import type { FileHandoffs } from "@/lib/gateway/file-handoffs";
+import { fileRoutes } from "@/lib/gateway/file-routes";
 import { ActionGateway } from "@/lib/gateway/actions";
 import { SqliteCatalog } from "@/lib/gateway/catalog/sqlite";
 import { createGateway, type Gateway } from "@/lib/gateway/gateway";
@@ -27,6 +29,7 @@ import { createAuthRoutes } from "./auth-routes";
 import { ConsolePeople } from "./console-people";
 import { ConsoleConfigError, type ConsoleConfig } from "./config";
 import { createDemoService, type DemoService } from "./demo";
+import { planFileHandoffs, startFileHandoffs, type RunningFileHandoffs } from "./file-handoffs-setup";
 import { startEmbeddedRuntime } from "./embedded";
 import { createConsoleServer, listen, type Fallback } from "./http";
 import { registerPageData } from "./page-data";
@@ -45,6 +48,8 @@ export interface RunningConsole {
   gateway: Gateway;
   /** People's actions (present when the console has accounts). */
   actions: ActionGateway | null;
+  /** v0.1 file-based handoffs (present when BATON_HANDOFF_DIRS is set). */
+  files: FileHandoffs | null;
   server: http.Server;
   close(): Promise<void>;
 }
@@ -101,6 +106,9 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     );
   }
 
+  // v0.1 handoff directories: settings are checked before anything starts.
+  const filesPlan = planFileHandoffs(env);
+
   // 1. The runtime.
   let embedded: RunningRuntime | null = null;
   let people: ConsolePeople | null = null;
@@ -144,7 +152,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     storage = embedded.dataDir ?? "memory only (MACP_MEMORY_ONLY=1): nothing survives a restart";
   }
 
-  // 2. The catalog, the gateway and the HTTP server.
+  // 2. The catalog, the v0.1 handoff directories, the gateway and the HTTP server.
   let catalog: SqliteCatalog;
   const catalogSource = embedded ? `embedded:${embedded.dataDir ?? "memory"}` : config.runtime.kind === "external" ? config.runtime.url : client.address;
   try {
@@ -158,6 +166,33 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
   if (catalog.replacedSource !== null) {
     logger.warn({ catalog: config.catalogPath, was: catalog.replacedSource, now: catalogSource }, "the console catalog described another runtime; it is filled again from this one");
   }
+  // v0.1 handoff directories (and their bridge to this runtime), when configured.
+  let fileHandoffs: RunningFileHandoffs;
+  try {
+    const tls = embedded ? embedded.url.startsWith("https:") : config.runtime.kind === "external" && config.runtime.url.startsWith("https:");
+    const caPath = embedded ? (tls ? env.MACP_TLS_CERT_PATH : undefined) : config.runtime.kind === "external" ? config.runtime.caPath : undefined;
+    const peopleNow = people;
+    fileHandoffs = await startFileHandoffs(
+      env,
+      filesPlan,
+      {
+        address: embedded ? embedded.address : config.runtime.kind === "external" ? config.runtime.url : "",
+        tls,
+        ...(caPath ? { caPath } : {}),
+        authMode: embedded ? userAuthMode : "tokens",
+        ...(peopleNow && userAuthMode === "dev" ? { personCredential: (id: string) => (peopleNow.isReserved(id) ? peopleNow.credentialFor(id) : undefined) } : {}),
+      },
+      config.heartbeatMs,
+      options.logger.child({ component: "files" }),
+    );
+  } catch (e) {
+    catalog.close();
+    client.close();
+    people?.close();
+    await embedded?.close().catch(() => undefined);
+    throw e;
+  }
+
   const gateway = createGateway({
     runtime: client,
     catalog,
@@ -206,6 +241,15 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     if (auth && actions) {
       actionRoutes({ gateway, actions, accounts: auth.accounts, env, heartbeatMs: config.heartbeatMs, ...(demo ? { demo } : {}) })(router);
     }
+    fileRoutes({
+      files: fileHandoffs.files,
+      auth: auth ? { accounts: auth.accounts, env } : null,
+      requireSignIn: config.requireSignIn,
+      bridge: fileHandoffs.bridges > 0,
+      track: (stream, signal) => gateway.trackBrowserStream(stream, signal),
+      isClosed: () => gateway.isClosed,
+      logger: options.logger.child({ component: "files" }),
+    })(router);
   };
   // Every browser stream opened by a signed-in person ends when that sign-in
   // ends, and starts again under a changed role (lib/gateway/sign-in-streams.ts).
@@ -216,6 +260,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
   // Server-rendered pages (the session page's first view) read through the
   // same sign-in rule as the Connect read API.
   const withdrawPageData = registerPageData({
+    fileHandoffsEnabled: () => fileHandoffs.files !== null,
     async sessionPreview(headers, sessionId) {
       if (config.requireSignIn && auth) {
         const who = await auth.accounts.authenticate(headers);
@@ -289,6 +334,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     demo?.close();
     gateway.close();
     writer?.close();
+    await fileHandoffs.close();
     await app?.close().catch(() => undefined);
     await embedded?.close().catch(() => undefined);
   };
@@ -336,6 +382,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       runtime: embedded,
       gateway,
       actions,
+      files: fileHandoffs.files,
       server,
       close() {
         closing ??= (async () => {
@@ -357,6 +404,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
             });
             server.closeIdleConnections();
           });
+          await fileHandoffs.close();
           // No request can change a sign-in any more: save them for the next start.
           await auth?.accounts.flushSessions();
           await app?.close().catch((err: unknown) => logger.warn({ err }, "Next.js did not close cleanly"));

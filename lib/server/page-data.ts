@@ -11,6 +11,8 @@ import type { SessionPreview } from "@/lib/gateway/session-preview";
 export interface PageData {
   /** The session page's first view, or why there is none. */
   sessionPreview(headers: Headers, sessionId: string): Promise<SessionPreview | { kind: "signed-out" }>;
+  /** The console watches v0.1 handoff directories (BATON_HANDOFF_DIRS): the header shows "Files". */
+  fileHandoffsEnabled?(): boolean;
 }
 
 const SLOT = Symbol.for("baton.console.page-data");

@@ -1,0 +1,199 @@
+// v0.1 file-based handoffs in the console (issue 13). An independent v0.1
+// agent (tests/support/v01_agent.py: Python standard library only, none of
+// Baton's code) offers work by writing a file into the directory the console
+// watches (BATON_HANDOFF_DIRS, set by playwright.config.ts); it appears on
+// /files live; Bob accepts it from his browser; the file then says accepted
+// with Bob's participant id as to_agent; the agent completes it; the console
+// shows completed with the whole recorded history. Both pages pass axe and are
+// photographed at 1440 and 390 px, light and dark.
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./support/fixtures";
+import { signedInAs } from "./support/session-ui";
+import { expectNoAxeViolations, shoot, uniqueSuffix, watchErrors } from "./support/ui";
+
+const AGENT = path.join(process.cwd(), "tests", "support", "v01_agent.py");
+
+function handoffDir(): string {
+  const dir = process.env.BATON_E2E_HANDOFF_DIR;
+  if (!dir) throw new Error("BATON_E2E_HANDOFF_DIR is not set (playwright.config.ts)");
+  return dir;
+}
+
+/** Run the v0.1 agent; returns its stdout (throws with its stderr on failure). */
+function agent(...args: string[]): string {
+  const r = spawnSync("python3", [AGENT, ...args], { encoding: "utf8", timeout: 30_000 });
+  if (r.status !== 0) throw new Error(`v01_agent.py ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+function fileOnDisk(taskId: string): Record<string, unknown> {
+  return JSON.parse(fs.readFileSync(path.join(handoffDir(), `${taskId}.json`), "utf8")) as Record<string, unknown>;
+}
+
+async function settle(page: Page): Promise<void> {
+  await expect(page.getByTestId("site-connection").locator("[data-connection]")).toHaveAttribute("data-connection", /live|ended/);
+  await page.waitForTimeout(300);
+}
+
+test("a v0.1 agent's file appears live, a person accepts it from the browser, the agent completes it, and the console shows the whole history", async ({ browser }) => {
+  const tag = uniqueSuffix();
+  const description = `Rotate the TLS certificates ${tag}`;
+  const bob = await signedInAs(browser, "bob");
+  const errors = watchErrors(bob.page);
+  const page = bob.page;
+  try {
+    const me = (await (await page.request.get("/auth/whoami")).json()) as { participantId: string };
+    expect(me.participantId).toMatch(/bob/);
+
+    // Bob has the list open before the agent writes anything: the header links to it.
+    await page.goto("/");
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Files" }).click();
+    await expect(page).toHaveURL(/\/files$/);
+    await expect(page.getByRole("heading", { name: "File handoffs" })).toBeVisible();
+    await settle(page);
+
+    // The agent offers work to anyone by writing a file (its own field order, null to_agent, an extra field).
+    const taskId = agent("offer", handoffDir(), description, "--from", "agent://planner", "--context", "ticket=OPS-12", "--context", "env=prod");
+    expect(taskId).toMatch(/^[0-9a-f-]{36}$/);
+    const row = page.locator(`[data-testid="file-row"][data-task="${taskId}"]`);
+    await expect(row).toBeVisible();
+    await expect(row).toHaveAttribute("data-status", "offered");
+    await expect(row).toContainText(description);
+    await expect(row).toContainText("v0.1 file");
+
+    // The status filter is in the URL.
+    await page.getByTestId("files-status").selectOption("offered");
+    await expect(page).toHaveURL(/\/files\?status=offered$/);
+    await expect(row).toBeVisible();
+
+    // Bob opens it and accepts it.
+    await row.getByTestId("file-open").click();
+    await expect(page).toHaveURL(new RegExp(`/files/[0-9a-f]{12}/${taskId}$`));
+    const detail = page.getByTestId("file-handoff");
+    await expect(detail).toHaveAttribute("data-status", "offered");
+    await expect(page.getByTestId("file-from")).toContainText("agent://planner");
+    await expect(page.getByTestId("file-to")).toContainText("anyone");
+    await expect(page.getByTestId("file-context")).toContainText("OPS-12");
+    await page.getByTestId("file-fileAccept").click();
+    await expect(page.getByTestId("file-result")).toHaveAttribute("data-outcome", "ok");
+    await expect(detail).toHaveAttribute("data-status", "accepted");
+    await expect(page.getByTestId("file-to")).toContainText("Bob Ito");
+
+    // The file says so, with Bob's participant id; the agent, polling as v0.1 agents do, sees it.
+    const accepted = JSON.parse(agent("wait", handoffDir(), taskId, "--status", "accepted", "--timeout", "10")) as Record<string, unknown>;
+    expect(accepted).toMatchObject({ status: "accepted", to_agent: me.participantId, agent_version: "v01_agent.py/1" });
+    expect(fileOnDisk(taskId)).toMatchObject({ to_agent: me.participantId, context: { ticket: "OPS-12", env: "prod" } });
+
+    // The agent completes it; the page follows live, with the whole history.
+    agent("complete", handoffDir(), taskId, "--context", "result=rotated");
+    await expect(detail).toHaveAttribute("data-status", "completed");
+    const events = page.getByTestId("file-event");
+    await expect(events).toHaveCount(3);
+    await expect(events.nth(0)).toHaveAttribute("data-step", "first");
+    await expect(events.nth(1)).toHaveAttribute("data-step", "legal");
+    await expect(events.nth(1)).toContainText("Offered → accepted");
+    await expect(events.nth(2)).toHaveAttribute("data-step", "legal");
+    await expect(events.nth(2)).toContainText("Accepted → completed");
+    await expect(page.getByTestId("file-context")).toContainText("rotated");
+    await expect(page.getByTestId("file-no-actions")).toBeVisible();
+
+    // Back on the list, the row says completed.
+    await page.goto("/files");
+    await expect(row).toHaveAttribute("data-status", "completed");
+    expect(errors).toEqual([]);
+  } finally {
+    await bob.context.close();
+  }
+});
+
+test("an offer made from the console is a v0.1 file from the person, and waits in the other person's inbox", async ({ browser }) => {
+  const tag = uniqueSuffix();
+  const alice = await signedInAs(browser, "alice");
+  const carol = await signedInAs(browser, "carol");
+  try {
+    const carolId = ((await (await carol.page.request.get("/auth/whoami")).json()) as { participantId: string }).participantId;
+    const aliceId = ((await (await alice.page.request.get("/auth/whoami")).json()) as { participantId: string }).participantId;
+    await carol.page.goto("/inbox");
+    await expect(carol.page.getByTestId("file-inbox")).toBeVisible();
+
+    const a = alice.page;
+    await a.goto("/files");
+    await a.getByTestId("offer-file").locator("summary").click();
+    await a.getByTestId("offer-file-description").fill(`Review the restore drill ${tag}`);
+    await a.getByTestId("offer-file-to").fill(carolId);
+    await a.getByTestId("offer-file-context").fill("ticket=OPS-99");
+    await a.getByTestId("offer-file-submit").click();
+    await expect(a.getByTestId("offer-file-result")).toHaveAttribute("data-outcome", "ok");
+
+    // The file is plain v0.1, from Alice to Carol.
+    const written = fs
+      .readdirSync(handoffDir())
+      .filter((n) => n.endsWith(".json"))
+      .map((n) => JSON.parse(fs.readFileSync(path.join(handoffDir(), n), "utf8")) as Record<string, unknown>)
+      .find((d) => d.description === `Review the restore drill ${tag}`);
+    expect(written).toMatchObject({ from_agent: aliceId, to_agent: carolId, status: "offered", context: { ticket: "OPS-99" } });
+
+    // Carol's inbox shows it, live.
+    const item = carol.page.locator(`[data-testid="file-inbox-item"][data-task="${String(written?.task_id)}"]`);
+    await expect(item).toBeVisible();
+    await expect(item).toContainText("offered by Alice Ng");
+  } finally {
+    await alice.context.close();
+    await carol.context.close();
+  }
+});
+
+test("an invalid file is listed with its reason, and left alone", async ({ browser }) => {
+  const bob = await signedInAs(browser, "bob");
+  try {
+    const name = `broken-${uniqueSuffix()}`;
+    const file = path.join(handoffDir(), `${name}.json`);
+    fs.writeFileSync(file, '{"task_id": "');
+    await bob.page.goto("/files");
+    const row = bob.page.locator(`[data-testid="file-row"][data-task="${name}"]`);
+    await expect(row).toHaveAttribute("data-status", "invalid");
+    await expect(row.getByTestId("file-problem")).toContainText(/JSON/i);
+    await row.getByTestId("file-open").click();
+    await expect(bob.page.getByTestId("file-invalid")).toContainText("never modifies");
+    await expect(bob.page.getByTestId("file-actions")).toHaveCount(0);
+    expect(fs.readFileSync(file, "utf8")).toBe('{"task_id": "');
+  } finally {
+    await bob.context.close();
+  }
+});
+
+for (const scheme of ["light", "dark"] as const) {
+  test(`file handoff pages render well in ${scheme} mode (1440 and 390 px) and pass axe`, async ({ browser }) => {
+    const taskId = agent("offer", handoffDir(), `Renew the on-call rota (${scheme})\nSee the wiki page for the rules.`, "--from", "agent://planner", "--context", "ticket=OPS-31");
+    const bob = await signedInAs(browser, "bob");
+    const page = bob.page;
+    const errors = watchErrors(page);
+    try {
+      await page.emulateMedia({ colorScheme: scheme, reducedMotion: "reduce" });
+      for (const width of [1440, 390]) {
+        await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+        const suffix = width === 390 ? `${scheme}-390` : scheme;
+        await page.goto("/files");
+        await expect(page.locator(`[data-testid="file-row"][data-task="${taskId}"]`)).toBeVisible();
+        await settle(page);
+        await shoot(page, `files-list-${suffix}`);
+        // Nothing wider than the window (the header has one more link here).
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+        await expectNoAxeViolations(page, `/files (${suffix})`);
+        await page.locator(`[data-testid="file-row"][data-task="${taskId}"]`).getByTestId("file-open").click();
+        await expect(page.getByTestId("file-handoff")).toBeVisible();
+        await expect(page.getByTestId("file-actions")).toBeVisible();
+        await settle(page);
+        await shoot(page, `files-handoff-${suffix}`, true);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+        await expectNoAxeViolations(page, `file handoff (${suffix})`);
+      }
+      expect(errors).toEqual([]);
+    } finally {
+      await bob.context.close();
+    }
+  });
+}
