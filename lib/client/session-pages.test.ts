@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { QueryClient, QueryObserver } from "@tanstack/react-query";
+import { type QueryClient, QueryObserver } from "@tanstack/react-query";
 import { describe, expect, it } from "vitest";
 import { ListSessionPageResponseSchema, type ListSessionPageResponse, type SessionSummary } from "@/lib/gen/baton/v1/console_pb";
 import { makeQueryClient } from "./query-provider";

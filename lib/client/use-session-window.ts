@@ -85,7 +85,7 @@ export function useSessionWindow(query: ListQuery, paused: boolean): SessionWind
   const [wanted, setWanted] = useState<{ key: string; pages: number[] }>({ key: listKey, pages: [0] });
 
   // ---- pages
-  const pagesWanted = wanted.key === listKey ? wanted.pages : [0];
+  const pagesWanted = useMemo(() => (wanted.key === listKey ? wanted.pages : [0]), [wanted, listKey]);
   const results = useQueries({
     queries: pagesWanted.map((page) => ({
       queryKey: pageQueryKey(listKey, page),

@@ -77,7 +77,7 @@ function shown(raw: string): string {
   return JSON.stringify(raw.length > 40 ? `${raw.slice(0, 40)}…` : raw);
 }
 
-// eslint-disable-next-line no-control-regex
+ 
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 function filterText(raw: string, field: string): string {

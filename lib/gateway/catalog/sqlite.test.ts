@@ -1,3 +1,4 @@
+import Database from "better-sqlite3";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -217,7 +218,6 @@ describe("SqliteCatalog", () => {
     const c = catalog(file);
     c.write(rows.slice(0, 3).map((s) => write(s)));
     c.close();
-    const Database = require("better-sqlite3") as typeof import("better-sqlite3");
     const raw = new Database(file);
     raw.prepare("UPDATE meta SET value = '0' WHERE key = 'schema'").run();
     raw.close();
