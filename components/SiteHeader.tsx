@@ -9,6 +9,7 @@ import { usePathname } from "next/navigation";
 import { HeaderConnectionIndicator } from "@/components/ConnectionIndicator";
 import { ThemeToggle, TimeZoneToggle } from "@/components/HeaderControls";
 import { UserMenu } from "@/components/auth/UserMenu";
+import { Icon } from "@/components/Icon";
 import { InboxNavLink } from "@/components/inbox/InboxNavLink";
 import { useWhoAmI } from "@/lib/client/use-whoami";
 
@@ -51,7 +52,8 @@ export function SiteHeader({ filesEnabled = false }: { filesEnabled?: boolean })
           <span className="hidden text-lg min-[520px]:inline">Baton</span>
         </Link>
         {onLogin ? null : (
-          <nav aria-label="Main" className="sm:ml-3">
+          // With "Files" too, a narrow header lets the links scroll rather than widen the page.
+          <nav aria-label="Main" className={clsx("sm:ml-3", filesEnabled && "min-w-0 overflow-x-auto")}>
             <ul className="flex items-center gap-0.5 sm:gap-1">
               <li>
                 <Link href="/" aria-current={onSessions ? "page" : undefined} className={navClass(onSessions)}>
@@ -65,8 +67,15 @@ export function SiteHeader({ filesEnabled = false }: { filesEnabled?: boolean })
               ) : null}
               {filesEnabled ? (
                 <li>
-                  <Link href="/files" aria-current={pathname.startsWith("/files") ? "page" : undefined} className={navClass(pathname.startsWith("/files"))}>
-                    Files
+                  <Link
+                    href="/files"
+                    aria-current={pathname.startsWith("/files") ? "page" : undefined}
+                    className={clsx(navClass(pathname.startsWith("/files")), "inline-flex items-center gap-1")}
+                    data-testid="nav-files"
+                  >
+                    {/* An icon alone on phones; the word for everyone else and for screen readers. */}
+                    <Icon name="document" className="h-4 w-4 sm:hidden" />
+                    <span className="max-sm:sr-only">Files</span>
                   </Link>
                 </li>
               ) : null}

@@ -99,6 +99,7 @@ test("a v0.1 agent's file appears live, a person accepts it from the browser, th
     await expect(events.nth(2)).toContainText("Accepted → completed");
     await expect(page.getByTestId("file-context")).toContainText("rotated");
     await expect(page.getByTestId("file-no-actions")).toBeVisible();
+    await shoot(page, "files-handoff-completed", true);
 
     // Back on the list, the row says completed.
     await page.goto("/files");
@@ -140,6 +141,7 @@ test("an offer made from the console is a v0.1 file from the person, and waits i
     const item = carol.page.locator(`[data-testid="file-inbox-item"][data-task="${String(written?.task_id)}"]`);
     await expect(item).toBeVisible();
     await expect(item).toContainText("offered by Alice Ng");
+    await shoot(carol.page, "inbox-file-handoffs");
   } finally {
     await alice.context.close();
     await carol.context.close();

@@ -37,6 +37,13 @@ const SPECS: readonly Spec[] = [
 
 type Submit = ReturnType<typeof useFileAction>["submit"];
 
+/** The action that moves a handoff on from each status (final ones have none). */
+const NEXT_STEP: Readonly<Record<string, FileAction | undefined>> = Object.freeze({
+  offered: "fileAccept",
+  accepted: "fileComplete",
+  failed: "fileReoffer",
+});
+
 function ActionForm({ spec, handoff, submit, pending }: { spec: Spec; handoff: FileHandoff; submit: Submit; pending: boolean }) {
   const id = useId();
   const [note, setNote] = useState("");
@@ -72,16 +79,19 @@ function ActionForm({ spec, handoff, submit, pending }: { spec: Spec; handoff: F
 
 export function FileActions({ handoff, me, nameOf }: { handoff: FileHandoff; me: { role: Role; participantId: string } | null; nameOf: (id: string) => string }) {
   const { state, submit } = useFileAction("Done");
-  const result = <FileResultLine outcome={state.outcome} sentence={state.sentence} />;
+  // A success is shown while the file is what it made; a later change by someone else replaces it.
+  const stale = state.outcome?.kind === "ok" && state.result?.handoff !== undefined && state.result.handoff.hash !== handoff.hash;
+  const result = stale ? null : <FileResultLine outcome={state.outcome} sentence={state.sentence} />;
   if (!me) return <p className="text-sm text-slate-700 dark:text-slate-300">Sign in to act on this handoff.</p>;
   if (!isFileStatus(handoff.status)) return null;
   const file = { present: handoff.present, valid: handoff.valid, status: handoff.status, fromAgent: handoff.fromAgent, toAgent: handoff.toAgent };
   const decisions = SPECS.map((spec) => ({ spec, d: decide(me, undefined, spec.action, { file, nameOf }) }));
   const allowed = decisions.filter((x) => x.d.allowed);
   if (allowed.length === 0) {
-    // The most telling reason: the first action the state machine allows at all.
-    const why = decisions.find((x) => !x.d.allowed && x.d.code !== "state") ?? decisions[0];
-    const reason = why && !why.d.allowed ? why.d.reason : "";
+    // The most telling reason: why not the step that comes next from this status.
+    const next = NEXT_STEP[handoff.status];
+    const why = next ? decisions.find((x) => x.spec.action === next) : undefined;
+    const reason = why && !why.d.allowed ? why.d.reason : `This handoff is ${handoff.status}, which is final: nothing more can happen to it.`;
     return (
       <div className="space-y-2">
         {result}
