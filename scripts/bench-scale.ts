@@ -2,9 +2,11 @@
 // with 10,000 and then 100,000 sessions (at least five envelopes each, handoff
 // and task mixed, 1% left open, some 1 MB contexts, plus one resolved session
 // holding 300 × 1 MB of contexts), and after each size runs every section:
-// today the runtime (restart time and memory, never-reading subscribers); a
-// console section can be added as its own module (scripts/bench/scale-*.ts
-// implementing ScaleSection) and listed in SECTIONS.
+// the runtime (restart time and memory, never-reading subscribers) and the
+// console (cold start with a backfill of the catalog, warm start, search,
+// never-reading browser streams), each a module (scripts/bench/scale-*.ts
+// implementing ScaleSection) listed in SECTIONS. --sections=console runs only
+// the named ones.
 //
 // A benchmark, not a test: it prints a table per section and a final JSON
 // blob, and exits 0 unless something broke. Targets are ratios against the
@@ -25,6 +27,7 @@
 //   --big-bytes=1000000    (just under the 1 MiB payload limit with its envelope)
 //   --big-contexts=300     contexts of --big-bytes in the large session (300 MB)
 //   --keep                 keep the data folder and print its path
+//   --sections=console     run only these sections (runtime, console)
 import { fork, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -32,6 +35,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { fmt, fmtInt, mib, type ScaleContext, type ScaleSection, type SeedCommand, type SeedReply, type SeedResult } from "./bench/scale-common";
 import { startRuntimeProcess, type RuntimeProcess } from "./bench/scale-runtime-process";
+import { consoleSection } from "./bench/scale-console";
 import { runtimeSection } from "./bench/scale-runtime";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -55,7 +59,9 @@ const opts = {
   keep: argv.has("keep"),
 };
 
-const SECTIONS: ScaleSection<unknown>[] = [runtimeSection];
+const ALL_SECTIONS: ScaleSection<unknown>[] = [runtimeSection, consoleSection as ScaleSection<unknown>];
+const only = argv.get("sections")?.split(",");
+const SECTIONS = only ? ALL_SECTIONS.filter((s) => only.includes(s.name)) : ALL_SECTIONS;
 
 const out: string[] = [];
 const say = (line: string) => {

@@ -36,6 +36,7 @@
 // corrupt file never stops the console: it is moved aside
 // (`<file>.corrupt-<time>`) with a warning and the console starts with no
 // sessions; malformed records are dropped one by one.
+import { batonDataDir } from "@/lib/data-dir";
 import { createHmac } from "node:crypto";
 import { readFile, rename } from "node:fs/promises";
 import path from "node:path";
@@ -43,7 +44,6 @@ import { isRole } from "@/lib/authz/roles";
 import type { Env } from "./env";
 import { writePrivateFileAtomic } from "./private-file";
 import {
-  DEFAULT_SESSION_SECRET_FILE,
   MAX_IP_CHARS,
   MAX_USER_AGENT_CHARS,
   type Principal,
@@ -70,7 +70,7 @@ export function sessionsFilePath(env: Env = process.env): string | null {
     return configured.toLowerCase() === "off" ? null : path.resolve(configured);
   }
   const secretFile = env.BATON_SESSION_SECRET_FILE?.trim();
-  const base = secretFile !== undefined && secretFile !== "" ? secretFile : DEFAULT_SESSION_SECRET_FILE;
+  const base = secretFile !== undefined && secretFile !== "" ? secretFile : path.join(batonDataDir(env), "session-secret");
   return path.resolve(path.dirname(base), SESSIONS_FILE_NAME);
 }
 

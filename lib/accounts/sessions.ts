@@ -14,6 +14,7 @@
 //   "whoami" and sends back as `x-baton-csrf` on each state-changing request;
 //   in addition Origin / Sec-Fetch-Site must say the request came from the
 //   console itself.
+import { batonDataDir } from "@/lib/data-dir";
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { constants as fsConstants } from "node:fs";
 import { mkdir, open, readFile } from "node:fs/promises";
@@ -70,7 +71,7 @@ const MIN_SECRET_CHARS = 32;
 
 export interface SecretOptions {
   env?: Env;
-  /** Where a generated secret is kept. Default ./data/session-secret. */
+  /** Where a generated secret is kept. Default $BATON_DATA_DIR/session-secret (./data/session-secret). */
   file?: string;
 }
 
@@ -84,7 +85,7 @@ export async function loadSessionSecret(options: SecretOptions = {}): Promise<Bu
     }
     return Buffer.from(fromEnv, "utf8");
   }
-  const file = path.resolve(options.file ?? DEFAULT_SESSION_SECRET_FILE);
+  const file = path.resolve(options.file ?? path.join(batonDataDir(env), "session-secret"));
   const existing = await readSecretFile(file);
   if (existing) return existing;
   await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });

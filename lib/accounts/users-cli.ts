@@ -32,7 +32,7 @@ export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
-export const USAGE = `Manage Baton console users (file: BATON_USERS_FILE, default ./data/users.json).
+export const USAGE = `Manage Baton console users (file: BATON_USERS_FILE, default $BATON_DATA_DIR/users.json, i.e. ./data/users.json).
 
 Usage: npm run users -- <command> [options]
 

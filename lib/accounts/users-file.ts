@@ -24,6 +24,7 @@
 //
 // Writes are atomic (temporary file + rename, mode 0600) and serialized
 // between processes (the console and `npm run users`) by a lock file.
+import { batonDataDir } from "@/lib/data-dir";
 import { constants as fsConstants } from "node:fs";
 import { link, mkdir, open, readFile, stat, unlink } from "node:fs/promises";
 import path from "node:path";
@@ -71,7 +72,7 @@ export class UsersFileError extends Error {
 /** The users file path from the environment, resolved against the working directory. */
 export function usersFilePath(env: Env = process.env): string {
   const configured = env.BATON_USERS_FILE?.trim();
-  return path.resolve(configured !== undefined && configured !== "" ? configured : DEFAULT_USERS_FILE);
+  return configured !== undefined && configured !== "" ? path.resolve(configured) : path.join(batonDataDir(env), "users.json");
 }
 
 const USERNAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;

@@ -193,14 +193,17 @@ describe("the catalog: ListSessionPage and WatchSessionChanges", () => {
 
   it("bounds concurrent history reads", async () => {
     const rt = new FakeRuntime();
-    rt.getSessionDelayMs = 10;
+    rt.subscribeDelayMs = 10;
     for (let i = 0; i < 12; i++) {
       const s = handoffScript();
       rt.start(s.start(), [s.owner, s.target]);
+      rt.setState(s.sessionId, SessionState.CANCELLED, EventType.CANCELLED);
     }
     const { gw } = setup(rt, { concurrency: 3 });
     await settled(gw, 12);
-    expect(rt.maxConcurrentGets).toBeLessThanOrEqual(3);
+    // WatchSessions plus at most three history reads at once.
+    expect(rt.maxOpenStreams).toBe(4);
+    expect(gw.feeder.readsStarted).toBe(12);
   });
 
   it("reconnects WatchSessions after the runtime drops it, without ListSessions", async () => {

@@ -105,3 +105,52 @@ describe("derived ids", () => {
     expect(policyDescriptorFor(HANDOFF_MODE, { kind: "implicit", timeoutMs: 60_000 }, n)?.rules).toBe('{"acceptance":{"implicit_accept_timeout_ms":60000}}');
   });
 });
+
+describe("watchInbox over the catalog feeder", () => {
+  it("lists what waits on the person among open sessions only, and drops a session when it closes", async () => {
+    const { FakeRuntime } = await import("./testing/fake-runtime");
+    const { handoffScript } = await import("./testing/scenario");
+    const { createGateway } = await import("./gateway");
+    const { PolicyCache } = await import("./policies");
+    const { watchInbox } = await import("./inbox");
+    const { SessionLifecycleEvent_EventType: EventType } = await import("@/lib/gen/macp/v1/core_pb");
+    const rt = new FakeRuntime();
+    const me = "human:bob";
+    const offered = handoffScript(undefined, "human:alice", me);
+    rt.start(offered.start(), ["human:alice", me]);
+    rt.append(offered.offer());
+    // A closed session with an offer to the same person: no item, and never followed.
+    const closed = handoffScript(undefined, "human:alice", me);
+    rt.start(closed.start(), ["human:alice", me]);
+    rt.append(closed.offer());
+    rt.setState(closed.sessionId, SessionState.CANCELLED, EventType.CANCELLED);
+    const gw = createGateway({ runtime: rt });
+    const ac = new AbortController();
+    const counts: number[] = [];
+    const stream = watchInbox(
+      { feeder: gw.feeder, policies: new PolicyCache(async () => null), logger: gw.logger, flushMs: 5, heartbeatMs: 60_000 },
+      { role: "operator", participantId: me },
+      (id) => id,
+      ac.signal,
+    );
+    const it = stream[Symbol.asyncIterator]();
+    const next = async () => {
+      for (;;) {
+        const r = await it.next();
+        if (r.done) throw new Error("inbox ended");
+        if (r.value.item.case === "update") return r.value.item.value;
+      }
+    };
+    let update = await next();
+    while (update.items.length === 0) update = await next();
+    counts.push(update.items.length);
+    expect(update.items.map((i) => [i.kind, i.sessionId])).toEqual([[InboxItemKind.OFFER, offered.sessionId]]);
+    rt.setState(offered.sessionId, SessionState.CANCELLED, EventType.CANCELLED);
+    update = await next();
+    expect(update.items).toEqual([]);
+    expect(gw.feeder.followedCount).toBe(0);
+    ac.abort();
+    await it.return?.(undefined);
+    gw.close();
+  });
+});

@@ -10,6 +10,7 @@
 //   BATON_HANDOFF_POLL_MS    polling interval (default 500 ms)
 //   BATON_HANDOFF_LOCK_STALE_MS  age after which a lock file is stale (default 10 s)
 
+import { batonDataDir } from "@/lib/data-dir";
 import path from "node:path";
 import { DIRECTORY_DEFAULTS } from "./directory";
 import { HandoffError } from "./errors";
@@ -51,7 +52,7 @@ export function cliHandoffDir(flag: string | undefined, env: Env, cwd = process.
 
 /** The console's data folder: BATON_DATA_DIR, default ./data. */
 export function dataDirFromEnv(env: Env, cwd = process.cwd()): string {
-  return path.resolve(cwd, env.BATON_DATA_DIR?.trim() || "data");
+  return batonDataDir(env, cwd);
 }
 
 /** Where the history store (and the bridge's state) lives by default. */

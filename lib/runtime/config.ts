@@ -1,5 +1,6 @@
 // Runtime configuration from the environment. Every variable is documented in
 // the README; invalid values fail fast with a message naming the variable.
+import { batonDataDir } from "@/lib/data-dir";
 import path from "node:path";
 
 export interface RuntimeConfig {
@@ -110,7 +111,7 @@ export function loadConfig(env: Env = process.env): RuntimeConfig {
     tlsKeyPath,
     allowInsecure,
     memoryOnly: flag(env, "MACP_MEMORY_ONLY"),
-    dataDir: path.resolve(env.MACP_DATA_DIR || path.join(process.cwd(), "data", "runtime")),
+    dataDir: path.resolve(env.MACP_DATA_DIR || path.join(batonDataDir(env), "runtime")),
     maxPayloadBytes: int(env, "MACP_MAX_PAYLOAD_BYTES", 1_048_576, 1, 64 * 1_048_576),
     sessionStartsPerMinute: int(env, "MACP_SESSION_START_LIMIT_PER_MINUTE", 60, 0),
     messagesPerMinute: int(env, "MACP_MESSAGE_LIMIT_PER_MINUTE", 600, 0),

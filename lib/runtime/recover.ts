@@ -11,7 +11,7 @@ import { recoveryCommand } from "./store/wal-check";
 
 const USAGE = `Usage: npm run runtime:recover -- [--data-dir DIR] [--apply] [--json]
 
-Checks the runtime database in DIR (default: $MACP_DATA_DIR or ./data/runtime) for a
+Checks the runtime database in DIR (default: $MACP_DATA_DIR, else $BATON_DATA_DIR/runtime, i.e. ./data/runtime) for a
 damaged write-ahead log and says what a recovery would keep and lose.
 Stop the runtime (and the console embedding it) first.
 

@@ -10,6 +10,7 @@
 // plaintext (MACP_ALLOW_INSECURE=1) and data goes to ./data/runtime. In dev
 // auth the participant ids of the console's people are reserved: only the
 // console acts for them (console-people.ts).
+import { batonDataDir } from "@/lib/data-dir";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import type pino from "pino";
@@ -57,7 +58,7 @@ export function planEmbeddedRuntime(userEnv: Env, dir: string): EmbeddedPlan {
     }
     if (loopback) env.MACP_ALLOW_INSECURE = "1";
   }
-  if (!env.MACP_DATA_DIR) env.MACP_DATA_DIR = path.join(dir, "data", "runtime");
+  if (!env.MACP_DATA_DIR) env.MACP_DATA_DIR = path.join(batonDataDir(env, dir), "runtime");
 
   if (tokensConfigured) {
     const token = `baton-console-${randomBytes(24).toString("hex")}`;

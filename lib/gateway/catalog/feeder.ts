@@ -304,16 +304,24 @@ export class CatalogFeeder implements LifecycleSource {
     this.reportProgress();
   }
 
+  private backfillLogged = false;
+
+  /** Progress in the log: every `progressMs` while reads are pending, and once when they are done. */
   private reportProgress(force = false): void {
     const now = Date.now();
-    if (!force && now - this.lastProgress < this.progressMs) return;
+    // Once a backfill was reported, its end is reported as soon as it happens.
+    if (!force && !this.backfillLogged && now - this.lastProgress < this.progressMs) return;
     const { known, pending } = this.store.counts();
-    if (pending === 0 && !force) {
-      if (this.lastProgress !== 0) this.log.info({ known }, `session catalog complete: ${known} sessions indexed`);
-      this.lastProgress = 0;
+    if (!force && pending > 0 && now - this.lastProgress < this.progressMs) return;
+    this.lastProgress = now;
+    if (pending === 0) {
+      if (this.backfillLogged) this.log.info({ known }, `session catalog complete: ${known} sessions indexed`);
+      this.backfillLogged = false;
       return;
     }
-    this.lastProgress = now;
+    // Open sessions waiting to be followed again are not worth a line each start.
+    if (!this.backfillLogged && pending <= this.limiter.max && !force) return;
+    this.backfillLogged = true;
     this.log.info({ known, indexed: known - pending, pending, reading: this.limiter.running }, `session catalog: ${known - pending} of ${known} sessions indexed`);
   }
 
@@ -479,7 +487,8 @@ export class CatalogFeeder implements LifecycleSource {
     void this.read(f, release).finally(() => {
       f.ac.abort();
       if (this.followed.get(id) === f) this.followed.delete(id);
-      if (OPEN_STATES.has(f.meta.state)) for (const o of [...this.openObservers]) o.closed(id);
+      // No longer followed (closed, or to be read again): observers drop what they knew of it.
+      for (const o of [...this.openObservers]) o.closed(id);
       this.checkOpenLoaded();
     });
   }
@@ -515,15 +524,17 @@ export class CatalogFeeder implements LifecycleSource {
           }, this.stallMs);
     };
     try {
-      const meta = await this.runtime.getSession(f.id, f.ac.signal);
-      f.meta = fresherMetadata(f.meta, meta);
+      // The row's metadata (from WatchSessions, kept current by its events)
+      // says how long the history is: no GetSession per read.
       const caughtUpNow = () => {
         f.caughtUp = true;
-        free();
         this.failures.delete(f.id);
         if (stall) clearTimeout(stall);
         stall = null;
-        return this.afterChange(f);
+        const final = this.afterChange(f);
+        // An open session stays followed without holding a slot; a final one frees its slot once its stream is closed.
+        if (!final) free();
+        return final;
       };
       this.readsStarted++;
       arm();

@@ -41,6 +41,10 @@ export class FakeRuntime implements RuntimeReader {
   /** Identities of sessions whose history reads fail with PERMISSION_DENIED. */
   readonly forbidden = new Set<string>();
   calls = { getSession: 0, listSessions: 0, watchSessions: 0, subscribe: 0 };
+  /** Highest number of upstream streams open at once. */
+  maxOpenStreams = 0;
+  /** Delay before a passive subscribe starts replaying. */
+  subscribeDelayMs = 0;
   /** Highest number of GetSession calls in flight at once. */
   maxConcurrentGets = 0;
   private gets = 0;
@@ -161,7 +165,9 @@ export class FakeRuntime implements RuntimeReader {
     signal.addEventListener("abort", onAbort, { once: true });
     const history = s.log.slice(afterSequence);
     this.open++;
+    this.maxOpenStreams = Math.max(this.maxOpenStreams, this.open);
     try {
+      if (this.subscribeDelayMs > 0) await sleep(this.subscribeDelayMs, signal);
       for (const env of history) yield env;
       if (this.duplicateAroundReplay && history.length > 0) yield history[history.length - 1] as Envelope;
       for await (const env of q) {
