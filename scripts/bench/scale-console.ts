@@ -131,15 +131,23 @@ async function backfilled(p: ConsoleProcess, sessions: number, t0: number): Prom
   }
 }
 
+/** SubscribeSessionRequest{session_id} in protobuf, framed as a Connect stream message. */
+function subscribeFrame(sessionId: string): Buffer {
+  const id = Buffer.from(sessionId);
+  const msg = Buffer.concat([Buffer.from([0x0a, id.length]), id]);
+  const frame = Buffer.alloc(5 + msg.length);
+  frame.writeUInt32BE(msg.length, 1);
+  msg.copy(frame, 5);
+  return frame;
+}
+
+/** A browser's SubscribeSession (binary Connect, as lib/client/transport.ts speaks it) that never reads. */
 function neverReading(url: string, sessionId: string): { req: http.ClientRequest; agent: http.Agent; closed: Promise<void> } {
-  const body = Buffer.from(JSON.stringify({ sessionId }));
-  const frame = Buffer.concat([Buffer.from([0, 0, 0, 0, 0]), body]);
-  frame.writeUInt32BE(body.length, 1);
   const agent = new http.Agent({ keepAlive: false });
   const req = http.request(`${url}/baton.v1.ConsoleService/SubscribeSession`, {
     method: "POST",
     agent,
-    headers: { "content-type": "application/connect+json", "connect-protocol-version": "1" },
+    headers: { "content-type": "application/connect+proto", "connect-protocol-version": "1" },
   });
   const closed = new Promise<void>((resolve) => {
     req.on("response", (res) => {
@@ -148,7 +156,7 @@ function neverReading(url: string, sessionId: string): { req: http.ClientRequest
     });
     req.on("error", () => resolve());
   });
-  req.end(frame);
+  req.end(subscribeFrame(sessionId));
   return { req, agent, closed };
 }
 
