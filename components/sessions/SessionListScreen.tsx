@@ -12,10 +12,10 @@ import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { defaultDirFor, hasActiveFilters, type ListQuery, type SortKey } from "@/lib/client/list-query";
 import { backfillLine } from "@/lib/client/session-window";
-import { describeStreamError, isFatalStreamError } from "@/lib/client/stream-runner";
+import { isFatalStreamError } from "@/lib/client/stream-runner";
 import { useListQuery } from "@/lib/client/use-list-query";
 import { useElementOffsetTop } from "@/lib/client/use-offset-top";
-import { useSessionWindow } from "@/lib/client/use-session-window";
+import { describeListError, useSessionWindow } from "@/lib/client/use-session-window";
 import { useUiStore } from "@/lib/client/ui-store";
 import { Icon } from "@/components/Icon";
 import { NewSessionLink } from "@/components/sessions/NewSessionLink";
@@ -278,7 +278,7 @@ export function SessionListScreen() {
   if (!loaded) {
     if (win.firstError !== undefined) {
       const refused = isFatalStreamError(win.firstError);
-      const reason = describeStreamError(win.firstError);
+      const reason = describeListError(win.firstError);
       body = (
         <Panel tone="warning">
           {refused ? (

@@ -26,7 +26,8 @@ import {
   type ChangeNotice,
   type ListHead,
 } from "@/lib/client/session-window";
-import { runResilientStream, type RunnerHandle } from "@/lib/client/stream-runner";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { describeStreamError, runResilientStream, type RunnerHandle } from "@/lib/client/stream-runner";
 import { consoleClient } from "@/lib/client/transport";
 import { abortOnPageHide, useStreamLifetime } from "@/lib/client/use-stream-lifetime";
 
@@ -36,6 +37,16 @@ const PAGE_GC_MS = 60_000;
 const SCROLL_SETTLE_MS = 80;
 /** The open-session count is read again at most this often. */
 const COUNT_REFRESH_MS = 2_000;
+/** A page read that takes longer fails (DEADLINE_EXCEEDED) and offers a retry instead of loading forever. */
+const READ_TIMEOUT_MS = 20_000;
+
+/** Why a page read failed, in words. */
+export function describeListError(error: unknown): string {
+  if (error instanceof ConnectError && error.code === Code.DeadlineExceeded) {
+    return `The console server did not answer within ${READ_TIMEOUT_MS / 1000} s`;
+  }
+  return describeStreamError(error);
+}
 
 export type PageStatus = "loading" | "error" | "ready";
 
@@ -90,7 +101,7 @@ export function useSessionWindow(query: ListQuery, paused: boolean): SessionWind
     queries: pagesWanted.map((page) => ({
       queryKey: pageQueryKey(listKey, page),
       queryFn: ({ signal }: { signal: AbortSignal }) =>
-        fetchPage((req, opts) => consoleClient().listSessionPage(req, opts), queryRef.current, listKey, page, signal, required),
+        fetchPage((req, opts) => consoleClient().listSessionPage(req, { ...opts, timeoutMs: READ_TIMEOUT_MS }), queryRef.current, listKey, page, signal, required),
       staleTime: Number.POSITIVE_INFINITY,
       gcTime: PAGE_GC_MS,
       retry: false,
@@ -140,13 +151,13 @@ export function useSessionWindow(query: ListQuery, paused: boolean): SessionWind
   // ---- counts over the whole catalog ("N of M sessions · K open")
   const allQ = useQuery({
     queryKey: queryKeys.sessionCount("all"),
-    queryFn: async ({ signal }) => countOf((await consoleClient().listSessionPage({ query: {}, offset: 0, limit: 1 }, { signal })).total),
+    queryFn: async ({ signal }) => countOf((await consoleClient().listSessionPage({ query: {}, offset: 0, limit: 1 }, { signal, timeoutMs: READ_TIMEOUT_MS })).total),
     staleTime: Number.POSITIVE_INFINITY,
     retry: 1,
   });
   const openQ = useQuery({
     queryKey: queryKeys.sessionCount("open"),
-    queryFn: async ({ signal }) => countOf((await consoleClient().listSessionPage({ query: { state: "open" }, offset: 0, limit: 1 }, { signal })).total),
+    queryFn: async ({ signal }) => countOf((await consoleClient().listSessionPage({ query: { state: "open" }, offset: 0, limit: 1 }, { signal, timeoutMs: READ_TIMEOUT_MS })).total),
     staleTime: Number.POSITIVE_INFINITY,
     retry: 1,
   });
