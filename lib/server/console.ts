@@ -30,6 +30,7 @@ import { startEmbeddedRuntime } from "./embedded";
 import { createConsoleServer, listen, type Fallback } from "./http";
 import { registerPageData } from "./page-data";
 import { signInRedirect } from "./page-guard";
+import { createStaticAssets } from "./static-assets";
 
 type Env = Record<string, string | undefined>;
 
@@ -237,6 +238,9 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     shutdownSignal: shutdown.signal,
     limits: config.connections,
     security: { env, dev: config.dev },
+    // The production build's browser files, pre-compressed by `npm run build`
+    // (development mode serves them from memory through Next.js).
+    ...(ui && !config.dev ? { staticAssets: createStaticAssets({ dir: path.join(config.dir, ".next", "static") }) } : {}),
     ...(signInStreams ? { interceptors: [signInStreams.interceptor()] } : {}),
     onConnectionRefused: (address, open) => {
       // At most one line a second however hard someone pushes.
