@@ -21,7 +21,7 @@ import { createRuntimeClient, type RuntimeReader } from "@/lib/gateway/runtime-c
 import { OidcConfigError, OidcLogin, oidcSettingsFromEnv } from "@/lib/oidc";
 import type { RunningRuntime } from "@/lib/runtime";
 import { ControlError } from "@/lib/runtime/kernel";
-import { loadSessionPreview } from "@/lib/gateway/session-preview";
+import { SessionPreviews } from "@/lib/gateway/session-preview";
 import { createAuthRoutes } from "./auth-routes";
 import { ConsolePeople } from "./console-people";
 import { ConsoleConfigError, type ConsoleConfig } from "./config";
@@ -197,6 +197,11 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
   setMaxListeners(0, shutdown.signal);
   // Server-rendered pages (the session page's first view) read through the
   // same sign-in rule as the Connect read API.
+  const previews = new SessionPreviews(gateway.streamDeps, {
+    maxEvents: config.previewMaxEvents,
+    timeoutMs: config.previewTimeoutMs,
+    signal: shutdown.signal,
+  });
   const withdrawPageData = registerPageData({
     async sessionPreview(headers, sessionId) {
       if (config.requireSignIn && auth) {
@@ -204,11 +209,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
         if (!who || who.mustChangePassword) return { kind: "signed-out" };
       }
       if (gateway.isClosed) return { kind: "skipped", reason: "unavailable", detail: "the console is shutting down" };
-      return loadSessionPreview(gateway.streamDeps, sessionId, {
-        maxEvents: config.previewMaxEvents,
-        timeoutMs: config.previewTimeoutMs,
-        signal: shutdown.signal,
-      });
+      return previews.load(sessionId);
     },
   });
   const maxPayload = actions?.maxPayloadBytes ?? config.maxPayloadBytes;
