@@ -128,6 +128,35 @@ describe("SessionPreviews (kept folds)", () => {
     gw.close();
   });
 
+  it("keeps what a fold cut short by its time bound had read, and resumes from there", async () => {
+    const { rt, gw, after } = spied();
+    const s = handoffScript();
+    rt.start(s.start(), [OWNER, TARGET]);
+    for (let i = 0; i < 30; i++) rt.append(s.context("h1", `step ${i}`));
+    // A runtime that hands out one event every 4 ms.
+    const inner = rt.subscribeSession;
+    rt.subscribeSession = async function* (sessionId: string, afterSequence: number, signal: AbortSignal) {
+      for await (const env of inner(sessionId, afterSequence, signal)) {
+        await new Promise((r) => setTimeout(r, 4));
+        yield env;
+      }
+    };
+    const previews = new SessionPreviews(gw.streamDeps, { timeoutMs: 5, foldTimeoutMs: 40 });
+    let ready = null;
+    for (let i = 0; i < 40 && !ready; i++) {
+      const r = await previews.load(s.sessionId);
+      if (r.kind === "ready") ready = r;
+      else await new Promise((res) => setTimeout(res, 50));
+    }
+    if (!ready) throw new Error("never ready");
+    expect(ready.state.events.map((e) => e.sequence)).toEqual(Array.from({ length: 31 }, (_, i) => i + 1));
+    // Several folds, each starting where the last one stopped.
+    expect(after.length).toBeGreaterThan(1);
+    expect(after[0]).toBe(0);
+    for (let i = 1; i < after.length; i++) expect(after[i]).toBeGreaterThan(after[i - 1] ?? 0);
+    gw.close();
+  });
+
   it("keeps at most its byte budget, least recently viewed out first", async () => {
     const { rt, gw } = setup();
     const sessions = [handoffScript(), handoffScript(), handoffScript()];

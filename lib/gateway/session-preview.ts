@@ -48,7 +48,8 @@ type FoldResult =
   | { kind: "ready"; state: SessionStreamState }
   | { kind: "skipped"; reason: "too-large" | "unavailable"; detail?: string }
   | { kind: "not-found" }
-  | { kind: "aborted" };
+  /** Stopped early; `partial` is a valid fold of the events read so far (a place to resume). */
+  | { kind: "aborted"; partial: SessionStreamState };
 
 /**
  * Resume `start` (a folded state, or the initial one) from its lastSequence:
@@ -85,10 +86,17 @@ async function foldFrom(
       }
       if (batch.length >= FOLD_EVERY) fold();
     }
+    if (signal.aborted) {
+      fold();
+      return { kind: "aborted", partial: state };
+    }
     // The stream ended before caught_up (only when the session vanished mid-read).
     return { kind: "skipped", reason: "unavailable", detail: "the stream ended before the history was complete" };
   } catch (e) {
-    if (signal.aborted) return { kind: "aborted" };
+    if (signal.aborted) {
+      fold();
+      return { kind: "aborted", partial: state };
+    }
     if (e instanceof ConnectError && e.code === Code.NotFound) return { kind: "not-found" };
     if (e instanceof ConnectError && e.code === Code.OutOfRange && start.lastSequence > 0) {
       // The runtime holds fewer events than this fold (a memory-only runtime
@@ -206,11 +214,14 @@ export class SessionPreviews {
         { maxEvents: this.maxEvents, maxBytes: this.cacheBytes - (kept?.bytes ?? 0) },
         ac.signal,
       );
-      if (r.kind === "ready") {
+      // A fold cut short by its time bound is kept too (not caught up): the
+      // next one resumes where it stopped, so a long history is read once in all.
+      const folded = r.kind === "ready" ? r.state : r.kind === "aborted" && !outer?.aborted ? r.partial : null;
+      if (folded && folded.lastSequence > 0) {
         // Resumed: only the new events add bytes (unless it had to start over).
         const n = kept?.state.events.length ?? 0;
-        const resumed = kept !== undefined && n > 0 && r.state.events[n - 1] === kept.state.events[n - 1];
-        this.keep(sessionId, r.state, resumed ? kept.bytes + r.state.events.slice(n).reduce((b, e) => b + eventBytes(e), 0) : undefined);
+        const resumed = kept !== undefined && n > 0 && folded.events[n - 1] === kept.state.events[n - 1];
+        this.keep(sessionId, folded, resumed ? kept.bytes + folded.events.slice(n).reduce((b, e) => b + eventBytes(e), 0) : undefined);
       } else if (r.kind === "not-found" || (r.kind === "skipped" && r.reason === "too-large")) this.drop(sessionId);
       return r;
     } finally {

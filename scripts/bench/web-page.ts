@@ -217,7 +217,9 @@ export async function coldRun(
         }, 50);
       });
       const navEntry = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
-      const paint = (name: string): number | null => performance.getEntriesByName(name, "paint")[0]?.startTime ?? null;
+      // (No named helper functions in here: tsx would wrap them in a helper the page does not have.)
+      const firstPaint = performance.getEntriesByName("first-paint", "paint")[0]?.startTime ?? null;
+      const fcp = performance.getEntriesByName("first-contentful-paint", "paint")[0]?.startTime ?? null;
       const resources = (performance.getEntriesByType("resource") as PerformanceResourceTiming[]).map((r) => ({
         name: r.name,
         responseEnd: r.responseEnd,
@@ -231,8 +233,8 @@ export async function coldRun(
         responseStart: navEntry.responseStart,
         requestStart: navEntry.requestStart,
         htmlSent: navEntry.encodedBodySize,
-        firstPaint: paint("first-paint"),
-        fcp: paint("first-contentful-paint"),
+        firstPaint,
+        fcp,
         resources,
       };
     });
