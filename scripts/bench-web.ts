@@ -375,12 +375,13 @@ async function main(): Promise<void> {
     browserSession.origin = app.baseUrl;
     browserSession.cookies = await signIn(app);
     const t0 = performance.now();
-    const listEnvelopes = await seedList(a, opts.sessions - 1);
+    // `sessions` in all: the small ones plus the 1,000- and 20,000-event sessions.
+    const listEnvelopes = await seedList(a, Math.max(1, opts.sessions - 1 - (opts.bigEvents > 0 ? 1 : 0)));
     const big = await seedBigSession(a, opts.events);
     const huge = opts.bigEvents > 0 ? await seedBigSession(a, opts.bigEvents) : null;
     const seedMs = performance.now() - t0;
     log(
-      `seeded ${opts.sessions - 1} sessions (${listEnvelopes} envelopes) + session ${big.sessionId} with ${big.events} events${huge ? ` + session ${huge.sessionId} with ${huge.events} events` : ""} in ${f1(seedMs / 1000)} s`,
+      `seeded ${Math.max(1, opts.sessions - 1 - (opts.bigEvents > 0 ? 1 : 0))} sessions (${listEnvelopes} envelopes) + session ${big.sessionId} with ${big.events} events${huge ? ` + session ${huge.sessionId} with ${huge.events} events` : ""} in ${f1(seedMs / 1000)} s`,
     );
 
     // Warm the server (route modules, first render) with plain GETs so the
@@ -509,12 +510,24 @@ async function main(): Promise<void> {
     out.push(widths.map((w) => "-".repeat(w)).join("  "));
     for (const r of rows.slice(1)) out.push(line(r));
     out.push("");
-    const firstSession = session.runs[0];
-    if (firstSession) {
-      out.push(`session page scripts before load (as sent / gzip -9 eq. KiB, largest first; labels are string signatures, exact split: \`next analyze -o\`):`);
-      for (const sc of [...firstSession.scripts].sort((x, y) => y.sentBytes - x.sentBytes)) {
-        out.push(`  ${f1(kib(sc.sentBytes)).padStart(6)} ${(sc.encoding || "identity").padEnd(8)} ${f1(kib(sc.gzipBytes)).padStart(6)}  ${path.basename(new URL(sc.url).pathname).padEnd(28)} ${sc.tags.join(", ")}`);
+    // Scripts before load, page by page; a chunk already listed for an earlier page is named only.
+    const listed = new Set<string>();
+    out.push(`scripts before load (as sent / gzip -9 eq. KiB, largest first; labels are string signatures, exact split: \`next analyze -o\`):`);
+    for (const [label, p] of pages.slice(0, 3)) {
+      const run = p.runs[0];
+      if (!run) continue;
+      const shared: string[] = [];
+      out.push(`  ${label}:`);
+      for (const sc of [...run.scripts].sort((x, y) => y.sentBytes - x.sentBytes)) {
+        const name = path.basename(new URL(sc.url).pathname);
+        if (listed.has(name)) {
+          shared.push(`${name} ${f1(kib(sc.sentBytes))}`);
+          continue;
+        }
+        listed.add(name);
+        out.push(`    ${f1(kib(sc.sentBytes)).padStart(6)} ${(sc.encoding || "identity").padEnd(8)} ${f1(kib(sc.gzipBytes)).padStart(6)}  ${name.padEnd(28)} ${sc.tags.join(", ")}`);
       }
+      if (shared.length > 0) out.push(`    (and, as above: ${shared.join(", ")})`);
     }
     out.push(`LCP element (median run): ${pages.map(([l, p]) => `${l}: ${p.lcpElement || "—"}`).join("; ")}`);
     out.push(`per-run LCP (ms): ${pages.map(([l, p]) => `${l}: ${p.runs.map((r) => f0(r.lcpMs)).join(", ")}`).join("; ")}`);
