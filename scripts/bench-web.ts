@@ -405,6 +405,28 @@ async function main(): Promise<void> {
       firstViewReadyMs[s.events] = ready;
       log(`session of ${s.events} events: first view ${ready === null ? "never rendered (measuring without it)" : `rendered after ${f0(ready)} ms of warm-up`}`);
     }
+    // Server time to the first byte, without a browser: 20 sequential GETs per
+    // page (after the warm-up), headers received, medians. Less noisy than 5
+    // cold browser loads on a shared machine.
+    const serverFirstByte: Record<string, { p50: number; p90: number }> = {};
+    const ttfbPages: [string, string][] = [
+      ["list /", `${app.baseUrl}/`],
+      ["inbox", `${app.baseUrl}/inbox`],
+      [`session ${big.events.toLocaleString("en-US")} ev`, `${app.baseUrl}/sessions/${big.sessionId}`],
+      ...(huge ? ([[`session ${huge.events.toLocaleString("en-US")} ev`, `${app.baseUrl}/sessions/${huge.sessionId}`]] as [string, string][]) : []),
+    ];
+    background.firstByte = await waitForQuiet("first byte");
+    for (const [label, u] of ttfbPages) {
+      const xs: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        const t = performance.now();
+        const res = await fetch(u, { headers: { cookie: cookieHeader, accept: "text/html", "accept-encoding": "gzip, br" } });
+        xs.push(performance.now() - t);
+        await res.arrayBuffer();
+      }
+      serverFirstByte[label] = { p50: pct(xs, 50), p90: pct(xs, 90) };
+      log(`first byte ${label}: p50 ${f1(pct(xs, 50))} ms, p90 ${f1(pct(xs, 90))} ms (20 GETs)`);
+    }
     browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS, headless: true });
     const version = browser.version();
 
@@ -470,6 +492,12 @@ async function main(): Promise<void> {
       row("  HTML, gzip -9 eq. / uncompressed (KiB)", (p) => `${f1(p.htmlGzipKiB)} / ${f1(p.htmlRawKiB)}`),
       row("first byte (ms from navigation)", (p) => f0(p.firstByteMs), `≤ ${BUDGET.firstByteMs} ms (session ${big.events.toLocaleString("en-US")})`, pass(session.firstByteMs <= BUDGET.firstByteMs)),
       row("  request → first byte (server, ms)", (p) => f0(p.serverMs)),
+      [
+        "  first byte, 20 GETs without a browser, p50 / p90 (ms)",
+        ...pages.map(([l]) => (serverFirstByte[l] ? `${f0(serverFirstByte[l].p50)} / ${f0(serverFirstByte[l].p90)}` : "—")),
+        "",
+        "",
+      ],
       row("first paint / first contentful paint (ms)", (p) => `${f0(p.firstPaintMs)} / ${f0(p.fcpMs)}`),
       row("LCP (ms)", (p) => f0(p.lcpMs), `≤ ${BUDGET.lcpMs} ms each`, `${pass(allLcpOk)} (${cols.map((p) => pass(p.lcpMs <= BUDGET.lcpMs)).join("/")})`),
       row("  load event (ms)", (p) => f0(p.loadMs)),
@@ -580,6 +608,7 @@ async function main(): Promise<void> {
       },
       ...(hugeSession && huge ? { sessionHuge: { events: huge.events, ...pageJson(hugeSession) } } : {}),
       firstViewWarmupMs: firstViewReadyMs,
+      serverFirstByteMs: serverFirstByte,
       live: {
         sent: live.sent,
         measured: live.measured,
