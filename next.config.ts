@@ -3,9 +3,12 @@ import type { NextConfig } from "next";
 // Next.js runs inside Baton's own console server (lib/server), which also
 // serves the Connect API. Nothing here may delay streamed responses.
 const nextConfig: NextConfig = {
-  // The console server answers Connect streams itself and must flush each
-  // message at once; never gzip anything from this process.
-  compress: false,
+  // Pages (HTML, RSC payloads) are gzipped by Next.js's own middleware, which
+  // flushes after every chunk of a streamed render. It never sees a Connect
+  // request: the console server answers those before handing anything to
+  // Next.js, streams uncompressed (lib/server/http.ts). /_next/static is
+  // served pre-compressed by the console server too (static-assets.ts).
+  compress: true,
   poweredByHeader: false,
   reactStrictMode: true,
   // A type error fails the build (as it fails `npm test`'s tsc step).

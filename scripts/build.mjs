@@ -1,6 +1,12 @@
 #!/usr/bin/env node
-// `npm run build`: the production build, in two parts.
+// `npm run build`: the production build, in three parts.
 //   1. `next build`: the pages (browser bundles and server rendering).
+//   1b. The browser files of that build compressed ahead of time: for every
+//      compressible file of .next/static, `name.br` (brotli, quality 11) and
+//      `name.gz` (gzip, level 9) next to it, when smaller; the console server
+//      picks one by Accept-Encoding (lib/server/static-assets.ts). Recorded
+//      with the build id it compressed, so a new `next build` (by this script
+//      or by hand) is compressed again.
 //   2. The console server (lib/server/main.ts: console, gateway, embedded
 //      runtime), compiled by esbuild into .baton/server/main.mjs with npm
 //      packages left as plain imports, so `npm start` runs it with plain Node.
@@ -15,6 +21,8 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import zlib from "node:zlib";
 import * as esbuild from "esbuild";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -105,6 +113,79 @@ async function buildServer() {
   return [...sourceOnly(result.metafile.inputs), "package-lock.json", "tsconfig.json"].sort();
 }
 
+// Text formats worth compressing (fonts and images are compressed already).
+const COMPRESSIBLE = /\.(js|mjs|css|json|map|txt|svg|html)$/;
+// Below this a compressed variant saves too little to matter.
+const COMPRESS_MIN_BYTES = 512;
+const brotli = promisify(zlib.brotliCompress);
+const gzip = promisify(zlib.gzip);
+
+/**
+ * Write `.br` and `.gz` next to every compressible file under `dir` (a
+ * variant is written only when it is smaller than the file; a stale one is
+ * removed). Returns the counts and bytes for the build log and manifest.
+ */
+export async function compressStatic(dir, { concurrency = 2 } = {}) {
+  const files = [];
+  walk(dir, (p) => {
+    if (COMPRESSIBLE.test(p)) files.push(p);
+  });
+  const totals = { files: files.length, identity: 0, br: 0, gzip: 0 };
+  let next = 0;
+  const one = async (file) => {
+    const body = fs.readFileSync(file);
+    totals.identity += body.length;
+    const variants = [];
+    if (body.length >= COMPRESS_MIN_BYTES) {
+      const [br, gz] = await Promise.all([
+        brotli(body, {
+          params: {
+            [zlib.constants.BROTLI_PARAM_QUALITY]: zlib.constants.BROTLI_MAX_QUALITY,
+            [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT,
+            [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+          },
+        }),
+        gzip(body, { level: zlib.constants.Z_BEST_COMPRESSION }),
+      ]);
+      variants.push([".br", br, "br"], [".gz", gz, "gzip"]);
+    } else variants.push([".br", null, "br"], [".gz", null, "gzip"]);
+    for (const [suffix, data, key] of variants) {
+      const out = file + suffix;
+      if (data && data.length < body.length) {
+        fs.writeFileSync(out, data);
+        totals[key] += data.length;
+      } else {
+        fs.rmSync(out, { force: true });
+        totals[key] += body.length;
+      }
+    }
+  };
+  const workers = Array.from({ length: Math.max(1, concurrency) }, async () => {
+    while (next < files.length) await one(files[next++]);
+  });
+  await Promise.all(workers);
+  return totals;
+}
+
+function currentBuildId() {
+  try {
+    return fs.readFileSync(path.join(root, ".next", "BUILD_ID"), "utf8").trim();
+  } catch {
+    return null;
+  }
+}
+
+const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
+
+async function compressPart(m, log) {
+  const started = Date.now();
+  const t = await compressStatic(path.join(root, ".next", "static"));
+  m.static = { buildId: currentBuildId(), builtAt: started, ...t };
+  log(
+    `baton: compressed ${t.files} browser files in ${((Date.now() - started) / 1000).toFixed(1)} s: ${kib(t.identity)} → brotli ${kib(t.br)}, gzip ${kib(t.gzip)}`,
+  );
+}
+
 function readManifest() {
   try {
     return JSON.parse(fs.readFileSync(manifestPath, "utf8"));
@@ -136,20 +217,22 @@ export function staleReason(part, { newRoutes = [], base = root } = {}) {
   return null;
 }
 
-/** Which parts need building now: { pages: reason|null, server: reason|null }. */
+/** Which parts need building now: { pages, static, server }: a reason, or null. */
 export function buildPlan({ force = false } = {}) {
   const m = readManifest();
   const nextBuilt = fs.existsSync(path.join(root, ".next", "BUILD_ID"));
   const serverBuilt = fs.existsSync(path.join(outDir, "main.mjs"));
+  const buildId = currentBuildId();
   return {
     pages: force ? "forced" : !nextBuilt ? "no page build yet" : staleReason(m.pages, { newRoutes: routeFiles() }),
+    static: force ? "forced" : !m.static || m.static.buildId !== buildId ? "this page build is not compressed yet" : null,
     server: force ? "forced" : !serverBuilt ? "no server build yet" : staleReason(m.server),
   };
 }
 
 /** Build what the plan says; returns false when a build failed. */
 export async function build({ force = false, ifNeeded = false, log = (s) => process.stderr.write(`${s}\n`) } = {}) {
-  const plan = ifNeeded ? buildPlan({ force }) : { pages: "requested", server: "requested" };
+  const plan = ifNeeded ? buildPlan({ force }) : { pages: "requested", static: "requested", server: "requested" };
   const m = readManifest();
   if (plan.pages) {
     log(`baton: building the pages with next build (${plan.pages})…`);
@@ -161,6 +244,15 @@ export async function build({ force = false, ifNeeded = false, log = (s) => proc
       return false;
     }
     m.pages = { builtAt: started, inputs };
+    writeManifest(m);
+  }
+  if (plan.pages || plan.static) {
+    try {
+      await compressPart(m, log);
+    } catch (e) {
+      log(`baton: compressing the browser files failed: ${e instanceof Error ? e.message : String(e)}`);
+      return false;
+    }
     writeManifest(m);
   }
   if (plan.server) {

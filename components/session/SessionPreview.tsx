@@ -4,8 +4,8 @@
 // needs none of the live JavaScript; LiveSession swaps in the live view once
 // the page has loaded and the browser's own stream has caught up.
 
-import type { SessionStreamState } from "@/lib/client/session-stream-state";
-import { buildTimeline, sequencesByMessageId } from "@/lib/client/timeline";
+import { indexOfSequence, type SessionStreamState } from "@/lib/client/session-stream-state";
+import { buildTimeline } from "@/lib/client/timeline";
 import { describeEvent, type PayloadBlob } from "@/lib/client/event-details";
 import { SessionHeader } from "@/components/session/SessionHeader";
 import { SessionSummaries } from "@/components/session/Summaries";
@@ -15,6 +15,12 @@ import { EventCardView, GroupHeaderView, TimelineBar } from "@/components/sessio
 
 /** Rows shown before the live view: more than a tall screen holds. */
 export const PREVIEW_ROWS = 24;
+/**
+ * Events the first view's timeline is built from (the first ones, or those
+ * around a deep-linked event): the server's work per request stays the same
+ * however long the history is.
+ */
+export const PREVIEW_WINDOW_EVENTS = 200;
 
 const CONNECTING = { state: "connecting", reconnects: 0 } as const;
 
@@ -23,14 +29,21 @@ const renderOutput = (blob: PayloadBlob) => <StaticPayload blob={blob} typed={fa
 
 export function SessionPreview({ state, aroundSequence }: { state: SessionStreamState; aroundSequence?: number }) {
   const { sessionId, view, metadata, events } = state;
-  const timeline = buildTimeline(view, events);
-  const sequences = sequencesByMessageId(events);
-  const sequenceOf = (id: string) => sequences.get(id);
   // A deep link to one event shows the rows around it; otherwise the first rows.
+  const linked = aroundSequence !== undefined ? indexOfSequence(events, aroundSequence) : -1;
+  const first = linked >= 0 ? Math.max(0, linked - PREVIEW_WINDOW_EVENTS / 2) : 0;
+  const timeline = buildTimeline(view, events.slice(first, first + PREVIEW_WINDOW_EVENTS));
+  // Only the events the summaries link to (offers, the commitment) need their sequence.
+  const linkedIds = new Set<string>(view.handoff?.offers.map((o) => o.offerMessageId) ?? []);
+  if (view.commitment) linkedIds.add(view.commitment.messageId);
+  const sequences = new Map<string, number>();
+  for (const e of events) if (e.sequence !== undefined && linkedIds.has(e.envelope.messageId)) sequences.set(e.envelope.messageId, e.sequence);
+  const sequenceOf = (id: string) => sequences.get(id);
   const at = aroundSequence !== undefined ? timeline.rowOfSequence.get(aroundSequence) : undefined;
   const from = at !== undefined ? Math.max(0, at - 4) : 0;
   const rows = timeline.rows.slice(from, from + PREVIEW_ROWS);
-  const hidden = timeline.rows.length - rows.length;
+  const shown = rows.reduce((n, r) => n + (r.kind === "event" ? 1 : 0), 0);
+  const hidden = events.length - shown;
   return (
     <div className="space-y-4" data-testid="session-preview">
       <SessionHeader sessionId={sessionId} view={view} metadata={metadata} connection={CONNECTING} eventCount={events.length} />
@@ -62,7 +75,7 @@ export function SessionPreview({ state, aroundSequence }: { state: SessionStream
         </div>
         {hidden > 0 ? (
           <p className="pt-2 text-center text-sm text-slate-700 dark:text-slate-300">
-            {hidden.toLocaleString("en-US")} more row{hidden === 1 ? "" : "s"} appear with the live timeline.
+            {hidden.toLocaleString("en-US")} more event{hidden === 1 ? " appears" : "s appear"} with the live timeline.
           </p>
         ) : null}
       </section>

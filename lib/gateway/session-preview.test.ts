@@ -3,7 +3,7 @@
 // subscription left open afterwards.
 import { describe, expect, it } from "vitest";
 import { createGateway } from "./gateway";
-import { loadSessionPreview } from "./session-preview";
+import { loadSessionPreview, SessionPreviews } from "./session-preview";
 import { FakeRuntime } from "./testing/fake-runtime";
 import { handoffScript, OWNER, TARGET } from "./testing/scenario";
 
@@ -72,6 +72,125 @@ describe("loadSessionPreview", () => {
     const { gw } = setup();
     const p = await loadSessionPreview(gw.streamDeps, "0b1c2d3e-0000-4000-8000-000000000000");
     expect(p.kind).toBe("not-found");
+    gw.close();
+  });
+});
+
+describe("SessionPreviews (kept folds)", () => {
+  /** Records the after_sequence of every upstream subscription. */
+  function spied() {
+    const { rt, gw } = setup();
+    const after: number[] = [];
+    const inner = rt.subscribeSession.bind(rt);
+    rt.subscribeSession = (sessionId: string, afterSequence: number, signal: AbortSignal) => {
+      after.push(afterSequence);
+      return inner(sessionId, afterSequence, signal);
+    };
+    return { rt, gw, after };
+  }
+
+  it("resumes a kept fold from its last sequence: only new events are read, the result equals a full fold", async () => {
+    const { rt, gw, after } = spied();
+    const s = handoffScript();
+    rt.start(s.start("hand over payments"), [OWNER, TARGET]);
+    rt.append(s.offer());
+    const previews = new SessionPreviews(gw.streamDeps, { timeoutMs: 2_000 });
+    const first = await previews.load(s.sessionId);
+    expect(first.kind).toBe("ready");
+    rt.append(s.context("h1", "one"));
+    rt.append(s.accept());
+    const second = await previews.load(s.sessionId);
+    expect(after).toEqual([0, 2]);
+    const full = await loadSessionPreview(gw.streamDeps, s.sessionId, { timeoutMs: 2_000 });
+    if (second.kind !== "ready" || full.kind !== "ready") throw new Error("expected both ready");
+    expect(second.state.events.map((e) => e.sequence)).toEqual([1, 2, 3, 4]);
+    // (lastActivityMs is when the gateway saw the last event: it differs per read.)
+    expect({ ...second.state.view, lastActivityMs: 0 }).toEqual({ ...full.state.view, lastActivityMs: 0 });
+    expect(second.state.lastSequence).toBe(4);
+    expect(second.state.caughtUp).toBe(true);
+    // Nothing new: a third view reads no events at all.
+    const third = await previews.load(s.sessionId);
+    expect(after).toEqual([0, 2, 0]); // (the 0 is the full fold above; the kept one subscribes to nothing)
+    expect(third.kind === "ready" && third.state.events.length).toBe(4);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(rt.openStreams).toBe(0);
+    gw.close();
+  });
+
+  it("finishes a slow first fold in the background, so the next view is ready", async () => {
+    const { rt, gw } = setup();
+    const s = handoffScript();
+    rt.start(s.start(), [OWNER, TARGET]);
+    rt.getSessionDelayMs = 80;
+    const previews = new SessionPreviews(gw.streamDeps, { timeoutMs: 20 });
+    expect(await previews.load(s.sessionId)).toEqual({ kind: "skipped", reason: "timeout" });
+    // (Polled: a busy machine may take a while.)
+    for (let i = 0; i < 250 && previews.held.sessions === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(previews.held.sessions).toBe(1);
+    rt.getSessionDelayMs = 0;
+    expect((await previews.load(s.sessionId)).kind).toBe("ready");
+    gw.close();
+  });
+
+  it("keeps what a fold cut short by its time bound had read, and resumes from there", async () => {
+    const { rt, gw, after } = spied();
+    const s = handoffScript();
+    rt.start(s.start(), [OWNER, TARGET]);
+    for (let i = 0; i < 30; i++) rt.append(s.context("h1", `step ${i}`));
+    // A runtime that hands out one event every 4 ms.
+    const inner = rt.subscribeSession;
+    rt.subscribeSession = async function* (sessionId: string, afterSequence: number, signal: AbortSignal) {
+      for await (const env of inner(sessionId, afterSequence, signal)) {
+        await new Promise((r) => setTimeout(r, 4));
+        yield env;
+      }
+    };
+    const previews = new SessionPreviews(gw.streamDeps, { timeoutMs: 5, foldTimeoutMs: 40 });
+    let ready = null;
+    for (let i = 0; i < 400 && !ready; i++) {
+      const r = await previews.load(s.sessionId);
+      if (r.kind === "ready") ready = r;
+      else await new Promise((res) => setTimeout(res, 50));
+    }
+    if (!ready) throw new Error("never ready");
+    expect(ready.state.events.map((e) => e.sequence)).toEqual(Array.from({ length: 31 }, (_, i) => i + 1));
+    // Several folds, each starting where the last one stopped.
+    expect(after.length).toBeGreaterThan(1);
+    expect(after[0]).toBe(0);
+    for (let i = 1; i < after.length; i++) expect(after[i]).toBeGreaterThan(after[i - 1] ?? 0);
+    gw.close();
+  });
+
+  it("keeps at most its byte budget, least recently viewed out first", async () => {
+    const { rt, gw } = setup();
+    const sessions = [handoffScript(), handoffScript(), handoffScript()];
+    for (const s of sessions) {
+      rt.start(s.start(), [OWNER, TARGET]);
+      rt.append(s.context("h1", "x".repeat(1_000)));
+    }
+    // Room for two of these sessions (about 1.5 KB each), not three.
+    const previews = new SessionPreviews(gw.streamDeps, { timeoutMs: 2_000, cacheBytes: 3_500 });
+    for (const s of sessions) expect((await previews.load(s.sessionId)).kind).toBe("ready");
+    expect(previews.held.sessions).toBe(2);
+    expect(previews.held.bytes).toBeLessThanOrEqual(3_500);
+    // A session larger than the whole budget gets no first view (the fold stops reading).
+    const big = handoffScript();
+    rt.start(big.start(), [OWNER, TARGET]);
+    rt.append(big.context("h1", "y".repeat(5_000)));
+    rt.append(big.context("h1", "z"));
+    expect(await previews.load(big.sessionId)).toEqual({ kind: "skipped", reason: "too-large", detail: "more than 3 KiB of payloads" });
+    expect(previews.held.sessions).toBe(2);
+    gw.close();
+  });
+
+  it("answers disabled, too large and not found like loadSessionPreview", async () => {
+    const { rt, gw } = setup();
+    const s = handoffScript();
+    rt.start(s.start(), [OWNER, TARGET]);
+    for (let i = 0; i < 5; i++) rt.append(s.context("h1", `step ${i}`));
+    expect(await new SessionPreviews(gw.streamDeps, { maxEvents: 0 }).load(s.sessionId)).toEqual({ kind: "skipped", reason: "disabled" });
+    expect(await new SessionPreviews(gw.streamDeps, { maxEvents: 3 }).load(s.sessionId)).toEqual({ kind: "skipped", reason: "too-large", detail: "6 events" });
+    expect((await new SessionPreviews(gw.streamDeps).load("0b1c2d3e-0000-4000-8000-000000000000")).kind).toBe("not-found");
     gw.close();
   });
 });

@@ -158,7 +158,7 @@ export function loadConsoleConfig(env: Env, argv: readonly string[], dir: string
     dir,
     runtime,
     graceMs: int(env, "BATON_STREAM_GRACE_MS", 2_000, 0, 600_000),
-    previewMaxEvents: int(env, "BATON_PREVIEW_MAX_EVENTS", 2_000, 0, 100_000),
+    previewMaxEvents: int(env, "BATON_PREVIEW_MAX_EVENTS", 25_000, 0, 100_000),
     previewTimeoutMs: int(env, "BATON_PREVIEW_TIMEOUT_MS", 400, 10, 10_000),
     heartbeatMs,
     logLevel: env.LOG_LEVEL || env.MACP_LOG_LEVEL || "info",

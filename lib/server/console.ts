@@ -24,7 +24,7 @@ import { createRuntimeClient, type RuntimeReader } from "@/lib/gateway/runtime-c
 import { OidcConfigError, OidcLogin, oidcSettingsFromEnv } from "@/lib/oidc";
 import type { RunningRuntime } from "@/lib/runtime";
 import { ControlError } from "@/lib/runtime/kernel";
-import { loadSessionPreview } from "@/lib/gateway/session-preview";
+import { SessionPreviews } from "@/lib/gateway/session-preview";
 import { createAuthRoutes } from "./auth-routes";
 import { ConsolePeople } from "./console-people";
 import { ConsoleConfigError, type ConsoleConfig } from "./config";
@@ -34,6 +34,7 @@ import { startEmbeddedRuntime } from "./embedded";
 import { createConsoleServer, listen, type Fallback } from "./http";
 import { registerPageData } from "./page-data";
 import { signInRedirect } from "./page-guard";
+import { createStaticAssets } from "./static-assets";
 
 type Env = Record<string, string | undefined>;
 
@@ -259,6 +260,11 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
   setMaxListeners(0, shutdown.signal);
   // Server-rendered pages (the session page's first view) read through the
   // same sign-in rule as the Connect read API.
+  const previews = new SessionPreviews(gateway.streamDeps, {
+    maxEvents: config.previewMaxEvents,
+    timeoutMs: config.previewTimeoutMs,
+    signal: shutdown.signal,
+  });
   const withdrawPageData = registerPageData({
     fileHandoffsEnabled: () => fileHandoffs.files !== null,
     async sessionPreview(headers, sessionId) {
@@ -267,11 +273,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
         if (!who || who.mustChangePassword) return { kind: "signed-out" };
       }
       if (gateway.isClosed) return { kind: "skipped", reason: "unavailable", detail: "the console is shutting down" };
-      return loadSessionPreview(gateway.streamDeps, sessionId, {
-        maxEvents: config.previewMaxEvents,
-        timeoutMs: config.previewTimeoutMs,
-        signal: shutdown.signal,
-      });
+      return previews.load(sessionId);
     },
   });
   const maxPayload = actions?.maxPayloadBytes ?? config.maxPayloadBytes;
@@ -301,6 +303,9 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     shutdownSignal: shutdown.signal,
     limits: config.connections,
     security: { env, dev: config.dev },
+    // The production build's browser files, pre-compressed by `npm run build`
+    // (development mode serves them from memory through Next.js).
+    ...(ui && !config.dev ? { staticAssets: createStaticAssets({ dir: path.join(config.dir, ".next", "static") }) } : {}),
     ...(signInStreams ? { interceptors: [signInStreams.interceptor()] } : {}),
     onConnectionRefused: (address, open) => {
       // At most one line a second however hard someone pushes.

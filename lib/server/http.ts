@@ -1,15 +1,23 @@
 // The console's single HTTP/1.1 server: plain HTTP routes (sign-in, /auth/*)
 // first, then Connect routes (ConsoleService, ActionService), everything else
 // to Next.js (or a plain 404 when the UI is not served).
-// Connect streams must reach the browser message by message, so responses
-// are never compressed and proxies are told not to buffer them. Every
+// Compression (README "Compression"): Connect streams must reach the
+// browser message by message, so streaming methods have their own adapter
+// that never compresses, and proxies are told not to buffer them. Unary
+// Connect replies of 1 KiB or more are gzipped when the browser accepts it
+// (Accept-Encoding, q-values respected). /_next/static files are served
+// pre-compressed (static-assets.ts); pages are compressed by Next.js itself
+// (next.config.ts `compress`), which only ever sees page requests. Every
 // response carries the security headers of security-headers.ts.
 import http from "node:http";
+import type { DescService } from "@bufbuild/protobuf";
 import { createContextValues, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
-import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { compressionGzip, connectNodeAdapter } from "@connectrpc/connect-node";
 import { ActionService } from "@/lib/gen/baton/v1/actions_pb";
 import { ConsoleService } from "@/lib/gen/baton/v1/console_pb";
+import { FileHandoffService } from "@/lib/gen/baton/v1/files_pb";
 import { kCutOffConnection } from "@/lib/gateway/stream-caps";
+import { acceptedCodings } from "./accept-encoding";
 import { applySecurityHeaders, type SecurityHeaderOptions } from "./security-headers";
 
 export type Fallback = (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>;
@@ -31,23 +39,56 @@ export interface ConsoleServerOptions {
   interceptors?: Interceptor[];
   /** Security headers on every response, and a per-request CSP nonce for pages (security-headers.ts). */
   security?: SecurityHeaderOptions;
+  /** Static files tried after httpRoutes (the pre-compressed /_next/static, static-assets.ts). */
+  staticAssets?: HttpRoutes;
 }
 
 /** Path prefix of Baton's Connect service. */
 export const CONSOLE_SERVICE_PREFIX = `/${ConsoleService.typeName}/`;
 /** Path prefix of the actions service. */
 export const ACTION_SERVICE_PREFIX = `/${ActionService.typeName}/`;
+/** Path prefix of the v0.1 file handoffs service. */
+export const FILE_SERVICE_PREFIX = `/${FileHandoffService.typeName}/`;
 
 function notFound(_req: http.IncomingMessage, res: http.ServerResponse): void {
   res.writeHead(404, { "content-type": "text/plain; charset=utf-8" });
   res.end("Not found. (The Baton UI is not served by this process; the Connect API is.)\n");
 }
 
+/** Unary replies smaller than this go out as they are (compression would not pay). */
+export const COMPRESS_MIN_BYTES = 1024;
+
+/** URL paths of the streaming methods of the given services ("/pkg.Service/Method"). */
+export function streamingPaths(services: readonly DescService[]): Set<string> {
+  const out = new Set<string>();
+  for (const s of services) for (const m of s.methods) if (m.methodKind !== "unary") out.add(`/${s.typeName}/${m.name}`);
+  return out;
+}
+
 export function createConsoleHandler(options: ConsoleServerOptions): http.RequestListener {
   const fallback = options.fallback ?? notFound;
   const security = options.security;
-  const connect = connectNodeAdapter({
+  const common = {
     routes: options.routes,
+    shutdownSignal: options.shutdownSignal,
+    // A stream parked on a browser that never reads can only end by closing its connection.
+    contextValues: (req: unknown) => createContextValues().set(kCutOffConnection, () => (req as http.IncomingMessage).socket.destroy()),
+    ...(options.interceptors ? { interceptors: options.interceptors } : {}),
+    ...(options.readMaxBytes !== undefined ? { readMaxBytes: options.readMaxBytes } : {}),
+    // Browsers speak Connect (or gRPC-web); plain gRPC needs HTTP/2.
+    connect: true,
+    grpcWeb: true,
+    grpc: false,
+  } as const;
+  // Streams: no compression at all (a compressed request is refused with
+  // Unimplemented, as before), so every message is written and flushed as it comes.
+  const streams = connectNodeAdapter({ ...common, acceptCompression: [] });
+  const streamPaths = streamingPaths([ConsoleService, ActionService, FileHandoffService]);
+  const unary = connectNodeAdapter({
+    ...common,
+    // gzip only: connect-node's brotli runs at quality 11, far too slow per request.
+    acceptCompression: [compressionGzip],
+    compressMinBytes: COMPRESS_MIN_BYTES,
     fallback: (req, res) => {
       // Only HTTP/1.1 reaches this server, so the request/response are the http module's.
       // Pages: a CSP with this request's nonce instead of the default one.
@@ -62,24 +103,14 @@ export function createConsoleHandler(options: ConsoleServerOptions): http.Reques
         });
       }
     },
-    // No compression anywhere: a compressed stream may be held back until a
-    // compression block fills, and these messages are small anyway.
-    acceptCompression: [],
-    shutdownSignal: options.shutdownSignal,
-    // A stream parked on a browser that never reads can only end by closing its connection.
-    contextValues: (req) => createContextValues().set(kCutOffConnection, () => (req as http.IncomingMessage).socket.destroy()),
-    ...(options.interceptors ? { interceptors: options.interceptors } : {}),
-    ...(options.readMaxBytes !== undefined ? { readMaxBytes: options.readMaxBytes } : {}),
-    // Browsers speak Connect (or gRPC-web); plain gRPC needs HTTP/2.
-    connect: true,
-    grpcWeb: true,
-    grpc: false,
   });
   const httpRoutes = options.httpRoutes;
+  const staticAssets = options.staticAssets;
   return (req, res) => {
     if (security) applySecurityHeaders(req, res, security, false);
     if (httpRoutes?.(req, res)) return;
-    if (req.url?.startsWith(CONSOLE_SERVICE_PREFIX) || req.url?.startsWith(ACTION_SERVICE_PREFIX)) {
+    if (staticAssets?.(req, res)) return;
+    if (req.url?.startsWith(CONSOLE_SERVICE_PREFIX) || req.url?.startsWith(ACTION_SERVICE_PREFIX) || req.url?.startsWith(FILE_SERVICE_PREFIX)) {
       res.setHeader("x-accel-buffering", "no");
       res.setHeader("cache-control", "no-store, no-transform");
       // connect-node waits for 'drain' after a write that returned false, but
@@ -89,8 +120,20 @@ export function createConsoleHandler(options: ConsoleServerOptions): http.Reques
       res.once("close", () => {
         if (!res.writableFinished) res.emit("drain");
       });
+      const q = req.url.indexOf("?");
+      if (streamPaths.has(q < 0 ? req.url : req.url.slice(0, q))) {
+        streams(req, res);
+        return;
+      }
+      // connect-node takes Accept-Encoding names in order and ignores
+      // q-values: hand it only what the browser accepts, best first. gRPC-web's
+      // own header is not honoured (browsers never send it).
+      const codings = acceptedCodings(req.headers["accept-encoding"], ["gzip"]);
+      if (codings.length > 0) req.headers["accept-encoding"] = codings.join(", ");
+      else delete req.headers["accept-encoding"];
+      delete req.headers["grpc-accept-encoding"];
     }
-    connect(req, res);
+    unary(req, res);
   };
 }
 

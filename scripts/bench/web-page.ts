@@ -33,32 +33,49 @@ export interface ScriptLoad {
   tags: string[];
   /** Uncompressed body bytes. */
   rawBytes: number;
-  /** Bytes as gzip -9 (or as sent, when the server compressed it). */
+  /** Body bytes as they came over the wire (Resource Timing encodedBodySize). */
+  sentBytes: number;
+  /** Content-Encoding as sent ("" = none). */
+  encoding: string;
+  /** The body as gzip -9 would make it (the "gzip-equivalent"). */
   gzipBytes: number;
   responseEndMs: number;
 }
 
 export interface ColdRun {
   url: string;
-  /** Sum over script responses that ended before the load event. */
+  /** Sum over script responses that ended before the load event: as sent, gzip -9 equivalent, uncompressed. */
+  jsSentBytes: number;
   jsGzipBytes: number;
   jsRawBytes: number;
   scriptsBeforeLoad: number;
   /** Scripts that arrived after `load` (lazy chunks): count and gzip bytes. */
   scriptsAfterLoad: number;
   jsAfterLoadGzipBytes: number;
-  /** The HTML document (it carries the inline RSC payload), gzip -9. */
+  /** The HTML document (it carries the inline RSC payload): as sent, gzip -9, uncompressed. */
+  htmlSentBytes: number;
   htmlGzipBytes: number;
+  htmlRawBytes: number;
+  htmlEncoding: string;
+  /** Navigation start → first byte of the document (responseStart). */
+  firstByteMs: number;
+  /** Request sent → first byte (the server's time, without connection setup). */
+  serverMs: number;
+  /** First paint and first contentful paint (Paint Timing). */
+  firstPaintMs: number | null;
+  fcpMs: number | null;
   lcpMs: number | null;
   lcpElement: string;
   loadMs: number;
   domContentLoadedMs: number;
-  /** Navigation start → the page's content was in place (see `ready`). */
+  /** Navigation start → the page's content was in place (see `ready`), checked every frame from navigation start. */
   readyMs: number | null;
   /** Navigation start → the live view had taken over (`live`), when asked. */
   liveMs: number | null;
   /** True when the server sent the scripts compressed itself. */
   serverCompressed: boolean;
+  /** Content-Encoding of the scripts before load, by count (e.g. { br: 9 }). */
+  scriptEncodings: Record<string, number>;
   /** Script responses with an error status (e.g. a rebuild swapped .next mid-run). */
   failedScripts: string[];
   scripts: ScriptLoad[];
@@ -103,9 +120,40 @@ export interface PageCondition {
 }
 
 /**
+ * Page-side, from navigation start: tests `cond` on every animation frame
+ * and records the first frame it holds in window.__benchAt[name]. A source
+ * string (added with addInitScript, which the page's CSP does not apply to);
+ * the condition is a plain arrow function, so its source stands alone.
+ */
+function frameWatch(name: string, cond: PageCondition): string {
+  return `(() => {
+  const at = (window.__benchAt = window.__benchAt || {});
+  const fn = ${cond.fn.toString()};
+  const arg = ${JSON.stringify(cond.arg)};
+  const tick = () => {
+    let ok = false;
+    try { ok = Boolean(document.body) && fn(arg); } catch {}
+    if (ok) at[${JSON.stringify(name)}] = performance.now();
+    else requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+})()`;
+}
+
+async function frameTime(page: Page, name: string, timeoutMs: number): Promise<number | null> {
+  try {
+    await page.waitForFunction((n) => (window as unknown as { __benchAt?: Record<string, number> }).__benchAt?.[n] !== undefined, name, { timeout: timeoutMs });
+    return await page.evaluate((n) => (window as unknown as { __benchAt: Record<string, number> }).__benchAt[n] ?? null, name);
+  } catch {
+    return null;
+  }
+}
+
+/**
  * One cold load in a fresh context with the cache disabled. `ready` is a
- * selector-based condition for "the page's content is in place"; LCP is
- * read after `load`, that condition and `settleMs`.
+ * selector-based condition for "the page's content is in place", tested on
+ * every frame from navigation start; LCP is read after `load`, that
+ * condition and `settleMs`.
  */
 export async function coldRun(
   browser: Browser,
@@ -131,6 +179,8 @@ export async function coldRun(
         }
       }).observe({ type: "largest-contentful-paint", buffered: true });
     });
+    await page.addInitScript({ content: frameWatch("ready", ready) });
+    if (live) await page.addInitScript({ content: frameWatch("live", live) });
     const scriptResponses = new Map<string, { encoding: string; body: () => Promise<Buffer> }>();
     const failed: string[] = [];
     page.on("response", (res) => {
@@ -141,22 +191,9 @@ export async function coldRun(
     const nav = await page.goto(url, { waitUntil: "load", timeout: 60_000 });
     if (new URL(page.url()).pathname === "/login") throw new Error(`${url} redirected to /login: the browser is not signed in`);
     const html = nav ? await nav.body() : Buffer.alloc(0);
-    let readyMs: number | null = null;
-    try {
-      await page.waitForFunction(ready.fn, ready.arg, { timeout: ready.timeoutMs, polling: "raf" });
-      readyMs = await page.evaluate(() => performance.now());
-    } catch {
-      readyMs = null;
-    }
-    let liveMs: number | null = null;
-    if (live) {
-      try {
-        await page.waitForFunction(live.fn, live.arg, { timeout: live.timeoutMs, polling: "raf" });
-        liveMs = await page.evaluate(() => performance.now());
-      } catch {
-        liveMs = null;
-      }
-    }
+    const htmlEncoding = nav ? ((await nav.allHeaders())["content-encoding"] ?? "") : "";
+    const readyMs = await frameTime(page, "ready", ready.timeoutMs);
+    const liveMs = live ? await frameTime(page, "live", live.timeoutMs) : null;
     await page.waitForTimeout(settleMs);
     const m = await page.evaluate(async () => {
       const lcp = await new Promise<{ t: number | null; el: string }>((resolve) => {
@@ -180,6 +217,9 @@ export async function coldRun(
         }, 50);
       });
       const navEntry = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
+      // (No named helper functions in here: tsx would wrap them in a helper the page does not have.)
+      const firstPaint = performance.getEntriesByName("first-paint", "paint")[0]?.startTime ?? null;
+      const fcp = performance.getEntriesByName("first-contentful-paint", "paint")[0]?.startTime ?? null;
       const resources = (performance.getEntriesByType("resource") as PerformanceResourceTiming[]).map((r) => ({
         name: r.name,
         responseEnd: r.responseEnd,
@@ -190,11 +230,17 @@ export async function coldRun(
         lcp,
         loadEventStart: navEntry.loadEventStart,
         domContentLoaded: navEntry.domContentLoadedEventStart,
+        responseStart: navEntry.responseStart,
+        requestStart: navEntry.requestStart,
+        htmlSent: navEntry.encodedBodySize,
+        firstPaint,
+        fcp,
         resources,
       };
     });
     let serverCompressed = false;
     const scripts: ScriptLoad[] = [];
+    const scriptEncodings: Record<string, number> = {};
     let afterCount = 0;
     let afterGz = 0;
     for (const r of m.resources) {
@@ -202,11 +248,12 @@ export async function coldRun(
       if (!sr) continue;
       const compressed = sr.encoding !== "" && sr.encoding !== "identity";
       serverCompressed ||= compressed;
-      const size = compressed
-        ? { raw: r.decodedBodySize, gz: r.encodedBodySize, tags: chunkTags(await sr.body()) }
-        : await gzipSize(r.name, sr.body);
+      // gzip -9 of the decoded body, whatever was sent: the comparable figure.
+      const size = await gzipSize(r.name, sr.body);
       if (r.responseEnd > 0 && r.responseEnd <= m.loadEventStart) {
-        scripts.push({ url: r.name, tags: size.tags, rawBytes: size.raw, gzipBytes: size.gz, responseEndMs: r.responseEnd });
+        const encoding = compressed ? sr.encoding : "";
+        scriptEncodings[encoding || "identity"] = (scriptEncodings[encoding || "identity"] ?? 0) + 1;
+        scripts.push({ url: r.name, tags: size.tags, rawBytes: size.raw, sentBytes: r.encodedBodySize, encoding, gzipBytes: size.gz, responseEndMs: r.responseEnd });
       } else {
         afterCount += 1;
         afterGz += size.gz;
@@ -214,12 +261,20 @@ export async function coldRun(
     }
     return {
       url,
+      jsSentBytes: scripts.reduce((n, s) => n + s.sentBytes, 0),
       jsGzipBytes: scripts.reduce((n, s) => n + s.gzipBytes, 0),
       jsRawBytes: scripts.reduce((n, s) => n + s.rawBytes, 0),
       scriptsBeforeLoad: scripts.length,
       scriptsAfterLoad: afterCount,
       jsAfterLoadGzipBytes: afterGz,
+      htmlSentBytes: m.htmlSent,
       htmlGzipBytes: zlib.gzipSync(html, { level: 9 }).byteLength,
+      htmlRawBytes: html.byteLength,
+      htmlEncoding,
+      firstByteMs: m.responseStart,
+      serverMs: m.responseStart - m.requestStart,
+      firstPaintMs: m.firstPaint,
+      fcpMs: m.fcp,
       lcpMs: m.lcp.t,
       lcpElement: m.lcp.el,
       loadMs: m.loadEventStart,
@@ -227,6 +282,7 @@ export async function coldRun(
       readyMs,
       liveMs,
       serverCompressed,
+      scriptEncodings,
       failedScripts: failed,
       scripts,
     };

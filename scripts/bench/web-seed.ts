@@ -169,7 +169,7 @@ export async function seedBigSession(a: Agents, events: number): Promise<BigSess
   const carol = "agent://bench/big-carol";
   const owner = new HandoffSession(a.client(alice));
   const bobS = new HandoffSession(a.client(bob), { sessionId: owner.sessionId, projection: owner.projection });
-  await owner.start({ intent: "payments-api: hand over primary on-call (1,000-event bench session)", participants: [alice, bob, carol], ttlMs: 86_400_000 });
+  await owner.start({ intent: `payments-api: hand over primary on-call (${events.toLocaleString("en-US")}-event bench session)`, participants: [alice, bob, carol], ttlMs: 86_400_000 });
   await owner.offer({ handoffId: "h1", targetParticipant: bob, scope: "payments-api primary on-call", reason: "end of shift" });
   // 1 start + 1 offer + first contexts + 1 decline + 1 offer + second contexts.
   const contexts = events - 4;
