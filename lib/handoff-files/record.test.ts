@@ -3,7 +3,7 @@
 // order) and writing that keeps unknown fields where they were.
 import fs from "node:fs";
 import path from "node:path";
-import { Ajv2020 } from "ajv/dist/2020";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { checkDocument, HANDOFF_SCHEMA, isoToMs, parseHandoffBytes, serializeDocument, toDocument, type HandoffRecord } from "./record";
 

@@ -3,7 +3,7 @@
 // files from other writers, and serialisation that keeps unknown fields and
 // the original field order. Pure: no file system access.
 
-import { Ajv2020, type ErrorObject } from "ajv/dist/2020";
+import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 import schema from "./handoff-v0.1.schema.json";
 
 export const HANDOFF_STATUSES = ["offered", "accepted", "completed", "failed", "rejected"] as const;
