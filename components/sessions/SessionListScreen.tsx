@@ -397,7 +397,8 @@ export function SessionListScreen() {
   else {
     count = filtered
       ? win.allCount !== undefined
-        ? `${fmt(total)} of ${fmt(win.allCount)} sessions`
+        ? // The whole-catalog count is read at most every 2 s: never show fewer than match.
+          `${fmt(total)} of ${fmt(Math.max(total, win.allCount))} sessions`
         : `${fmt(total)} matching sessions`
       : `${fmt(total)} sessions`;
     if (win.openCount !== undefined) count += ` · ${fmt(win.openCount)} open`;
