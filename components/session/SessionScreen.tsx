@@ -196,7 +196,7 @@ export function SessionScreen({ sessionId, preview = null }: { sessionId: string
           <button
             type="button"
             onClick={() => handle.current?.jumpToLatest()}
-            className="fixed right-4 bottom-4 z-20 inline-flex items-center gap-1.5 rounded-full bg-blue-700 px-4 py-2 text-sm font-semibold text-white shadow-lg hover:bg-blue-800 dark:bg-sky-300 dark:text-slate-950 dark:hover:bg-sky-200"
+            className="fixed right-4 bottom-20 z-20 inline-flex sm:bottom-4 items-center gap-1.5 rounded-full bg-blue-700 px-4 py-2 text-sm font-semibold text-white shadow-lg hover:bg-blue-800 dark:bg-sky-300 dark:text-slate-950 dark:hover:bg-sky-200"
             data-testid="jump-latest-floating"
           >
             <Icon name="arrow-down" /> Jump to latest

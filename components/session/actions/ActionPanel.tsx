@@ -9,6 +9,8 @@ import type { Action } from "@/lib/authz/decide";
 import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
 import type { SessionView } from "@/lib/macp/projections/session";
 import { loginHref } from "@/lib/client/auth";
+import { DEFAULT_POLICY_SUMMARY } from "@/lib/authz/policy-summary";
+import { briefFor } from "@/lib/client/brief";
 import { nameIn } from "@/lib/client/directory";
 import { formatDuration } from "@/lib/client/format";
 import { decideContextFor, implicitAcceptAt, listsRefusal, pendingOfferOf, policyIdOf, sessionPanel } from "@/lib/client/session-authz";
@@ -17,6 +19,7 @@ import { useNow } from "@/lib/client/use-now";
 import { useWhoAmI } from "@/lib/client/use-whoami";
 import { Icon } from "@/components/Icon";
 import { Button } from "@/components/ui/forms";
+import { BriefCard } from "@/components/session/Brief";
 import { AttachForm, CancelForm, CommitForm, OfferForm, RespondForm, type SessionFormProps } from "@/components/session/actions/HandoffForms";
 import { TaskCommitForm, TaskCompleteForm, TaskFailForm, TaskRequestForm, TaskRespondForm, TaskUpdateForm } from "@/components/session/actions/TaskForms";
 
@@ -80,6 +83,8 @@ export function ActionPanel({ sessionId, view, metadata }: { sessionId: string; 
   const panel = actor ? sessionPanel(actor, view, ctx) : { kind: "none" as const };
   const implicitAt = implicitAcceptAt(view, policy, policyId);
   const pending = pendingOfferOf(view);
+  const rules = policy ?? (policyId === null ? DEFAULT_POLICY_SUMMARY : undefined);
+  const brief = actor ? briefFor(actor, view, { policy: rules, policyId, ctx, nameOf, ...(ctx.expiresAt !== undefined ? { expiresAt: ctx.expiresAt } : {}) }) : null;
 
   const allowedNow = panel.kind === "actions" ? new Set(panel.actions.filter((a) => a.decision.allowed).map((a) => a.action)) : new Set<Action>();
   // A form whose action became impossible (someone else moved first) closes.
@@ -180,6 +185,86 @@ export function ActionPanel({ sessionId, view, metadata }: { sessionId: string; 
   const allowed = actions.filter((a) => a.decision.allowed);
   const denied = actions.filter((a) => listsRefusal(a.action, a.decision));
 
+  const buttonRow =
+    allowed.length > 0 ? (
+      <div className="flex flex-wrap gap-2">
+        {allowed.map(({ action }) => (
+          <Button
+            key={action}
+            ref={(el) => {
+              if (el) buttons.current.set(action, el);
+              else buttons.current.delete(action);
+            }}
+            variant={PRIMARY.has(action) ? "primary" : "secondary"}
+            aria-expanded={open === action}
+            onClick={() => {
+              setDone(null);
+              setOpen(open === action ? null : action);
+            }}
+            data-testid={`action-${action}`}
+            data-allowed="true"
+          >
+            {LABEL[action]}
+          </Button>
+        ))}
+      </div>
+    ) : null;
+  const doneLine = done ? (
+    <p className="flex items-start gap-2 text-sm text-emerald-900 dark:text-emerald-200" data-testid="action-done">
+      <Icon name="check-circle" className="mt-0.5 h-4 w-4 shrink-0" /> {done}
+    </p>
+  ) : null;
+  const openForm = open !== null && openStillAllowed ? <div key={open}>{form(open)}</div> : null;
+  const deniedList =
+    denied.length > 0 ? (
+      <div>
+        <h3 className="text-xs font-semibold text-slate-700 dark:text-slate-300">{allowed.length > 0 ? "Not available to you now" : "Nothing for you to do right now"}</h3>
+        <ul className="mt-1.5 space-y-1.5">
+          {denied.map(({ action, decision }) => (
+            <li key={action} className="flex flex-wrap items-center gap-x-2 gap-y-1 text-sm" data-testid={`action-${action}-row`}>
+              <Button
+                ref={(el) => {
+                  if (el) buttons.current.set(action, el);
+                  else buttons.current.delete(action);
+                }}
+                aria-disabled="true"
+                aria-describedby={`why-${action}`}
+                onClick={(e) => e.preventDefault()}
+                className="min-h-8 px-2.5 py-1 text-xs"
+                data-testid={`action-${action}`}
+                data-allowed="false"
+              >
+                {LABEL[action]}
+              </Button>
+              <span id={`why-${action}`} className="min-w-0 flex-1 text-xs text-slate-700 dark:text-slate-300" data-testid={`action-${action}-reason`}>
+                {decision.allowed ? "" : decision.reason}
+              </span>
+            </li>
+          ))}
+        </ul>
+      </div>
+    ) : null;
+
+  // The person asked to act: the brief first, the actions in it.
+  if (brief && panel.kind === "actions") {
+    return (
+      <div data-testid="action-panel" data-panel={panel.kind}>
+        <h2 id="actions-title" ref={headingRef} tabIndex={-1} className="sr-only">
+          Your actions as {me.displayName}
+        </h2>
+        <BriefCard brief={brief} nameOf={nameOf} now={now} actions={buttonRow} sticky={openForm === null}>
+          {doneLine || openForm || deniedList ? (
+            <>
+              {doneLine}
+              {openForm}
+              {deniedList}
+            </>
+          ) : null}
+        </BriefCard>
+      </div>
+    );
+  }
+
   return (
     <section aria-labelledby="actions-title" className="space-y-3 rounded-lg border border-slate-200 p-3 dark:border-slate-800" data-testid="action-panel" data-panel={panel.kind}>
       <h2 id="actions-title" ref={headingRef} tabIndex={-1} className="text-sm font-semibold outline-none">
@@ -196,63 +281,10 @@ export function ActionPanel({ sessionId, view, metadata }: { sessionId: string; 
           {panel.reason}
         </p>
       ) : null}
-      {done ? (
-        <p className="flex items-start gap-2 text-sm text-emerald-900 dark:text-emerald-200" data-testid="action-done">
-          <Icon name="check-circle" className="mt-0.5 h-4 w-4 shrink-0" /> {done}
-        </p>
-      ) : null}
-      {allowed.length > 0 ? (
-        <div className="flex flex-wrap gap-2">
-          {allowed.map(({ action }) => (
-            <Button
-              key={action}
-              ref={(el) => {
-                if (el) buttons.current.set(action, el);
-                else buttons.current.delete(action);
-              }}
-              variant={PRIMARY.has(action) ? "primary" : "secondary"}
-              aria-expanded={open === action}
-              onClick={() => {
-                setDone(null);
-                setOpen(open === action ? null : action);
-              }}
-              data-testid={`action-${action}`}
-              data-allowed="true"
-            >
-              {LABEL[action]}
-            </Button>
-          ))}
-        </div>
-      ) : null}
-      {open !== null && openStillAllowed ? <div key={open}>{form(open)}</div> : null}
-      {denied.length > 0 ? (
-        <div>
-          <h3 className="text-xs font-semibold text-slate-700 dark:text-slate-300">{allowed.length > 0 ? "Not available to you now" : "Nothing for you to do right now"}</h3>
-          <ul className="mt-1.5 space-y-1.5">
-            {denied.map(({ action, decision }) => (
-              <li key={action} className="flex flex-wrap items-center gap-x-2 gap-y-1 text-sm" data-testid={`action-${action}-row`}>
-                <Button
-                  ref={(el) => {
-                    if (el) buttons.current.set(action, el);
-                    else buttons.current.delete(action);
-                  }}
-                  aria-disabled="true"
-                  aria-describedby={`why-${action}`}
-                  onClick={(e) => e.preventDefault()}
-                  className="min-h-8 px-2.5 py-1 text-xs"
-                  data-testid={`action-${action}`}
-                  data-allowed="false"
-                >
-                  {LABEL[action]}
-                </Button>
-                <span id={`why-${action}`} className="min-w-0 flex-1 text-xs text-slate-700 dark:text-slate-300" data-testid={`action-${action}-reason`}>
-                  {decision.allowed ? "" : decision.reason}
-                </span>
-              </li>
-            ))}
-          </ul>
-        </div>
-      ) : null}
+      {doneLine}
+      {buttonRow}
+      {openForm}
+      {deniedList}
     </section>
   );
 }
