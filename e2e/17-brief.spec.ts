@@ -73,11 +73,27 @@ test("the brief comes first for the target, the re-offer's target sees the earli
       ttlMs: 1_800_000,
     }),
   );
-  const offer1 = await as(browser, "alice", async (req) => {
-    const h = await call(req, "Offer", { sessionId: sid, target: "human:bob", reason: "weekly rotation" });
-    await call(req, "AttachContext", { sessionId: sid, handoffId: h, markdown: RUNBOOK });
-    return h;
-  });
+  // Alice, the owner: only what she can do now is offered, nothing disabled.
+  const alice = await openAs(browser, "alice", sid, { width: 1440, height: 900 });
+  const a = alice.page;
+  await expect(actionButton(a, "offer")).toBeVisible();
+  await expect(actionButton(a, "cancel")).toBeVisible();
+  await expect(a.getByTestId("action-panel").locator("[data-allowed=false]")).toHaveCount(0);
+  await expect(actionButton(a, "commit")).toHaveCount(0);
+  await actionButton(a, "offer").click();
+  const offerForm = a.getByTestId("offer-form");
+  await offerForm.getByLabel("To").selectOption("human:bob");
+  await offerForm.getByLabel("Reason").fill("weekly rotation");
+  await offerForm.getByTestId("offer-form-submit").click();
+  await expect(a.getByTestId("action-done")).toContainText("Offer sent to Bob Ito");
+  // Alice waits for Bob: one line says so; neither Offer nor Commit is listed.
+  await expect(a.getByTestId("waiting-on")).toHaveText("Waiting for Bob Ito to answer the offer.");
+  await expect(actionButton(a, "offer")).toHaveCount(0);
+  await expect(actionButton(a, "commit")).toHaveCount(0);
+  await as(browser, "alice", (req) => call(req, "AttachContext", { sessionId: sid, handoffId: "", markdown: RUNBOOK }));
+  // Her own runbook does not move the session on: the notice about the offer stays.
+  await expect(a.locator('[data-type="HandoffContext"]')).toHaveCount(1);
+  await expect(a.getByTestId("action-done")).toContainText("Offer sent to Bob Ito");
 
   // Bob on a phone: the brief, the runbook's heading and Accept on the first screen.
   for (const scheme of ["light", "dark"] as const) {
@@ -121,10 +137,22 @@ test("the brief comes first for the target, the re-offer's target sees the earli
   await expect(desk.page.getByTestId("brief")).toBeVisible();
   await expect(actionButton(desk.page, "accept")).toBeInViewport();
   await shoot(desk.page, "brief-offer-1440-light");
-  await desk.close();
 
-  // Bob declines; Alice re-offers to Dave without attaching anything new.
-  await as(browser, "bob", (req) => call(req, "Decline", { sessionId: sid, handoffId: offer1, reason: "in an incident review" }));
+  // Bob declines from the brief; Alice re-offers to Dave without attaching anything new.
+  await actionButton(desk.page, "decline").click();
+  const decline = desk.page.getByTestId("decline-form");
+  await decline.getByLabel("Reason").fill("in an incident review");
+  await desk.page.waitForTimeout(2_500);
+  await expect(decline.getByLabel("Reason")).toHaveValue("in an incident review");
+  await decline.getByTestId("decline-form-submit").click();
+  await expect(desk.page.getByTestId("action-done")).toContainText("Declined the offer from Alice Ng");
+  await expect(desk.page.getByTestId("brief")).toHaveCount(0);
+  await desk.close();
+  // The state moved on without Alice: her notice about the offer is gone, and she may offer again.
+  await expect(a.locator('[data-type="HandoffDecline"]')).toHaveCount(1);
+  await expect(a.getByTestId("action-done")).toHaveCount(0);
+  await expect(actionButton(a, "offer")).toBeVisible();
+  await alice.close();
   const offer2 = await as(browser, "alice", (req) => call(req, "Offer", { sessionId: sid, target: "human:dave", reason: "Bob is in an incident review" }));
   const dave = await openAs(browser, "dave", sid);
   const d = dave.page;

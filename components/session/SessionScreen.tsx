@@ -10,7 +10,7 @@ import { auditNdjson, auditTranscript } from "@/lib/client/audit";
 import { actorKindOf } from "@/lib/client/directory";
 import { downloadBlob } from "@/lib/client/download";
 import { parseEventHash, parseEventParam } from "@/lib/client/route-params";
-import { buildTimeline, sequencesByMessageId } from "@/lib/client/timeline";
+import { buildTimeline, newestSequenceNotBy, sequencesByMessageId } from "@/lib/client/timeline";
 import { useDirectory } from "@/lib/client/use-console-data";
 import { useSessionStream } from "@/lib/client/use-session-stream";
 import { useWhoAmI } from "@/lib/client/use-whoami";
@@ -53,6 +53,7 @@ export function SessionScreen({ sessionId, preview = null }: { sessionId: string
   const { me } = useWhoAmI();
   const { directory } = useDirectory(Boolean(me));
 
+  const othersMoved = useMemo(() => newestSequenceNotBy(events, me?.participantId ?? ""), [events, me?.participantId]);
   const sequenceByMessageId = useMemo(() => sequencesByMessageId(events), [events]);
   const sequenceOf = useCallback((id: string) => sequenceByMessageId.get(id), [sequenceByMessageId]);
 
@@ -117,7 +118,7 @@ export function SessionScreen({ sessionId, preview = null }: { sessionId: string
           metadata={metadata}
           connection={connection}
           eventCount={events.length}
-          actions={<ActionPanel sessionId={sessionId} view={view} metadata={metadata} />}
+          actions={<ActionPanel sessionId={sessionId} view={view} metadata={metadata} othersMoved={othersMoved} />}
         />
         {nothingYet ? (
           <div aria-busy="true" className="space-y-2" data-testid="session-loading">
