@@ -76,6 +76,9 @@ test("the brief comes first for the target, the re-offer's target sees the earli
   // Alice, the owner: only what she can do now is offered, nothing disabled.
   const alice = await openAs(browser, "alice", sid, { width: 1440, height: 900 });
   const a = alice.page;
+  // The scope typed at start shows before any offer; the header has no "No live stream" beside the page's "Live".
+  await expect(a.getByTestId("session-facts")).toContainText(scope);
+  await expect(a.getByText("No live stream")).toHaveCount(0);
   await expect(actionButton(a, "offer")).toBeVisible();
   await expect(actionButton(a, "cancel")).toBeVisible();
   await expect(a.getByTestId("action-panel").locator("[data-allowed=false]")).toHaveCount(0);

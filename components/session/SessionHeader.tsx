@@ -11,8 +11,8 @@ import { TASK_MODE } from "@/lib/macp/constants";
 import type { SessionView } from "@/lib/macp/projections/session";
 import type { ConnectionInfo } from "@/lib/client/connection";
 import { modeLabel } from "@/lib/client/format";
-import { isTerminalSessionState, lifecycleToState } from "@/lib/client/labels";
-import { OutcomeBadge, PhaseBadge, StateBadge } from "@/components/Badge";
+import { isTerminalSessionState, lifecycleToState, viewPhaseBadge } from "@/lib/client/labels";
+import { Badge, OutcomeBadge, StateBadge } from "@/components/Badge";
 import { ConnectionBadge } from "@/components/ConnectionIndicator";
 import { CopyButton } from "@/components/CopyButton";
 import { Icon } from "@/components/Icon";
@@ -69,7 +69,7 @@ export function SessionHeader({
           {modeLabel(mode)}
         </span>
         <StateBadge state={state} size="md" />
-        {view.started ? <PhaseBadge phase={view.phase} outcome={outcome} size="md" /> : null}
+        {view.started ? <Badge info={viewPhaseBadge(view, outcome)} kind="Phase" size="md" /> : null}
         {view.commitment ? <OutcomeBadge positive={view.commitment.outcomePositive} size="md" /> : null}
         {terminal ? null : (
           <span className="inline-flex items-center gap-1.5 text-sm text-slate-700 dark:text-slate-300" data-testid="session-ttl">

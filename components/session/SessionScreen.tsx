@@ -84,22 +84,30 @@ export function SessionScreen({ sessionId, preview = null }: { sessionId: string
 
   const nothingYet = events.length === 0 && !metadata;
   if (nothingYet && connection.state === "ended" && connection.fatal) {
+    const notFound = connection.error === "Not found";
     return (
       <div className="space-y-4">
         <Link href="/" className="text-sm text-blue-800 hover:underline dark:text-sky-300">
           ← Sessions
         </Link>
         <div className="rounded-lg border border-amber-300 bg-amber-50 p-5 text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">
-          <h1 className="text-lg font-semibold">{connection.error === "Not found" ? "Session not found" : "Can’t open this session"}</h1>
+          <h1 className="text-lg font-semibold">{notFound ? "Session not found" : "Can’t open this session"}</h1>
           <p className="mt-1 text-sm">
-            {connection.error === "Not found"
+            {notFound
               ? "The runtime has no session with this id. It may have been evicted after its retention period, or the link is wrong."
               : connection.error}
           </p>
           <p className="mt-1 font-mono text-xs break-all">{sessionId}</p>
-          <button type="button" onClick={retryNow} className={clsx(toolButton, "mt-3")}>
-            <Icon name="refresh" /> Try again
-          </button>
+          {/* Trying again cannot make a missing session appear; other failures may pass. */}
+          {notFound ? (
+            <Link href="/" className="mt-3 inline-block text-sm font-medium text-blue-800 underline dark:text-sky-300">
+              Back to sessions
+            </Link>
+          ) : (
+            <button type="button" onClick={retryNow} className={clsx(toolButton, "mt-3")}>
+              <Icon name="refresh" /> Try again
+            </button>
+          )}
         </div>
       </div>
     );

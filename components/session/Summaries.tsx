@@ -139,7 +139,11 @@ export function TaskSummary({
         <span className="font-mono text-xs text-slate-700 dark:text-slate-300">{t.taskId}</span>
         <span className="text-sm text-slate-700 dark:text-slate-300">
           Assignee: <strong>{t.activeAssignee ?? (t.requestedAssignee || "any participant")}</strong>
-          {t.activeAssignee === undefined ? " (not accepted yet)" : ""}
+          {t.activeAssignee !== undefined || t.terminalReport
+            ? ""
+            : t.status === "rejected"
+              ? " (turned it down)"
+              : " (not accepted yet)"}
         </span>
       </div>
       <ProgressBar value={t.latestProgress} label="Task progress" tone={tone} />

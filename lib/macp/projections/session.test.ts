@@ -69,11 +69,27 @@ describe("reduceSession: metadata", () => {
     expect(v.task).toBeUndefined();
   });
 
-  it("tracks activity using receive time when given", () => {
+  // Issue 12: "Last activity" is the newest event's own time; the receive
+  // time (which a replay sets to "now") counts only for events without one.
+  it("tracks activity by the events' own time, the receive time only without a timestamp", () => {
     let v = viewFromEvents([start(HANDOFF_MODE)]);
-    v = reduceSession(v, { ...h("HandoffOffer", { handoffId: "h1", targetParticipant: BOB }), receivedAtMs: 50_000 });
-    expect(v.lastActivityMs).toBe(50_000);
+    const offer = h("HandoffOffer", { handoffId: "h1", targetParticipant: BOB });
+    v = reduceSession(v, { ...offer, receivedAtMs: Number(offer.envelope.timestampUnixMs) + 600_000 });
+    expect(v.lastActivityMs).toBe(Number(offer.envelope.timestampUnixMs));
     expect(v.events).toBe(2);
+    const untimed = h("HandoffContext", { handoffId: "h1", contentType: "text/plain" });
+    untimed.envelope.timestampUnixMs = 0n;
+    v = reduceSession(v, { ...untimed, receivedAtMs: Number(offer.envelope.timestampUnixMs) + 900_000 });
+    expect(v.lastActivityMs).toBe(Number(offer.envelope.timestampUnixMs) + 900_000);
+  });
+
+  it("shows the scope typed at start until an offer names one", () => {
+    const started = makeEvent(HANDOFF_MODE, "SessionStart", { intent: "rotation", participants: [OWNER, BOB], ttlMs: 60_000n, extensions: { "baton.scope": new TextEncoder().encode("payments-api primary on-call") } }, { sender: OWNER });
+    let v = viewFromEvents([started]);
+    expect(v.scope).toBe("payments-api primary on-call");
+    expect(v.startScope).toBe("payments-api primary on-call");
+    v = reduceSession(v, h("HandoffOffer", { handoffId: "h1", targetParticipant: BOB, scope: "secondary" }));
+    expect(v.scope).toBe("secondary");
   });
 
   it("works for events seen before (or without) the SessionStart", () => {
