@@ -179,6 +179,12 @@ test("the brief comes first for the target, the re-offer's target sees the earli
   await expect(c.getByTestId("brief-from-to")).toContainText("Alice Ng");
   await expect(c.getByTestId("brief-from-to")).toContainText("Dave Park");
   await expect(actionButton(c, "commit")).toBeInViewport();
+  // The timeline speaks of people and scopes; the offer ids stay in the details.
+  await expect(c.locator('[data-type="HandoffOffer"]').first()).toContainText(`Alice Ng offered ${scope} to Bob Ito`);
+  await expect(c.locator('[data-type="HandoffDecline"]')).toContainText("Bob Ito declined the offer");
+  await expect(c.locator(`[data-group="${offer2}"]`)).toContainText(/Alice Ng → (to )?\s*Dave Park/);
+  await expect(c.locator(`[data-group="${offer2}"]`)).not.toContainText(offer2);
+  await expect(c.getByTestId("session-facts")).toContainText("Dave Park");
   await shoot(c, "brief-approval-1440-dark");
   await expectNoAxeViolations(c, "approval brief (1440, dark)");
   await carol.close();

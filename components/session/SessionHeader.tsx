@@ -18,6 +18,7 @@ import { CopyButton } from "@/components/CopyButton";
 import { Icon } from "@/components/Icon";
 import { RelativeTime, Timestamp, TtlCountdown } from "@/components/Time";
 import { clipLine } from "@/lib/client/clip";
+import { plainName, type NameOf } from "@/lib/client/event-details";
 
 function Fact({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -35,6 +36,7 @@ export function SessionHeader({
   connection,
   eventCount,
   actions,
+  nameOf = plainName,
 }: {
   sessionId: string;
   view: SessionView;
@@ -43,7 +45,11 @@ export function SessionHeader({
   eventCount: number;
   /** What the signed-in person can do, right under the status (before the facts). */
   actions?: React.ReactNode;
+  /** Display names (the live view's directory); ids without their prefix otherwise. */
+  nameOf?: NameOf;
 }) {
+  const owner = view.currentOwner || metadata?.initiator || "";
+  const target = view.currentTarget || "";
   const state = metadata?.state ?? (view.started ? lifecycleToState(view.lifecycle) : undefined);
   const terminal = isTerminalSessionState(state);
   const expiresAt = metadata && metadata.expiresAtUnixMs > 0n ? metadata.expiresAtUnixMs : view.expiresAt;
@@ -81,8 +87,8 @@ export function SessionHeader({
       </div>
       {actions}
       <dl className="grid grid-cols-2 gap-x-6 gap-y-3 rounded-lg border border-slate-200 p-3 sm:grid-cols-4 dark:border-slate-800" data-testid="session-facts">
-        <Fact label={isTask ? "Requester" : "Current owner"}>{view.currentOwner || metadata?.initiator || "—"}</Fact>
-        <Fact label={isTask ? "Assignee" : "Current target"}>{view.currentTarget || "—"}</Fact>
+        <Fact label={isTask ? "Requester" : "Current owner"}>{owner ? <span title={owner}>{nameOf(owner)}</span> : "—"}</Fact>
+        <Fact label={isTask ? "Assignee" : "Current target"}>{target ? <span title={target}>{nameOf(target)}</span> : "—"}</Fact>
         <Fact label={isTask ? "Task" : "Scope"}>{view.scope ? clipLine(view.scope) : "—"}</Fact>
         <Fact label="Last activity">
           <RelativeTime ms={view.lastActivityMs} />

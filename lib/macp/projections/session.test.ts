@@ -242,12 +242,13 @@ describe("describePhaseChange", () => {
     const said = views.map((v, i) => describePhaseChange(i === 0 ? undefined : views[i - 1], v));
     expect(said).toEqual([
       null,
-      "Handoff h1: offer pending for bob",
-      "Handoff h1: context shared with bob",
+      // Issue 12: no offer ids spliced into sentences.
+      "Offer 1 pending for bob",
+      "Context shared with bob",
       null,
-      "Handoff h1: declined by bob",
-      "Handoff h2: offer pending for carol",
-      "Handoff h2: accepted by carol",
+      "bob declined offer 1",
+      "Offer 2 pending for carol",
+      "carol accepted offer 2",
       "Handoff committed: handoff.accepted, positive outcome",
     ]);
   });
@@ -264,10 +265,10 @@ describe("describePhaseChange", () => {
     const said = views.map((v, i) => describePhaseChange(i === 0 ? undefined : views[i - 1], v));
     expect(said).toEqual([
       null,
-      "Task t1: requested from bob",
-      "Task t1: accepted by bob, in progress",
+      "Task requested from bob",
+      "bob took the task, in progress",
       null,
-      "Task t1: failed (E1), retryable",
+      "Task failed (E1), retryable",
       "Task committed: task.failed, negative outcome",
     ]);
   });
