@@ -7,8 +7,9 @@ import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { auditNdjson, auditTranscript } from "@/lib/client/audit";
-import { actorKindOf } from "@/lib/client/directory";
+import { actorKindOf, nameResolver } from "@/lib/client/directory";
 import { downloadBlob } from "@/lib/client/download";
+import { handoverReport } from "@/lib/client/report";
 import { parseEventHash, parseEventParam } from "@/lib/client/route-params";
 import { buildTimeline, newestSequenceNotBy, sequencesByMessageId } from "@/lib/client/timeline";
 import { useDirectory } from "@/lib/client/use-console-data";
@@ -52,6 +53,7 @@ export function SessionScreen({ sessionId, preview = null }: { sessionId: string
   const handle = useRef<TimelineHandle | null>(null);
   const { me } = useWhoAmI();
   const { directory } = useDirectory(Boolean(me));
+  const nameOf = nameResolver(directory);
 
   const othersMoved = useMemo(() => newestSequenceNotBy(events, me?.participantId ?? ""), [events, me?.participantId]);
   const sequenceByMessageId = useMemo(() => sequencesByMessageId(events), [events]);
@@ -77,6 +79,10 @@ export function SessionScreen({ sessionId, preview = null }: { sessionId: string
   const exportJson = (): void => {
     const transcript = auditTranscript(events, kindOf, { mode: view.mode, sessionId });
     downloadBlob(`${JSON.stringify(transcript, null, 2)}\n`, `session-${sessionId}.json`, "application/json");
+  };
+  const exportMarkdown = (): void => {
+    const report = handoverReport({ sessionId, view, events, nameOf, kindOf });
+    downloadBlob(report, `handover-${sessionId}.md`, "text/markdown");
   };
   const exportNdjson = (): void => {
     downloadBlob(auditNdjson(events, kindOf), `session-${sessionId}.ndjson`, "application/x-ndjson");
@@ -126,6 +132,7 @@ export function SessionScreen({ sessionId, preview = null }: { sessionId: string
           metadata={metadata}
           connection={connection}
           eventCount={events.length}
+          nameOf={nameOf}
           actions={<ActionPanel sessionId={sessionId} view={view} metadata={metadata} othersMoved={othersMoved} />}
         />
         {nothingYet ? (
@@ -154,10 +161,13 @@ export function SessionScreen({ sessionId, preview = null }: { sessionId: string
             </button>
           </div>
         ) : null}
-        <SessionSummaries view={view} sessionId={sessionId} sequenceOf={sequenceOf} renderOutput={renderOutput} />
+        <SessionSummaries view={view} sessionId={sessionId} sequenceOf={sequenceOf} renderOutput={renderOutput} nameOf={nameOf} />
         <section aria-labelledby="timeline-title" className="space-y-2">
           <TimelineBar count={events.length} loading={!stream.caughtUp} sticky>
             <div className="ml-auto flex flex-wrap items-center gap-2">
+              <button type="button" className={toolButton} onClick={exportMarkdown} disabled={events.length === 0} data-testid="export-markdown" title="A readable handover report (Markdown)">
+                <Icon name="download" /> Report
+              </button>
               <button type="button" className={toolButton} onClick={exportJson} disabled={events.length === 0} data-testid="export-json">
                 <Icon name="download" /> JSON
               </button>
@@ -183,9 +193,10 @@ export function SessionScreen({ sessionId, preview = null }: { sessionId: string
               {timeline.newestSequence !== undefined ? ` (events run from #1 to #${timeline.newestSequence})` : ""}.
             </p>
           ) : null}
-          <p className="text-xs text-slate-600 dark:text-slate-400">
-            Keyboard: <kbd className="font-mono">j</kbd>/<kbd className="font-mono">k</kbd> move, <kbd className="font-mono">End</kbd> or{" "}
-            <kbd className="font-mono">G</kbd> newest, <kbd className="font-mono">Home</kbd> first.
+          <p className="baton-kbd-hint text-xs text-slate-600 dark:text-slate-400" data-testid="keyboard-hint">
+            Keyboard: <kbd className="font-mono">j</kbd>/<kbd className="font-mono">k</kbd> move, <kbd className="font-mono">Enter</kbd> expands,{" "}
+            <kbd className="font-mono">End</kbd> or <kbd className="font-mono">G</kbd> newest, <kbd className="font-mono">Home</kbd> first,{" "}
+            <kbd className="font-mono">?</kbd> all shortcuts.
           </p>
           <Timeline
             sessionId={sessionId}
