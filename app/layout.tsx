@@ -6,6 +6,7 @@ import { Providers } from "@/components/Providers";
 import { SiteHeader } from "@/components/SiteHeader";
 import { AuthGate } from "@/components/auth/AuthGate";
 import { InboxWatcher } from "@/components/inbox/InboxWatcher";
+import { KeyboardShortcuts } from "@/components/KeyboardShortcuts";
 import { THEME_INIT_SCRIPT } from "@/lib/client/theme";
 import { NONCE_HEADER } from "@/lib/client/nonce-header";
 import { pageData } from "@/lib/server/page-data";
@@ -46,6 +47,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           </main>
           <InboxWatcher />
           <Announcer />
+          <KeyboardShortcuts />
         </Providers>
       </body>
     </html>

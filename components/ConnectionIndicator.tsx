@@ -46,13 +46,12 @@ export function ConnectionBadge({ info, label, className }: { info: ConnectionIn
   const text =
     info.state === "reconnecting" && retryIn !== undefined && retryIn > 0
       ? `Reconnecting in ${retryIn}s`
-      : info.state === "ended" && info.error
-        ? `Ended: ${info.error}`
-        : LABEL[info.state];
+      : LABEL[info.state];
   return (
     <span
       className={clsx("inline-flex items-center gap-1.5 rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset", STYLE[info.state], className)}
       data-connection={info.state}
+      // The reason stays in the tooltip: a pill is no place for a sentence.
       title={info.error ? `Last error: ${info.error}` : info.state === "ended" ? "Stream closed: the session is over, no more events will arrive" : undefined}
     >
       <Glyph state={info.state} />
@@ -66,12 +65,7 @@ export function ConnectionBadge({ info, label, className }: { info: ConnectionIn
 export function HeaderConnectionIndicator() {
   const connections = useConnections();
   const primary = connections[0];
-  if (!primary) {
-    return (
-      <span className="hidden text-xs text-slate-600 sm:inline dark:text-slate-400" data-connection="idle">
-        No live stream
-      </span>
-    );
-  }
+  // No stream on this page (yet): nothing to say; a page with its own badge shows it there.
+  if (!primary) return null;
   return <ConnectionBadge info={primary} label={primary.label} />;
 }

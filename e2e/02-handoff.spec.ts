@@ -177,7 +177,8 @@ test("deep links open a session at an event, and the newest event is one keystro
   await page.locator("body").click({ position: { x: 5, y: 300 } });
   await page.keyboard.press("End");
   await expect(page.locator("#e-33")).toBeFocused();
-  await expect(page.locator("#e-33")).toContainText("accepted h1");
+  // Sentences name people, not offer ids (issue 12).
+  await expect(page.locator("#e-33")).toContainText("dba/bob accepted the offer");
   await page.keyboard.press("k");
   await expect(page.locator("#e-32")).toBeFocused();
   await page.keyboard.press("Home");

@@ -25,5 +25,16 @@ test("when the console server is unreachable the list says what to do, then reco
 test("an unknown session id says so instead of spinning", async ({ page }) => {
   await page.goto(`/sessions/${newSessionId()}`);
   await expect(page.getByRole("heading", { name: "Session not found" })).toBeVisible();
-  await expect(page.getByRole("button", { name: "Try again" })).toBeVisible();
+  // Trying again cannot make it appear (issue 12): a way back instead.
+  await expect(page.getByRole("button", { name: "Try again" })).toHaveCount(0);
+  await expect(page.getByRole("link", { name: "Back to sessions" })).toBeVisible();
+  // The header's pill says "Ended", never the runtime's sentence.
+  await expect(page.getByTestId("site-connection")).not.toContainText("Ended:");
+});
+
+test("an id no runtime could hold gets a plain not-a-session-id page, not a runtime error", async ({ page }) => {
+  await page.goto("/sessions/abc");
+  await expect(page.getByRole("heading", { name: "Not a session id" })).toBeVisible();
+  await expect(page.getByTestId("site-connection")).not.toContainText(/Ended|session_id/);
+  await expect(page.getByText("No live stream")).toHaveCount(0);
 });

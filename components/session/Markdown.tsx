@@ -9,6 +9,7 @@
 
 import { Fragment, type ReactNode } from "react";
 import { parseMarkdown, type MdAlign, type MdBlock, type MdInline, type MdListItem } from "@/lib/client/markdown";
+import { CopyButton } from "@/components/CopyButton";
 import { Icon } from "@/components/Icon";
 
 const REL = "noopener noreferrer nofollow";
@@ -99,10 +100,20 @@ function renderBlocks(blocks: MdBlock[], tight: boolean): ReactNode[] {
       case "paragraph":
         return tight ? <Fragment key={i}>{renderInline(b.children)}</Fragment> : <p key={i}>{renderInline(b.children)}</p>;
       case "code":
+        // A copy button over the block (commands in a runbook get pasted).
         return (
-          <pre key={i}>
-            <code className={b.lang ? `language-${b.lang}` : undefined}>{b.text}</code>
-          </pre>
+          <div key={i} className="baton-code" data-code-block="">
+            {/* Scrolls sideways, so it takes focus for the keyboard. */}
+            {/* eslint-disable-next-line jsx-a11y/no-noninteractive-tabindex */}
+            <pre tabIndex={0}>
+              <code className={b.lang ? `language-${b.lang}` : undefined}>{b.text}</code>
+            </pre>
+            <CopyButton
+              text={b.text}
+              label={`Copy ${b.lang ? `${b.lang} ` : ""}code`}
+              className="absolute top-1 right-1 bg-white/90 px-1.5 py-0.5 no-underline ring-1 ring-slate-300 ring-inset dark:bg-slate-950/90 dark:ring-slate-600"
+            />
+          </div>
         );
       case "hr":
         return <hr key={i} />;
@@ -120,7 +131,9 @@ function renderBlocks(blocks: MdBlock[], tight: boolean): ReactNode[] {
       }
       case "table":
         return (
-          <div key={i} className="overflow-x-auto">
+          // The table scrolls sideways (words stay whole), so it takes focus for the keyboard.
+          // eslint-disable-next-line jsx-a11y/no-noninteractive-tabindex
+          <div key={i} className="overflow-x-auto" tabIndex={0} role="region" aria-label="Table" data-table-scroll="">
             <table>
               <thead>
                 <tr>

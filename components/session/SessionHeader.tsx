@@ -11,13 +11,14 @@ import { TASK_MODE } from "@/lib/macp/constants";
 import type { SessionView } from "@/lib/macp/projections/session";
 import type { ConnectionInfo } from "@/lib/client/connection";
 import { modeLabel } from "@/lib/client/format";
-import { isTerminalSessionState, lifecycleToState } from "@/lib/client/labels";
-import { OutcomeBadge, PhaseBadge, StateBadge } from "@/components/Badge";
+import { isTerminalSessionState, lifecycleToState, viewPhaseBadge } from "@/lib/client/labels";
+import { Badge, OutcomeBadge, StateBadge } from "@/components/Badge";
 import { ConnectionBadge } from "@/components/ConnectionIndicator";
 import { CopyButton } from "@/components/CopyButton";
 import { Icon } from "@/components/Icon";
 import { RelativeTime, Timestamp, TtlCountdown } from "@/components/Time";
 import { clipLine } from "@/lib/client/clip";
+import { plainName, type NameOf } from "@/lib/client/event-details";
 
 function Fact({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -35,6 +36,7 @@ export function SessionHeader({
   connection,
   eventCount,
   actions,
+  nameOf = plainName,
 }: {
   sessionId: string;
   view: SessionView;
@@ -43,7 +45,11 @@ export function SessionHeader({
   eventCount: number;
   /** What the signed-in person can do, right under the status (before the facts). */
   actions?: React.ReactNode;
+  /** Display names (the live view's directory); ids without their prefix otherwise. */
+  nameOf?: NameOf;
 }) {
+  const owner = view.currentOwner || metadata?.initiator || "";
+  const target = view.currentTarget || "";
   const state = metadata?.state ?? (view.started ? lifecycleToState(view.lifecycle) : undefined);
   const terminal = isTerminalSessionState(state);
   const expiresAt = metadata && metadata.expiresAtUnixMs > 0n ? metadata.expiresAtUnixMs : view.expiresAt;
@@ -69,7 +75,7 @@ export function SessionHeader({
           {modeLabel(mode)}
         </span>
         <StateBadge state={state} size="md" />
-        {view.started ? <PhaseBadge phase={view.phase} outcome={outcome} size="md" /> : null}
+        {view.started ? <Badge info={viewPhaseBadge(view, outcome)} kind="Phase" size="md" /> : null}
         {view.commitment ? <OutcomeBadge positive={view.commitment.outcomePositive} size="md" /> : null}
         {terminal ? null : (
           <span className="inline-flex items-center gap-1.5 text-sm text-slate-700 dark:text-slate-300" data-testid="session-ttl">
@@ -80,49 +86,58 @@ export function SessionHeader({
         )}
       </div>
       {actions}
-      <dl className="grid grid-cols-2 gap-x-6 gap-y-3 rounded-lg border border-slate-200 p-3 sm:grid-cols-3 lg:grid-cols-6 dark:border-slate-800">
-        <Fact label={isTask ? "Requester" : "Current owner"}>{view.currentOwner || metadata?.initiator || "—"}</Fact>
-        <Fact label={isTask ? "Assignee" : "Current target"}>{view.currentTarget || "—"}</Fact>
+      <dl className="grid grid-cols-2 gap-x-6 gap-y-3 rounded-lg border border-slate-200 p-3 sm:grid-cols-4 dark:border-slate-800" data-testid="session-facts">
+        <Fact label={isTask ? "Requester" : "Current owner"}>{owner ? <span title={owner}>{nameOf(owner)}</span> : "—"}</Fact>
+        <Fact label={isTask ? "Assignee" : "Current target"}>{target ? <span title={target}>{nameOf(target)}</span> : "—"}</Fact>
         <Fact label={isTask ? "Task" : "Scope"}>{view.scope ? clipLine(view.scope) : "—"}</Fact>
-        <Fact label="Started">
-          <Timestamp ms={metadata?.startedAtUnixMs ?? view.startedAt} />
-        </Fact>
         <Fact label="Last activity">
           <RelativeTime ms={view.lastActivityMs} />
         </Fact>
-        <Fact label="Events">{eventCount.toLocaleString("en-US")}</Fact>
-        <div className="col-span-2 min-w-0 sm:col-span-3 lg:col-span-2">
-          <dt className="flex items-center gap-1 text-xs font-medium text-slate-600 dark:text-slate-400">
-            <Icon name="users" className="h-3.5 w-3.5" /> Participants ({participants.length})
-          </dt>
-          <dd className="mt-1 flex flex-wrap gap-1">
-            {participants.map((p) => (
-              <span
-                key={p}
-                className="rounded-full bg-slate-100 px-2 py-0.5 text-xs text-slate-800 dark:bg-slate-800 dark:text-slate-100"
-              >
-                {p}
-                {p === (metadata?.initiator || view.initiator) ? <span className="text-slate-600 dark:text-slate-400"> · initiator</span> : null}
-              </span>
-            ))}
-          </dd>
-        </div>
-        <Fact label="Session id">
-          <span className="font-mono text-xs break-all">{sessionId}</span>
-          <CopyButton text={sessionId} label="Copy session id" />
-        </Fact>
-        <Fact label="Versions">
-          <span className="font-mono text-xs">
-            mode {metadata?.modeVersion || view.modeVersion || "—"} · config {metadata?.configurationVersion || view.configurationVersion || "—"}
-          </span>
-        </Fact>
-        <Fact label="Policy">
-          <span className="font-mono text-xs">{metadata?.policyVersion || view.effectivePolicyId}</span>
-        </Fact>
-        <Fact label="Expires">
-          <Timestamp ms={expiresAt} />
-        </Fact>
       </dl>
+      <details className="group rounded-lg border border-slate-200 dark:border-slate-800" data-testid="session-details">
+        <summary className="flex cursor-pointer items-center gap-1.5 px-3 py-2 text-sm font-medium select-none hover:bg-slate-50 dark:hover:bg-slate-900">
+          <Icon name="chevron-right" className="h-3.5 w-3.5 transition-transform group-open:rotate-90 motion-reduce:transition-none" />
+          Details
+          <span className="font-normal text-slate-600 dark:text-slate-400">· ids, versions, policy, participants</span>
+        </summary>
+        <dl className="grid grid-cols-2 gap-x-6 gap-y-3 border-t border-slate-200 p-3 sm:grid-cols-3 lg:grid-cols-6 dark:border-slate-800">
+          <Fact label="Started">
+            <Timestamp ms={metadata?.startedAtUnixMs ?? view.startedAt} />
+          </Fact>
+          <Fact label="Events">{eventCount.toLocaleString("en-US")}</Fact>
+          <Fact label="Expires">
+            <Timestamp ms={expiresAt} />
+          </Fact>
+          <div className="col-span-2 min-w-0 sm:col-span-3 lg:col-span-3">
+            <dt className="flex items-center gap-1 text-xs font-medium text-slate-600 dark:text-slate-400">
+              <Icon name="users" className="h-3.5 w-3.5" /> Participants ({participants.length})
+            </dt>
+            <dd className="mt-1 flex flex-wrap gap-1">
+              {participants.map((p) => (
+                <span
+                  key={p}
+                  className="rounded-full bg-slate-100 px-2 py-0.5 text-xs text-slate-800 dark:bg-slate-800 dark:text-slate-100"
+                >
+                  {p}
+                  {p === (metadata?.initiator || view.initiator) ? <span className="text-slate-600 dark:text-slate-400"> · initiator</span> : null}
+                </span>
+              ))}
+            </dd>
+          </div>
+          <Fact label="Session id">
+            <span className="font-mono text-xs break-all">{sessionId}</span>
+            <CopyButton text={sessionId} label="Copy session id" />
+          </Fact>
+          <Fact label="Versions">
+            <span className="font-mono text-xs">
+              mode {metadata?.modeVersion || view.modeVersion || "—"} · config {metadata?.configurationVersion || view.configurationVersion || "—"}
+            </span>
+          </Fact>
+          <Fact label="Policy">
+            <span className="font-mono text-xs">{metadata?.policyVersion || view.effectivePolicyId}</span>
+          </Fact>
+        </dl>
+      </details>
     </header>
   );
 }

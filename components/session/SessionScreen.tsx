@@ -7,10 +7,11 @@ import Link from "next/link";
 import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { auditNdjson, auditTranscript } from "@/lib/client/audit";
-import { actorKindOf } from "@/lib/client/directory";
+import { actorKindOf, nameResolver } from "@/lib/client/directory";
 import { downloadBlob } from "@/lib/client/download";
+import { handoverReport } from "@/lib/client/report";
 import { parseEventHash, parseEventParam } from "@/lib/client/route-params";
-import { buildTimeline, sequencesByMessageId } from "@/lib/client/timeline";
+import { buildTimeline, newestSequenceNotBy, sequencesByMessageId } from "@/lib/client/timeline";
 import { useDirectory } from "@/lib/client/use-console-data";
 import { useSessionStream } from "@/lib/client/use-session-stream";
 import { useWhoAmI } from "@/lib/client/use-whoami";
@@ -52,7 +53,9 @@ export function SessionScreen({ sessionId, preview = null }: { sessionId: string
   const handle = useRef<TimelineHandle | null>(null);
   const { me } = useWhoAmI();
   const { directory } = useDirectory(Boolean(me));
+  const nameOf = nameResolver(directory);
 
+  const othersMoved = useMemo(() => newestSequenceNotBy(events, me?.participantId ?? ""), [events, me?.participantId]);
   const sequenceByMessageId = useMemo(() => sequencesByMessageId(events), [events]);
   const sequenceOf = useCallback((id: string) => sequenceByMessageId.get(id), [sequenceByMessageId]);
 
@@ -77,28 +80,40 @@ export function SessionScreen({ sessionId, preview = null }: { sessionId: string
     const transcript = auditTranscript(events, kindOf, { mode: view.mode, sessionId });
     downloadBlob(`${JSON.stringify(transcript, null, 2)}\n`, `session-${sessionId}.json`, "application/json");
   };
+  const exportMarkdown = (): void => {
+    const report = handoverReport({ sessionId, view, events, nameOf, kindOf });
+    downloadBlob(report, `handover-${sessionId}.md`, "text/markdown");
+  };
   const exportNdjson = (): void => {
     downloadBlob(auditNdjson(events, kindOf), `session-${sessionId}.ndjson`, "application/x-ndjson");
   };
 
   const nothingYet = events.length === 0 && !metadata;
   if (nothingYet && connection.state === "ended" && connection.fatal) {
+    const notFound = connection.error === "Not found";
     return (
       <div className="space-y-4">
         <Link href="/" className="text-sm text-blue-800 hover:underline dark:text-sky-300">
           ← Sessions
         </Link>
         <div className="rounded-lg border border-amber-300 bg-amber-50 p-5 text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">
-          <h1 className="text-lg font-semibold">{connection.error === "Not found" ? "Session not found" : "Can’t open this session"}</h1>
+          <h1 className="text-lg font-semibold">{notFound ? "Session not found" : "Can’t open this session"}</h1>
           <p className="mt-1 text-sm">
-            {connection.error === "Not found"
+            {notFound
               ? "The runtime has no session with this id. It may have been evicted after its retention period, or the link is wrong."
               : connection.error}
           </p>
           <p className="mt-1 font-mono text-xs break-all">{sessionId}</p>
-          <button type="button" onClick={retryNow} className={clsx(toolButton, "mt-3")}>
-            <Icon name="refresh" /> Try again
-          </button>
+          {/* Trying again cannot make a missing session appear; other failures may pass. */}
+          {notFound ? (
+            <Link href="/" className="mt-3 inline-block text-sm font-medium text-blue-800 underline dark:text-sky-300">
+              Back to sessions
+            </Link>
+          ) : (
+            <button type="button" onClick={retryNow} className={clsx(toolButton, "mt-3")}>
+              <Icon name="refresh" /> Try again
+            </button>
+          )}
         </div>
       </div>
     );
@@ -117,7 +132,8 @@ export function SessionScreen({ sessionId, preview = null }: { sessionId: string
           metadata={metadata}
           connection={connection}
           eventCount={events.length}
-          actions={<ActionPanel sessionId={sessionId} view={view} metadata={metadata} />}
+          nameOf={nameOf}
+          actions={<ActionPanel sessionId={sessionId} view={view} metadata={metadata} othersMoved={othersMoved} />}
         />
         {nothingYet ? (
           <div aria-busy="true" className="space-y-2" data-testid="session-loading">
@@ -145,10 +161,13 @@ export function SessionScreen({ sessionId, preview = null }: { sessionId: string
             </button>
           </div>
         ) : null}
-        <SessionSummaries view={view} sessionId={sessionId} sequenceOf={sequenceOf} renderOutput={renderOutput} />
+        <SessionSummaries view={view} sessionId={sessionId} sequenceOf={sequenceOf} renderOutput={renderOutput} nameOf={nameOf} />
         <section aria-labelledby="timeline-title" className="space-y-2">
           <TimelineBar count={events.length} loading={!stream.caughtUp} sticky>
             <div className="ml-auto flex flex-wrap items-center gap-2">
+              <button type="button" className={toolButton} onClick={exportMarkdown} disabled={events.length === 0} data-testid="export-markdown" title="A readable handover report (Markdown)">
+                <Icon name="download" /> Report
+              </button>
               <button type="button" className={toolButton} onClick={exportJson} disabled={events.length === 0} data-testid="export-json">
                 <Icon name="download" /> JSON
               </button>
@@ -174,9 +193,10 @@ export function SessionScreen({ sessionId, preview = null }: { sessionId: string
               {timeline.newestSequence !== undefined ? ` (events run from #1 to #${timeline.newestSequence})` : ""}.
             </p>
           ) : null}
-          <p className="text-xs text-slate-600 dark:text-slate-400">
-            Keyboard: <kbd className="font-mono">j</kbd>/<kbd className="font-mono">k</kbd> move, <kbd className="font-mono">End</kbd> or{" "}
-            <kbd className="font-mono">G</kbd> newest, <kbd className="font-mono">Home</kbd> first.
+          <p className="baton-kbd-hint text-xs text-slate-600 dark:text-slate-400" data-testid="keyboard-hint">
+            Keyboard: <kbd className="font-mono">j</kbd>/<kbd className="font-mono">k</kbd> move, <kbd className="font-mono">Enter</kbd> expands,{" "}
+            <kbd className="font-mono">End</kbd> or <kbd className="font-mono">G</kbd> newest, <kbd className="font-mono">Home</kbd> first,{" "}
+            <kbd className="font-mono">?</kbd> all shortcuts.
           </p>
           <Timeline
             sessionId={sessionId}
@@ -196,7 +216,7 @@ export function SessionScreen({ sessionId, preview = null }: { sessionId: string
           <button
             type="button"
             onClick={() => handle.current?.jumpToLatest()}
-            className="fixed right-4 bottom-4 z-20 inline-flex items-center gap-1.5 rounded-full bg-blue-700 px-4 py-2 text-sm font-semibold text-white shadow-lg hover:bg-blue-800 dark:bg-sky-300 dark:text-slate-950 dark:hover:bg-sky-200"
+            className="fixed right-4 bottom-20 z-20 inline-flex sm:bottom-4 items-center gap-1.5 rounded-full bg-blue-700 px-4 py-2 text-sm font-semibold text-white shadow-lg hover:bg-blue-800 dark:bg-sky-300 dark:text-slate-950 dark:hover:bg-sky-200"
             data-testid="jump-latest-floating"
           >
             <Icon name="arrow-down" /> Jump to latest

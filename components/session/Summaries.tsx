@@ -12,10 +12,20 @@ import { Icon } from "@/components/Icon";
 import { ProgressBar } from "@/components/ProgressBar";
 import { Timestamp } from "@/components/Time";
 import type { ReactNode } from "react";
-import type { PayloadBlob } from "@/lib/client/event-details";
+import { plainName, type NameOf, type PayloadBlob } from "@/lib/client/event-details";
 import { clipLine, clipParagraph } from "@/lib/client/clip";
 
-export function CommitmentBanner({ view, sessionId, sequenceOf }: { view: SessionView; sessionId: string; sequenceOf: (messageId: string) => number | undefined }) {
+export function CommitmentBanner({
+  view,
+  sessionId,
+  sequenceOf,
+  nameOf = plainName,
+}: {
+  view: SessionView;
+  sessionId: string;
+  sequenceOf: (messageId: string) => number | undefined;
+  nameOf?: NameOf;
+}) {
   const c = view.commitment;
   if (!c) return null;
   const seq = c.sequence ?? sequenceOf(c.messageId);
@@ -39,11 +49,11 @@ export function CommitmentBanner({ view, sessionId, sequenceOf }: { view: Sessio
       {c.reason ? <p className="mt-1 text-base">{clipParagraph(c.reason)}</p> : null}
       <p className="mt-2 flex flex-wrap gap-x-4 gap-y-1 text-sm">
         <span>
-          By <strong>{c.sender || "—"}</strong>
+          By <strong title={c.sender}>{c.sender ? nameOf(c.sender) : "—"}</strong>
         </span>
         {view.handoff && c.outcomePositive && view.currentOwner ? (
           <span>
-            Current owner: <strong>{view.currentOwner}</strong>
+            Current owner: <strong title={view.currentOwner}>{nameOf(view.currentOwner)}</strong>
           </span>
         ) : null}
         <span>Authority scope: {c.authorityScope}</span>
@@ -65,7 +75,17 @@ const OFFER_STATUS = {
   declined: { label: "Declined", tone: "warning", icon: "x" },
 } as const;
 
-export function HandoffSummary({ view, sessionId, sequenceOf }: { view: SessionView; sessionId: string; sequenceOf: (messageId: string) => number | undefined }) {
+export function HandoffSummary({
+  view,
+  sessionId,
+  sequenceOf,
+  nameOf = plainName,
+}: {
+  view: SessionView;
+  sessionId: string;
+  sequenceOf: (messageId: string) => number | undefined;
+  nameOf?: NameOf;
+}) {
   const h = view.handoff;
   if (!h) return null;
   return (
@@ -85,18 +105,20 @@ export function HandoffSummary({ view, sessionId, sequenceOf }: { view: SessionV
               <li key={o.handoffId} className="flex flex-wrap items-center gap-x-2 gap-y-1 text-sm">
                 <span className="tabular-nums text-slate-600 dark:text-slate-400">{i + 1}.</span>
                 {seq !== undefined ? (
-                  <Link href={sessionHref(sessionId, seq)} scroll={false} className="font-mono text-xs text-blue-800 underline dark:text-sky-300">
-                    {o.handoffId}
+                  <Link href={sessionHref(sessionId, seq)} scroll={false} className="text-xs text-blue-800 underline dark:text-sky-300" title={`Offer id ${o.handoffId}`}>
+                    Offer {i + 1}
                   </Link>
                 ) : (
-                  <span className="font-mono text-xs">{o.handoffId}</span>
+                  <span className="text-xs" title={`Offer id ${o.handoffId}`}>
+                    Offer {i + 1}
+                  </span>
                 )}
                 <span>
                   <span aria-hidden="true">→ </span>
                   <span className="sr-only">to </span>
-                  <strong>{o.target}</strong>
+                  <strong title={o.target}>{nameOf(o.target)}</strong>
                 </span>
-                <Badge info={{ ...s, hint: `Offer ${o.handoffId}: ${s.label}` }} kind="Offer status" />
+                <Badge info={{ ...s, hint: `Offer ${i + 1}: ${s.label}` }} kind="Offer status" />
                 <span className="text-xs text-slate-700 dark:text-slate-300">
                   {o.contexts.length} context{o.contexts.length === 1 ? "" : "s"}
                   {late > 0 ? `, ${late} late` : ""}
@@ -114,8 +136,10 @@ export function HandoffSummary({ view, sessionId, sequenceOf }: { view: SessionV
 export function TaskSummary({
   view,
   renderOutput,
+  nameOf = plainName,
 }: {
   view: SessionView;
+  nameOf?: NameOf;
   /** The task's output blob (the live viewer, or the first view's static one). */
   renderOutput: (blob: PayloadBlob) => ReactNode;
 }) {
@@ -138,8 +162,12 @@ export function TaskSummary({
         </h2>
         <span className="font-mono text-xs text-slate-700 dark:text-slate-300">{t.taskId}</span>
         <span className="text-sm text-slate-700 dark:text-slate-300">
-          Assignee: <strong>{t.activeAssignee ?? (t.requestedAssignee || "any participant")}</strong>
-          {t.activeAssignee === undefined ? " (not accepted yet)" : ""}
+          Assignee: <strong>{t.activeAssignee !== undefined ? nameOf(t.activeAssignee) : t.requestedAssignee ? nameOf(t.requestedAssignee) : "any participant"}</strong>
+          {t.activeAssignee !== undefined || t.terminalReport
+            ? ""
+            : t.status === "rejected"
+              ? " (turned it down)"
+              : " (not accepted yet)"}
         </span>
       </div>
       <ProgressBar value={t.latestProgress} label="Task progress" tone={tone} />
@@ -152,7 +180,7 @@ export function TaskSummary({
         <ul className="space-y-0.5 text-sm">
           {t.rejections.map((r) => (
             <li key={r.messageId} className="text-amber-900 dark:text-amber-200">
-              Rejected by <strong>{r.assignee}</strong>
+              Turned down by <strong title={r.assignee}>{nameOf(r.assignee)}</strong>
               {r.reason ? `: ${clipParagraph(r.reason)}` : ""}
             </li>
           ))}
@@ -168,7 +196,7 @@ export function TaskSummary({
         >
           <p className="flex flex-wrap items-center gap-2 text-sm font-semibold">
             <Icon name={report.kind === "complete" ? "check-circle" : "alert"} />
-            {report.kind === "complete" ? "Completed" : "Failed"} by {report.assignee}
+            {report.kind === "complete" ? "Completed" : "Failed"} by {report.assignee ? nameOf(report.assignee) : "the assignee"}
             <Timestamp ms={report.timestampMs} className="font-normal text-slate-700 dark:text-slate-300" />
           </p>
           {report.kind === "complete" ? (
@@ -202,18 +230,21 @@ export function SessionSummaries({
   sessionId,
   sequenceOf,
   renderOutput,
+  nameOf = plainName,
 }: {
   view: SessionView;
   sessionId: string;
   sequenceOf: (messageId: string) => number | undefined;
   renderOutput: (blob: PayloadBlob) => ReactNode;
+  /** Display names (the live view's directory); ids without their prefix otherwise. */
+  nameOf?: NameOf;
 }) {
   return (
     <>
-      <CommitmentBanner view={view} sessionId={sessionId} sequenceOf={sequenceOf} />
+      <CommitmentBanner view={view} sessionId={sessionId} sequenceOf={sequenceOf} nameOf={nameOf} />
       <div className="grid gap-4">
-        <HandoffSummary view={view} sessionId={sessionId} sequenceOf={sequenceOf} />
-        <TaskSummary view={view} renderOutput={renderOutput} />
+        <HandoffSummary view={view} sessionId={sessionId} sequenceOf={sequenceOf} nameOf={nameOf} />
+        <TaskSummary view={view} renderOutput={renderOutput} nameOf={nameOf} />
       </div>
     </>
   );

@@ -1,6 +1,7 @@
 "use client";
 // The session timeline, window-virtualized (20,000 events stay smooth).
-// Keyboard: j/k or ↑/↓ move between events, Home/g first, End/G newest.
+// Keyboard: j/k or ↑/↓ move between events, Home/g first, End/G newest,
+// Enter expands (or folds) the focused event's raw envelope.
 // Deep links (?event=N or #e-N) scroll to, focus and highlight the event.
 // While the newest event is in view, new events keep it in view.
 
@@ -163,6 +164,14 @@ export function Timeline({
     }
     const page = Math.max(1, Math.floor(window.innerHeight / 96) - 1);
     switch (e.key) {
+      case "Enter": {
+        // On the row itself (not a link or button inside it): expand or fold the event.
+        const row = (e.target as HTMLElement).closest<HTMLElement>("[data-row]");
+        const seq = row === e.target ? Number(row.dataset.sequence) : Number.NaN;
+        if (!Number.isFinite(seq)) return;
+        onToggleRaw(seq, !rawOpen.has(seq));
+        break;
+      }
       case "j":
       case "ArrowDown":
         move(1);

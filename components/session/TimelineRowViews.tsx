@@ -7,7 +7,7 @@
 import clsx from "clsx";
 import type { ReactNode } from "react";
 import type { HandoffRecord } from "@/lib/macp/projections/handoff";
-import type { EventDetails, PayloadBlob } from "@/lib/client/event-details";
+import { plainName, type EventDetails, type NameOf, type PayloadBlob } from "@/lib/client/event-details";
 import type { Tone } from "@/lib/client/labels";
 import { eventAnchorId, sessionHref } from "@/lib/client/route-params";
 import type { EventRow, GroupRow } from "@/lib/client/timeline";
@@ -35,20 +35,20 @@ const RAIL: Record<Tone, string> = {
   muted: "border-slate-300 dark:border-slate-600",
 };
 
-export function GroupHeaderView({ row }: { row: GroupRow }) {
+export function GroupHeaderView({ row, nameOf = plainName }: { row: GroupRow; nameOf?: NameOf }) {
   const o = row.offer;
   const s = STATUS_BADGE[o.status];
   return (
     <div className="mt-3 rounded-t-lg border border-b-0 border-slate-200 bg-slate-50 px-3 py-2 dark:border-slate-700 dark:bg-slate-900" data-group={o.handoffId}>
       <h3 className="flex flex-wrap items-center gap-x-2 gap-y-1 text-sm">
-        <span className="font-semibold">
+        <span className="font-semibold" title={`Offer id ${o.handoffId}`}>
           Offer {row.ordinal} of {row.total}
         </span>
-        <span className="font-mono text-xs text-slate-700 dark:text-slate-300">{o.handoffId}</span>
         <span aria-hidden="true">·</span>
         <span>
-          {clipLine(o.offeredBy) || "initiator"} <span aria-hidden="true">→</span>
-          <span className="sr-only"> to </span> <strong>{clipLine(o.target) || "—"}</strong>
+          <span title={o.offeredBy}>{o.offeredBy ? clipLine(nameOf(o.offeredBy)) : "initiator"}</span> <span aria-hidden="true">→</span>
+          <span className="sr-only"> to </span>{" "}
+          <strong title={o.target}>{o.target ? clipLine(nameOf(o.target)) : "—"}</strong>
         </span>
         <Badge info={{ label: s.label, tone: s.tone, icon: s.icon, hint: `Offer status: ${s.label}` }} kind="Offer status" />
       </h3>

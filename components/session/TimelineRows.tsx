@@ -3,16 +3,19 @@
 // interactive parts added (payload viewers, raw envelope, roving focus),
 // memoized because thousands of them re-render as the session grows.
 
-import { memo } from "react";
+import { memo, useContext } from "react";
+import { nameResolver } from "@/lib/client/directory";
 import { describeEvent } from "@/lib/client/event-details";
 import type { EventRow } from "@/lib/client/timeline";
 import { Icon } from "@/components/Icon";
 import { PayloadView, UntypedPayloadView } from "@/components/session/PayloadView";
 import { RawEnvelope } from "@/components/session/RawEnvelope";
-import { ActorLabel } from "@/components/session/ActorLabel";
+import { ActorDirectoryContext, ActorLabel } from "@/components/session/ActorLabel";
 import { EventCardView, GroupHeaderView } from "@/components/session/TimelineRowViews";
 
-export const GroupHeader = memo(GroupHeaderView);
+export const GroupHeader = memo(function GroupHeader(props: Omit<Parameters<typeof GroupHeaderView>[0], "nameOf">) {
+  return <GroupHeaderView {...props} nameOf={nameResolver(useContext(ActorDirectoryContext))} />;
+});
 
 const renderPayload = (blob: Parameters<typeof PayloadView>[0]["blob"], typed: boolean) =>
   typed ? <PayloadView blob={blob} /> : <UntypedPayloadView blob={blob} />;
@@ -34,11 +37,12 @@ export const EventCard = memo(function EventCard({
   onToggleRaw: (sequence: number, open: boolean) => void;
   onFocusRow: (sequence: number) => void;
 }) {
+  const nameOf = nameResolver(useContext(ActorDirectoryContext));
   return (
     <EventCardView
       row={row}
       sessionId={sessionId}
-      details={describeEvent(row.event)}
+      details={describeEvent(row.event, nameOf)}
       focused={focused}
       highlighted={highlighted}
       onFocus={() => onFocusRow(row.sequence)}

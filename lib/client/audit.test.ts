@@ -21,3 +21,20 @@ it("exports keep who acted: actor_kind on every message", () => {
   expect(t).toMatchObject({ mode: HANDOFF_MODE, session_id: "s1" });
   expect(t.messages.map((m) => m.actor_kind)).toEqual(["person", "person", "agent"]);
 });
+
+it("exports text content decoded, binary content as bytes", () => {
+  const enc = (s: string) => new TextEncoder().encode(s);
+  const more = [
+    makeEvent(HANDOFF_MODE, "HandoffContext", { handoffId: "h1", contentType: "text/markdown; charset=utf-8", context: enc("# Runbook\n- check é") }, { sender: "human:alice", sequence: 4 }),
+    makeEvent(HANDOFF_MODE, "HandoffContext", { handoffId: "h1", contentType: "application/octet-stream", context: enc("looks like text") }, { sender: "human:alice", sequence: 5 }),
+    makeEvent(HANDOFF_MODE, "HandoffContext", { handoffId: "h1", contentType: "text/plain", context: new Uint8Array([0xff, 0xfe]) }, { sender: "human:alice", sequence: 6 }),
+  ];
+  const lines = auditNdjson(more, kindOf).trim().split("\n").map((l) => JSON.parse(l) as { payload: Record<string, unknown> });
+  expect(lines[0]?.payload).toMatchObject({ context_text: "# Runbook\n- check é", content_type: "text/markdown; charset=utf-8" });
+  expect(lines[0]?.payload.context).toBeUndefined();
+  // A binary type keeps its bytes, even when they happen to be text; invalid UTF-8 too.
+  expect(lines[1]?.payload.context).toBe(btoa("looks like text"));
+  expect(lines[2]?.payload.context).toBe(btoa(String.fromCharCode(0xff, 0xfe)));
+  const t = auditTranscript(more, kindOf);
+  expect((t.messages[0]?.payload as Record<string, unknown>).context_text).toBe("# Runbook\n- check é");
+});

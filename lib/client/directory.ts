@@ -32,9 +32,30 @@ export function directoryFrom(res: ListDirectoryResponse): Directory {
   return { people, agents, byParticipant: new Map(people.map((p) => [p.participantId, p])) };
 }
 
-/** Display name for a participant id: the user's name, else the id without its prefix. */
+const MAX_SHORT_NAME = 40;
+
+/**
+ * Display name for a participant id: the user's name, else the id without its
+ * prefix ("agent://oncall/alice" → "oncall/alice"), shortened in the middle
+ * when long (the full id belongs in a tooltip).
+ */
 export function nameIn(dir: Directory, id: string): string {
-  return dir.byParticipant.get(id)?.displayName ?? shortParticipantName(id);
+  const person = dir.byParticipant.get(id)?.displayName;
+  if (person !== undefined) return person;
+  const short = shortParticipantName(id);
+  return short.length > MAX_SHORT_NAME ? `${short.slice(0, 18)}…${short.slice(-18)}` : short;
+}
+
+const resolvers = new WeakMap<Directory, (id: string) => string>();
+
+/** nameIn bound to one directory, the same function for the same directory (so per-directory caches and memos hold). */
+export function nameResolver(dir: Directory): (id: string) => string {
+  let r = resolvers.get(dir);
+  if (!r) {
+    r = (id: string) => nameIn(dir, id);
+    resolvers.set(dir, r);
+  }
+  return r;
 }
 
 export type ActorKind = "person" | "agent" | "runtime";

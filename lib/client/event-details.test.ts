@@ -7,11 +7,22 @@ describe("describeEvent", () => {
   it("describes handoff events with actor, fields and reason", () => {
     const d = describeEvent({ envelope: offer("h1", "bob"), sequence: 2 });
     expect(d.title).toBe("Offer");
-    expect(d.summary).toBe("alice offered h1 to bob");
+    // Issue 12: sentences name the scope and the people; the offer id stays in the fields.
+    expect(d.summary).toBe("alice offered pager to bob");
+    expect(d.fields).toContainEqual({ label: "Handoff id", value: "h1", mono: true });
     expect(d.fields).toContainEqual({ label: "Scope", value: "pager" });
     expect(d.reason).toBe("shift change");
-    expect(describeEvent({ envelope: decline("h1", "bob") }).summary).toBe("bob declined h1");
+    expect(describeEvent({ envelope: decline("h1", "bob") }).summary).toBe("bob declined the offer");
     expect(describeEvent({ envelope: accept("h2", "carol") }).tone).toBe("success");
+  });
+
+  it("names people by display name, and agents without their prefix, when given a resolver", () => {
+    const names: Record<string, string> = { alice: "Alice Ng", bob: "Bob Ito" };
+    const nameOf = (id: string) => names[id] ?? id.replace(/^agent:\/\//, "");
+    expect(describeEvent({ envelope: offer("h1", "bob"), sequence: 2 }, nameOf).summary).toBe("Alice Ng offered pager to Bob Ito");
+    expect(describeEvent({ envelope: decline("h1", "bob") }, nameOf).summary).toBe("Bob Ito declined the offer");
+    // Without a resolver the same envelope reads with plain ids (a separate cache).
+    expect(describeEvent({ envelope: offer("h1", "agent://oncall/bob"), sequence: 2 }).summary).toBe("alice offered pager to oncall/bob");
   });
 
   it("exposes context bytes with their content type", () => {

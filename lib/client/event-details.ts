@@ -30,6 +30,7 @@ import { CORE_TYPES, HANDOFF_TYPES, TASK_TYPES } from "@/lib/macp/constants";
 import { decodeAs, decodePayload, payloadToJson } from "@/lib/macp/payloads";
 import type { SessionEvent } from "@/lib/macp/projections/types";
 import type { JsonObject } from "@bufbuild/protobuf";
+import { shortParticipantName } from "@/lib/authz/decide";
 import { formatDuration, formatPercent } from "@/lib/client/format";
 import type { IconName, Tone } from "@/lib/client/labels";
 import { MAX_PARAGRAPH_CHARS, clipLine, clipParagraph } from "@/lib/client/clip";
@@ -65,12 +66,25 @@ export interface EventDetails {
   decodeError?: string;
 }
 
-const cache = new WeakMap<Envelope, EventDetails>();
+/** Display name for a participant id (lib/client/directory.ts nameIn); without a directory, the id without its prefix. */
+export type NameOf = (participantId: string) => string;
 
-export function describeEvent(event: SessionEvent): EventDetails {
+/** The default name: the id without a conventional prefix ("agent://oncall/alice" → "oncall/alice"). */
+export const plainName: NameOf = (id) => shortParticipantName(id);
+
+// One cache per name resolver (the live view keeps one per directory), each per envelope.
+const caches = new WeakMap<NameOf, WeakMap<Envelope, EventDetails>>();
+
+/** The row model of one event; people and agents named by `nameOf`. */
+export function describeEvent(event: SessionEvent, nameOf: NameOf = plainName): EventDetails {
+  let cache = caches.get(nameOf);
+  if (!cache) {
+    cache = new WeakMap<Envelope, EventDetails>();
+    caches.set(nameOf, cache);
+  }
   const hit = cache.get(event.envelope);
   if (hit) return hit;
-  const d = bounded(build(event));
+  const d = bounded(build(event, nameOf));
   cache.set(event.envelope, d);
   return d;
 }
@@ -87,11 +101,12 @@ function bounded(d: EventDetails): EventDetails {
   return out;
 }
 
-const who = (s: string): string => s || "(runtime)";
+
 const nonEmpty = (fields: (DetailField | false)[]): DetailField[] => fields.filter((f): f is DetailField => f !== false && f.value !== "");
 
-function build(event: SessionEvent): EventDetails {
+function build(event: SessionEvent, nameOf: NameOf): EventDetails {
   const env = event.envelope;
+  const who = (s: string): string => (s ? nameOf(s) : "the runtime");
   const actor = who(env.sender);
   const base = { actor, fields: [] as DetailField[], blobs: [] as PayloadBlob[] };
   const seq = event.sequence ?? 0;
@@ -134,9 +149,9 @@ function build(event: SessionEvent): EventDetails {
         title: "Offer",
         icon: "send",
         tone: "info",
-        summary: `${actor} offered ${p.handoffId} to ${p.targetParticipant || "(nobody)"}`,
+        summary: `${actor} offered ${p.scope || "the handoff"} to ${p.targetParticipant ? who(p.targetParticipant) : "nobody"}`,
         fields: nonEmpty([
-          { label: "Target", value: p.targetParticipant },
+          { label: "Target", value: p.targetParticipant, mono: true },
           { label: "Scope", value: p.scope },
           { label: "Handoff id", value: p.handoffId, mono: true },
         ]),
@@ -151,7 +166,7 @@ function build(event: SessionEvent): EventDetails {
         title: "Context",
         icon: "document",
         tone: "info",
-        summary: `${actor} shared context (${p.contentType || "untyped"})`,
+        summary: `${actor} shared ${p.contentType === "text/markdown" ? "a runbook" : `context (${p.contentType || "untyped"})`}`,
         fields: nonEmpty([
           { label: "Content type", value: p.contentType, mono: true },
           { label: "Size", value: `${p.context.byteLength} bytes` },
@@ -167,7 +182,7 @@ function build(event: SessionEvent): EventDetails {
         title: "Accepted",
         icon: "check",
         tone: "success",
-        summary: `${p.acceptedBy || actor} accepted ${p.handoffId}`,
+        summary: `${p.acceptedBy ? who(p.acceptedBy) : actor} accepted the offer`,
         fields: nonEmpty([{ label: "Handoff id", value: p.handoffId, mono: true }]),
         reason: p.reason,
       };
@@ -180,7 +195,7 @@ function build(event: SessionEvent): EventDetails {
         title: "Declined",
         icon: "x",
         tone: "warning",
-        summary: `${p.declinedBy || actor} declined ${p.handoffId}`,
+        summary: `${p.declinedBy ? who(p.declinedBy) : actor} declined the offer`,
         fields: nonEmpty([{ label: "Handoff id", value: p.handoffId, mono: true }]),
         reason: p.reason,
       };
@@ -195,10 +210,10 @@ function build(event: SessionEvent): EventDetails {
         title: "Task requested",
         icon: "inbox",
         tone: "info",
-        summary: `${actor} requested “${p.title || p.taskId}” from ${p.requestedAssignee || "any participant"}`,
+        summary: `${actor} requested “${p.title || "a task"}” from ${p.requestedAssignee ? who(p.requestedAssignee) : "any participant"}`,
         fields: nonEmpty([
           { label: "Title", value: p.title },
-          { label: "Assignee", value: p.requestedAssignee || "any participant" },
+          { label: "Assignee", value: p.requestedAssignee || "any participant", mono: p.requestedAssignee !== "" },
           { label: "Instructions", value: p.instructions },
           { label: "Task id", value: p.taskId, mono: true },
           deadline > 0 && { label: "Deadline", value: new Date(deadline).toISOString() },
@@ -214,7 +229,7 @@ function build(event: SessionEvent): EventDetails {
         title: "Task accepted",
         icon: "check",
         tone: "success",
-        summary: `${p.assignee || actor} accepted the task`,
+        summary: `${p.assignee ? who(p.assignee) : actor} took the task`,
         fields: nonEmpty([{ label: "Task id", value: p.taskId, mono: true }]),
         reason: p.reason,
       };
@@ -227,7 +242,7 @@ function build(event: SessionEvent): EventDetails {
         title: "Task rejected",
         icon: "x",
         tone: "warning",
-        summary: `${p.assignee || actor} rejected the task`,
+        summary: `${p.assignee ? who(p.assignee) : actor} turned the task down`,
         fields: nonEmpty([{ label: "Task id", value: p.taskId, mono: true }]),
         reason: p.reason,
       };
@@ -260,7 +275,7 @@ function build(event: SessionEvent): EventDetails {
         title: "Task completed",
         icon: "check-circle",
         tone: "success",
-        summary: `${p.assignee || actor} completed the task`,
+        summary: `${p.assignee ? who(p.assignee) : actor} completed the task`,
         fields: nonEmpty([{ label: "Summary", value: p.summary }]),
         blobs: p.output.byteLength ? [{ label: "Output", contentType: "", bytes: p.output, stem: `task-output-${seq}` }] : [],
       };
@@ -273,7 +288,7 @@ function build(event: SessionEvent): EventDetails {
         title: "Task failed",
         icon: "alert",
         tone: "danger",
-        summary: `${p.assignee || actor} failed the task${p.errorCode ? ` (${p.errorCode})` : ""}`,
+        summary: `${p.assignee ? who(p.assignee) : actor} failed the task${p.errorCode ? ` (${p.errorCode})` : ""}`,
         fields: nonEmpty([
           { label: "Error code", value: p.errorCode, mono: true },
           { label: "Retryable", value: p.retryable ? "yes" : "no" },
@@ -313,7 +328,7 @@ function build(event: SessionEvent): EventDetails {
         title: "Cancelled",
         icon: "ban",
         tone: "danger",
-        summary: `${p?.cancelledBy || actor} cancelled the session`,
+        summary: `${p?.cancelledBy ? who(p.cancelledBy) : actor} cancelled the session`,
         ...(p?.reason ? { reason: p.reason } : {}),
       };
     }
@@ -324,7 +339,7 @@ function build(event: SessionEvent): EventDetails {
         title: "Suspended",
         icon: "pause",
         tone: "warning",
-        summary: `${p?.suspendedBy || actor} suspended the session`,
+        summary: `${p?.suspendedBy ? who(p.suspendedBy) : actor} suspended the session`,
         ...(p?.reason ? { reason: p.reason } : {}),
       };
     }
@@ -335,7 +350,7 @@ function build(event: SessionEvent): EventDetails {
         title: "Resumed",
         icon: "play",
         tone: "info",
-        summary: `${p?.resumedBy || actor} resumed the session`,
+        summary: `${p?.resumedBy ? who(p.resumedBy) : actor} resumed the session`,
         fields: p ? nonEmpty([{ label: "Suspended for", value: formatDuration(Number(p.bankedMs)) }]) : [],
         ...(p?.reason ? { reason: p.reason } : {}),
       };

@@ -106,3 +106,19 @@ export function lifecycleToState(lifecycle: "Open" | "Resolved" | "Suspended" | 
       return SessionState.EXPIRED;
   }
 }
+
+/**
+ * The phase badge a session view shows: the projection's phase, except that a
+ * task turned down by its requested assignee reads "Rejected" rather than
+ * "Requested" (the protocol keeps it requested; nobody is working on it).
+ */
+export function viewPhaseBadge(
+  view: { phase: SessionPhase; task?: { task?: { status: string; activeAssignee?: string } } },
+  outcome?: "positive" | "negative" | "",
+): BadgeInfo {
+  const task = view.task?.task;
+  if (view.phase === "Requested" && task?.status === "rejected" && task.activeAssignee === undefined) {
+    return { label: "Rejected", tone: "warning", icon: "x", hint: "The assignee turned the task down; nobody is working on it" };
+  }
+  return phaseBadge(view.phase, outcome);
+}

@@ -554,8 +554,10 @@ describe("MarkdownView (server-rendered markup)", () => {
     expect(html).toContain('<li data-task=""><input type="checkbox" disabled="" aria-label="done" checked=""/> done</li>');
     expect(html).toContain('<input type="checkbox" disabled="" aria-label="not done"/>');
     expect(html).toContain('<ol start="3"><li>c</li></ol>');
-    expect(html).toContain('<div class="overflow-x-auto"><table><thead><tr><th style="text-align:center">a</th><th style="text-align:right">b</th></tr></thead><tbody><tr><td style="text-align:center">1</td>');
-    expect(html).toContain('<pre><code class="language-sh">ls</code></pre>');
+    // The table's scroller takes keyboard focus; code blocks carry a copy button (issue 12).
+    expect(html).toContain('<div class="overflow-x-auto" tabindex="0" role="region" aria-label="Table" data-table-scroll=""><table><thead><tr><th style="text-align:center">a</th><th style="text-align:right">b</th></tr></thead><tbody><tr><td style="text-align:center">1</td>');
+    expect(html).toContain('<pre tabindex="0"><code class="language-sh">ls</code></pre>');
+    expect(html).toMatch(/<button type="button"[^>]*aria-label="Copy sh code">Copy<\/button>/);
     expect(html).toContain("<del>x</del>");
   });
 });

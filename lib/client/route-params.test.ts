@@ -12,6 +12,10 @@ describe("route params", () => {
     expect(parseSessionIdParam("%E0%A4%A")).toBeUndefined();
     expect(parseSessionIdParam("x".repeat(129))).toBeUndefined();
     expect(parseSessionIdParam("")).toBeUndefined();
+    // Shapes no runtime accepts as a session id (§2.6): too short, an uppercase or v1 UUID.
+    expect(parseSessionIdParam("abc")).toBeUndefined();
+    expect(parseSessionIdParam("3F2504E0-4F89-41D3-9A0C-0305E82C3301")).toBeUndefined();
+    expect(parseSessionIdParam("6ba7b810-9dad-11d1-80b4-00c04fd430c8")).toBeUndefined();
   });
   it("parses event deep links", () => {
     expect(parseEventParam("12")).toBe(12);

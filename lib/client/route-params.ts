@@ -1,6 +1,8 @@
 // Validation of values that arrive in URLs: session ids and event deep links.
 
-/** Session ids are UUIDs or ≥ 22 base64url characters (PROTOCOL §2.6); accept a lenient superset, bounded. */
+import { isValidSessionId } from "@/lib/macp/ids";
+
+/** Session ids are UUIDs (v4/v7, lowercase) or ≥ 22 base64url characters (PROTOCOL §2.6), bounded here. */
 const SESSION_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 export function parseSessionIdParam(raw: string | undefined): string | undefined {
@@ -11,7 +13,8 @@ export function parseSessionIdParam(raw: string | undefined): string | undefined
   } catch {
     return undefined;
   }
-  return SESSION_ID.test(id) ? id : undefined;
+  // Only ids a runtime can hold (§2.6): anything else gets the page's "not a session id", never a runtime error.
+  return SESSION_ID.test(id) && isValidSessionId(id) ? id : undefined;
 }
 
 /** `?event=12` → 12; anything but a positive safe integer → undefined. */

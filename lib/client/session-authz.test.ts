@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { summarizePolicyRules } from "@/lib/authz/policy-summary";
+import { DEFAULT_POLICY_SUMMARY, summarizePolicyRules } from "@/lib/authz/policy-summary";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import { emptySessionView, reduceSession, type SessionView } from "@/lib/macp/projections/session";
@@ -14,6 +14,7 @@ import {
   pendingOfferOf,
   policyIdOf,
   sessionPanel,
+  waitingFor,
 } from "./session-authz";
 
 const ALICE = "human:alice";
@@ -113,5 +114,44 @@ describe("helpers", () => {
       scope: "pager",
       reason: "The handoff was declined; Alice Ng (human:alice) keeps pager.",
     });
+  });
+});
+
+describe("waitingFor", () => {
+  const lead = (steps: ("offer" | "accept" | "decline")[]) => handoff(steps, "policy.baton.lead");
+  it("names who must act next in a handoff, in one sentence", () => {
+    expect(waitingFor(lead([]), LEAD, nameOf)).toEqual({ on: [ALICE], sentence: "Waiting for Alice Ng to make an offer." });
+    expect(waitingFor(lead(["offer"]), LEAD, nameOf)).toEqual({ on: [BOB], sentence: "Waiting for Bob Ito to answer the offer." });
+    expect(waitingFor(lead(["offer", "decline"]), LEAD, nameOf)).toEqual({
+      on: [ALICE],
+      sentence: "Bob Ito declined; waiting for Alice Ng to offer it to someone else or close the handoff.",
+    });
+    expect(waitingFor(lead(["offer", "accept"]), LEAD, nameOf)).toEqual({ on: [CAROL], sentence: "Waiting for Carol Lee to approve and commit the handoff to Bob Ito." });
+    expect(waitingFor(handoff(["offer", "accept"]), DEFAULT_POLICY_SUMMARY, nameOf)).toEqual({ on: [ALICE], sentence: "Waiting for Alice Ng to commit the handoff to Bob Ito." });
+    // Rules not loaded yet: nobody is named.
+    expect(waitingFor(lead(["offer", "accept"]), undefined, nameOf)).toEqual({ on: [], sentence: "Waiting for someone to commit the handoff to Bob Ito." });
+  });
+
+  it("names who must act next in a task", () => {
+    const task = (steps: ("request" | "accept" | "reject" | "complete")[]) => {
+      const events = [makeEvent(TASK_MODE, "SessionStart", { intent: "keys", participants: [ALICE, BOB], modeVersion: "1.0.0", configurationVersion: "config.default", ttlMs: 3_600_000n }, { sender: ALICE, ts: T0 })];
+      for (const s of steps) {
+        if (s === "request") events.push(makeEvent(TASK_MODE, "TaskRequest", { taskId: "t1", title: "Rotate", requestedAssignee: BOB }, { sender: ALICE, ts: T0 + 1 }));
+        if (s === "accept") events.push(makeEvent(TASK_MODE, "TaskAccept", { taskId: "t1", assignee: BOB }, { sender: BOB, ts: T0 + 2 }));
+        if (s === "reject") events.push(makeEvent(TASK_MODE, "TaskReject", { taskId: "t1", assignee: BOB, reason: "no" }, { sender: BOB, ts: T0 + 2 }));
+        if (s === "complete") events.push(makeEvent(TASK_MODE, "TaskComplete", { taskId: "t1", assignee: BOB }, { sender: BOB, ts: T0 + 3 }));
+      }
+      return events.reduce(reduceSession, emptySessionView());
+    };
+    expect(waitingFor(task([]), DEFAULT_POLICY_SUMMARY, nameOf)?.sentence).toBe("Waiting for Alice Ng to request the task.");
+    expect(waitingFor(task(["request"]), DEFAULT_POLICY_SUMMARY, nameOf)?.sentence).toBe("Waiting for Bob Ito to take the task or turn it down.");
+    expect(waitingFor(task(["request", "reject"]), DEFAULT_POLICY_SUMMARY, nameOf)?.sentence).toBe("Bob Ito turned the task down; waiting for Alice Ng to cancel it or start another.");
+    expect(waitingFor(task(["request", "accept"]), DEFAULT_POLICY_SUMMARY, nameOf)?.sentence).toBe("Waiting for Bob Ito to finish the task.");
+    expect(waitingFor(task(["request", "accept", "complete"]), DEFAULT_POLICY_SUMMARY, nameOf)?.sentence).toBe("Waiting for Alice Ng to commit the completed task.");
+  });
+
+  it("says nothing once the session is over", () => {
+    const done = lead(["offer", "accept"]);
+    expect(waitingFor({ ...done, lifecycle: "Cancelled" }, LEAD, nameOf)).toBeNull();
   });
 });

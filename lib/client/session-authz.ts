@@ -5,7 +5,7 @@
 // Pure: no decisions are made here, only gathered.
 
 import { decide, type Action, type Actor, type DecideContext, type Decision } from "@/lib/authz/decide";
-import { DEFAULT_POLICY_SUMMARY, implicitAcceptTimeoutMs, type PolicySummary } from "@/lib/authz/policy-summary";
+import { commitmentAuthority, DEFAULT_POLICY_SUMMARY, designatedRoles, implicitAcceptTimeoutMs, type PolicySummary } from "@/lib/authz/policy-summary";
 import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { DEFAULT_POLICY_ID, HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
@@ -119,4 +119,72 @@ export function commitDefaults(view: SessionView, nameOf: (id: string) => string
   const pending = pendingOfferOf(view);
   if (pending) return { outcome: "accepted", scope, reason: `${nameOf(pending.target)} (${pending.target}) takes over ${scope}.` };
   return { outcome: "declined", scope, reason: `The handoff was declined; ${nameOf(view.initiator)} (${view.initiator}) keeps ${scope}.` };
+}
+
+/** Who the session waits for now, and the one line that says so. */
+export interface Waiting {
+  /** Participant ids who can move the session on (empty: anyone eligible, or not known). */
+  on: readonly string[];
+  sentence: string;
+}
+
+function joinNames(names: readonly string[]): string {
+  if (names.length <= 1) return names[0] ?? "";
+  return `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`;
+}
+
+/** Who may commit under the policy (ids), or undefined when anyone in the session may or the rules are unknown. */
+function committers(view: SessionView, policy: PolicySummary | undefined): readonly string[] | undefined {
+  if (!policy) return undefined;
+  switch (commitmentAuthority(policy)) {
+    case "designated_role":
+      return designatedRoles(policy);
+    case "any_participant":
+      return undefined;
+    default:
+      return view.initiator ? [view.initiator] : [];
+  }
+}
+
+/**
+ * The one line the action panel shows instead of actions someone else has to
+ * take: who the open session is waiting for ("Waiting for Bob Ito to answer
+ * the offer."). Null when the session is not open (or not started).
+ * `policy` is the bound policy's rules (DEFAULT_POLICY_SUMMARY for policy.default).
+ */
+export function waitingFor(view: SessionView, policy: PolicySummary | undefined, nameOf: (id: string) => string): Waiting | null {
+  if (!view.started || view.lifecycle !== "Open" || view.commitment) return null;
+  const names = (ids: readonly string[]) => joinNames(ids.map(nameOf));
+  const commit = (what: string): Waiting => {
+    const ids = committers(view, policy);
+    const approval = policy !== undefined && commitmentAuthority(policy) === "designated_role";
+    if (ids === undefined || ids.length === 0) return { on: [], sentence: `Waiting for someone to commit ${what}.` };
+    return { on: ids, sentence: `Waiting for ${names(ids)} to ${approval ? "approve and commit" : "commit"} ${what}.` };
+  };
+  if (view.mode === HANDOFF_MODE) {
+    const offers = view.handoff?.offers ?? [];
+    const pending = pendingOfferOf(view);
+    if (pending) return { on: [pending.target], sentence: `Waiting for ${nameOf(pending.target)} to answer the offer.` };
+    const accepted = offers.find((o) => o.status === "accepted");
+    if (accepted) return commit(`the handoff to ${nameOf(accepted.target)}`);
+    const last = offers[offers.length - 1];
+    if (last?.status === "declined") {
+      return { on: [view.initiator], sentence: `${nameOf(last.target)} declined; waiting for ${nameOf(view.initiator)} to offer it to someone else or close the handoff.` };
+    }
+    return { on: [view.initiator], sentence: `Waiting for ${nameOf(view.initiator)} to make an offer.` };
+  }
+  if (view.mode === TASK_MODE) {
+    const task = view.task?.task;
+    if (!task) return { on: [view.initiator], sentence: `Waiting for ${nameOf(view.initiator)} to request the task.` };
+    if (task.terminalReport) return commit(`the ${task.terminalReport.kind === "fail" ? "failed" : "completed"} task`);
+    if (task.activeAssignee !== undefined) return { on: [task.activeAssignee], sentence: `Waiting for ${nameOf(task.activeAssignee)} to finish the task.` };
+    if (task.requestedAssignee !== "") {
+      if (task.rejections.some((r) => r.sender === task.requestedAssignee || r.assignee === task.requestedAssignee)) {
+        return { on: [view.initiator], sentence: `${nameOf(task.requestedAssignee)} turned the task down; waiting for ${nameOf(view.initiator)} to cancel it or start another.` };
+      }
+      return { on: [task.requestedAssignee], sentence: `Waiting for ${nameOf(task.requestedAssignee)} to take the task or turn it down.` };
+    }
+    return { on: [], sentence: "Waiting for someone in the session to take the task." };
+  }
+  return null;
 }

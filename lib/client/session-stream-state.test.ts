@@ -100,7 +100,7 @@ describe("applySubscribeBatch", () => {
   it("announces phase changes once live", () => {
     const live = applySubscribeBatch(connect(), [eventMsg(1, history[0]!), eventMsg(2, history[1]!), caughtUpMsg(2)]).state;
     const r = applySubscribeBatch(live, [eventMsg(3, history[2]!)]);
-    expect(r.announcement).toBe("Handoff h1: context shared with bob");
+    expect(r.announcement).toBe("Context shared with bob");
     const r2 = applySubscribeBatch(r.state, [heartbeatMsg()]);
     expect(r2.announcement).toBeUndefined();
     expect(r2.state).toBe(r.state);

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { applySubscribeBatch, beginConnection, initialSessionStreamState } from "./session-stream-state";
-import { buildTimeline } from "./timeline";
+import { buildTimeline, newestSequenceNotBy } from "./timeline";
 import { SID, accept, commitment, context, decline, eventMsg, offer, start, taskEnv } from "./test/fixtures";
-import { TASK_MODE } from "@/lib/macp/constants";
+import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
+import { makeEvent } from "@/lib/macp/test-utils";
 
 function fold(envs: ReturnType<typeof start>[]) {
   return applySubscribeBatch(beginConnection(initialSessionStreamState(SID)), envs.map((e, i) => eventMsg(i + 1, e))).state;
@@ -48,5 +49,19 @@ describe("buildTimeline", () => {
     const s = fold(envs);
     const t = buildTimeline(s.view, s.events);
     expect(t.rows).toHaveLength(20_001);
+  });
+});
+
+describe("newestSequenceNotBy", () => {
+  it("finds the newest event someone else sent, the runtime included", () => {
+    const evs = [
+      makeEvent(HANDOFF_MODE, "HandoffOffer", { handoffId: "h1", targetParticipant: "bob" }, { sender: "alice", sequence: 2 }),
+      makeEvent(HANDOFF_MODE, "HandoffAccept", { handoffId: "h1" }, { sender: "bob", sequence: 3 }),
+      makeEvent(HANDOFF_MODE, "HandoffContext", { handoffId: "h1" }, { sender: "alice", sequence: 4 }),
+    ];
+    expect(newestSequenceNotBy(evs, "alice")).toBe(3);
+    expect(newestSequenceNotBy(evs, "bob")).toBe(4);
+    expect(newestSequenceNotBy(evs.slice(0, 1), "alice")).toBe(0);
+    expect(newestSequenceNotBy([], "alice")).toBe(0);
   });
 });

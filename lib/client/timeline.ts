@@ -110,3 +110,16 @@ export function sequencesByMessageId(events: readonly SessionEvent[]): Map<strin
   for (const e of events) if (e.sequence !== undefined) m.set(e.envelope.messageId, e.sequence);
   return m;
 }
+
+/**
+ * Sequence of the newest event someone other than `me` sent (the runtime
+ * included), or 0 when there is none: a notice about my own action stays
+ * until this moves, i.e. until the session moves on without me.
+ */
+export function newestSequenceNotBy(events: readonly SessionEvent[], me: string): number {
+  for (let i = events.length - 1; i >= 0; i -= 1) {
+    const e = events[i];
+    if (e && e.envelope.sender !== me) return e.sequence ?? 0;
+  }
+  return 0;
+}

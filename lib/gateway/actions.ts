@@ -37,6 +37,7 @@ import {
   HANDOFF_TYPES,
   MODE_VERSION,
   RUNTIME_SENDER,
+  SCOPE_EXTENSION,
   TASK_TYPES,
   normalizeErrorCode,
   type MacpErrorCode,
@@ -69,7 +70,7 @@ import type { RuntimeReader } from "./runtime-client";
 import { lifecycleOf, loadSession, type AcceptedMessage, type LoadedSession } from "./session-state";
 
 /** SessionStart extension keys the console writes (values are UTF-8). */
-export const SCOPE_EXTENSION = "baton.scope";
+export { SCOPE_EXTENSION };
 export const FROZEN_CONTEXT_EXTENSION = "baton.frozen_context";
 
 export interface ActionGatewayOptions {

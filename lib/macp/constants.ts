@@ -6,6 +6,8 @@ export const MODE_VERSION = "1.0.0";
 export const DEFAULT_POLICY_ID = "policy.default";
 export const DEFAULT_CONFIGURATION_VERSION = "config.default";
 export const RUNTIME_SENDER = "_runtime";
+/** SessionStart extension where Baton keeps the scope typed at start (the default scope of offers). */
+export const SCOPE_EXTENSION = "baton.scope";
 export const MAX_TTL_MS = 86_400_000;
 export const MAX_PARTICIPANTS = 1000;
 

@@ -9,14 +9,17 @@ import type { Action } from "@/lib/authz/decide";
 import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
 import type { SessionView } from "@/lib/macp/projections/session";
 import { loginHref } from "@/lib/client/auth";
+import { DEFAULT_POLICY_SUMMARY } from "@/lib/authz/policy-summary";
+import { briefFor } from "@/lib/client/brief";
 import { nameIn } from "@/lib/client/directory";
 import { formatDuration } from "@/lib/client/format";
-import { decideContextFor, implicitAcceptAt, listsRefusal, pendingOfferOf, policyIdOf, sessionPanel } from "@/lib/client/session-authz";
+import { decideContextFor, implicitAcceptAt, pendingOfferOf, policyIdOf, sessionPanel, waitingFor } from "@/lib/client/session-authz";
 import { useCapabilities, useDirectory, usePolicySummary } from "@/lib/client/use-console-data";
 import { useNow } from "@/lib/client/use-now";
 import { useWhoAmI } from "@/lib/client/use-whoami";
 import { Icon } from "@/components/Icon";
 import { Button } from "@/components/ui/forms";
+import { BriefCard } from "@/components/session/Brief";
 import { AttachForm, CancelForm, CommitForm, OfferForm, RespondForm, type SessionFormProps } from "@/components/session/actions/HandoffForms";
 import { TaskCommitForm, TaskCompleteForm, TaskFailForm, TaskRequestForm, TaskRespondForm, TaskUpdateForm } from "@/components/session/actions/TaskForms";
 
@@ -61,7 +64,18 @@ function ImplicitAcceptNotice({ at, target, now, mine }: { at: number; target: s
   );
 }
 
-export function ActionPanel({ sessionId, view, metadata }: { sessionId: string; view: SessionView; metadata: SessionMetadata | undefined }) {
+export function ActionPanel({
+  sessionId,
+  view,
+  metadata,
+  othersMoved = 0,
+}: {
+  sessionId: string;
+  view: SessionView;
+  metadata: SessionMetadata | undefined;
+  /** Sequence of the newest event someone else sent (timeline.ts newestSequenceNotBy): a success notice lasts until it moves. */
+  othersMoved?: number;
+}) {
   const { me } = useWhoAmI();
   const signedIn = Boolean(me);
   const { directory } = useDirectory(signedIn);
@@ -70,7 +84,9 @@ export function ActionPanel({ sessionId, view, metadata }: { sessionId: string; 
   const { policy } = usePolicySummary(policyId, signedIn);
   const now = useNow();
   const [open, setOpen] = useState<Action | null>(null);
-  const [done, setDone] = useState<string | null>(null);
+  const [notice, setNotice] = useState<{ text: string; othersMoved: number } | null>(null);
+  // A success notice is about the state it changed; once someone else moves the session on, it is old news.
+  const done = notice !== null && notice.othersMoved === othersMoved ? notice.text : null;
   const buttons = useRef(new Map<Action, HTMLButtonElement>());
   const headingRef = useRef<HTMLHeadingElement | null>(null);
 
@@ -80,6 +96,8 @@ export function ActionPanel({ sessionId, view, metadata }: { sessionId: string; 
   const panel = actor ? sessionPanel(actor, view, ctx) : { kind: "none" as const };
   const implicitAt = implicitAcceptAt(view, policy, policyId);
   const pending = pendingOfferOf(view);
+  const rules = policy ?? (policyId === null ? DEFAULT_POLICY_SUMMARY : undefined);
+  const brief = actor ? briefFor(actor, view, { policy: rules, policyId, ctx, nameOf, ...(ctx.expiresAt !== undefined ? { expiresAt: ctx.expiresAt } : {}) }) : null;
 
   const allowedNow = panel.kind === "actions" ? new Set(panel.actions.filter((a) => a.decision.allowed).map((a) => a.action)) : new Set<Action>();
   // A form whose action became impossible (someone else moved first) closes.
@@ -98,10 +116,10 @@ export function ActionPanel({ sessionId, view, metadata }: { sessionId: string; 
   }, []);
   const finished = useCallback(
     (action: Action, sentence: string) => {
-      setDone(sentence);
+      setNotice({ text: sentence, othersMoved });
       close(action);
     },
-    [close],
+    [close, othersMoved],
   );
 
   if (!view.started) return null;
@@ -162,6 +180,7 @@ export function ActionPanel({ sessionId, view, metadata }: { sessionId: string; 
     }
   };
 
+  const waiting = waitingFor(view, rules, nameOf);
   // Nothing to do here (viewer, or the session is over): one quiet line.
   if ((panel.kind === "read-only" || panel.kind === "closed") && implicitAt === undefined) {
     return (
@@ -169,7 +188,7 @@ export function ActionPanel({ sessionId, view, metadata }: { sessionId: string; 
         <p className="flex items-start gap-1.5" data-testid={panel.kind === "read-only" ? "read-only-note" : "closed-note"}>
           <Icon name={panel.kind === "read-only" ? "user" : "seal"} className="mt-0.5 h-4 w-4 shrink-0" />
           {panel.kind === "read-only"
-            ? `Watching as ${me.displayName} (viewer): read-only, no actions.`
+            ? `Watching as ${me.displayName} (viewer): read-only, no actions.${waiting ? ` ${waiting.sentence}` : ""}`
             : `No actions: ${panel.reason.charAt(0).toLowerCase()}${panel.reason.slice(1)}`}
         </p>
       </section>
@@ -178,7 +197,76 @@ export function ActionPanel({ sessionId, view, metadata }: { sessionId: string; 
 
   const actions = panel.kind === "actions" ? panel.actions : [];
   const allowed = actions.filter((a) => a.decision.allowed);
-  const denied = actions.filter((a) => listsRefusal(a.action, a.decision));
+
+  const buttonRow =
+    allowed.length > 0 ? (
+      <div className="flex flex-wrap gap-2">
+        {allowed.map(({ action }) => (
+          <Button
+            key={action}
+            ref={(el) => {
+              if (el) buttons.current.set(action, el);
+              else buttons.current.delete(action);
+            }}
+            variant={PRIMARY.has(action) ? "primary" : "secondary"}
+            aria-expanded={open === action}
+            onClick={() => {
+              setNotice(null);
+              setOpen(open === action ? null : action);
+            }}
+            data-testid={`action-${action}`}
+            data-allowed="true"
+          >
+            {LABEL[action]}
+          </Button>
+        ))}
+      </div>
+    ) : null;
+  const doneLine = done ? (
+    <p className="flex items-start gap-2 text-sm text-emerald-900 dark:text-emerald-200" data-testid="action-done">
+      <Icon name="check-circle" className="mt-0.5 h-4 w-4 shrink-0" /> {done}
+    </p>
+  ) : null;
+  const openForm = open !== null && openStillAllowed ? <div key={open}>{form(open)}</div> : null;
+  // Instead of actions others have to take: one line naming whom the session waits for.
+  const waitingLine =
+    waiting && (allowed.length === 0 || !waiting.on.includes(me.participantId)) ? (
+      <p className="flex items-start gap-1.5 text-sm text-slate-700 dark:text-slate-300" data-testid="waiting-on" data-waiting-on={waiting.on.join(" ")}>
+        <Icon name="clock" className="mt-0.5 h-4 w-4 shrink-0" />
+        {waiting.sentence}
+      </p>
+    ) : null;
+
+  // The person asked to act: the brief first, the actions in it.
+  if (brief && panel.kind === "actions") {
+    return (
+      <div data-testid="action-panel" data-panel={panel.kind}>
+        <h2 id="actions-title" ref={headingRef} tabIndex={-1} className="sr-only">
+          Your actions as {me.displayName}
+        </h2>
+        <BriefCard brief={brief} nameOf={nameOf} now={now} actions={buttonRow} sticky={openForm === null}>
+          {doneLine || openForm ? (
+            <>
+              {doneLine}
+              {openForm}
+            </>
+          ) : null}
+        </BriefCard>
+      </div>
+    );
+  }
+
+  // Nothing for this person to do now: the one line, no box.
+  if (allowed.length === 0 && !doneLine && implicitAt === undefined && panel.kind === "actions") {
+    return (
+      <section aria-labelledby="actions-title" className="text-sm" data-testid="action-panel" data-panel={panel.kind}>
+        <h2 id="actions-title" ref={headingRef} tabIndex={-1} className="sr-only">
+          Your actions as {me.displayName}
+        </h2>
+        {waitingLine}
+      </section>
+    );
+  }
 
   return (
     <section aria-labelledby="actions-title" className="space-y-3 rounded-lg border border-slate-200 p-3 dark:border-slate-800" data-testid="action-panel" data-panel={panel.kind}>
@@ -196,63 +284,10 @@ export function ActionPanel({ sessionId, view, metadata }: { sessionId: string; 
           {panel.reason}
         </p>
       ) : null}
-      {done ? (
-        <p className="flex items-start gap-2 text-sm text-emerald-900 dark:text-emerald-200" data-testid="action-done">
-          <Icon name="check-circle" className="mt-0.5 h-4 w-4 shrink-0" /> {done}
-        </p>
-      ) : null}
-      {allowed.length > 0 ? (
-        <div className="flex flex-wrap gap-2">
-          {allowed.map(({ action }) => (
-            <Button
-              key={action}
-              ref={(el) => {
-                if (el) buttons.current.set(action, el);
-                else buttons.current.delete(action);
-              }}
-              variant={PRIMARY.has(action) ? "primary" : "secondary"}
-              aria-expanded={open === action}
-              onClick={() => {
-                setDone(null);
-                setOpen(open === action ? null : action);
-              }}
-              data-testid={`action-${action}`}
-              data-allowed="true"
-            >
-              {LABEL[action]}
-            </Button>
-          ))}
-        </div>
-      ) : null}
-      {open !== null && openStillAllowed ? <div key={open}>{form(open)}</div> : null}
-      {denied.length > 0 ? (
-        <div>
-          <h3 className="text-xs font-semibold text-slate-700 dark:text-slate-300">{allowed.length > 0 ? "Not available to you now" : "Nothing for you to do right now"}</h3>
-          <ul className="mt-1.5 space-y-1.5">
-            {denied.map(({ action, decision }) => (
-              <li key={action} className="flex flex-wrap items-center gap-x-2 gap-y-1 text-sm" data-testid={`action-${action}-row`}>
-                <Button
-                  ref={(el) => {
-                    if (el) buttons.current.set(action, el);
-                    else buttons.current.delete(action);
-                  }}
-                  aria-disabled="true"
-                  aria-describedby={`why-${action}`}
-                  onClick={(e) => e.preventDefault()}
-                  className="min-h-8 px-2.5 py-1 text-xs"
-                  data-testid={`action-${action}`}
-                  data-allowed="false"
-                >
-                  {LABEL[action]}
-                </Button>
-                <span id={`why-${action}`} className="min-w-0 flex-1 text-xs text-slate-700 dark:text-slate-300" data-testid={`action-${action}-reason`}>
-                  {decision.allowed ? "" : decision.reason}
-                </span>
-              </li>
-            ))}
-          </ul>
-        </div>
-      ) : null}
+      {doneLine}
+      {buttonRow}
+      {openForm}
+      {waitingLine}
     </section>
   );
 }

@@ -69,11 +69,27 @@ describe("reduceSession: metadata", () => {
     expect(v.task).toBeUndefined();
   });
 
-  it("tracks activity using receive time when given", () => {
+  // Issue 12: "Last activity" is the newest event's own time; the receive
+  // time (which a replay sets to "now") counts only for events without one.
+  it("tracks activity by the events' own time, the receive time only without a timestamp", () => {
     let v = viewFromEvents([start(HANDOFF_MODE)]);
-    v = reduceSession(v, { ...h("HandoffOffer", { handoffId: "h1", targetParticipant: BOB }), receivedAtMs: 50_000 });
-    expect(v.lastActivityMs).toBe(50_000);
+    const offer = h("HandoffOffer", { handoffId: "h1", targetParticipant: BOB });
+    v = reduceSession(v, { ...offer, receivedAtMs: Number(offer.envelope.timestampUnixMs) + 600_000 });
+    expect(v.lastActivityMs).toBe(Number(offer.envelope.timestampUnixMs));
     expect(v.events).toBe(2);
+    const untimed = h("HandoffContext", { handoffId: "h1", contentType: "text/plain" });
+    untimed.envelope.timestampUnixMs = 0n;
+    v = reduceSession(v, { ...untimed, receivedAtMs: Number(offer.envelope.timestampUnixMs) + 900_000 });
+    expect(v.lastActivityMs).toBe(Number(offer.envelope.timestampUnixMs) + 900_000);
+  });
+
+  it("shows the scope typed at start until an offer names one", () => {
+    const started = makeEvent(HANDOFF_MODE, "SessionStart", { intent: "rotation", participants: [OWNER, BOB], ttlMs: 60_000n, extensions: { "baton.scope": new TextEncoder().encode("payments-api primary on-call") } }, { sender: OWNER });
+    let v = viewFromEvents([started]);
+    expect(v.scope).toBe("payments-api primary on-call");
+    expect(v.startScope).toBe("payments-api primary on-call");
+    v = reduceSession(v, h("HandoffOffer", { handoffId: "h1", targetParticipant: BOB, scope: "secondary" }));
+    expect(v.scope).toBe("secondary");
   });
 
   it("works for events seen before (or without) the SessionStart", () => {
@@ -226,12 +242,13 @@ describe("describePhaseChange", () => {
     const said = views.map((v, i) => describePhaseChange(i === 0 ? undefined : views[i - 1], v));
     expect(said).toEqual([
       null,
-      "Handoff h1: offer pending for bob",
-      "Handoff h1: context shared with bob",
+      // Issue 12: no offer ids spliced into sentences.
+      "Offer 1 pending for bob",
+      "Context shared with bob",
       null,
-      "Handoff h1: declined by bob",
-      "Handoff h2: offer pending for carol",
-      "Handoff h2: accepted by carol",
+      "bob declined offer 1",
+      "Offer 2 pending for carol",
+      "carol accepted offer 2",
       "Handoff committed: handoff.accepted, positive outcome",
     ]);
   });
@@ -248,10 +265,10 @@ describe("describePhaseChange", () => {
     const said = views.map((v, i) => describePhaseChange(i === 0 ? undefined : views[i - 1], v));
     expect(said).toEqual([
       null,
-      "Task t1: requested from bob",
-      "Task t1: accepted by bob, in progress",
+      "Task requested from bob",
+      "bob took the task, in progress",
       null,
-      "Task t1: failed (E1), retryable",
+      "Task failed (E1), retryable",
       "Task committed: task.failed, negative outcome",
     ]);
   });

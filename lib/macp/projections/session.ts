@@ -12,6 +12,7 @@ import {
   CORE_TYPES,
   DEFAULT_POLICY_ID,
   HANDOFF_MODE,
+  SCOPE_EXTENSION,
   TASK_MODE,
 } from "@/lib/macp/constants";
 import { SessionStartPayloadSchema } from "@/lib/gen/macp/v1/core_pb";
@@ -82,8 +83,10 @@ export interface SessionView {
   currentOwner?: string;
   /** Handoff: target of the active or last offer. Task: active assignee, else requested assignee. */
   currentTarget?: string;
-  /** Handoff: scope of the active or last offer. Task: the task title. */
+  /** Handoff: scope of the active or last offer, else the scope typed at start. Task: the task title. */
   scope?: string;
+  /** The scope given at start (SessionStart extension `baton.scope`), when there is one. */
+  startScope?: string;
   commitment?: CommitmentRecord;
   handoff?: HandoffState;
   task?: TaskState;
@@ -155,8 +158,10 @@ export function reduceSessionDraft(view: SessionView, event: SessionEvent, draft
     addModeState(next, env.mode);
   }
 
+  // The event's own time (the envelope's timestamp, the receive time only
+  // without one): a replayed history must not read as activity "just now".
   const t = eventTimeMs(event);
-  const activity = event.receivedAtMs ?? t;
+  const activity = t;
   if (activity > 0 && (next.lastActivityMs === undefined || activity > next.lastActivityMs)) {
     next.lastActivityMs = activity;
   }
@@ -239,6 +244,11 @@ function applyStart(next: SessionView, event: SessionEvent): void {
   next.roots = p.roots.map((r) => ({ uri: r.uri, name: r.name }));
   next.contextId = p.contextId;
   next.extensionKeys = Object.keys(p.extensions);
+  const scope = p.extensions[SCOPE_EXTENSION];
+  if (scope !== undefined && scope.byteLength > 0) {
+    const text = new TextDecoder("utf-8", { fatal: false }).decode(scope).trim();
+    if (text !== "") next.startScope = text;
+  }
   if (startedAt > 0) {
     next.startedAt = startedAt;
     if (ttlMs > 0) next.expiresAt = startedAt + ttlMs;
@@ -263,7 +273,7 @@ function derive(next: SessionView): void {
     if (owner !== "") next.currentOwner = owner;
     const target = handoffTarget(h);
     if (target !== undefined) next.currentTarget = target;
-    const scope = handoffScope(h);
+    const scope = handoffScope(h) || next.startScope;
     if (scope !== undefined) next.scope = scope;
   } else if (next.task) {
     const t = next.task;
