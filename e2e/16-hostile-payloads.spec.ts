@@ -118,6 +118,10 @@ test("hostile text in every agent-controlled field and content type stays text o
     await page.goto(`/sessions/${handoff}`);
     await expect(page.getByTestId("session-intent")).toContainText(`<img src=x onerror=`);
     await expect(page.getByTestId("timeline")).toBeVisible();
+    // Bob is the target: the brief above renders the same hostile runbooks first (issue 12), so
+    // the (virtualized) timeline starts further down; bring it into view before counting its rows.
+    await expect(page.getByTestId("brief-runbook")).toHaveCount(contexts.length);
+    await page.getByTestId("timeline").evaluate((el) => el.scrollIntoView());
     await expect(page.locator("[data-testid=timeline] article[data-sequence]")).toHaveCount(2 + contexts.length);
     const raws = page.locator("[data-testid=timeline] summary", { hasText: "Raw envelope" });
     for (let i = 0; i < (await raws.count()); i++) await raws.nth(i).click();
