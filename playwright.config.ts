@@ -27,7 +27,7 @@ const usersFile = path.join(dataDir, "accounts", "users.json");
 // The scripted agents in e2e/support/agent.ts talk gRPC to this address.
 process.env.BATON_E2E_RUNTIME_ADDR = RUNTIME_ADDR;
 // The console watches one v0.1 handoff directory of the run (empty until a
-// spec writes into it: e2e/17-file-handoffs.spec.ts); its history store
+// spec writes into it: e2e/19-file-handoffs.spec.ts); its history store
 // lives in the run's directory too.
 const handoffDir = path.resolve(dataDir, "handoffs");
 process.env.BATON_E2E_HANDOFF_DIR = handoffDir;
