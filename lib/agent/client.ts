@@ -12,7 +12,8 @@
 import fs from "node:fs";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
-import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
+import { createGrpcTransport, type Http2SessionManager } from "@connectrpc/connect-node";
+import { createSessionManager } from "./http2-session";
 import {
   MACPRuntimeService,
   type AgentManifest,
@@ -157,7 +158,7 @@ export class MacpClient {
     const nodeOptions = this.secure
       ? { ...(ca !== undefined ? { ca: typeof ca === "string" ? ca : Buffer.from(ca) } : {}), ...(tlsOpts?.serverName ? { servername: tlsOpts.serverName } : {}) }
       : {};
-    this.sessionManager = new Http2SessionManager(this.baseUrl, { pingIntervalMs: 30_000 }, nodeOptions);
+    this.sessionManager = createSessionManager(this.baseUrl, { pingIntervalMs: 30_000 }, nodeOptions);
     const interceptors: Interceptor[] = [];
     if (options.auth) {
       const headers = authHeaders(options.auth);

@@ -7,7 +7,8 @@
 import { setMaxListeners } from "node:events";
 import fs from "node:fs";
 import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
-import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { createSessionManager } from "@/lib/agent/http2-session";
 import { MACPRuntimeService, type SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
 import type { Ack, Envelope } from "@/lib/gen/macp/v1/envelope_pb";
 import type { PolicyDescriptor } from "@/lib/gen/macp/v1/policy_pb";
@@ -46,7 +47,7 @@ export function createRuntimeActions(options: RuntimeActionsOptions): RuntimeAct
   const url = parseRuntimeUrl(options.baseUrl);
   const baseUrl = url.toString().replace(/\/$/, "");
   const nodeOptions = url.protocol === "https:" && options.caPath ? { ca: fs.readFileSync(options.caPath) } : {};
-  const sessionManager = new Http2SessionManager(baseUrl, { pingIntervalMs: 15_000, pingIdleConnection: true }, nodeOptions);
+  const sessionManager = createSessionManager(baseUrl, { pingIntervalMs: 15_000, pingIdleConnection: true }, nodeOptions);
   // No interceptor: every call names its credential itself.
   const client: Client<typeof MACPRuntimeService> = createClient(MACPRuntimeService, createGrpcTransport({ baseUrl, sessionManager }));
   const timeoutMs = options.timeoutMs ?? 15_000;

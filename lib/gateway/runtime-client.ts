@@ -11,7 +11,8 @@ import { setMaxListeners } from "node:events";
 import fs from "node:fs";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
-import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { createSessionManager } from "@/lib/agent/http2-session";
 import {
   MACPRuntimeService,
   StreamSessionRequestSchema,
@@ -105,7 +106,7 @@ export function createRuntimeClient(options: RuntimeClientOptions): RuntimeReade
   const baseUrl = url.toString().replace(/\/$/, "");
   const nodeOptions =
     url.protocol === "https:" && options.caPath ? { ca: fs.readFileSync(options.caPath) } : {};
-  const sessionManager = new Http2SessionManager(
+  const sessionManager = createSessionManager(
     baseUrl,
     { pingIntervalMs: options.pingIntervalMs ?? 15_000, pingIdleConnection: true },
     nodeOptions,
