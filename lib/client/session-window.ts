@@ -43,7 +43,9 @@ export function pageQueryKey(listKey: string, page: number): readonly ["baton", 
  */
 export function pagesForRange(first: number, last: number, total: number | undefined, margin = PREFETCH_ROWS, pageSize = PAGE_SIZE): number[] {
   if (total === undefined) return [0];
-  if (total <= 0) return [];
+  // An empty result is still read through page 0: that read is what says it is empty (and keeps the
+  // total known, so the wanted pages do not flip between [] and [0]).
+  if (total <= 0) return [0];
   const lo = Math.max(0, Math.min(total - 1, Math.floor(Math.min(first, last)) - margin));
   const hi = Math.max(0, Math.min(total - 1, Math.ceil(Math.max(first, last)) + margin));
   const out: number[] = [];

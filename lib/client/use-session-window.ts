@@ -96,7 +96,9 @@ export function useSessionWindow(query: ListQuery, paused: boolean): SessionWind
   const [wanted, setWanted] = useState<{ key: string; pages: number[] }>({ key: listKey, pages: [0] });
 
   // ---- pages
-  const pagesWanted = useMemo(() => (wanted.key === listKey ? wanted.pages : [0]), [wanted, listKey]);
+  // (A new [0] while a new query's pages are not chosen yet: byPage follows it.)
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const pagesWanted = wanted.key === listKey ? wanted.pages : [0];
   const results = useQueries({
     queries: pagesWanted.map((page) => ({
       queryKey: pageQueryKey(listKey, page),
