@@ -211,6 +211,60 @@ describe("SqliteCatalog", () => {
     expect(again.page(q({ sort: "started", ascending: true }), 0, 50).rows).toHaveLength(20);
   });
 
+  it("applies feed rows with their cursor in one transaction, resumes it after a reopen, and empties the rows on reset", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-catalog-"));
+    dirs.push(dir);
+    const file = path.join(dir, "console.sqlite");
+    const c = catalog(file);
+    expect(c.cursor).toBeUndefined();
+    const v1 = c.applyFeed(rows.slice(0, 10).map((s) => write(s)), { storeId: "store-a", change: 10n });
+    expect(v1).toBe(1);
+    expect(c.cursor).toEqual({ storeId: "store-a", change: 10n });
+    // Only a cursor move (a response without rows): same version.
+    expect(c.applyFeed([], { storeId: "store-a", change: 12n })).toBe(v1);
+    // A later row for a known session updates it in place.
+    const changed = create(SessionSummarySchema, { ...rows[0], phase: "Committed" });
+    c.applyFeed([write(changed), ...rows.slice(10, 15).map((s) => write(s))], { storeId: "store-a", change: 2n ** 63n + 5n });
+    expect(c.counts()).toEqual({ known: 15, pending: 0 });
+    expect(c.get(ids(rows.slice(0, 1))[0] ?? "")?.summary.phase).toBe("Committed");
+    c.close();
+
+    const again = catalog(file);
+    expect(again.cursor).toEqual({ storeId: "store-a", change: 2n ** 63n + 5n });
+    expect(again.counts().known).toBe(15);
+    // A failed transaction moves neither the rows nor the cursor.
+    const bad = { ...write(rows[20] as SessionSummary), nextActors: null as unknown as string[] };
+    expect(() => again.applyFeed([write(rows[16] as SessionSummary), bad], { storeId: "store-a", change: 99n })).toThrow();
+    expect(again.cursor?.change).toBe(2n ** 63n + 5n);
+    expect(again.counts().known).toBe(15);
+    // Another store (or a restarted feed): the rows of the old one are gone, in the same transaction.
+    const v = again.version;
+    expect(again.applyFeed(rows.slice(30, 33).map((s) => write(s)), { storeId: "store-b", change: 3n }, true)).toBe(v + 1);
+    expect(again.counts().known).toBe(3);
+    expect(again.page(q({ text: "sess-000001" }), 0, 10).rows).toHaveLength(0);
+    expect(ids(again.page(q({ sort: "started", ascending: true }), 0, 10).rows).sort()).toEqual(ids(rows.slice(30, 33)).sort());
+    // A reset with no rows still empties (and bumps the version for list watchers).
+    expect(again.applyFeed([], { storeId: "store-c", change: 0n }, true)).toBe(v + 2);
+    expect(again.counts().known).toBe(0);
+    again.clearCursor();
+    expect(again.cursor).toBeUndefined();
+    again.close();
+    expect(catalog(file).cursor).toBeUndefined();
+  });
+
+  it("forgets the feed cursor with the rows when the catalog is bound to another runtime", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-catalog-"));
+    dirs.push(dir);
+    const file = path.join(dir, "console.sqlite");
+    const c = new SqliteCatalog({ path: file, source: "http://a" });
+    c.applyFeed(rows.slice(0, 2).map((s) => write(s)), { storeId: "s", change: 2n });
+    c.close();
+    const b = new SqliteCatalog({ path: file, source: "http://b" });
+    open.push(b);
+    expect(b.cursor).toBeUndefined();
+    expect(b.counts().known).toBe(0);
+  });
+
   it("rebuilds a catalog of an older schema and refuses a newer one", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-catalog-"));
     dirs.push(dir);

@@ -7,6 +7,13 @@
 // context id). Browser text is only ever bound as a quoted FTS phrase or an
 // instr() argument, never parsed as FTS or SQL syntax.
 //
+// Fed by the runtime's list-row feed (WatchListRows), the catalog stores the
+// feed position (the runtime's store_id and the last change applied) in the
+// meta table, in the same transaction as the rows it covers: a restart
+// resumes exactly after what was written. When the runtime's store_id changes
+// (its data was replaced) or its feed restarts from 0, every row is deleted in
+// the transaction that applies the first new rows (applyFeed's `reset`).
+//
 // The catalog is a read model: everything in it can be rebuilt from the
 // runtime. A file with an older schema is therefore emptied and filled again
 // (the feeder reads the history once more); a newer schema is refused.
@@ -16,7 +23,7 @@ import Database from "better-sqlite3";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { SessionSummarySchema, type SessionSummary } from "@/lib/gen/baton/v1/console_pb";
 import { phaseRank, stateRank, type CatalogQuery, type SortKey } from "./query";
-import type { CatalogChanges, CatalogCounts, CatalogPage, CatalogRow, CatalogStore, CatalogWrite, PendingRead } from "./store";
+import type { CatalogChanges, CatalogCounts, CatalogPage, CatalogRow, CatalogStore, CatalogWrite, FeedCursor, PendingRead } from "./store";
 
 export const CATALOG_SCHEMA_VERSION = 1;
 
@@ -168,6 +175,8 @@ export class SqliteCatalog implements CatalogStore {
       ftsDelete: db.prepare("DELETE FROM sessions_fts WHERE rowid = ?"),
       ftsInsert: db.prepare("INSERT INTO sessions_fts (rowid, hay, parts) VALUES (?, ?, ?)"),
       setVersion: db.prepare("INSERT INTO meta (key, value) VALUES ('version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"),
+      setMeta: db.prepare<[string, string]>("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"),
+      deleteMeta: db.prepare<[string]>("DELETE FROM meta WHERE key = ?"),
       changed: db.prepare<[number, number], { session_id: string; version: number }>("SELECT session_id, version FROM sessions WHERE version > ? ORDER BY version, n LIMIT ?"),
       scan: db.prepare<[number, number], { n: number; summary: Uint8Array }>("SELECT n, summary FROM sessions WHERE n > ? ORDER BY n LIMIT ?"),
       pending: db.prepare<[number, number, number], { n: number; session_id: string }>(
@@ -183,7 +192,12 @@ export class SqliteCatalog implements CatalogStore {
       reset: db.prepare("UPDATE sessions SET needs_read = 1, read_after = 0 WHERE final = 0"),
     };
     this.currentVersion = Number(this.db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'version'").get()?.value ?? "0");
+    const storeId = this.db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'feed_store'").get()?.value;
+    const change = this.db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'feed_change'").get()?.value;
+    this.feedCursor = storeId !== undefined && change !== undefined && /^\d+$/.test(change) ? { storeId, change: BigInt(change) } : undefined;
   }
+
+  private feedCursor: FeedCursor | undefined;
 
   private migrate(): void {
     const hasMeta = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get() !== undefined;
@@ -211,7 +225,7 @@ export class SqliteCatalog implements CatalogStore {
     this.db.transaction(() => {
       if (found !== undefined) {
         this.replacedSource = found;
-        this.db.exec("DELETE FROM sessions; DELETE FROM sessions_fts;");
+        this.db.exec("DELETE FROM sessions; DELETE FROM sessions_fts; DELETE FROM meta WHERE key IN ('feed_store', 'feed_change');");
       }
       this.db.prepare("INSERT INTO meta (key, value) VALUES ('source', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(source);
     })();
@@ -237,34 +251,64 @@ export class SqliteCatalog implements CatalogStore {
   write(rows: readonly CatalogWrite[]): number {
     if (rows.length === 0) return this.currentVersion;
     const version = this.currentVersion + 1;
-    this.db.transaction(() => {
-      for (const w of rows) {
-        const cols = columns(w.summary);
-        if (cols.session_id === "") continue;
-        const params = {
-          ...cols,
-          folded: w.folded,
-          final: w.final ? 1 : 0,
-          needs_read: w.needsRead ? 1 : 0,
-          next_actors: w.nextActors.join("\n"),
-          version,
-          summary: toBinary(SessionSummarySchema, w.summary),
-        };
-        const existing = this.stmts.get.get(cols.session_id);
-        let n: number;
-        if (existing) {
-          n = existing.n;
-          this.stmts.update.run({ ...params, n });
-          this.stmts.ftsDelete.run(n);
-        } else {
-          n = Number(this.stmts.insert.run(params).lastInsertRowid);
-        }
-        this.stmts.ftsInsert.run(n, cols.hay, cols.participants_lc);
-      }
-      this.stmts.setVersion.run(String(version));
-    })();
+    this.db.transaction(() => this.writeRows(rows, version))();
     this.currentVersion = version;
     return version;
+  }
+
+  get cursor(): FeedCursor | undefined {
+    return this.feedCursor;
+  }
+
+  applyFeed(rows: readonly CatalogWrite[], cursor: FeedCursor, reset = false): number {
+    const bump = rows.length > 0 || reset;
+    const version = bump ? this.currentVersion + 1 : this.currentVersion;
+    this.db.transaction(() => {
+      if (reset) this.db.exec("DELETE FROM sessions; DELETE FROM sessions_fts;");
+      if (bump) this.writeRows(rows, version);
+      this.stmts.setMeta.run("feed_store", cursor.storeId);
+      this.stmts.setMeta.run("feed_change", cursor.change.toString());
+    })();
+    this.currentVersion = version;
+    this.feedCursor = { storeId: cursor.storeId, change: cursor.change };
+    return version;
+  }
+
+  clearCursor(): void {
+    if (!this.feedCursor) return;
+    this.db.transaction(() => {
+      this.stmts.deleteMeta.run("feed_store");
+      this.stmts.deleteMeta.run("feed_change");
+    })();
+    this.feedCursor = undefined;
+  }
+
+  /** Upsert rows at `version` (inside a transaction); the version is stored too. */
+  private writeRows(rows: readonly CatalogWrite[], version: number): void {
+    for (const w of rows) {
+      const cols = columns(w.summary);
+      if (cols.session_id === "") continue;
+      const params = {
+        ...cols,
+        folded: w.folded,
+        final: w.final ? 1 : 0,
+        needs_read: w.needsRead ? 1 : 0,
+        next_actors: w.nextActors.join("\n"),
+        version,
+        summary: toBinary(SessionSummarySchema, w.summary),
+      };
+      const existing = this.stmts.get.get(cols.session_id);
+      let n: number;
+      if (existing) {
+        n = existing.n;
+        this.stmts.update.run({ ...params, n });
+        this.stmts.ftsDelete.run(n);
+      } else {
+        n = Number(this.stmts.insert.run(params).lastInsertRowid);
+      }
+      this.stmts.ftsInsert.run(n, cols.hay, cols.participants_lc);
+    }
+    this.stmts.setVersion.run(String(version));
   }
 
   /** WHERE clause and parameters for a query. */

@@ -51,6 +51,19 @@ export interface CatalogCounts {
   pending: number;
 }
 
+/**
+ * How far the catalog has applied the runtime's list-row feed
+ * (baton.v1.RuntimeCatalogService.WatchListRows): the runtime store it
+ * belongs to and the last change applied. Stored in the same transaction as
+ * the rows it covers, so a restart resumes exactly after what was written.
+ */
+export interface FeedCursor {
+  /** The runtime store's identity (a new one means its data was replaced). */
+  storeId: string;
+  /** Last change applied (0 = none yet). */
+  change: bigint;
+}
+
 export interface PendingRead {
   sessionId: string;
   /** Scan position: pass it back as `after` to continue. */
@@ -63,6 +76,17 @@ export interface CatalogStore {
   get(sessionId: string): CatalogRow | undefined;
   /** Write rows in one transaction; returns the new version (unchanged when `rows` is empty). */
   write(rows: readonly CatalogWrite[]): number;
+  /** The list-row feed position, if the catalog is fed by one. */
+  readonly cursor: FeedCursor | undefined;
+  /**
+   * Apply rows of the list-row feed and move the cursor, in one transaction.
+   * With `reset` (the runtime's data was replaced, or its feed restarted from
+   * 0), every row is deleted first: rows from another store are stale.
+   * Returns the new version (bumped whenever rows changed or were deleted).
+   */
+  applyFeed(rows: readonly CatalogWrite[], cursor: FeedCursor, reset?: boolean): number;
+  /** Forget the feed position (the catalog is fed from histories again). */
+  clearCursor(): void;
   /** One window of the sorted, filtered list. */
   page(query: CatalogQuery, offset: number, limit: number): CatalogPage;
   count(query: CatalogQuery): number;
