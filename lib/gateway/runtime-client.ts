@@ -21,6 +21,7 @@ import {
   type StreamSessionRequest,
 } from "@/lib/gen/macp/v1/core_pb";
 import type { Envelope } from "@/lib/gen/macp/v1/envelope_pb";
+import { RuntimeCatalogService, type WatchListRowsResponse } from "@/lib/gen/baton/v1/runtime_catalog_pb";
 import { normalizeErrorCode } from "@/lib/macp/constants";
 import { linkedController, whenAborted } from "./async";
 
@@ -43,8 +44,22 @@ export interface RuntimeReader {
    * are thrown as ConnectErrors.
    */
   subscribeSession(sessionId: string, afterSequence: number, signal: AbortSignal): AsyncIterable<Envelope>;
+  /**
+   * Baton's list-row feed (baton.v1.RuntimeCatalogService.WatchListRows):
+   * every session's list row after `afterChange`, then live changes. A plain
+   * MACP runtime answers UNIMPLEMENTED.
+   */
+  watchListRows(request: ListRowsRequest, signal: AbortSignal): AsyncIterable<WatchListRowsResponse>;
   /** Abort every call and drop the connection. */
   close(): void;
+}
+
+export interface ListRowsRequest {
+  afterChange: bigint;
+  /** The store the cursor belongs to ("" = none). */
+  storeId: string;
+  /** Rows per response (0 = the runtime's default). */
+  maxRows?: number;
 }
 
 export interface RuntimeClientOptions {
@@ -117,6 +132,7 @@ export function createRuntimeClient(options: RuntimeClientOptions): RuntimeReade
     interceptors: [bearerInterceptor(options.token)],
   });
   const client: Client<typeof MACPRuntimeService> = createClient(MACPRuntimeService, transport);
+  const catalog: Client<typeof RuntimeCatalogService> = createClient(RuntimeCatalogService, transport);
   const timeoutMs = options.unaryTimeoutMs ?? 15_000;
   const shutdown = new AbortController();
   setMaxListeners(0, shutdown.signal); // every call links to it
@@ -156,6 +172,20 @@ export function createRuntimeClient(options: RuntimeClientOptions): RuntimeReade
         for await (const res of client.watchSessions({}, { signal: ac.signal })) {
           if (res.event) yield res.event;
         }
+      } finally {
+        open--;
+        ac.abort();
+      }
+    },
+
+    async *watchListRows(request, signal) {
+      const ac = linkedController(signal, shutdown.signal);
+      open++;
+      try {
+        yield* catalog.watchListRows(
+          { afterChange: request.afterChange, storeId: request.storeId, maxRows: request.maxRows ?? 0 },
+          { signal: ac.signal },
+        );
       } finally {
         open--;
         ac.abort();

@@ -1,43 +1,35 @@
 // Feeds the console's catalog (lib/gateway/catalog/store.ts) from the runtime,
-// incrementally, for the console's whole lifetime:
+// incrementally, for the console's whole lifetime. Two upstream paths:
 //
-// - ONE upstream WatchSessions stream (reconnected with backoff and jitter).
-//   Its initial sync (one event per session, streamed by the runtime a page at
-//   a time) and every later event are upserts of a session's metadata into the
-//   catalog. ListSessions is never called: it answers every session in one
-//   message, which grows with history.
-// - Sessions whose summary must be (re)read are marked in the catalog
-//   (`needs_read`), not held in memory. A scheduler scans those rows (open
-//   and suspended ones first) and reads each history through a passive
-//   subscribe, at most `concurrency` at a time, folding it with the shared
-//   pure reducer (SessionFold) into the list row. Context bytes are dropped
-//   before folding, so a session of 300 × 1 MB contexts folds in kilobytes.
-// - A terminal session folded to its end is written `final` and never read
-//   again, by this process or after a restart. OPEN and SUSPENDED sessions
-//   stay followed live (one upstream subscription each, holding no slot once
-//   caught up): they are what is in use, and the only sessions held in memory.
-// - A restart resumes from the stored rows: final rows are skipped, open ones
-//   are read again from their start (the fold state is not persisted), so a
-//   restart costs what is open, not what ever happened. Against an external
-//   runtime with history, the first start fills the catalog in the
-//   background; ListSessionPage answers meanwhile and CatalogStatus (and the
-//   log, every few seconds) says how far it got.
-// - Failed reads are put off with exponential backoff and jitter, per session,
-//   in the catalog (no retry storms, nothing in memory).
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+// - Rows (feeder-rows.ts): Baton's runtime streams every session's list row
+//   (baton.v1.RuntimeCatalogService.WatchListRows), kept in the same
+//   transaction as its log. The catalog applies them with its cursor; no
+//   history is read for the list.
+// - Histories (feeder-histories.ts): a plain MACP runtime answers that call
+//   UNIMPLEMENTED; the console then follows WatchSessions and folds each
+//   session's history itself.
+//
+// Rows are tried first at start; the first UNIMPLEMENTED switches to
+// histories for the process's lifetime. Either way this class owns what the
+// rest of the gateway listens to: catalog writes (the list), lifecycle
+// changes (session streams) and the open sessions' folded views (the inbox).
+import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { CatalogStatusSchema, SessionSummarySchema, type CatalogStatus, type SessionSummary } from "@/lib/gen/baton/v1/console_pb";
-import { HandoffContextPayloadSchema } from "@/lib/gen/macp/modes/handoff/v1/handoff_pb";
+import { CatalogStatusSchema, type CatalogStatus, type SessionSummary } from "@/lib/gen/baton/v1/console_pb";
 import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
-import { SessionState, type Envelope } from "@/lib/gen/macp/v1/envelope_pb";
 import type { SessionView } from "@/lib/macp/projections/session";
-import { backoffMs, Limiter, linkedController, sleep } from "../async";
-import { isAbortError, upstreamError } from "../errors";
+import { Limiter, linkedController } from "../async";
+import { upstreamError } from "../errors";
 import type { LifecycleListener, LifecycleSource, LifecycleUpdate } from "../lifecycle-hub";
 import type { GatewayLogger } from "../logger";
 import type { RuntimeReader } from "../runtime-client";
-import { fresherMetadata, historyCount, isTerminalState, SessionFold, toSummary } from "../sequencer";
-import type { CatalogStore, CatalogWrite } from "./store";
+import { historyCount, SessionFold, toSummary } from "../sequencer";
+import { leanEnvelope, type Feed, type FeedHost } from "./feed";
+import { HistoryFeed } from "./feeder-histories";
+import { RowFeed } from "./feeder-rows";
+import type { CatalogStore } from "./store";
+
+export { leanEnvelope, nextActors } from "./feed";
 
 export interface CatalogFeederOptions {
   store: CatalogStore;
@@ -45,22 +37,15 @@ export interface CatalogFeederOptions {
   logger: GatewayLogger;
   /** Histories read at once (catch-up; followed open sessions hold no slot). Default 8. */
   concurrency?: number;
-  /** Writes are batched over this window (and at most `batchRows` rows). Default 50 ms. */
+  /** History feed: writes are batched over this window (and at most `batchRows` rows). Default 50 ms. */
   flushMs?: number;
   batchRows?: number;
   /** A read that delivers nothing for this long is given up and retried later. Default 30 s. */
   stallMs?: number;
-  /** Progress is logged this often while reads are pending. Default 5 s. */
+  /** Progress is logged this often while catching up. Default 5 s. */
   progressMs?: number;
-}
-
-/** A session being read (catch-up) or followed live (open). */
-interface Followed {
-  id: string;
-  meta: SessionMetadata;
-  fold: SessionFold;
-  ac: AbortController;
-  caughtUp: boolean;
+  /** Row feed: rows per WatchListRows response, each applied in one transaction. Default 500. */
+  maxRows?: number;
 }
 
 /**
@@ -75,118 +60,134 @@ export interface OpenSessionObserver {
   loaded(): void;
 }
 
-/** Who must act next in a session (the inbox's candidates): offer target, committer, task assignee. */
-export function nextActors(meta: SessionMetadata, view: SessionView | undefined): string[] {
-  if (!view?.started || isTerminalState(meta.state) || view.commitment) return [];
-  const out = new Set<string>();
-  const offers = view.handoff?.offers ?? [];
-  const last = offers.at(-1);
-  if (last && (last.status === "offered" || last.status === "context_sent")) out.add(last.target);
-  if (offers.some((o) => o.status === "accepted") || last?.status === "declined") out.add(view.currentOwner ?? view.initiator);
-  const task = view.task?.task;
-  if (task) {
-    if (task.terminalReport) out.add(task.requester);
-    else {
-      const assignee = task.activeAssignee ?? task.requestedAssignee;
-      if (assignee) out.add(assignee);
-    }
-  }
-  out.delete("");
-  return [...out];
-}
-
-/** The envelope as the catalog folds it: a context's bytes dropped (the list never shows them). */
-export function leanEnvelope(env: Envelope): Envelope {
-  if (env.messageType !== "HandoffContext" || env.payload.length <= 256) return env;
-  try {
-    const p = fromBinary(HandoffContextPayloadSchema, env.payload);
-    return { ...env, payload: toBinary(HandoffContextPayloadSchema, { ...p, context: new Uint8Array(0) }) };
-  } catch {
-    return { ...env, payload: new Uint8Array(0) };
-  }
-}
-
-function metadataActivityMs(meta: SessionMetadata): number {
-  let t = Number(meta.startedAtUnixMs);
-  for (const a of meta.participantActivity) t = Math.max(t, Number(a.lastMessageAtUnixMs));
-  return t;
-}
-
-/** A stored row with fresher metadata (no new envelopes folded). */
-function withMetadata(s: SessionSummary, meta: SessionMetadata): SessionSummary {
-  const activity = Math.max(Number(s.lastActivityUnixMs), metadataActivityMs(meta));
-  return create(SessionSummarySchema, { ...s, metadata: meta, lastActivityUnixMs: BigInt(activity) });
-}
-
-const OPEN_STATES = new Set([SessionState.OPEN, SessionState.SUSPENDED]);
-
 export class CatalogFeeder implements LifecycleSource {
   private readonly store: CatalogStore;
   private readonly runtime: RuntimeReader;
   private readonly log: GatewayLogger;
+  private readonly options: CatalogFeederOptions;
+  /** Reads for summary() of sessions the catalog does not have complete. */
   private readonly limiter: Limiter;
-  private readonly flushMs: number;
-  private readonly batchRows: number;
-  private readonly stallMs: number;
-  private readonly progressMs: number;
   private readonly run = new AbortController();
-  /** Sessions being read or followed: the only per-session state in memory. */
-  private readonly followed = new Map<string, Followed>();
-  /** Consecutive failed reads per session (only sessions failing right now). */
-  private readonly failures = new Map<string, number>();
-  private readonly pendingWrites = new Map<string, CatalogWrite>();
-  private flushTimer: NodeJS.Timeout | null = null;
   private readonly lifecycleListeners = new Set<LifecycleListener>();
   private readonly writeListeners = new Set<(version: number) => void>();
   private readonly openObservers = new Set<OpenSessionObserver>();
-  private kick: (() => void) | null = null;
-  private kicked = false;
-  private openScanDone = false;
-  private openLoaded = false;
-  private watching = false;
-  private message = "";
+  private feed: Feed | null = null;
+  private rows: RowFeed | null = null;
+  private histories: HistoryFeed | null = null;
   private started = false;
-  private lastProgress = 0;
-  /** Upstream reads started (passive subscribes), for tests and the benchmark. */
-  readsStarted = 0;
-  /** Sessions whose history was read to its end and written final. */
-  sessionsFinalized = 0;
 
   constructor(options: CatalogFeederOptions) {
+    this.options = options;
     this.store = options.store;
     this.runtime = options.runtime;
     this.log = options.logger;
     this.limiter = new Limiter(options.concurrency ?? 8);
-    this.flushMs = options.flushMs ?? 50;
-    this.batchRows = options.batchRows ?? 500;
-    this.stallMs = options.stallMs ?? 30_000;
-    this.progressMs = options.progressMs ?? 5_000;
   }
 
-  /** Start following the runtime (idempotent). */
+  private host(): FeedHost {
+    return {
+      store: this.store,
+      runtime: this.runtime,
+      log: this.log,
+      signal: this.run.signal,
+      written: (version) => {
+        for (const l of [...this.writeListeners]) l(version);
+      },
+      lifecycle: (update) => this.emitLifecycle(update),
+      openUpdate: (meta, view) => {
+        for (const o of [...this.openObservers]) o.update(meta, view);
+      },
+      openClosed: (id) => {
+        for (const o of [...this.openObservers]) o.closed(id);
+      },
+      openLoaded: () => {
+        for (const o of [...this.openObservers]) o.loaded();
+      },
+    };
+  }
+
+  /** Start following the runtime (idempotent): list rows if it has them, else histories. */
   start(): void {
     if (this.started) return;
     this.started = true;
-    const reset = this.store.resetUnfinished();
-    const { known, pending } = this.store.counts();
-    this.log.info({ known, pending, unfinished: reset }, `session catalog: ${known} sessions stored, ${pending} to read (open or unfinished)`);
-    void this.watchLoop();
-    void this.scheduleLoop();
+    const { known } = this.store.counts();
+    const cursor = this.store.cursor;
+    this.log.info(
+      { known, storeId: cursor?.storeId ?? "", change: String(cursor?.change ?? 0n) },
+      `session catalog: ${known} sessions stored${cursor ? `, list rows read up to change ${cursor.change}` : ""}`,
+    );
+    this.rows = new RowFeed(
+      this.host(),
+      {
+        maxRows: this.options.maxRows ?? 500,
+        concurrency: this.options.concurrency ?? 8,
+        stallMs: this.options.stallMs ?? 30_000,
+        progressMs: this.options.progressMs ?? 5_000,
+      },
+      () => this.useHistories(),
+    );
+    this.feed = this.rows;
+    this.rows.start();
+  }
+
+  private useHistories(): void {
+    if (this.isClosed || this.histories) return;
+    // Observers of the row feed's open sessions start over from the history feed.
+    for (const { meta } of this.rows?.openViews() ?? []) for (const o of [...this.openObservers]) o.closed(meta.sessionId);
+    this.histories = new HistoryFeed(this.host(), {
+      concurrency: this.options.concurrency ?? 8,
+      flushMs: this.options.flushMs ?? 50,
+      batchRows: this.options.batchRows ?? 500,
+      stallMs: this.options.stallMs ?? 30_000,
+      progressMs: this.options.progressMs ?? 5_000,
+    });
+    this.feed = this.histories;
+    this.histories.start();
   }
 
   get isClosed(): boolean {
     return this.run.signal.aborted;
   }
 
+  /** "rows" (the runtime's list-row feed), "histories" (a plain MACP runtime) or "starting". */
+  get mode(): "rows" | "histories" | "starting" {
+    if (this.histories) return "histories";
+    return this.rows?.answered ? "rows" : "starting";
+  }
+
+  /** Upstream history reads for the list (passive subscribes of the history feed; 0 on the row feed). */
+  get readsStarted(): number {
+    return this.histories?.readsStarted ?? 0;
+  }
+
+  /** Open sessions read for the inbox by the row feed. */
+  get openReads(): number {
+    return this.rows?.openReads ?? 0;
+  }
+
+  /** List rows applied from the runtime's feed. */
+  get rowsApplied(): number {
+    return this.rows?.rowsApplied ?? 0;
+  }
+
+  /** WatchListRows streams opened (1 + reconnects). */
+  get rowStreamsOpened(): number {
+    return this.rows?.streamsOpened ?? 0;
+  }
+
+  /** Sessions whose history was read to its end and written final (history feed). */
+  get sessionsFinalized(): number {
+    return this.histories?.sessionsFinalized ?? 0;
+  }
+
   /** Sessions followed or being read right now. */
   get followedCount(): number {
-    return this.followed.size;
+    return this.feed?.followedCount ?? 0;
   }
 
   status(): CatalogStatus {
-    const { known, pending } = this.store.counts();
-    const message = this.message || (pending > 0 ? `reading ${pending} session histories` : "");
-    return create(CatalogStatusSchema, { backfilling: pending > 0, sessionsKnown: BigInt(known), sessionsIndexed: BigInt(known - pending), message });
+    if (!this.feed) return create(CatalogStatusSchema, { backfilling: false, sessionsKnown: BigInt(this.store.counts().known), sessionsIndexed: BigInt(this.store.counts().known), message: "" });
+    return this.feed.status();
   }
 
   // ------------------------------------------------------------ listeners
@@ -208,10 +209,9 @@ export class CatalogFeeder implements LifecycleSource {
     if (signal.aborted) return;
     this.openObservers.add(observer);
     signal.addEventListener("abort", () => this.openObservers.delete(observer), { once: true });
-    for (const f of this.followed.values()) {
-      if (f.caughtUp && OPEN_STATES.has(f.meta.state)) observer.update(f.meta, f.fold.view);
-    }
-    if (this.openLoaded) observer.loaded();
+    if (!this.feed) return;
+    for (const { meta, view } of this.feed.openViews()) observer.update(meta, view);
+    if (this.feed.loaded) observer.loaded();
   }
 
   private emitLifecycle(update: LifecycleUpdate): void {
@@ -232,10 +232,8 @@ export class CatalogFeeder implements LifecycleSource {
    * NOT_FOUND for unknown sessions.
    */
   async summary(sessionId: string, signal?: AbortSignal): Promise<SessionSummary> {
-    const f = this.followed.get(sessionId);
-    if (f?.caughtUp) return toSummary(f.meta, f.fold.view, f.fold.count);
-    const pending = this.pendingWrites.get(sessionId);
-    if (pending && !pending.needsRead) return pending.summary;
+    const fresh = this.feed?.fresh(sessionId);
+    if (fresh) return fresh;
     const row = this.store.get(sessionId);
     if (row && !row.needsRead) return row.summary;
     const release = await this.limiter.acquire(signal);
@@ -272,340 +270,18 @@ export class CatalogFeeder implements LifecycleSource {
     }
   }
 
-  // ------------------------------------------------------------ writes
-
-  private queueWrite(w: CatalogWrite): void {
-    if (this.isClosed) return;
-    const id = w.summary.metadata?.sessionId ?? "";
-    this.pendingWrites.delete(id);
-    this.pendingWrites.set(id, w);
-    if (this.pendingWrites.size >= this.batchRows) this.flush();
-    else if (!this.flushTimer && !this.isClosed) {
-      this.flushTimer = setTimeout(() => this.flush(), this.flushMs);
-    }
-  }
-
   /** Write queued rows now. */
   flush(): void {
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    this.flushTimer = null;
-    if (this.pendingWrites.size === 0) return;
-    const rows = [...this.pendingWrites.values()];
-    this.pendingWrites.clear();
-    let version: number;
-    try {
-      version = this.store.write(rows);
-    } catch (err) {
-      this.log.error({ err, rows: rows.length }, "session catalog write failed");
-      this.message = `catalog write failed: ${(err as Error).message}`;
-      return;
-    }
-    for (const l of [...this.writeListeners]) l(version);
-    this.reportProgress();
-  }
-
-  private backfillLogged = false;
-
-  /** Progress in the log: every `progressMs` while reads are pending, and once when they are done. */
-  private reportProgress(force = false): void {
-    const now = Date.now();
-    // Once a backfill was reported, its end is reported as soon as it happens.
-    if (!force && !this.backfillLogged && now - this.lastProgress < this.progressMs) return;
-    const { known, pending } = this.store.counts();
-    if (!force && pending > 0 && now - this.lastProgress < this.progressMs) return;
-    this.lastProgress = now;
-    if (pending === 0) {
-      if (this.backfillLogged) this.log.info({ known }, `session catalog complete: ${known} sessions indexed`);
-      this.backfillLogged = false;
-      return;
-    }
-    // Open sessions waiting to be followed again are not worth a line each start.
-    if (!this.backfillLogged && pending <= this.limiter.max && !force) return;
-    this.backfillLogged = true;
-    this.log.info({ known, indexed: known - pending, pending, reading: this.limiter.running }, `session catalog: ${known - pending} of ${known} sessions indexed`);
-  }
-
-  /** The current row of a session (queued write first). */
-  private current(id: string): CatalogWrite | undefined {
-    return this.pendingWrites.get(id) ?? this.store.get(id);
-  }
-
-  private rowOf(f: Followed, needsRead: boolean): CatalogWrite {
-    const terminal = isTerminalState(f.meta.state);
-    const complete = f.fold.count >= historyCount(f.meta);
-    const view = f.fold.view;
-    return {
-      summary: toSummary(f.meta, view, f.fold.count),
-      folded: f.fold.count,
-      final: terminal && complete,
-      needsRead: needsRead && !(terminal && complete),
-      nextActors: nextActors(f.meta, view),
-    };
-  }
-
-  // ------------------------------------------------------------ upstream: lifecycle
-
-  private async watchLoop(): Promise<void> {
-    const signal = this.run.signal;
-    let attempt = 0;
-    while (!signal.aborted) {
-      const openedAt = Date.now();
-      let failure: unknown = null;
-      try {
-        for await (const event of this.runtime.watchSessions(signal)) {
-          if (!this.watching) {
-            this.watching = true;
-            this.message = "";
-          }
-          if (event.session) this.onMetadata(event.session);
-          this.emitLifecycle({ kind: "event", event });
-        }
-      } catch (err) {
-        failure = err;
-      }
-      this.watching = false;
-      if (signal.aborted) break;
-      attempt = Date.now() - openedAt > 10_000 ? 0 : attempt + 1;
-      if (failure) {
-        const ce = upstreamError(failure, "WatchSessions");
-        this.message = `the runtime is unreachable (${ce.rawMessage}); retrying`;
-        this.log.warn({ err: failure, attempt }, "WatchSessions failed; reconnecting");
-        this.emitLifecycle({ kind: "error", error: failure, listed: this.store.counts().known > 0 });
-      } else this.log.info({}, "WatchSessions ended (runtime dropped a slow watcher or restarted); reconnecting");
-      await sleep(backoffMs(attempt, 250, 30_000), signal);
-    }
-  }
-
-  private onMetadata(incoming: SessionMetadata): void {
-    const id = incoming.sessionId;
-    if (id === "" || this.isClosed) return;
-    const f = this.followed.get(id);
-    if (f) {
-      const before = f.meta;
-      f.meta = fresherMetadata(f.meta, incoming);
-      if (before !== f.meta && f.caughtUp) this.afterChange(f);
-      return;
-    }
-    const row = this.current(id);
-    if (row?.final) return;
-    const before = row?.summary.metadata;
-    const meta = fresherMetadata(before, incoming);
-    const terminal = isTerminalState(meta.state);
-    if (row && before === meta && row.needsRead) return; // nothing new; a read is already due
-    if (row && terminal && row.folded >= historyCount(meta) && row.folded > 0) {
-      // Closed with nothing new to fold: final without a read.
-      this.queueWrite({ ...row, summary: withMetadata(row.summary, meta), final: true, needsRead: false, nextActors: [] });
-      return;
-    }
-    const summary = row ? withMetadata(row.summary, meta) : toSummary(meta, undefined, 0);
-    this.queueWrite({ summary, folded: row?.folded ?? 0, final: false, needsRead: true, nextActors: row?.nextActors ?? [] });
-    this.wake();
-  }
-
-  // ------------------------------------------------------------ upstream: histories
-
-  private wake(): void {
-    this.kicked = true;
-    const k = this.kick;
-    this.kick = null;
-    k?.();
-  }
-
-  private async scheduleLoop(): Promise<void> {
-    const signal = this.run.signal;
-    while (!signal.aborted) {
-      this.kicked = false;
-      // Open and suspended sessions first (the inbox waits for them), then the rest.
-      for (const openOnly of [true, false]) {
-        let after = 0;
-        for (;;) {
-          if (signal.aborted) return;
-          this.flush();
-          const batch = this.store.pendingReads(after, Date.now(), 64, openOnly);
-          if (batch.length === 0) break;
-          for (const p of batch) {
-            after = p.position;
-            if (this.followed.has(p.sessionId)) continue;
-            let release: () => void;
-            try {
-              release = await this.limiter.acquire(signal);
-            } catch {
-              return;
-            }
-            if (signal.aborted) {
-              release();
-              return;
-            }
-            if (this.followed.has(p.sessionId)) {
-              release();
-              continue;
-            }
-            this.startRead(p.sessionId, release);
-          }
-        }
-        if (openOnly && !this.openScanDone) {
-          this.openScanDone = true;
-          this.checkOpenLoaded();
-        }
-      }
-      this.reportProgress(true);
-      if (this.kicked) continue;
-      // Idle until something new is due: a kick, or the earliest deferred read.
-      const next = this.store.nextDeferred();
-      const wait = next === undefined ? 60_000 : Math.max(50, next - Date.now());
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          signal.removeEventListener("abort", done);
-          this.kick = null;
-          resolve();
-        };
-        const timer = setTimeout(done, wait);
-        signal.addEventListener("abort", done, { once: true });
-        this.kick = done;
-        if (this.kicked) done();
-      });
-    }
-  }
-
-  private checkOpenLoaded(): void {
-    if (this.openLoaded || !this.openScanDone) return;
-    for (const f of this.followed.values()) if (!f.caughtUp && OPEN_STATES.has(f.meta.state)) return;
-    this.openLoaded = true;
-    for (const o of [...this.openObservers]) o.loaded();
-  }
-
-  private startRead(id: string, release: () => void): void {
-    const row = this.current(id);
-    const meta = row?.summary.metadata;
-    if (!meta) {
-      release();
-      return;
-    }
-    const f: Followed = { id, meta, fold: new SessionFold(id, meta.mode), ac: linkedController(this.run.signal), caughtUp: false };
-    this.followed.set(id, f);
-    void this.read(f, release).finally(() => {
-      f.ac.abort();
-      if (this.followed.get(id) === f) this.followed.delete(id);
-      // No longer followed (closed, or to be read again): observers drop what they knew of it.
-      for (const o of [...this.openObservers]) o.closed(id);
-      this.checkOpenLoaded();
-    });
-  }
-
-  /** A change of a caught-up session: write it, tell the inbox, stop when final. */
-  private afterChange(f: Followed): boolean {
-    const row = this.rowOf(f, false);
-    this.queueWrite(row);
-    if (OPEN_STATES.has(f.meta.state)) for (const o of [...this.openObservers]) o.update(f.meta, f.fold.view);
-    if (row.final) {
-      this.sessionsFinalized++;
-      f.ac.abort();
-      return true;
-    }
-    return false;
-  }
-
-  private async read(f: Followed, slot: () => void): Promise<void> {
-    let release: (() => void) | null = slot;
-    const free = () => {
-      release?.();
-      release = null;
-    };
-    let stall: NodeJS.Timeout | null = null;
-    let stalled = false;
-    const arm = () => {
-      if (stall) clearTimeout(stall);
-      stall = f.caughtUp
-        ? null
-        : setTimeout(() => {
-            stalled = true;
-            f.ac.abort();
-          }, this.stallMs);
-    };
-    try {
-      // The row's metadata (from WatchSessions, kept current by its events)
-      // says how long the history is: no GetSession per read.
-      const caughtUpNow = () => {
-        f.caughtUp = true;
-        this.failures.delete(f.id);
-        if (stall) clearTimeout(stall);
-        stall = null;
-        const final = this.afterChange(f);
-        // An open session stays followed without holding a slot; a final one frees its slot once its stream is closed.
-        if (!final) free();
-        return final;
-      };
-      this.readsStarted++;
-      arm();
-      if (f.fold.count >= historyCount(f.meta) && caughtUpNow()) return;
-      for await (const env of this.runtime.subscribeSession(f.id, 0, f.ac.signal)) {
-        const changed = f.fold.add(leanEnvelope(env));
-        if (!f.caughtUp) {
-          arm();
-          if (f.fold.count >= historyCount(f.meta) && caughtUpNow()) return;
-        } else if (changed && this.afterChange(f)) return;
-      }
-      if (!f.ac.signal.aborted) {
-        this.log.info({ sessionId: f.id }, "session subscription ended upstream; reading it again");
-        this.retryLater(f, null);
-      }
-    } catch (err) {
-      if (this.run.signal.aborted) return;
-      if (stalled) {
-        this.log.warn({ sessionId: f.id, folded: f.fold.count, expected: historyCount(f.meta) }, "session history read stalled; retrying later");
-        this.retryLater(f, null);
-        return;
-      }
-      if (f.ac.signal.aborted || isAbortError(err)) return;
-      const ce = upstreamError(err, `session ${f.id}`);
-      if (ce.code === Code.NotFound || ce.code === Code.PermissionDenied) {
-        // Gone, or not readable by the console's identity: the row keeps the metadata only.
-        if (ce.code === Code.PermissionDenied) this.warnUnreadable(f.id);
-        const terminal = isTerminalState(f.meta.state);
-        this.queueWrite({
-          summary: toSummary(f.meta, undefined, 0),
-          folded: 0,
-          final: terminal || ce.code === Code.NotFound,
-          needsRead: !(terminal || ce.code === Code.NotFound),
-          nextActors: [],
-        });
-        if (!terminal && ce.code !== Code.NotFound) this.retryLater(f, ce, 300_000);
-        return;
-      }
-      this.log.warn({ sessionId: f.id, err }, "session read failed; retrying later");
-      this.retryLater(f, ce);
-    } finally {
-      if (stall) clearTimeout(stall);
-      free();
-    }
-  }
-
-  private warnedUnreadable = false;
-  private warnUnreadable(sessionId: string): void {
-    if (this.warnedUnreadable) return;
-    this.warnedUnreadable = true;
-    this.log.warn({ sessionId }, "the console's runtime identity cannot read session history; list rows will show metadata only (use an observer identity)");
-  }
-
-  /** Keep what was folded, and read the session again after a backoff. */
-  private retryLater(f: Followed, err: ConnectError | null, minMs = 0): void {
-    const n = (this.failures.get(f.id) ?? 0) + 1;
-    this.failures.set(f.id, n);
-    if (this.failures.size > 10_000) this.failures.delete(this.failures.keys().next().value as string);
-    if (f.fold.count > 0) this.queueWrite({ ...this.rowOf(f, true), needsRead: true, final: false });
-    this.flush();
-    this.store.deferRead(f.id, Date.now() + Math.max(minMs, backoffMs(n - 1, 500, 60_000)));
-    if (err) this.message = `some session reads failed (${err.rawMessage}); retrying`;
-    this.wake();
+    this.feed?.flush();
   }
 
   /** Stop reading; write what is queued. */
   close(): void {
     if (this.isClosed) return;
-    this.flush();
+    this.feed?.flush();
+    this.rows?.close();
+    this.histories?.close();
     this.run.abort();
-    this.kick?.();
     this.lifecycleListeners.clear();
     this.writeListeners.clear();
     this.openObservers.clear();

@@ -223,7 +223,7 @@ describe("SqliteCatalog", () => {
     // Only a cursor move (a response without rows): same version.
     expect(c.applyFeed([], { storeId: "store-a", change: 12n })).toBe(v1);
     // A later row for a known session updates it in place.
-    const changed = create(SessionSummarySchema, { ...rows[0], phase: "Committed" });
+    const changed = create(SessionSummarySchema, { ...(rows[0] as SessionSummary), phase: "Committed" });
     c.applyFeed([write(changed), ...rows.slice(10, 15).map((s) => write(s))], { storeId: "store-a", change: 2n ** 63n + 5n });
     expect(c.counts()).toEqual({ known: 15, pending: 0 });
     expect(c.get(ids(rows.slice(0, 1))[0] ?? "")?.summary.phase).toBe("Committed");

@@ -15,6 +15,7 @@ import {
 import { SessionState, type Envelope } from "@/lib/gen/macp/v1/envelope_pb";
 import { AsyncQueue, sleep } from "../async";
 import type { RuntimeReader } from "../runtime-client";
+import type { WatchListRowsResponse } from "@/lib/gen/baton/v1/runtime_catalog_pb";
 
 interface FakeSession {
   id: string;
@@ -128,6 +129,12 @@ export class FakeRuntime implements RuntimeReader {
   async listSessions(): Promise<SessionMetadata[]> {
     this.calls.listSessions++;
     return [...this.sessions.values()].map((s) => this.meta(s));
+  }
+
+  /** A plain MACP runtime: Baton's list-row feed is not there (the console folds histories itself). */
+  // eslint-disable-next-line require-yield
+  async *watchListRows(): AsyncGenerator<WatchListRowsResponse> {
+    throw new ConnectError("baton.v1.RuntimeCatalogService is not implemented", Code.Unimplemented);
   }
 
   async *watchSessions(signal: AbortSignal): AsyncGenerator<SessionLifecycleEvent> {

@@ -1,0 +1,451 @@
+// The catalog fed by Baton's runtime: its list-row feed
+// (baton.v1.RuntimeCatalogService.WatchListRows) streams every session's list
+// row, kept by the runtime in the same transaction as its log. The console
+// reads no history to build its list.
+//
+// - ONE upstream WatchListRows stream, from the catalog's cursor (the
+//   runtime's store_id and the last change applied). Each response is applied
+//   in one catalog transaction together with the cursor it reaches, so a
+//   restart, a dropped connection or a RESOURCE_EXHAUSTED cut (a watcher too
+//   slow for a burst) resumes exactly after what was written: nothing lost,
+//   nothing sent twice. Reconnects use backoff with jitter.
+// - A new store_id (the runtime's data was replaced) or `restarted` empties
+//   the catalog's rows in the transaction that applies the first new ones.
+// - Session streams learn lifecycle changes from the rows' metadata (no
+//   WatchSessions stream).
+// - The inbox needs the folded view of OPEN and SUSPENDED sessions (offers,
+//   tasks, who acts next), which a row does not carry: those sessions, and
+//   only those, are followed live through passive subscribes (OpenFollower),
+//   at most `concurrency` catching up at once. They never write the catalog:
+//   its rows come from the feed alone.
+// - CatalogStatus (the UI's and the log's progress) compares the feed's head
+//   with the cursor.
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { CatalogStatusSchema, type CatalogStatus, type SessionSummary } from "@/lib/gen/baton/v1/console_pb";
+import type { WatchListRowsResponse } from "@/lib/gen/baton/v1/runtime_catalog_pb";
+import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
+import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
+import type { SessionView } from "@/lib/macp/projections/session";
+import { backoffMs, Limiter, linkedController, sleep } from "../async";
+import { isAbortError, upstreamError } from "../errors";
+import { fresherMetadata, historyCount, SessionFold } from "../sequencer";
+import { leanEnvelope, OPEN_STATES, type Feed, type FeedHost } from "./feed";
+import type { CatalogWrite } from "./store";
+
+export interface RowFeedOptions {
+  /** Rows per WatchListRows response (one catalog transaction each). */
+  maxRows: number;
+  /** Open sessions catching up at once (the inbox's live views). */
+  concurrency: number;
+  /** An open session's read that delivers nothing for this long is retried later. */
+  stallMs: number;
+  /** Progress is logged this often while catching up. */
+  progressMs: number;
+}
+
+export class RowFeed implements Feed {
+  readonly mode = "rows";
+  private readonly run: AbortController;
+  private readonly open: OpenFollower;
+  /** Newest change in the runtime's store, as last reported. */
+  private head = 0n;
+  /** The current stream has sent every row stored when it began. */
+  private caughtUp = false;
+  private everCaughtUp = false;
+  private message = "";
+  private lastProgress = 0;
+  private warnedBadRow = false;
+  /** Rows applied to the catalog (tests, benchmark). */
+  rowsApplied = 0;
+  /** WatchListRows streams opened (1 + reconnects). */
+  streamsOpened = 0;
+  /** The runtime has answered with its feed at least once. */
+  answered = false;
+
+  constructor(
+    private readonly host: FeedHost,
+    private readonly options: RowFeedOptions,
+    /** The runtime has no list-row feed: the feeder switches to histories. */
+    private readonly unimplemented: () => void,
+  ) {
+    this.run = linkedController(host.signal);
+    this.open = new OpenFollower(host, this.run.signal, options.concurrency, options.stallMs);
+  }
+
+  start(): void {
+    const cursor = this.host.store.cursor;
+    this.open.seed(this.host.store);
+    void this.loop(cursor?.change ?? 0n);
+  }
+
+  /** Open sessions followed for the inbox (history reads of open sessions). */
+  get openReads(): number {
+    return this.open.reads;
+  }
+
+  get followedCount(): number {
+    return this.open.size;
+  }
+
+  get loaded(): boolean {
+    return this.open.loadedSent;
+  }
+
+  *openViews(): Iterable<{ meta: SessionMetadata; view: SessionView }> {
+    yield* this.open.views();
+  }
+
+  fresh(): SessionSummary | undefined {
+    // Rows are written as they arrive: the catalog is never behind what the feeder holds.
+    return undefined;
+  }
+
+  flush(): void {
+    // Nothing is queued: every response is applied when it arrives.
+  }
+
+  status(): CatalogStatus {
+    const { known } = this.host.store.counts();
+    const position = this.host.store.cursor?.change ?? 0n;
+    const behind = this.head > position ? this.head - position : 0n;
+    const backfilling = !this.caughtUp && behind > 0n;
+    // Changes still to read include superseded ones (a session's row moves to
+    // its latest change): estimate the sessions by the rows per change so far.
+    let remaining = 0;
+    if (backfilling) {
+      const ratio = position > 0n ? Math.min(1, known / Number(position)) : 1;
+      remaining = Math.ceil(Number(behind) * ratio);
+    }
+    const message = this.message || (backfilling ? `reading the runtime's list rows: change ${position} of ${this.head}` : "");
+    return create(CatalogStatusSchema, { backfilling, sessionsKnown: BigInt(known + remaining), sessionsIndexed: BigInt(known), message });
+  }
+
+  private async loop(startedAt: bigint): Promise<void> {
+    const signal = this.run.signal;
+    const { log } = this.host;
+    let attempt = 0;
+    let first = true;
+    while (!signal.aborted) {
+      const openedAt = Date.now();
+      const cursor = this.host.store.cursor;
+      let failure: unknown = null;
+      let answered = false;
+      this.caughtUp = false;
+      try {
+        this.streamsOpened++;
+        const request = { afterChange: cursor?.change ?? 0n, storeId: cursor?.storeId ?? "", maxRows: this.options.maxRows };
+        for await (const res of this.host.runtime.watchListRows(request, signal)) {
+          if (!answered) {
+            answered = true;
+            this.answered = true;
+            this.message = "";
+            if (first) {
+              first = false;
+              log.info(
+                { storeId: res.storeId, after: String(request.afterChange), head: String(res.head) },
+                `session catalog: following the runtime's list rows from change ${startedAt} (head ${res.head})`,
+              );
+            }
+          }
+          this.apply(res);
+        }
+      } catch (err) {
+        failure = err;
+      }
+      this.caughtUp = false;
+      if (signal.aborted) break;
+      if (!answered && failure !== null && ConnectError.from(failure).code === Code.Unimplemented) {
+        log.info({}, "session catalog: the runtime has no list-row feed (a plain MACP runtime); reading session histories instead");
+        this.close();
+        this.unimplemented();
+        return;
+      }
+      attempt = Date.now() - openedAt > 10_000 ? 0 : attempt + 1;
+      const at = String(this.host.store.cursor?.change ?? 0n);
+      if (failure !== null) {
+        const ce = upstreamError(failure, "WatchListRows");
+        if (ce.code === Code.ResourceExhausted) {
+          this.message = "";
+          log.info({ attempt, cursor: at, reason: ce.rawMessage }, "WatchListRows cut off (RESOURCE_EXHAUSTED); resuming from the stored cursor");
+        } else {
+          this.message = `the runtime is unreachable (${ce.rawMessage}); retrying`;
+          log.warn({ err: failure, attempt, cursor: at }, "WatchListRows failed; reconnecting from the stored cursor");
+        }
+        this.host.lifecycle({ kind: "error", error: failure, listed: this.host.store.counts().known > 0 });
+      } else log.info({ cursor: at }, "WatchListRows ended (the runtime restarted or dropped the watcher); resuming from the stored cursor");
+      await sleep(backoffMs(attempt, 250, 30_000), signal);
+    }
+  }
+
+  /** One response: its rows and the cursor they reach, in one transaction. */
+  private apply(res: WatchListRowsResponse): void {
+    const { store, log } = this.host;
+    if (res.storeId === "") throw new ConnectError("WatchListRows answered without a store_id", Code.Internal);
+    const cursor = store.cursor;
+    const reset = res.restarted || cursor?.storeId !== res.storeId;
+    let position = reset ? 0n : (cursor?.change ?? 0n);
+    const rows: CatalogWrite[] = [];
+    const metas: SessionMetadata[] = [];
+    for (const r of res.rows) {
+      // Strictly increasing by contract: anything at or below the cursor is already applied.
+      if (r.change <= position) continue;
+      position = r.change;
+      const summary = r.summary;
+      const meta = summary?.metadata;
+      if (!summary || !meta || meta.sessionId === "") {
+        if (!this.warnedBadRow) log.warn({ change: String(r.change) }, "WatchListRows sent a row without a session; skipped");
+        this.warnedBadRow = true;
+        continue;
+      }
+      rows.push({ summary, folded: Number(summary.eventCount), final: r.final, needsRead: false, nextActors: [...r.nextActors] });
+      metas.push(meta);
+    }
+    if (reset) {
+      this.head = res.head;
+      if (cursor || store.counts().known > 0) {
+        log.info(
+          { from: cursor?.storeId ?? "", to: res.storeId, restarted: res.restarted },
+          "session catalog: the runtime's store was replaced (or its feed restarted); rebuilding the catalog from its list rows",
+        );
+      }
+    } else if (res.head > this.head) this.head = res.head;
+    if (rows.length > 0 || reset || position !== cursor?.change) {
+      const before = store.version;
+      let version: number;
+      try {
+        version = store.applyFeed(rows, { storeId: res.storeId, change: position }, reset);
+      } catch (err) {
+        this.message = `catalog write failed: ${(err as Error).message}`;
+        log.error({ err, rows: rows.length }, "session catalog write failed");
+        throw err; // the stream is reopened from the stored cursor
+      }
+      this.rowsApplied += rows.length;
+      if (reset) this.open.reset();
+      if (version !== before) this.host.written(version);
+    }
+    if (metas.length > 0) this.host.lifecycle({ kind: "list", sessions: metas });
+    for (let i = 0; i < rows.length; i++) this.open.row(metas[i] as SessionMetadata, (rows[i] as CatalogWrite).final);
+    if (res.caughtUp && !this.caughtUp) {
+      this.caughtUp = true;
+      if (!this.everCaughtUp) {
+        this.everCaughtUp = true;
+        log.info({ known: store.counts().known, change: String(position) }, `session catalog complete: ${store.counts().known} sessions indexed from the runtime's list rows`);
+      }
+      this.open.feedCaughtUp();
+    } else if (!this.caughtUp && Date.now() - this.lastProgress >= this.options.progressMs) {
+      this.lastProgress = Date.now();
+      const st = this.status();
+      log.info(
+        { known: Number(st.sessionsIndexed), change: String(position), head: String(this.head) },
+        `session catalog: ${st.sessionsIndexed} of about ${st.sessionsKnown} sessions indexed (list rows, change ${position} of ${this.head})`,
+      );
+    }
+  }
+
+  close(): void {
+    if (this.run.signal.aborted) return;
+    this.run.abort();
+    this.open.close();
+  }
+}
+
+/** An open session followed for the inbox. */
+interface OpenEntry {
+  id: string;
+  meta: SessionMetadata;
+  fold: SessionFold | null;
+  ac: AbortController | null;
+  caughtUp: boolean;
+  reading: boolean;
+  failures: number;
+  retry: NodeJS.Timeout | null;
+}
+
+/**
+ * The folded views of the open sessions, for the inbox: one passive
+ * subscribe per OPEN or SUSPENDED session (catch-up bounded by `concurrency`,
+ * no slot held once caught up), dropped when the feed says the session
+ * closed. Bounded by what is open; writes nothing to the catalog.
+ */
+class OpenFollower {
+  private readonly entries = new Map<string, OpenEntry>();
+  private readonly limiter: Limiter;
+  private caughtUpFeed = false;
+  loadedSent = false;
+  /** Passive subscribes started. */
+  reads = 0;
+
+  constructor(
+    private readonly host: FeedHost,
+    private readonly signal: AbortSignal,
+    concurrency: number,
+    private readonly stallMs: number,
+  ) {
+    this.limiter = new Limiter(concurrency);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The open sessions the catalog holds (a restart resumes after them). */
+  seed(store: FeedHost["store"]): void {
+    for (const state of [SessionState.OPEN, SessionState.SUSPENDED]) {
+      for (let offset = 0; ; offset += 500) {
+        const page = store.page({ state, participant: "", text: "", sort: "started", ascending: true }, offset, 500);
+        for (const s of page.rows) if (s.metadata) this.row(s.metadata, false);
+        if (page.rows.length < 500) break;
+      }
+    }
+  }
+
+  *views(): Iterable<{ meta: SessionMetadata; view: SessionView }> {
+    for (const e of this.entries.values()) if (e.caughtUp && e.fold) yield { meta: e.meta, view: e.fold.view };
+  }
+
+  row(meta: SessionMetadata, final: boolean): void {
+    if (this.signal.aborted) return;
+    const e = this.entries.get(meta.sessionId);
+    if (final || !OPEN_STATES.has(meta.state)) {
+      if (e) this.drop(e);
+      return;
+    }
+    if (e) {
+      const before = e.meta;
+      e.meta = fresherMetadata(e.meta, meta);
+      if (e.meta !== before && e.caughtUp && e.fold) this.host.openUpdate(e.meta, e.fold.view);
+      return;
+    }
+    const entry: OpenEntry = { id: meta.sessionId, meta, fold: null, ac: null, caughtUp: false, reading: false, failures: 0, retry: null };
+    this.entries.set(entry.id, entry);
+    void this.follow(entry);
+  }
+
+  /** The feed sent every stored row: once the open sessions are caught up, the inbox is loaded. */
+  feedCaughtUp(): void {
+    this.caughtUpFeed = true;
+    this.checkLoaded();
+  }
+
+  /** The runtime's store was replaced: forget every open session (the feed sends the new ones). */
+  reset(): void {
+    for (const e of [...this.entries.values()]) this.drop(e);
+  }
+
+  private drop(e: OpenEntry): void {
+    if (this.entries.get(e.id) !== e) return;
+    this.entries.delete(e.id);
+    if (e.retry) clearTimeout(e.retry);
+    e.retry = null;
+    e.ac?.abort();
+    this.host.openClosed(e.id);
+    this.checkLoaded();
+  }
+
+  private checkLoaded(): void {
+    if (this.loadedSent || !this.caughtUpFeed) return;
+    for (const e of this.entries.values()) if (e.reading && !e.caughtUp) return;
+    this.loadedSent = true;
+    this.host.openLoaded();
+  }
+
+  private async follow(e: OpenEntry): Promise<void> {
+    let release: (() => void) | null;
+    try {
+      release = await this.limiter.acquire(this.signal);
+    } catch {
+      return;
+    }
+    const free = () => {
+      release?.();
+      release = null;
+    };
+    if (this.entries.get(e.id) !== e || this.signal.aborted) {
+      free();
+      return;
+    }
+    const ac = linkedController(this.signal);
+    const fold = new SessionFold(e.id, e.meta.mode);
+    e.ac = ac;
+    e.fold = fold;
+    e.caughtUp = false;
+    e.reading = true;
+    this.reads++;
+    let stall: NodeJS.Timeout | null = null;
+    let stalled = false;
+    const arm = () => {
+      if (stall) clearTimeout(stall);
+      stall = setTimeout(() => {
+        stalled = true;
+        ac.abort();
+      }, this.stallMs);
+    };
+    let retry = false;
+    try {
+      arm();
+      for await (const env of this.host.runtime.subscribeSession(e.id, 0, ac.signal)) {
+        const changed = fold.add(leanEnvelope(env));
+        if (!e.caughtUp) {
+          arm();
+          if (fold.count >= historyCount(e.meta)) {
+            e.caughtUp = true;
+            e.failures = 0;
+            if (stall) clearTimeout(stall);
+            stall = null;
+            free();
+            this.host.openUpdate(e.meta, fold.view);
+            this.checkLoaded();
+          }
+        } else if (changed) this.host.openUpdate(e.meta, fold.view);
+      }
+      retry = !ac.signal.aborted;
+    } catch (err) {
+      if (this.signal.aborted) return;
+      if (stalled) {
+        this.host.log.warn({ sessionId: e.id, folded: fold.count, expected: historyCount(e.meta) }, "open session read stalled; retrying later");
+        retry = true;
+      } else if (!ac.signal.aborted && !isAbortError(err)) {
+        const ce = upstreamError(err, `session ${e.id}`);
+        if (ce.code === Code.NotFound || ce.code === Code.PermissionDenied) {
+          // Gone, or not readable by the console's identity: the inbox cannot show it.
+          this.host.log.warn({ sessionId: e.id, code: Code[ce.code] }, "open session cannot be read; left out of the inbox");
+          this.drop(e);
+          return;
+        }
+        this.host.log.warn({ sessionId: e.id, err }, "open session read failed; retrying later");
+        retry = true;
+      }
+    } finally {
+      if (stall) clearTimeout(stall);
+      free();
+      e.reading = false;
+      ac.abort();
+      if (e.ac === ac) e.ac = null;
+      if (retry && this.entries.get(e.id) === e && !this.signal.aborted) this.retryLater(e);
+      this.checkLoaded();
+    }
+  }
+
+  private retryLater(e: OpenEntry): void {
+    // Observers drop what they knew until it is caught up again.
+    if (e.caughtUp) this.host.openClosed(e.id);
+    e.caughtUp = false;
+    e.failures++;
+    e.retry = setTimeout(
+      () => {
+        e.retry = null;
+        if (this.entries.get(e.id) === e) void this.follow(e);
+      },
+      backoffMs(e.failures - 1, 500, 60_000),
+    );
+  }
+
+  close(): void {
+    for (const e of this.entries.values()) {
+      if (e.retry) clearTimeout(e.retry);
+      e.ac?.abort();
+    }
+    this.entries.clear();
+  }
+}
