@@ -24,19 +24,19 @@
 //   log, every few seconds) says how far it got.
 // - Failed reads are put off with exponential backoff and jitter, per session,
 //   in the catalog (no retry storms, nothing in memory).
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { CatalogStatusSchema, SessionSummarySchema, type CatalogStatus, type SessionSummary } from "@/lib/gen/baton/v1/console_pb";
-import { HandoffContextPayloadSchema } from "@/lib/gen/macp/modes/handoff/v1/handoff_pb";
 import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
 import { SessionState, type Envelope } from "@/lib/gen/macp/v1/envelope_pb";
 import type { SessionView } from "@/lib/macp/projections/session";
+import { historyCount, isTerminalState, leanEnvelope, metadataActivityMs, nextActors, SessionFold, toSummary } from "@/lib/macp/projections/summary";
 import { backoffMs, Limiter, linkedController, sleep } from "../async";
 import { isAbortError, upstreamError } from "../errors";
 import type { LifecycleListener, LifecycleSource, LifecycleUpdate } from "../lifecycle-hub";
 import type { GatewayLogger } from "../logger";
 import type { RuntimeReader } from "../runtime-client";
-import { fresherMetadata, historyCount, isTerminalState, SessionFold, toSummary } from "../sequencer";
+import { fresherMetadata } from "../sequencer";
 import type { CatalogStore, CatalogWrite } from "./store";
 
 export interface CatalogFeederOptions {
@@ -73,43 +73,6 @@ export interface OpenSessionObserver {
   closed(sessionId: string): void;
   /** Every open session known at start has been delivered at least once. */
   loaded(): void;
-}
-
-/** Who must act next in a session (the inbox's candidates): offer target, committer, task assignee. */
-export function nextActors(meta: SessionMetadata, view: SessionView | undefined): string[] {
-  if (!view?.started || isTerminalState(meta.state) || view.commitment) return [];
-  const out = new Set<string>();
-  const offers = view.handoff?.offers ?? [];
-  const last = offers.at(-1);
-  if (last && (last.status === "offered" || last.status === "context_sent")) out.add(last.target);
-  if (offers.some((o) => o.status === "accepted") || last?.status === "declined") out.add(view.currentOwner ?? view.initiator);
-  const task = view.task?.task;
-  if (task) {
-    if (task.terminalReport) out.add(task.requester);
-    else {
-      const assignee = task.activeAssignee ?? task.requestedAssignee;
-      if (assignee) out.add(assignee);
-    }
-  }
-  out.delete("");
-  return [...out];
-}
-
-/** The envelope as the catalog folds it: a context's bytes dropped (the list never shows them). */
-export function leanEnvelope(env: Envelope): Envelope {
-  if (env.messageType !== "HandoffContext" || env.payload.length <= 256) return env;
-  try {
-    const p = fromBinary(HandoffContextPayloadSchema, env.payload);
-    return { ...env, payload: toBinary(HandoffContextPayloadSchema, { ...p, context: new Uint8Array(0) }) };
-  } catch {
-    return { ...env, payload: new Uint8Array(0) };
-  }
-}
-
-function metadataActivityMs(meta: SessionMetadata): number {
-  let t = Number(meta.startedAtUnixMs);
-  for (const a of meta.participantActivity) t = Math.max(t, Number(a.lastMessageAtUnixMs));
-  return t;
 }
 
 /** A stored row with fresher metadata (no new envelopes folded). */
