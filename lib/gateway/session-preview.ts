@@ -18,7 +18,7 @@ import {
   initialSessionStreamState,
   type SessionStreamState,
 } from "@/lib/client/session-stream-state";
-import { historyCount } from "./sequencer";
+import { historyCount } from "@/lib/macp/projections/summary";
 import { sessionStream, type SessionStreamDeps } from "./session-stream";
 
 /** Default bound on the payload bytes one fold reads. */

@@ -11,7 +11,7 @@ import { emptySessionView, reduceSessionDraft, type SessionLifecycle, type Sessi
 import { linkedController } from "./async";
 import { upstreamError } from "./errors";
 import type { RuntimeReader } from "./runtime-client";
-import { historyCount } from "./sequencer";
+import { historyCount } from "@/lib/macp/projections/summary";
 
 export interface AcceptedMessage {
   sender: string;

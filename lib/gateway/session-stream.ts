@@ -36,7 +36,8 @@ import { upstreamError } from "./errors";
 import type { LifecycleSource, LifecycleUpdate } from "./lifecycle-hub";
 import type { GatewayLogger } from "./logger";
 import type { RuntimeReader } from "./runtime-client";
-import { EventSequencer, fresherMetadata, historyCount, isTerminalState, lifecycleChanged } from "./sequencer";
+import { historyCount, isTerminalState } from "@/lib/macp/projections/summary";
+import { EventSequencer, fresherMetadata, lifecycleChanged } from "./sequencer";
 
 export interface SessionStreamDeps {
   runtime: RuntimeReader;

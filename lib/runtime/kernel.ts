@@ -17,6 +17,16 @@
 // (duplicates of late resends) and its log (history, read page by page), with
 // a small cache of recently closed sessions in front. A restart rebuilds only
 // the resident sessions, from the session index and their own records.
+//
+// List rows: every resident session also keeps a lean fold of its envelopes
+// (the shared projection of lib/macp/projections/summary.ts, context bytes
+// dropped), and each write of a session carries the session's list row as of
+// after it (baton.v1.SessionSummary plus who acts next), stored in the same
+// transaction as the records and numbered by the store's change counter.
+// Once durable, the rows go to list-row listeners (the list-row feed,
+// catalog-service.ts). A closed session's row is final; its fold leaves
+// memory with it. A store migrated from schema v2 gets the rows of its
+// sessions by a background backfill after start.
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import {
   CORE_TYPES,
@@ -28,6 +38,8 @@ import {
   RUNTIME_SENDER,
 } from "@/lib/macp/constants";
 import { isValidSessionId } from "@/lib/macp/ids";
+import { leanEnvelope, nextActors, SessionFold, toSummary } from "@/lib/macp/projections/summary";
+import { SessionSummarySchema as ListSummarySchema } from "@/lib/gen/baton/v1/console_pb";
 import {
   AckSchema,
   EnvelopeSchema,
@@ -58,7 +70,18 @@ import { MODES, type AnyMode } from "./modes";
 import type { SessionContext } from "./modes/types";
 import { bindPolicy, DEFAULT_POLICY, hasCommitmentAuthority, validateDescriptor, type BoundPolicy } from "./policy";
 import { SlidingWindowLimiter } from "./rate-limit";
-import type { LogRecord, RecordKind, SessionIndexEntry, SessionStatus, SessionSummary, Store, StoredRecord, StoreReadStats } from "./store/types";
+import type {
+  ListRow,
+  LogRecord,
+  RecordKind,
+  SessionIndexEntry,
+  SessionStatus,
+  SessionSummary,
+  Store,
+  StoredListRow,
+  StoredRecord,
+  StoreReadStats,
+} from "./store/types";
 import { isResidentStatus, StoreCorruptionError } from "./store/types";
 
 export interface Logger {
@@ -80,6 +103,8 @@ type SessionListener = (d: Delivered) => void;
 type LifecycleListener = (ev: SessionLifecycleEvent) => void;
 type SignalListener = (env: Envelope) => void;
 type PolicyListener = (all: PolicyDescriptor[]) => void;
+/** Durable list rows, in change order (one call per commit that wrote any). */
+export type ListRowListener = (rows: readonly StoredListRow[]) => void;
 
 interface Activity {
   count: number;
@@ -114,6 +139,8 @@ interface Session {
   touchedMs: number;
   /** Settles when the newest write for this session has settled. */
   tail: Promise<unknown>;
+  /** The session's envelopes folded into its list row (context bytes dropped). */
+  readonly fold: SessionFold;
 }
 
 /** A terminal session, answered from the store's session index (never written again). */
@@ -151,6 +178,10 @@ export const HISTORY_PAGE_RECORDS = 128;
 export const HISTORY_PAGE_BYTES = 256 * 1024;
 /** Index rows per page when sessions are listed or rebuilt from storage. */
 const INDEX_PAGE_ROWS = 256;
+/** Sessions per page (and per commit) of the list-row backfill. */
+const BACKFILL_PAGE_SESSIONS = 64;
+/** The list-row backfill logs its progress this often. */
+const BACKFILL_PROGRESS_MS = 5_000;
 
 /**
  * Recently closed sessions, least recently used first out, bounded by count
@@ -254,6 +285,10 @@ export class Kernel {
   private readonly lifecycleListeners = new Set<LifecycleListener>();
   private readonly signalListeners = new Set<SignalListener>();
   private readonly policyListeners = new Set<PolicyListener>();
+  private readonly listRowListeners = new Set<ListRowListener>();
+  private readonly stopListRows: () => void;
+  /** The list-row backfill of a store migrated from schema v2, while it runs. */
+  private backfill: Promise<void> | null = null;
   private readonly startLimiter: SlidingWindowLimiter;
   private readonly messageLimiter: SlidingWindowLimiter;
   private readonly store: Store;
@@ -273,6 +308,15 @@ export class Kernel {
     this.startLimiter = new SlidingWindowLimiter(opts.config.sessionStartsPerMinute);
     this.messageLimiter = new SlidingWindowLimiter(opts.config.messagesPerMinute);
     this.closedCache = new ClosedCache(opts.config.closedSessionCache ?? 1024, opts.config.closedSessionCacheBytes ?? 16_777_216);
+    this.stopListRows = this.store.onListRows((rows) => {
+      for (const l of this.listRowListeners) {
+        try {
+          l(rows);
+        } catch (err) {
+          this.log.error({ err }, "list-row listener failed");
+        }
+      }
+    });
   }
 
   /**
@@ -288,7 +332,17 @@ export class Kernel {
     opts.logger.info(report, "runtime state rebuilt from storage (open and suspended sessions)");
     k.sweepTimer = setInterval(() => k.sweep(), opts.config.expirySweepMs);
     k.sweepTimer.unref();
+    if (!opts.store.listRowsBackfilled()) {
+      k.backfill = k.backfillListRows().catch((err: unknown) => {
+        if (!k.closed) opts.logger.error({ err }, "list-row backfill failed; it resumes at the next start");
+      });
+    }
     return k;
+  }
+
+  /** Settles when the list-row backfill (if one runs) has ended: for tests and tools. */
+  async listRowsBackfilled(): Promise<void> {
+    await this.backfill;
   }
 
   /** What the kernel read from storage when it opened. */
@@ -301,6 +355,97 @@ export class Kernel {
     this.closed = true;
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     await Promise.allSettled([...this.sessions.values()].map((s) => s.tail));
+    await this.backfill;
+    this.stopListRows();
+  }
+
+  // -------------------------------------------------------------- list rows
+
+  /** The session's list row as of its newest admitted record. */
+  private listRow(s: Session): ListRow {
+    const meta = this.metadata(s);
+    const view = s.fold.view;
+    // Agents' timestamps are clamped to the server time of the newest record: the row follows from the log.
+    const summary = toSummary(meta, view, s.fold.count, s.touchedMs);
+    return { sessionId: s.id, summary: toBinary(ListSummarySchema, summary), nextActors: nextActors(meta, view), final: isTerminal(s.state) };
+  }
+
+  /** A closed session's list row, folded from its stored envelopes (a page at a time, yielding in between). */
+  private async storedListRow(entry: SessionIndexEntry): Promise<ListRow> {
+    const meta = decodeMetadata(entry);
+    const fold = new SessionFold(entry.sessionId, meta.mode);
+    for (let after = 0; ; ) {
+      const page = this.store.readSession(entry.sessionId, after, { maxRecords: HISTORY_PAGE_RECORDS, maxBytes: HISTORY_PAGE_BYTES });
+      if (page.length === 0) break;
+      for (const r of page) fold.add(leanEnvelope(fromBinary(EnvelopeSchema, r.envelope)));
+      after = (page[page.length - 1] as StoredRecord).seq;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.closed) break;
+    }
+    const view = fold.view;
+    const summary = toSummary(meta, view, fold.count, entry.activityMs);
+    return { sessionId: entry.sessionId, summary: toBinary(ListSummarySchema, summary), nextActors: nextActors(meta, view), final: isTerminal(meta.state) };
+  }
+
+  /**
+   * A store migrated from schema v2 has sessions without list rows: fold
+   * them a page of sessions at a time (resident ones from memory, closed
+   * ones from their envelopes), each page one commit, yielding to the event
+   * loop in between, so the runtime serves meanwhile. A session the kernel
+   * writes in the meantime keeps the kernel's row. Interrupted, it resumes
+   * at the next start.
+   */
+  private async backfillListRows(): Promise<void> {
+    const t0 = performance.now();
+    let lastLog = t0;
+    let done = 0;
+    this.log.info({}, "list rows: folding the rows of sessions stored before schema v3, in the background");
+    for (let after = 0; ; ) {
+      if (this.closed) return;
+      const page = this.store.sessionsWithoutListRow(after, BACKFILL_PAGE_SESSIONS);
+      if (page.length === 0) break;
+      const rows: ListRow[] = [];
+      for (const entry of page) {
+        const s = this.sessions.get(entry.sessionId);
+        if (s) rows.push(this.listRow(s));
+        else if (entry.metadata !== null && !isResidentStatus(entry.status)) rows.push(await this.storedListRow(entry));
+        if (this.closed) return;
+      }
+      after = (page[page.length - 1] as SessionIndexEntry).firstPosition;
+      await this.store.backfillListRows(rows);
+      done += rows.length;
+      if (performance.now() - lastLog >= BACKFILL_PROGRESS_MS) {
+        lastLog = performance.now();
+        this.log.info({ rows: done, ms: Math.round(lastLog - t0) }, `list rows: ${done} sessions folded so far`);
+      }
+    }
+    if (this.closed) return;
+    await this.store.backfillListRows([], true);
+    this.log.info({ rows: done, ms: Math.round(performance.now() - t0) }, `list rows: backfill done (${done} sessions folded)`);
+  }
+
+  /**
+   * Durable list rows from now on, in change order (the live half of the
+   * list-row feed; the stored half is readListRows).
+   */
+  watchListRows(listener: ListRowListener): () => void {
+    this.listRowListeners.add(listener);
+    return () => void this.listRowListeners.delete(listener);
+  }
+
+  /** Stored list rows with change > afterChange, in change order (at most `limit`). */
+  readListRows(afterChange: number, limit: number): StoredListRow[] {
+    return this.store.readListRows(afterChange, limit);
+  }
+
+  /** The newest change in the store's list-row feed. */
+  lastListChange(): number {
+    return this.store.lastListChange();
+  }
+
+  /** Identity of the store the list-row changes belong to. */
+  get storeId(): string {
+    return this.store.storeId;
   }
 
   // ---------------------------------------------------------------- rebuild
@@ -452,6 +597,8 @@ export class Kernel {
     const participantSet = new Set(p.participants);
     const ts = toMs(env.timestampUnixMs);
     const base = ts > 0 ? ts : recvMs;
+    const fold = new SessionFold(env.sessionId, env.mode);
+    fold.add(leanEnvelope(env));
     return {
       id: env.sessionId,
       mode: env.mode,
@@ -476,6 +623,7 @@ export class Kernel {
       activity: new Map(),
       touchedMs: recvMs,
       tail: Promise.resolve(),
+      fold,
     };
   }
 
@@ -799,6 +947,7 @@ export class Kernel {
     s.dedup.add(env.messageId);
     const a = s.activity.get(sender) ?? { count: 0, lastMs: 0 };
     s.activity.set(sender, { count: a.count + 1, lastMs: at });
+    s.fold.add(leanEnvelope(env));
     return resolved;
   }
 
@@ -807,14 +956,15 @@ export class Kernel {
    * `summarise` (the session started or changed state), the session's row in
    * the store's session index is rewritten in the same transaction; a closed
    * session is answered from that row. Its live metadata while it is open is
-   * served from memory, so plain envelopes do not rewrite it. On a storage
+   * served from memory, so plain envelopes do not rewrite it. The session's
+   * list row is written with every record (see listRow). On a storage
    * failure the kernel reloads from the store and the caller gets
    * INTERNAL_ERROR (the message was not accepted; retrying is safe).
    */
   private async persist(s: Session, records: LogRecord[], summarise: boolean, onDurable: () => void): Promise<void> {
     const gen = this.generation;
     for (const r of records) if (r.recvMs > s.touchedMs) s.touchedMs = r.recvMs;
-    const write = this.store.append(records, summarise ? [this.summary(s)] : undefined);
+    const write = this.store.append(records, summarise ? [this.summary(s)] : undefined, [this.listRow(s)]);
     s.tail = write;
     try {
       await write;

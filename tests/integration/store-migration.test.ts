@@ -74,7 +74,7 @@ describe("schema v1 → v2 migration", () => {
     const openIds = expected.sessions.filter((s) => s.state === "SESSION_STATE_OPEN" || s.state === "SESSION_STATE_SUSPENDED");
 
     const first = await start(dir);
-    expect(first.store.openReport.schemaVersion).toBe(2);
+    expect(first.store.openReport.schemaVersion).toBe(3);
     // The first start replays every session once and indexes it.
     expect(first.kernel.loadReport).toMatchObject({ resident: openIds.length, indexed: total });
     expect(first.kernel.listSessions().map((m) => toJson(SessionMetadataSchema, m))).toEqual(expected.sessions);

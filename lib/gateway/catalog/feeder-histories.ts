@@ -31,8 +31,9 @@ import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
 import type { SessionView } from "@/lib/macp/projections/session";
 import { backoffMs, Limiter, linkedController, sleep } from "../async";
 import { isAbortError, upstreamError } from "../errors";
-import { fresherMetadata, historyCount, isTerminalState, SessionFold, toSummary } from "../sequencer";
-import { leanEnvelope, nextActors, OPEN_STATES, type Feed, type FeedHost } from "./feed";
+import { historyCount, isTerminalState, leanEnvelope, metadataActivityMs, nextActors, SessionFold, toSummary } from "@/lib/macp/projections/summary";
+import { fresherMetadata } from "../sequencer";
+import { OPEN_STATES, type Feed, type FeedHost } from "./feed";
 import type { CatalogWrite } from "./store";
 
 export interface HistoryFeedOptions {
@@ -54,12 +55,6 @@ interface Followed {
   fold: SessionFold;
   ac: AbortController;
   caughtUp: boolean;
-}
-
-function metadataActivityMs(meta: SessionMetadata): number {
-  let t = Number(meta.startedAtUnixMs);
-  for (const a of meta.participantActivity) t = Math.max(t, Number(a.lastMessageAtUnixMs));
-  return t;
 }
 
 /** A stored row with fresher metadata (no new envelopes folded). */

@@ -29,8 +29,9 @@ import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import type { SessionView } from "@/lib/macp/projections/session";
 import { backoffMs, Limiter, linkedController, sleep } from "../async";
 import { isAbortError, upstreamError } from "../errors";
-import { fresherMetadata, historyCount, SessionFold } from "../sequencer";
-import { leanEnvelope, OPEN_STATES, type Feed, type FeedHost } from "./feed";
+import { historyCount, leanEnvelope, SessionFold } from "@/lib/macp/projections/summary";
+import { fresherMetadata } from "../sequencer";
+import { OPEN_STATES, type Feed, type FeedHost } from "./feed";
 import type { CatalogWrite } from "./store";
 
 export interface RowFeedOptions {

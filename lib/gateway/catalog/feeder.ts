@@ -23,13 +23,12 @@ import { upstreamError } from "../errors";
 import type { LifecycleListener, LifecycleSource, LifecycleUpdate } from "../lifecycle-hub";
 import type { GatewayLogger } from "../logger";
 import type { RuntimeReader } from "../runtime-client";
-import { historyCount, SessionFold, toSummary } from "../sequencer";
-import { leanEnvelope, type Feed, type FeedHost } from "./feed";
+import { historyCount, leanEnvelope, SessionFold, toSummary } from "@/lib/macp/projections/summary";
+import type { Feed, FeedHost } from "./feed";
 import { HistoryFeed } from "./feeder-histories";
 import { RowFeed } from "./feeder-rows";
 import type { CatalogStore } from "./store";
 
-export { leanEnvelope, nextActors } from "./feed";
 
 export interface CatalogFeederOptions {
   store: CatalogStore;

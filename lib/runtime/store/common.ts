@@ -5,12 +5,14 @@ import { crc32 } from "./crc32";
 import {
   SESSION_STATUSES,
   StoreCorruptionError,
+  type ListRow,
   type LogRecord,
   type PolicyRecord,
   type RecordKind,
   type SessionIndexEntry,
   type SessionStatus,
   type SessionSummary,
+  type StoredListRow,
   type StoredRecord,
 } from "./types";
 
@@ -158,6 +160,41 @@ export function copyValidSummaries(summaries: readonly SessionSummary[] | undefi
     }
     if (!(sum.metadata instanceof Uint8Array)) throw new InvalidRecordError(`${where}: metadata must be a Uint8Array`);
     return { sessionId: sum.sessionId, status: sum.status, activityMs: sum.activityMs, metadata: new Uint8Array(sum.metadata) };
+  });
+}
+
+/** Most participant ids a list row may name as next actors. */
+const MAX_NEXT_ACTORS = 1024;
+
+/**
+ * Check list rows handed to append() or backfillListRows() and return private
+ * copies. With `sessions` (append), each row must describe a session the same
+ * call writes records for: a row travels with the records it folds.
+ */
+export function copyValidListRows(rows: readonly ListRow[] | undefined, sessions?: ReadonlySet<string>): ListRow[] {
+  if (rows === undefined) return [];
+  if (!Array.isArray(rows)) throw new InvalidRecordError("list rows must be an array");
+  const seen = new Set<string>();
+  return rows.map((row, i) => {
+    const where = `list row ${i}`;
+    if (typeof row !== "object" || row === null) throw new InvalidRecordError(`${where}: not an object`);
+    if (typeof row.sessionId !== "string" || row.sessionId.length === 0) {
+      throw new InvalidRecordError(`${where}: sessionId must be a non-empty string`);
+    }
+    if (seen.has(row.sessionId)) throw new InvalidRecordError(`${where}: session ${row.sessionId} has two rows in one call`);
+    seen.add(row.sessionId);
+    if (sessions && !sessions.has(row.sessionId)) {
+      throw new InvalidRecordError(`${where}: session ${row.sessionId} has no records in this append`);
+    }
+    if (!(row.summary instanceof Uint8Array)) throw new InvalidRecordError(`${where}: summary must be a Uint8Array`);
+    if (typeof row.final !== "boolean") throw new InvalidRecordError(`${where}: final must be a boolean`);
+    if (!Array.isArray(row.nextActors) || row.nextActors.length > MAX_NEXT_ACTORS) {
+      throw new InvalidRecordError(`${where}: nextActors must be an array of at most ${MAX_NEXT_ACTORS} ids`);
+    }
+    if (!row.nextActors.every((a: unknown) => typeof a === "string" && a !== "")) {
+      throw new InvalidRecordError(`${where}: nextActors must be non-empty strings`);
+    }
+    return { sessionId: row.sessionId, summary: new Uint8Array(row.summary), nextActors: [...row.nextActors], final: row.final };
   });
 }
 
@@ -391,6 +428,12 @@ export class LogVerifier {
   }
 }
 
+/** Arguments of readListRows(). */
+export function checkListPage(afterChange: number, limit: number): void {
+  if (!Number.isSafeInteger(afterChange) || afterChange < 0) throw new RangeError("afterChange must be a non-negative integer");
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError("limit must be a positive integer");
+}
+
 export function checkAfterSeq(afterSeq: number): void {
   if (typeof afterSeq !== "number" || !Number.isFinite(afterSeq)) {
     throw new RangeError(`readSession: afterSeq must be a finite number, got ${String(afterSeq)}`);
@@ -476,6 +519,29 @@ export function sessionRowCrc(e: SessionIndexEntry): number {
   head[o++] = e.metadata === null ? 0 : 1;
   u32(view, o, e.metadata?.length ?? 0);
   return e.metadata === null ? crc32(head) : crc32(e.metadata, crc32(head));
+}
+
+/**
+ * CRC-32 over session_id | change | final | next_actors (count, then each
+ * length-prefixed) | summary, length-prefixed.
+ */
+export function listRowCrc(r: StoredListRow): number {
+  const id = utf8.encode(r.sessionId);
+  const actors = r.nextActors.map((a) => utf8.encode(a));
+  const head = new Uint8Array(4 + id.length + 8 + 1 + 4 + actors.reduce((n, a) => n + 4 + a.length, 0) + 4);
+  const view = new DataView(head.buffer);
+  let o = u32(view, 0, id.length);
+  head.set(id, o);
+  o = u64(view, o + id.length, r.change);
+  head[o++] = r.final ? 1 : 0;
+  o = u32(view, o, actors.length);
+  for (const a of actors) {
+    o = u32(view, o, a.length);
+    head.set(a, o);
+    o += a.length;
+  }
+  u32(view, o, r.summary.length);
+  return crc32(r.summary, crc32(head));
 }
 
 /** CRC-32 over session_id | message_id, length-prefixed. */

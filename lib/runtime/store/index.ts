@@ -23,6 +23,7 @@ export { openSqliteStore, type SqliteOpenReport, type SqliteStore } from "./sqli
 export { StoreCorruptionError } from "./types";
 export { WalDamageError } from "./wal-check";
 export type {
+  ListRow,
   ListSessionsPage,
   LogRecord,
   PolicyRecord,
@@ -32,6 +33,7 @@ export type {
   SessionStatus,
   SessionSummary,
   Store,
+  StoredListRow,
   StoredRecord,
   StoreReadStats,
 } from "./types";

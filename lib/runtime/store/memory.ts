@@ -2,8 +2,10 @@
 // validation, same ordering, the same indexes and the same all-or-nothing
 // batches as the SQLite store; only durability differs: everything is gone
 // when the process exits.
+import { randomUUID } from "node:crypto";
 import {
   checkAfterSeq,
+  checkListPage,
   compareUtf8,
   LogVerifier,
   noopLogger,
@@ -16,6 +18,7 @@ import {
 import { GroupCommitWriter, type CommitBackend, type StoreOp } from "./writer";
 import {
   isResidentStatus,
+  type ListRow,
   type ListSessionsPage,
   type LogRecord,
   type PolicyRecord,
@@ -23,6 +26,7 @@ import {
   type SessionIndexEntry,
   type SessionSummary,
   type Store,
+  type StoredListRow,
   type StoredRecord,
   type StoreReadStats,
 } from "./types";
@@ -55,6 +59,10 @@ interface MemorySession {
   messages: Set<string>;
 }
 
+function copyListRow(r: StoredListRow): StoredListRow {
+  return { ...r, summary: r.summary.slice(), nextActors: [...r.nextActors] };
+}
+
 class MemoryStoreImpl implements MemoryStore {
   readonly description = "memory (nothing is persisted)";
   private log: StoredRecord[] = [];
@@ -65,6 +73,17 @@ class MemoryStoreImpl implements MemoryStore {
   private fault: Error | null = null;
   private readonly writer: GroupCommitWriter;
   private readonly reads: StoreReadStats = { indexRows: 0, records: 0, envelopeBytes: 0, messageLookups: 0 };
+  readonly storeId = randomUUID();
+  /** Each session's newest list row. */
+  private listRows = new Map<string, StoredListRow>();
+  /**
+   * Changes in increasing order, with holes where a session's row was
+   * replaced by a newer one (`byChange` no longer has them); compacted when
+   * the holes outnumber the rows.
+   */
+  private changes: number[] = [];
+  private byChange = new Map<number, StoredListRow>();
+  private listChange = 0;
 
   constructor(logger: StoreLogger) {
     const backend: CommitBackend = {
@@ -87,11 +106,20 @@ class MemoryStoreImpl implements MemoryStore {
   }
 
   /** Stage everything first, then publish it in one step: all or nothing. */
-  private commit(ops: readonly StoreOp[], drafts: readonly SessionDraft[]): void {
+  private commit(ops: readonly StoreOp[], drafts: readonly SessionDraft[]): readonly StoredListRow[] {
     let position = this.log.length === 0 ? 0 : (this.log[this.log.length - 1] as StoredRecord).position;
     const added: StoredRecord[] = [];
     const messages: [string, string][] = [];
     const policies = new Map(this.policies);
+    let change = this.listChange;
+    const rowsWritten: StoredListRow[] = [];
+    /** Sessions whose row is written in this batch (the backfill leaves them alone). */
+    const rowed = new Set<string>();
+    const writeRow = (row: ListRow, onlyIfMissing: boolean) => {
+      if (onlyIfMissing && (this.listRows.has(row.sessionId) || rowed.has(row.sessionId))) return;
+      rowed.add(row.sessionId);
+      rowsWritten.push({ ...row, change: ++change });
+    };
     for (const op of ops) {
       if (op.type === "append") {
         for (const r of op.records as LogRecord[]) {
@@ -99,6 +127,9 @@ class MemoryStoreImpl implements MemoryStore {
           added.push({ ...rest, position: ++position });
           if (messageId) messages.push([r.sessionId, messageId]);
         }
+        for (const row of op.listRows) writeRow(row, false);
+      } else if (op.type === "backfillListRows") {
+        for (const row of op.rows) writeRow(row, true);
       } else if (op.type === "index") {
         messages.push(...op.messages.map(([s, m]) => [s, m] as [string, string]));
       } else if (op.type === "putPolicy") {
@@ -143,10 +174,70 @@ class MemoryStoreImpl implements MemoryStore {
     }
     for (const [sessionId, messageId] of messages) this.sessions.get(sessionId)?.messages.add(messageId);
     this.policies = policies;
+    for (const row of rowsWritten) {
+      const old = this.listRows.get(row.sessionId);
+      if (old) this.byChange.delete(old.change);
+      this.listRows.set(row.sessionId, row);
+      this.byChange.set(row.change, row);
+      this.changes.push(row.change);
+    }
+    if (this.changes.length > 64 && this.changes.length > 2 * this.byChange.size) {
+      this.changes = this.changes.filter((c) => this.byChange.has(c));
+    }
+    this.listChange = change;
+    return rowsWritten;
   }
 
-  append(records: LogRecord[], summaries?: readonly SessionSummary[]): Promise<void> {
-    return this.writer.append(records, summaries);
+  backfillListRows(rows: readonly ListRow[], complete = false): Promise<void> {
+    return this.writer.backfillListRows(rows, complete);
+  }
+
+  /** A memory store is never migrated: every session it holds was written with its row. */
+  listRowsBackfilled(): boolean {
+    return true;
+  }
+
+  onListRows(listener: (rows: readonly StoredListRow[]) => void): () => void {
+    return this.writer.onListRows(listener);
+  }
+
+  readListRows(afterChange: number, limit: number): StoredListRow[] {
+    this.ensureOpen();
+    checkListPage(afterChange, limit);
+    let lo = 0;
+    let hi = this.changes.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.changes[mid] as number) <= afterChange) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: StoredListRow[] = [];
+    for (let i = lo; i < this.changes.length && out.length < limit; i++) {
+      const row = this.byChange.get(this.changes[i] as number);
+      if (row) out.push(copyListRow(row));
+    }
+    return out;
+  }
+
+  lastListChange(): number {
+    this.ensureOpen();
+    return this.listChange;
+  }
+
+  sessionsWithoutListRow(afterPosition: number, limit: number): SessionIndexEntry[] {
+    this.ensureOpen();
+    const out: SessionIndexEntry[] = [];
+    for (const s of this.order) {
+      if (out.length >= limit) break;
+      if (s.row.firstPosition <= afterPosition || this.listRows.has(s.row.sessionId)) continue;
+      this.reads.indexRows++;
+      out.push(copyRow(s.row));
+    }
+    return out;
+  }
+
+  append(records: LogRecord[], summaries?: readonly SessionSummary[], listRows?: readonly ListRow[]): Promise<void> {
+    return this.writer.append(records, summaries, listRows);
   }
 
   indexSessions(entries: readonly { summary: SessionSummary; messageIds: readonly string[] }[]): Promise<void> {

@@ -84,7 +84,7 @@ describe("sqlite store: file, pragmas and schema", () => {
       policies: 0,
       checkedOk: true,
       quickCheck: { ran: true, reason: "no record of a verified clean shutdown" },
-      schemaVersion: 2,
+      schemaVersion: 3,
       journalMode: "wal",
       synchronous: "FULL",
       lockingMode: "exclusive",
@@ -94,7 +94,7 @@ describe("sqlite store: file, pragmas and schema", () => {
     await s.close();
 
     withRaw(dir, (db) => {
-      expect(db.pragma("user_version", { simple: true })).toBe(2);
+      expect(db.pragma("user_version", { simple: true })).toBe(3);
       expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
       const schema = db.prepare<[], { name: string; sql: string }>("SELECT name, sql FROM sqlite_schema").all();
       const sqlOf = (name: string): string => schema.find((r) => r.name === name)?.sql ?? "";
@@ -153,8 +153,8 @@ describe("sqlite store: file, pragmas and schema", () => {
 
   it("refuses a database written by a newer schema", async () => {
     await openStore().close();
-    withRaw(dir, (db) => db.pragma("user_version = 3"));
-    expect(() => openStore()).toThrow(/schema version 3 is newer/);
+    withRaw(dir, (db) => db.pragma("user_version = 4"));
+    expect(() => openStore()).toThrow(/schema version 4 is newer/);
   });
 
   it("logs loudly and stores nothing when a real SQLite constraint fails mid-transaction", async () => {
@@ -296,7 +296,7 @@ describe("sqlite store: schema v2 indexes", () => {
     expect(v1.sessions.length).toBeGreaterThan(5);
 
     const s = openStore();
-    expect(s.openReport).toMatchObject({ schemaVersion: 2, recoveredRecords: v1.records, quickCheck: { ran: true } });
+    expect(s.openReport).toMatchObject({ schemaVersion: 3, recoveredRecords: v1.records, quickCheck: { ran: true } });
     const rows = s.listSessions({ afterPosition: 0, limit: 100 });
     expect(rows.map((r) => [r.sessionId, r.firstPosition, r.lastSeq])).toEqual(v1.sessions.map((r) => [r.session_id, r.first, r.last_seq]));
     expect(rows.every((r) => r.status === null && r.metadata === null)).toBe(true);
@@ -308,11 +308,11 @@ describe("sqlite store: schema v2 indexes", () => {
     await s.append([{ ...env(first.sessionId, (rows[0] as { lastSeq: number }).lastSeq + 1), messageId: "y" }]);
     await s.close();
     const again = openStore();
-    expect(again.openReport).toMatchObject({ schemaVersion: 2, recoveredRecords: v1.records + 1 });
+    expect(again.openReport).toMatchObject({ schemaVersion: 3, recoveredRecords: v1.records + 1 });
     expect(again.getSession(first.sessionId)).toMatchObject({ status: "resolved", activityMs: 5 });
     expect(again.hasMessage(first.sessionId, "x") && again.hasMessage(first.sessionId, "y")).toBe(true);
     await again.close();
-    withRaw(dir, (db) => expect(db.pragma("user_version", { simple: true })).toBe(2));
+    withRaw(dir, (db) => expect(db.pragma("user_version", { simple: true })).toBe(3));
   });
 
   it("detects a flipped byte in a session-index summary and in a message-id row", async () => {

@@ -35,15 +35,18 @@
 // acknowledged. We inspect the WAL before opening to report what happened,
 // and refuse to open when committed transactions follow a damaged frame
 // (wal.ts, wal-check.ts): SQLite would silently drop them.
+import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import {
   asError,
   checkAfterSeq,
+  checkListPage,
   compareUtf8,
   isRecordKind,
   isSessionStatus,
+  listRowCrc,
   LogVerifier,
   messageCrc,
   noopLogger,
@@ -62,6 +65,7 @@ import { GroupCommitWriter, type CommitBackend, type StoreOp } from "./writer";
 import {
   isResidentStatus,
   StoreCorruptionError,
+  type ListRow,
   type ListSessionsPage,
   type LogRecord,
   type PolicyRecord,
@@ -69,6 +73,7 @@ import {
   type SessionIndexEntry,
   type SessionSummary,
   type Store,
+  type StoredListRow,
   type StoredRecord,
   type StoreReadStats,
 } from "./types";
@@ -101,7 +106,39 @@ const MIGRATIONS: readonly (string | ((db: Database.Database) => void))[] = [
   ) STRICT;
   `,
   migrateToV2,
+  migrateToV3,
 ];
+
+/**
+ * v2 → v3: the list rows (each session's console row, numbered by a
+ * store-wide change counter), the store's identity, and whether every
+ * session has a list row. A store created at v3 has; one migrated from v2
+ * with sessions has not: the kernel folds the missing rows in the background
+ * after it starts (Kernel.backfillListRows) and then marks it done.
+ */
+function migrateToV3(db: Database.Database): void {
+  db.exec(`
+  CREATE TABLE list_rows (
+    session_id  TEXT    PRIMARY KEY NOT NULL CHECK (length(session_id) > 0),
+    change      INTEGER NOT NULL UNIQUE CHECK (change > 0),
+    final       INTEGER NOT NULL CHECK (final IN (0, 1)),
+    -- Binary baton.v1.SessionSummary.
+    summary     BLOB    NOT NULL,
+    -- JSON array of participant ids.
+    next_actors TEXT    NOT NULL,
+    crc         INTEGER NOT NULL CHECK (crc BETWEEN 0 AND 4294967295)
+  ) STRICT;
+  CREATE TABLE store_meta (
+    name  TEXT PRIMARY KEY NOT NULL,
+    value TEXT NOT NULL
+  ) STRICT, WITHOUT ROWID;
+  INSERT INTO counters (name, value) VALUES ('list_change', 0);
+  `);
+  const insert = db.prepare("INSERT INTO store_meta (name, value) VALUES (?, ?)");
+  insert.run("store_id", randomUUID());
+  const sessions = db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM sessions").get()?.n ?? 0;
+  insert.run("list_rows_backfilled", sessions === 0 ? "1" : "0");
+}
 
 /**
  * v1 → v2: the session index, the message-id index, the record counter and a
@@ -203,6 +240,25 @@ export const SQL = {
     "ORDER BY first_position LIMIT ?",
   insertMessage: "INSERT INTO messages (session_id, message_id, crc) VALUES (?, ?, ?)",
   selectMessage: "SELECT crc FROM messages WHERE session_id = ? AND message_id = ?",
+  /** (session, change, final, summary, next_actors, crc): a session's newest row. */
+  upsertListRow:
+    "INSERT INTO list_rows (session_id, change, final, summary, next_actors, crc) VALUES (?, ?, ?, ?, ?, ?) " +
+    "ON CONFLICT (session_id) DO UPDATE SET change = excluded.change, final = excluded.final, summary = excluded.summary, " +
+    "next_actors = excluded.next_actors, crc = excluded.crc",
+  /** The same for the backfill: a session that has a row keeps it. */
+  insertListRowIfMissing:
+    "INSERT INTO list_rows (session_id, change, final, summary, next_actors, crc) VALUES (?, ?, ?, ?, ?, ?) " +
+    "ON CONFLICT (session_id) DO NOTHING",
+  /** (afterChange, limit), through the unique index on change. */
+  selectListRows: "SELECT session_id, change, final, summary, next_actors, crc FROM list_rows WHERE change > ? ORDER BY change LIMIT ?",
+  listChange: "SELECT value FROM counters WHERE name = 'list_change'",
+  setListChange: "UPDATE counters SET value = ? WHERE name = 'list_change'",
+  selectMeta: "SELECT value FROM store_meta WHERE name = ?",
+  setMeta: "UPDATE store_meta SET value = ? WHERE name = ?",
+  /** (afterPosition, limit): sessions with no list row, in the order they started. */
+  sessionsWithoutListRow:
+    `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE first_position > ? ` +
+    "AND NOT EXISTS (SELECT 1 FROM list_rows l WHERE l.session_id = s.session_id) ORDER BY first_position LIMIT ?",
   countPolicies: "SELECT COUNT(*) AS n FROM policies",
   upsertPolicy:
     "INSERT INTO policies (policy_id, descriptor, crc) VALUES (?, ?, ?) " +
@@ -289,6 +345,15 @@ interface SessionRow {
   crc: number;
 }
 
+interface ListRowRow {
+  session_id: string;
+  change: number;
+  final: number;
+  summary: Buffer;
+  next_actors: string;
+  crc: number;
+}
+
 interface PolicyRow {
   policy_id: string;
   descriptor: Buffer;
@@ -367,6 +432,34 @@ function decodeSessionRow(row: SessionRow): SessionIndexEntry {
     );
   }
   return entry;
+}
+
+/** Turn a list_rows row into a list row, checking its types and CRC. */
+function decodeListRow(row: ListRowRow): StoredListRow {
+  const id = String(row.session_id);
+  let actors: unknown;
+  try {
+    actors = JSON.parse(String(row.next_actors));
+  } catch {
+    actors = null;
+  }
+  if (
+    typeof row.session_id !== "string" ||
+    typeof row.change !== "number" ||
+    (row.final !== 0 && row.final !== 1) ||
+    !Buffer.isBuffer(row.summary) ||
+    !Array.isArray(actors) ||
+    !actors.every((a) => typeof a === "string") ||
+    typeof row.crc !== "number"
+  ) {
+    throw new StoreCorruptionError(`list row of ${id}: unexpected column types`);
+  }
+  const out: StoredListRow = { sessionId: id, change: row.change, final: row.final === 1, summary: view(row.summary), nextActors: actors as string[] };
+  const crc = listRowCrc(out);
+  if (crc !== row.crc) {
+    throw new StoreCorruptionError(`list row of ${id} (change ${row.change}): checksum mismatch (stored ${hex32(row.crc)}, computed ${hex32(crc)})`);
+  }
+  return out;
 }
 
 function decodePolicyRow(row: PolicyRow): PolicyRecord {
@@ -481,7 +574,17 @@ class SqliteStoreImpl implements SqliteStore {
     upsertPolicy: Database.Statement<[string, Uint8Array, number]>;
     deletePolicy: Database.Statement<[string]>;
     selectPolicies: Database.Statement<[], PolicyRow>;
+    upsertListRow: Database.Statement<[string, number, number, Uint8Array, string, number]>;
+    insertListRowIfMissing: Database.Statement<[string, number, number, Uint8Array, string, number]>;
+    selectListRows: Database.Statement<[number, number], ListRowRow>;
+    setListChange: Database.Statement<[number]>;
+    setMeta: Database.Statement<[string, string]>;
+    sessionsWithoutListRow: Database.Statement<[number, number], SessionRow>;
   };
+  readonly storeId: string;
+  /** Highest change committed. */
+  private listChange: number;
+  private backfilled: boolean;
 
   constructor(db: Database.Database, file: string, report: SqliteOpenReport, logger: StoreLogger) {
     this.path = file;
@@ -507,10 +610,38 @@ class SqliteStoreImpl implements SqliteStore {
       upsertPolicy: db.prepare(SQL.upsertPolicy),
       deletePolicy: db.prepare(SQL.deletePolicy),
       selectPolicies: db.prepare(SQL.selectPolicies),
+      upsertListRow: db.prepare(SQL.upsertListRow),
+      insertListRowIfMissing: db.prepare(SQL.insertListRowIfMissing),
+      selectListRows: db.prepare(SQL.selectListRows),
+      setListChange: db.prepare(SQL.setListChange),
+      setMeta: db.prepare(SQL.setMeta),
+      sessionsWithoutListRow: db.prepare(SQL.sessionsWithoutListRow),
     };
+    const meta = (name: string): string => {
+      const row = db.prepare<[string], { value: string }>(SQL.selectMeta).get(name);
+      if (typeof row?.value !== "string") throw new StoreCorruptionError(`runtime store ${file}: store_meta has no ${name}`);
+      return row.value;
+    };
+    this.storeId = meta("store_id");
+    if (!/^[0-9a-f-]{36}$/.test(this.storeId)) throw new StoreCorruptionError(`runtime store ${file}: store_id ${JSON.stringify(this.storeId)} is malformed`);
+    this.backfilled = meta("list_rows_backfilled") === "1";
+    const change = db.prepare<[], { value: number }>(SQL.listChange).get()?.value;
+    if (typeof change !== "number" || !Number.isSafeInteger(change)) throw new StoreCorruptionError(`runtime store ${file}: the list-change counter is missing`);
+    this.listChange = change;
     const tx = db.transaction((ops: readonly StoreOp[], sessions: readonly SessionDraft[]) => {
       const firstPositions = new Map<string, number>();
       let records = 0;
+      let change = this.listChange;
+      let complete = false;
+      const written: StoredListRow[] = [];
+      const writeRow = (row: ListRow, onlyIfMissing: boolean) => {
+        const stored: StoredListRow = { ...row, change: change + 1 };
+        const stmt = onlyIfMissing ? this.stmt.insertListRowIfMissing : this.stmt.upsertListRow;
+        const info = stmt.run(row.sessionId, stored.change, row.final ? 1 : 0, row.summary, JSON.stringify(row.nextActors), listRowCrc(stored));
+        if (info.changes === 0) return;
+        change = stored.change;
+        written.push(stored);
+      };
       for (const op of ops) {
         if (op.type === "append") {
           for (const r of op.records) {
@@ -519,6 +650,10 @@ class SqliteStoreImpl implements SqliteStore {
             if (!firstPositions.has(r.sessionId)) firstPositions.set(r.sessionId, position);
             if (r.messageId) this.stmt.insertMessage.run(r.sessionId, r.messageId, messageCrc(r.sessionId, r.messageId));
           }
+          for (const row of op.listRows) writeRow(row, false);
+        } else if (op.type === "backfillListRows") {
+          for (const row of op.rows) writeRow(row, true);
+          if (op.complete) complete = true;
         } else if (op.type === "index") {
           for (const [sessionId, messageId] of op.messages) {
             this.stmt.insertMessage.run(sessionId, messageId, messageCrc(sessionId, messageId));
@@ -552,15 +687,24 @@ class SqliteStoreImpl implements SqliteStore {
         }
       }
       if (records > 0) this.stmt.bumpRecords.run(records);
+      if (change !== this.listChange) this.stmt.setListChange.run(change);
+      if (complete) this.stmt.setMeta.run("1", "list_rows_backfilled");
       const fault = this.fault;
       if (fault !== null) {
         this.fault = null;
         if (fault === "constraint") db.prepare(SQL.testFault).run();
         else throw fault;
       }
+      return { written, change, complete };
     });
     const backend: CommitBackend = {
-      commit: (ops, sessions) => tx.immediate(ops, sessions),
+      commit: (ops, sessions) => {
+        const done = tx.immediate(ops, sessions);
+        // Only once the transaction committed: a rolled-back batch assigned nothing.
+        this.listChange = done.change;
+        if (done.complete) this.backfilled = true;
+        return done.written;
+      },
       close: () => {
         if (db.open) db.close();
       },
@@ -617,12 +761,44 @@ class SqliteStoreImpl implements SqliteStore {
     }
   }
 
-  append(records: LogRecord[], summaries?: readonly SessionSummary[]): Promise<void> {
-    return this.writer.append(records, summaries);
+  append(records: LogRecord[], summaries?: readonly SessionSummary[], listRows?: readonly ListRow[]): Promise<void> {
+    return this.writer.append(records, summaries, listRows);
   }
 
   indexSessions(entries: readonly { summary: SessionSummary; messageIds: readonly string[] }[]): Promise<void> {
     return this.writer.indexSessions(entries);
+  }
+
+  backfillListRows(rows: readonly ListRow[], complete = false): Promise<void> {
+    return this.writer.backfillListRows(rows, complete);
+  }
+
+  listRowsBackfilled(): boolean {
+    return this.backfilled;
+  }
+
+  onListRows(listener: (rows: readonly StoredListRow[]) => void): () => void {
+    return this.writer.onListRows(listener);
+  }
+
+  readListRows(afterChange: number, limit: number): StoredListRow[] {
+    this.ensureOpen();
+    checkListPage(afterChange, limit);
+    return this.verified(() => this.stmt.selectListRows.all(afterChange, limit).map(decodeListRow));
+  }
+
+  lastListChange(): number {
+    this.ensureOpen();
+    return this.listChange;
+  }
+
+  sessionsWithoutListRow(afterPosition: number, limit: number): SessionIndexEntry[] {
+    this.ensureOpen();
+    return this.verified(() => {
+      const rows = this.stmt.sessionsWithoutListRow.all(afterPosition, Math.max(0, limit));
+      this.reads.indexRows += rows.length;
+      return rows.map(decodeSessionRow);
+    });
   }
 
   putPolicy(policy: PolicyRecord): Promise<void> {

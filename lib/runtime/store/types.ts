@@ -11,7 +11,11 @@
 //   restart reads only the sessions that are still open or suspended, and a
 //   closed session is answered from one row instead of its whole history;
 // - the message-id index: which message ids each session has accepted, so a
-//   late resend to a closed session is recognised without reading its log.
+//   late resend to a closed session is recognised without reading its log;
+// - the list rows: each session's console list row (baton.v1.SessionSummary
+//   and who acts next), numbered by a store-wide change counter, so a
+//   console follows every session from a cursor without reading histories
+//   (the runtime's list-row feed, baton.v1.RuntimeCatalogService).
 
 /** What a log record means to the kernel when it is replayed. */
 export type RecordKind =
@@ -97,6 +101,27 @@ export interface SessionIndexEntry {
   metadata: Uint8Array | null;
 }
 
+/** A session's list row as the kernel hands it to append(). */
+export interface ListRow {
+  sessionId: string;
+  /** Opaque to the store: the binary baton.v1.SessionSummary. */
+  summary: Uint8Array;
+  /** Participant ids whose move it is (empty once closed). */
+  nextActors: readonly string[];
+  /** The session is terminal: the row never changes again. */
+  final: boolean;
+}
+
+/** A stored list row: the newest row of its session, at its change. */
+export interface StoredListRow extends ListRow {
+  /**
+   * Position in the store's list-row feed, assigned at commit: strictly
+   * increasing over the whole store, in commit order. A session's row gets a
+   * new change each time it is written.
+   */
+  change: number;
+}
+
 /** Limits of one page of readSession(). */
 export interface ReadPage {
   /** Only envelopes with seq <= upToSeq. */
@@ -166,7 +191,35 @@ export interface Store {
    * once the data is on disk (fsync'd), and rejects if the commit failed, in
    * which case none of the records of that group were stored.
    */
-  append(records: LogRecord[], summaries?: readonly SessionSummary[]): Promise<void>;
+  append(records: LogRecord[], summaries?: readonly SessionSummary[], listRows?: readonly ListRow[]): Promise<void>;
+  /**
+   * List rows of sessions that have none yet (the backfill of a store that
+   * was migrated from schema v2), committed like an append; a session that
+   * has a row by the time the batch commits keeps it (the kernel's is newer).
+   * `complete`: every session has a row now (listRowsBackfilled() turns true).
+   */
+  backfillListRows(rows: readonly ListRow[], complete?: boolean): Promise<void>;
+  /** Whether every session has a list row (false only after a v2 → v3 migration, until the backfill is done). */
+  listRowsBackfilled(): boolean;
+  /** List rows with change > afterChange, in change order, verified; at most `limit`. */
+  readListRows(afterChange: number, limit: number): StoredListRow[];
+  /** Highest change assigned (0 when there is none). */
+  lastListChange(): number;
+  /**
+   * Index rows of sessions with no list row, in first-position order after
+   * `afterPosition` (what the backfill folds).
+   */
+  sessionsWithoutListRow(afterPosition: number, limit: number): SessionIndexEntry[];
+  /**
+   * Called after every commit that wrote list rows, once it is durable, with
+   * those rows in change order (before the writes' promises settle).
+   */
+  onListRows(listener: (rows: readonly StoredListRow[]) => void): () => void;
+  /**
+   * Identity of this store: random, made once when the store was created (or
+   * migrated to schema v3) and kept with it. Change cursors belong to it.
+   */
+  readonly storeId: string;
   /**
    * Accepted envelopes of one session with seq > afterSeq, in order; with
    * `page`, at most one page of them (call again after the last seq read).

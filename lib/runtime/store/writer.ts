@@ -10,6 +10,7 @@
 import {
   asError,
   copyValidPolicy,
+  copyValidListRows,
   copyValidRecords,
   copyValidSummaries,
   InvalidRecordError,
@@ -22,10 +23,13 @@ import {
   type StoreLogger,
   type StoreStats,
 } from "./common";
-import type { LogRecord, PolicyRecord, SessionSummary } from "./types";
+import type { ListRow, LogRecord, PolicyRecord, SessionSummary, StoredListRow } from "./types";
 
 export type StoreOp =
-  | { type: "append"; records: readonly LogRecord[] }
+  /** Records, and the list rows of their sessions as of after them (each gets the next change). */
+  | { type: "append"; records: readonly LogRecord[]; listRows: readonly ListRow[] }
+  /** List rows for sessions that have none (the schema-v3 backfill); a session with a row keeps it. */
+  | { type: "backfillListRows"; rows: readonly ListRow[]; complete: boolean }
   /** Message ids of records already written (the schema-v2 backfill); summaries travel in the drafts. */
   | { type: "index"; messages: readonly (readonly [string, string])[] }
   | { type: "putPolicy"; policy: PolicyRecord }
@@ -36,9 +40,11 @@ export interface CommitBackend {
    * Apply `ops` in order, then write `sessions` (the session-index rows as
    * they stand after all of `ops`), atomically and durably, filling in the
    * first position of each new session. Records' message ids go to the
-   * message-id index. Throwing means nothing was applied.
+   * message-id index. List rows get the next changes in the order they come
+   * (an append's replacing an older row of the session). Returns the list
+   * rows written, in change order. Throwing means nothing was applied.
    */
-  commit(ops: readonly StoreOp[], sessions: readonly SessionDraft[]): void;
+  commit(ops: readonly StoreOp[], sessions: readonly SessionDraft[]): readonly StoredListRow[];
   close(): void;
 }
 
@@ -69,6 +75,7 @@ export class GroupCommitWriter {
   private closing: Promise<void> | null = null;
   private failure: StoreFailedError | null = null;
   private readonly counters: StoreStats = { transactions: 0, records: 0, policyWrites: 0, failedTransactions: 0 };
+  private readonly listRowListeners = new Set<(rows: readonly StoredListRow[]) => void>();
 
   constructor(opts: GroupCommitWriterOptions) {
     this.backend = opts.backend;
@@ -90,17 +97,39 @@ export class GroupCommitWriter {
     return { ...this.counters };
   }
 
-  append(records: LogRecord[], summaries?: readonly SessionSummary[]): Promise<void> {
+  append(records: LogRecord[], summaries?: readonly SessionSummary[], listRows?: readonly ListRow[]): Promise<void> {
     const refused = this.refusal();
     if (refused) return Promise.reject(refused);
     let copies: LogRecord[];
+    let rows: ListRow[];
     try {
       copies = copyValidRecords(records);
+      rows = copyValidListRows(listRows, new Set(copies.map((r) => r.sessionId)));
       this.drafts.reserve(copies, copyValidSummaries(summaries));
     } catch (e) {
       return Promise.reject(asError(e));
     }
-    return this.enqueue({ type: "append", records: copies });
+    return this.enqueue({ type: "append", records: copies, listRows: rows });
+  }
+
+  /** See Store.backfillListRows. */
+  backfillListRows(rows: readonly ListRow[], complete = false): Promise<void> {
+    const refused = this.refusal();
+    if (refused) return Promise.reject(refused);
+    let copies: ListRow[];
+    try {
+      copies = copyValidListRows(rows);
+    } catch (e) {
+      return Promise.reject(asError(e));
+    }
+    if (typeof complete !== "boolean") return Promise.reject(new InvalidRecordError("complete must be a boolean"));
+    return this.enqueue({ type: "backfillListRows", rows: copies, complete });
+  }
+
+  /** See Store.onListRows. */
+  onListRows(listener: (rows: readonly StoredListRow[]) => void): () => void {
+    this.listRowListeners.add(listener);
+    return () => void this.listRowListeners.delete(listener);
   }
 
   /** Summaries and message ids of sessions already written (see Store.indexSessions). */
@@ -191,15 +220,16 @@ export class GroupCommitWriter {
     let indexWrites = 0;
     for (const op of ops) {
       if (op.type === "append") records += op.records.length;
-      else if (op.type === "index") indexWrites++;
+      else if (op.type === "index" || op.type === "backfillListRows") indexWrites++;
       else policyWrites++;
     }
     const sessions = this.drafts.pending();
+    let listRows: readonly StoredListRow[] = [];
 
     if (records + policyWrites + indexWrites + sessions.length > 0) {
       this.flushing = true;
       try {
-        this.backend.commit(ops, sessions);
+        listRows = this.backend.commit(ops, sessions);
       } catch (e) {
         const err = asError(e);
         this.drafts.reset(false);
@@ -228,6 +258,15 @@ export class GroupCommitWriter {
       this.counters.policyWrites += policyWrites;
     }
     this.drafts.reset(true);
+    if (listRows.length > 0) {
+      for (const l of [...this.listRowListeners]) {
+        try {
+          l(listRows);
+        } catch (e) {
+          this.logger.error({ err: asError(e), store: this.description }, "runtime store: a list-row listener failed");
+        }
+      }
+    }
     for (const p of batch) p.resolve();
   }
 }

@@ -1,0 +1,182 @@
+import { create, fromBinary } from "@bufbuild/protobuf";
+import { describe, expect, it } from "vitest";
+import { HandoffContextPayloadSchema } from "@/lib/gen/macp/modes/handoff/v1/handoff_pb";
+import { ParticipantActivitySchema, SessionMetadataSchema } from "@/lib/gen/macp/v1/core_pb";
+import { SessionState, type Envelope } from "@/lib/gen/macp/v1/envelope_pb";
+import { DEFAULT_CONFIGURATION_VERSION, DEFAULT_POLICY_ID, HANDOFF_MODE, MODE_VERSION, TASK_MODE } from "@/lib/macp/constants";
+import { buildEnvelope } from "@/lib/macp/payloads";
+import { emptySessionView, reduceSession, type SessionView } from "@/lib/macp/projections/session";
+import { historyCount, isTerminalState, leanEnvelope, nextActors, SessionFold, toSummary } from "./summary";
+
+const OWNER = "agent://owner";
+const TARGET = "agent://target";
+const SESSION = "01JSUMMARYTEST000000000001";
+
+const meta = (state: SessionState, counts: number[] = [], expires = 100n) =>
+  create(SessionMetadataSchema, {
+    sessionId: SESSION,
+    state,
+    startedAtUnixMs: 10n,
+    expiresAtUnixMs: expires,
+    initiator: OWNER,
+    participantActivity: counts.map((messageCount, i) =>
+      create(ParticipantActivitySchema, { participantId: `p${i}`, messageCount, lastMessageAtUnixMs: BigInt(20 + i) }),
+    ),
+  });
+
+function handoff(timestampMs?: number) {
+  const env = (messageType: string, sender: string, payload: Record<string, unknown>): Envelope =>
+    buildEnvelope({ mode: HANDOFF_MODE, messageType, sessionId: SESSION, sender, payload, ...(timestampMs ? { timestampMs } : {}) });
+  return {
+    start: (intent = "hand over the pager") =>
+      env("SessionStart", OWNER, { intent, participants: [OWNER, TARGET], modeVersion: MODE_VERSION, configurationVersion: DEFAULT_CONFIGURATION_VERSION, policyVersion: "", ttlMs: 60_000n }),
+    offer: (handoffId = "h1", scope = "pager") => env("HandoffOffer", OWNER, { handoffId, targetParticipant: TARGET, scope, reason: "shift change" }),
+    context: (handoffId = "h1", text = "runbook") => env("HandoffContext", OWNER, { handoffId, contentType: "text/plain", context: new TextEncoder().encode(text) }),
+    accept: (handoffId = "h1") => env("HandoffAccept", TARGET, { handoffId, acceptedBy: TARGET, reason: "on it" }),
+    decline: (handoffId = "h1") => env("HandoffDecline", TARGET, { handoffId, declinedBy: TARGET, reason: "busy" }),
+    commit: () =>
+      env("Commitment", OWNER, {
+        commitmentId: `c-${SESSION}`,
+        action: "handoff.accepted",
+        authorityScope: "pager",
+        reason: `${TARGET} owns the pager`,
+        modeVersion: MODE_VERSION,
+        configurationVersion: DEFAULT_CONFIGURATION_VERSION,
+        policyVersion: DEFAULT_POLICY_ID,
+        outcomePositive: true,
+      }),
+  };
+}
+
+describe("historyCount and isTerminalState", () => {
+  it("counts the SessionStart plus every accepted non-start message", () => {
+    expect(historyCount(meta(SessionState.OPEN))).toBe(1);
+    expect(historyCount(meta(SessionState.OPEN, [2, 3]))).toBe(6);
+  });
+  it("calls resolved, expired and cancelled terminal", () => {
+    expect([SessionState.OPEN, SessionState.SUSPENDED, SessionState.RESOLVED, SessionState.EXPIRED, SessionState.CANCELLED].map(isTerminalState)).toEqual([
+      false,
+      false,
+      true,
+      true,
+      true,
+    ]);
+  });
+});
+
+describe("SessionFold and toSummary", () => {
+  it("folds with the shared reducer, ignores duplicates and fills the row", () => {
+    const s = handoff();
+    const fold = new SessionFold(SESSION);
+    const envs = [s.start("pager rota"), s.offer("h1", "pager"), s.accept()];
+    for (const e of envs) expect(fold.add(e)).toBe(true);
+    expect(fold.add(envs[1]!)).toBe(false);
+    expect(fold.count).toBe(3);
+    const row = toSummary(meta(SessionState.OPEN, [1, 1]), fold.view, fold.count);
+    expect(row.phase).toBe("Accepted");
+    expect(row.intent).toBe("pager rota");
+    expect(row.currentOwner).toBe(OWNER);
+    expect(row.currentTarget).toBe(TARGET);
+    expect(row.scope).toBe("pager");
+    expect(row.eventCount).toBe(3n);
+    expect(row.outcome).toBe("");
+
+    fold.add(s.commit());
+    const done = toSummary(meta(SessionState.RESOLVED, [1, 2]), fold.view, fold.count);
+    expect(done.phase).toBe("Committed");
+    expect(done.outcome).toBe("positive");
+    expect(done.currentOwner).toBe(TARGET);
+  });
+
+  it("never changes a view it handed out, and equals folding one by one", () => {
+    const s = handoff();
+    const envs = [s.start(), s.offer()];
+    for (let i = 0; i < 6; i++) envs.push(s.context("h1", `note ${i}`));
+    envs.push(s.accept(), s.context("h1", "late"), s.commit());
+    const fold = new SessionFold(SESSION);
+    const handedOut: [SessionView, SessionView][] = [];
+    envs.forEach((e, i) => {
+      fold.add(e);
+      if (i % 3 === 1) {
+        const v = fold.view;
+        handedOut.push([v, structuredClone(v)]);
+      }
+    });
+    for (const [v, snapshot] of handedOut) expect(v).toStrictEqual(snapshot);
+    const oneByOne = envs.reduce((v, envelope, i) => reduceSession(v, { envelope, sequence: i + 1 }), emptySessionView(SESSION));
+    expect(fold.view).toStrictEqual(oneByOne);
+    expect(fold.view.handoff?.offers[0]?.contexts).toHaveLength(7);
+  });
+
+  it("shows metadata only when the history could not be read", () => {
+    const row = toSummary(meta(SessionState.OPEN, [1]), undefined, 0);
+    expect(row.phase).toBe("");
+    expect(row.currentOwner).toBe(OWNER);
+    expect(row.lastActivityUnixMs).toBe(20n);
+  });
+
+  it("clamps an agent's future timestamp to the clock it is given, so a row follows from its inputs", () => {
+    const s = handoff(5_000);
+    const fold = new SessionFold(SESSION);
+    fold.add(s.start());
+    const m = meta(SessionState.OPEN);
+    expect(toSummary(m, fold.view, 1, 1_000).lastActivityUnixMs).toBe(1_000n);
+    expect(toSummary(m, fold.view, 1, 9_000).lastActivityUnixMs).toBe(5_000n);
+    expect(toSummary(m, fold.view, 1, 1_000)).toStrictEqual(toSummary(m, fold.view, 1, 1_000));
+  });
+});
+
+describe("nextActors", () => {
+  it("follows whose move it is through a handoff", () => {
+    const s = handoff();
+    const fold = new SessionFold(SESSION);
+    const open = meta(SessionState.OPEN);
+    expect(nextActors(open, undefined)).toEqual([]);
+    fold.add(s.start());
+    expect(nextActors(open, fold.view)).toEqual([]);
+    fold.add(s.offer());
+    expect(nextActors(open, fold.view)).toEqual([TARGET]);
+    fold.add(s.accept());
+    expect(nextActors(open, fold.view)).toEqual([OWNER]);
+    fold.add(s.commit());
+    expect(nextActors(open, fold.view)).toEqual([]);
+  });
+
+  it("hands a declined offer back to the owner and is empty once closed", () => {
+    const s = handoff();
+    const fold = new SessionFold(SESSION);
+    for (const e of [s.start(), s.offer(), s.decline()]) fold.add(e);
+    expect(nextActors(meta(SessionState.OPEN), fold.view)).toEqual([OWNER]);
+    expect(nextActors(meta(SessionState.CANCELLED), fold.view)).toEqual([]);
+  });
+
+  it("names the task's assignee", () => {
+    const env = (messageType: string, sender: string, payload: Record<string, unknown>) =>
+      buildEnvelope({ mode: TASK_MODE, messageType, sessionId: SESSION, sender, payload });
+    const fold = new SessionFold(SESSION);
+    fold.add(
+      env("SessionStart", OWNER, { intent: "t", participants: [OWNER, TARGET], modeVersion: MODE_VERSION, configurationVersion: DEFAULT_CONFIGURATION_VERSION, policyVersion: "", ttlMs: 60_000n }),
+    );
+    fold.add(env("TaskRequest", OWNER, { taskId: "t1", title: "do it", instructions: "now", requestedAssignee: TARGET }));
+    expect(nextActors(meta(SessionState.OPEN), fold.view)).toEqual([TARGET]);
+  });
+});
+
+describe("leanEnvelope", () => {
+  it("drops a large context's bytes and keeps the rest", () => {
+    const s = handoff();
+    const small = s.context("h1", "short");
+    expect(leanEnvelope(small)).toBe(small);
+    const big = s.context("h1", "x".repeat(10_000));
+    const lean = leanEnvelope(big);
+    expect(lean.payload.length).toBeLessThan(100);
+    const p = fromBinary(HandoffContextPayloadSchema, lean.payload);
+    expect(p.handoffId).toBe("h1");
+    expect(p.context.length).toBe(0);
+    expect(lean.messageId).toBe(big.messageId);
+  });
+  it("leaves other message types alone", () => {
+    const offer = handoff().offer();
+    expect(leanEnvelope(offer)).toBe(offer);
+  });
+});
