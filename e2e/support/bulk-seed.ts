@@ -1,7 +1,7 @@
 // Many sessions seeded through gRPC, fast: the runtime's own Send and
 // CancelSession, many sessions in flight at once, each session's messages in
-// order. Calls are plain gRPC unary calls over node:http2 (protobuf-es
-// encoding, gRPC framing by hand, as scripts/bench/scale-seed.ts does): a
+// order. Calls are plain gRPC unary calls over node:http2
+// (tests/support/grpc-unary.ts, shared with scripts/bench/scale-seed.ts): a
 // full client library costs several times the CPU per call, and the test
 // shares two cores with the console and the runtime it seeds. The runtime's
 // rate limits stay on: the work is spread over enough senders that none
@@ -16,8 +16,6 @@
 // and every `openEvery`-th session is left open after its SessionStart and
 // its offer or request.
 
-import http2 from "node:http2";
-import { create, fromBinary, toBinary, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
 import {
   CancelSessionRequestSchema,
   CancelSessionResponseSchema,
@@ -27,6 +25,7 @@ import {
 import type { Ack } from "@/lib/gen/macp/v1/envelope_pb";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import { buildEnvelope, type PayloadInput } from "@/lib/macp/payloads";
+import { GrpcUnaryClient } from "@/tests/support/grpc-unary";
 
 export interface SeedPlan {
   /** In every session id ("fleet-<tag>-session-000042") and intent; unique per run. */
@@ -50,63 +49,22 @@ export interface SeededSession {
 
 /** One HTTP/2 connection making unary gRPC calls to the runtime. */
 class Runtime {
-  private readonly session: http2.ClientHttp2Session;
+  private readonly grpc: GrpcUnaryClient;
   constructor(url: string) {
-    this.session = http2.connect(url);
-    this.session.on("error", () => undefined);
-  }
-
-  private call<I extends DescMessage, O extends DescMessage>(
-    method: string,
-    input: I,
-    init: MessageInitShape<I>,
-    output: O,
-    as: string,
-  ): Promise<ReturnType<typeof fromBinary<O>>> {
-    const body = toBinary(input, create(input, init));
-    const frame = Buffer.alloc(5 + body.length);
-    frame.writeUInt32BE(body.length, 1);
-    frame.set(body, 5);
-    return new Promise((resolve, reject) => {
-      const req = this.session.request({
-        ":method": "POST",
-        ":path": `/macp.v1.MACPRuntimeService/${method}`,
-        "content-type": "application/grpc+proto",
-        te: "trailers",
-        authorization: `Bearer ${as}`,
-      });
-      const chunks: Buffer[] = [];
-      let status: string | undefined;
-      let message = "";
-      const meta = (h: http2.IncomingHttpHeaders): void => {
-        if (h["grpc-status"] !== undefined) {
-          status = String(h["grpc-status"]);
-          message = decodeURIComponent(String(h["grpc-message"] ?? ""));
-        }
-      };
-      req.on("response", meta);
-      req.on("trailers", meta);
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("error", reject);
-      req.on("close", () => {
-        if (status !== "0") return reject(new Error(`${method}: gRPC status ${status ?? "none"}: ${message}`));
-        const buf = Buffer.concat(chunks);
-        resolve(fromBinary(output, buf.subarray(5, 5 + buf.readUInt32BE(1))));
-      });
-      req.end(frame);
-    });
+    this.grpc = new GrpcUnaryClient(url);
   }
 
   async send(envelope: ReturnType<typeof buildEnvelope>, as: string): Promise<Ack | undefined> {
-    return (await this.call("Send", SendRequestSchema, { envelope }, SendResponseSchema, as)).ack;
+    return (await this.grpc.call("/macp.v1.MACPRuntimeService/Send", SendRequestSchema, { envelope }, SendResponseSchema, `Bearer ${as}`)).ack;
   }
 
   async cancel(sessionId: string, as: string): Promise<Ack | undefined> {
-    return (await this.call("CancelSession", CancelSessionRequestSchema, { sessionId, reason: "seeded" }, CancelSessionResponseSchema, as)).ack;
+    const res = await this.grpc.call("/macp.v1.MACPRuntimeService/CancelSession", CancelSessionRequestSchema, { sessionId, reason: "seeded" }, CancelSessionResponseSchema, `Bearer ${as}`);
+    return res.ack;
   }
 
   close(): void {
-    this.session.close();
+    this.grpc.close();
   }
 }
 

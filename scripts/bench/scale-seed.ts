@@ -2,8 +2,8 @@
 // runtime through gRPC Send, as agents would, in its own process (so the
 // runtime's memory and CPU are its own). Sessions are seeded many at a time,
 // each one's envelopes in order, so the runtime's group commit stays busy.
-// Sends are plain gRPC unary calls over node:http2 (protobuf-es encoding,
-// gRPC framing by hand): a full client library costs several times the CPU
+// Sends are plain gRPC unary calls over node:http2 (tests/support/grpc-unary.ts,
+// shared with the e2e seeder): a full client library costs several times the CPU
 // per call, and on a shared 2-core machine the seeder would be the limit.
 //
 // Session n's shape (n = from .. from + count - 1):
@@ -17,8 +17,7 @@
 //   two TaskUpdates (5).
 // - every openEvery-th session is left open; every bigEvery-th handoff's
 //   context is bigBytes long (the rest: a few hundred bytes of markdown).
-import http2 from "node:http2";
-import { create, fromBinary, toBinary, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
+import { create, toBinary, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
 import { CommitmentPayloadSchema, SendRequestSchema, SendResponseSchema, SessionStartPayloadSchema } from "@/lib/gen/macp/v1/core_pb";
 import { EnvelopeSchema, type Envelope } from "@/lib/gen/macp/v1/envelope_pb";
 import {
@@ -33,58 +32,27 @@ import {
   TaskUpdatePayloadSchema,
 } from "@/lib/gen/macp/modes/task/v1/task_pb";
 import { DEFAULT_CONFIGURATION_VERSION, DEFAULT_POLICY_ID, HANDOFF_MODE, MACP_VERSION, MODE_VERSION, TASK_MODE } from "@/lib/macp/constants";
+import { GrpcUnaryClient } from "@/tests/support/grpc-unary";
 import { errorText, type SeedCommand, type SeedReply, type SeedResult } from "./scale-common";
 
 const reply = (m: SeedReply) => process.send?.(m);
 
 /** One HTTP/2 connection making gRPC Send calls. */
 class RuntimeClient {
-  private readonly session: http2.ClientHttp2Session;
+  private readonly grpc: GrpcUnaryClient;
 
   constructor(url: string) {
-    this.session = http2.connect(url);
-    this.session.on("error", () => undefined);
+    this.grpc = new GrpcUnaryClient(url);
   }
 
-  send(envelope: Envelope, authorization: string): Promise<void> {
-    const body = toBinary(SendRequestSchema, create(SendRequestSchema, { envelope }));
-    const frame = Buffer.alloc(5 + body.length);
-    frame.writeUInt32BE(body.length, 1);
-    frame.set(body, 5);
-    return new Promise((resolve, reject) => {
-      const req = this.session.request({
-        ":method": "POST",
-        ":path": "/macp.v1.MACPRuntimeService/Send",
-        "content-type": "application/grpc+proto",
-        te: "trailers",
-        authorization,
-      });
-      const chunks: Buffer[] = [];
-      let status: string | undefined;
-      let message = "";
-      const meta = (h: http2.IncomingHttpHeaders) => {
-        if (h["grpc-status"] !== undefined) {
-          status = String(h["grpc-status"]);
-          message = decodeURIComponent(String(h["grpc-message"] ?? ""));
-        }
-      };
-      req.on("response", meta);
-      req.on("trailers", meta);
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("error", reject);
-      req.on("close", () => {
-        if (status !== "0") return reject(new Error(`${envelope.sessionId} ${envelope.messageType}: gRPC status ${status}: ${message}`));
-        const buf = Buffer.concat(chunks);
-        const ack = fromBinary(SendResponseSchema, buf.subarray(5, 5 + buf.readUInt32BE(1))).ack;
-        if (!ack?.ok) return reject(new Error(`${envelope.sessionId} ${envelope.messageType} refused: ${ack?.error?.code} ${ack?.error?.message}`));
-        resolve();
-      });
-      req.end(frame);
-    });
+  async send(envelope: Envelope, authorization: string): Promise<void> {
+    const res = await this.grpc.call("/macp.v1.MACPRuntimeService/Send", SendRequestSchema, { envelope }, SendResponseSchema, authorization);
+    const ack = res.ack;
+    if (!ack?.ok) throw new Error(`${envelope.sessionId} ${envelope.messageType} refused: ${ack?.error?.code} ${ack?.error?.message}`);
   }
 
   close(): void {
-    this.session.close();
+    this.grpc.close();
   }
 }
 
