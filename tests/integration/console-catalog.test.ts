@@ -1,5 +1,9 @@
-// The console's catalog against real runtimes over gRPC (issue 9):
-// - backfill from an external runtime PROCESS holding a few thousand sessions:
+// The console's catalog against real runtimes over gRPC (issue 9), on the
+// history path (tests/integration/console-rows.test.ts covers the list-row
+// feed):
+// - backfill from an external runtime PROCESS holding a few thousand sessions,
+//   its list-row feed switched off (MACP_LIST_ROWS=off, as a plain MACP
+//   runtime answers UNIMPLEMENTED), so the console folds histories:
 //   it completes, reports progress (CatalogStatus and the log), and
 //   ListSessionPage answers while it runs;
 // - paging and full-text search over the RPC return the right rows;
@@ -7,141 +11,22 @@
 //   read again (counted on the feeder's upstream reads), open ones are;
 // - the per-person stream cap, and a browser that never reads its
 //   SubscribeSession stream is cut off and everything is released.
-import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
-import path from "node:path";
-import { Writable } from "node:stream";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConsoleService, type CatalogStatus } from "@/lib/gen/baton/v1/console_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
-import { DEFAULT_CONFIGURATION_VERSION, DEFAULT_POLICY_ID, HANDOFF_MODE, MODE_VERSION } from "@/lib/macp/constants";
+import { DEFAULT_CONFIGURATION_VERSION, HANDOFF_MODE, MODE_VERSION } from "@/lib/macp/constants";
 import { buildEnvelope } from "@/lib/macp/payloads";
 import { loadConsoleConfig } from "@/lib/server/config";
 import { startConsole, type RunningConsole } from "@/lib/server/console";
 import { signedIn, startTestConsole, type TestConsole } from "./actions-harness";
-import { clientFor, newSessionId, tempDir, waitFor, type RuntimeClient } from "./harness";
+import { capturingLogger, OBSERVER, OWNER, seed, spawnRuntime, TARGET, type RuntimeProcess } from "./catalog-harness";
+import { clientFor, newSessionId, tempDir, waitFor } from "./harness";
 
-const OWNER = "agent://owner";
-const TARGET = "agent://target";
-const OBSERVER = "ops:observer";
 const SESSIONS = 2_500;
-const OPEN_EVERY = 100;
-
-interface RuntimeProcess {
-  url: string;
-  child: ChildProcess;
-  stop(): Promise<void>;
-}
-
-/** The runtime as `npm run runtime` runs it, in its own process. */
-async function spawnRuntime(dataDir: string): Promise<RuntimeProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(process.cwd(), "lib", "runtime", "main.ts")], {
-    cwd: process.cwd(),
-    env: {
-      ...process.env,
-      MACP_BIND_ADDR: "127.0.0.1:0",
-      MACP_ALLOW_INSECURE: "1",
-      MACP_DATA_DIR: dataDir,
-      MACP_DEV_OBSERVERS: OBSERVER,
-      MACP_SESSION_START_LIMIT_PER_MINUTE: "0",
-      MACP_MESSAGE_LIMIT_PER_MINUTE: "0",
-      MACP_LOG_LEVEL: "info",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    let buf = "";
-    child.stdout?.on("data", (d: Buffer) => {
-      buf += d.toString();
-      for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n")) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        try {
-          const j = JSON.parse(line) as { msg?: string; address?: string };
-          if (j.msg?.startsWith("MACP runtime listening on")) resolve(`http://${j.address}`);
-        } catch {
-          // not JSON
-        }
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`runtime exited with ${code}: ${stderr.slice(-2000)}`)));
-  });
-  child.stdout?.resume();
-  return {
-    url,
-    child,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      }),
-  };
-}
-
-/** Session i: a handoff with a searchable intent; one in OPEN_EVERY is left open after its offer. */
-async function seed(rt: { url: string }, count: number): Promise<{ ids: string[]; open: Set<string> }> {
-  const owner: RuntimeClient = clientFor(rt, OWNER);
-  const target: RuntimeClient = clientFor(rt, TARGET);
-  const ids: string[] = [];
-  const open = new Set<string>();
-  const send = async (c: RuntimeClient, sessionId: string, messageType: string, payload: Record<string, unknown>) => {
-    const res = await c.send({ envelope: buildEnvelope({ mode: HANDOFF_MODE, messageType, sessionId, payload }) });
-    if (!res.ack?.ok) throw new Error(`${messageType} refused: ${res.ack?.error?.code} ${res.ack?.error?.message}`);
-  };
-  let next = 0;
-  const worker = async () => {
-    for (let i = next++; i < count; i = next++) {
-      const sid = newSessionId();
-      ids[i] = sid;
-      await send(owner, sid, "SessionStart", {
-        intent: `rotate pager ${String(i).padStart(5, "0")}`,
-        participants: [OWNER, TARGET],
-        modeVersion: MODE_VERSION,
-        configurationVersion: DEFAULT_CONFIGURATION_VERSION,
-        policyVersion: "",
-        ttlMs: 3_600_000n,
-      });
-      await send(owner, sid, "HandoffOffer", { handoffId: "h1", targetParticipant: TARGET, scope: i % 2 ? "night shift" : "day shift", reason: "r" });
-      if (i % OPEN_EVERY === 0) {
-        open.add(sid);
-        continue;
-      }
-      await send(target, sid, "HandoffAccept", { handoffId: "h1", acceptedBy: TARGET, reason: "ok" });
-      await send(owner, sid, "Commitment", {
-        commitmentId: `c-${sid}`,
-        action: "handoff.accepted",
-        authorityScope: "pager",
-        reason: "done",
-        modeVersion: MODE_VERSION,
-        configurationVersion: DEFAULT_CONFIGURATION_VERSION,
-        policyVersion: DEFAULT_POLICY_ID,
-        outcomePositive: true,
-      });
-    }
-  };
-  await Promise.all(Array.from({ length: 32 }, worker));
-  return { ids, open };
-}
-
-/** Log lines of a console (pino JSON), for its progress reports. */
-function capturingLogger(lines: string[]) {
-  return pino(
-    { level: "info" },
-    new Writable({
-      write(chunk: Buffer, _enc, cb) {
-        lines.push(chunk.toString());
-        cb();
-      },
-    }),
-  );
-}
 
 let runtime: RuntimeProcess;
 let seeded: { ids: string[]; open: Set<string> };
@@ -167,7 +52,7 @@ const browserOf = (c: { url: string }) => createClient(ConsoleService, createCon
 beforeAll(async () => {
   const dir = tempDir("baton-catalog-runtime-");
   folders.push(dir);
-  runtime = await spawnRuntime(dir);
+  runtime = await spawnRuntime(dir, { MACP_LIST_ROWS: "off" });
   seeded = await seed(runtime, SESSIONS);
 }, 300_000);
 
