@@ -28,7 +28,7 @@ import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { CatalogStatusSchema, SessionSummarySchema, type CatalogStatus, type SessionSummary } from "@/lib/gen/baton/v1/console_pb";
 import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
-import { SessionState, type Envelope } from "@/lib/gen/macp/v1/envelope_pb";
+import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import type { SessionView } from "@/lib/macp/projections/session";
 import { historyCount, isTerminalState, leanEnvelope, metadataActivityMs, nextActors, SessionFold, toSummary } from "@/lib/macp/projections/summary";
 import { backoffMs, Limiter, linkedController, sleep } from "../async";
