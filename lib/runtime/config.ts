@@ -35,6 +35,8 @@ export interface RuntimeConfig {
   /** Cumulative suspension cap. */
   maxSuspendMs: number;
   logLevel: string;
+  /** Serve baton.v1.RuntimeCatalogService (the list-row feed); off: it answers UNIMPLEMENTED (rows are still kept). */
+  listRows: boolean;
   /** Which gRPC server hosts the agent-facing port. */
   grpcServer: "grpc-js" | "connect";
   runtimeName: string;
@@ -84,6 +86,14 @@ function grpcServer(raw: string | undefined): RuntimeConfig["grpcServer"] {
   throw new ConfigError(`MACP_GRPC_SERVER must be "grpc-js" or "connect", got "${raw}"`);
 }
 
+function onOff(env: Env, key: string, dflt: boolean): boolean {
+  const raw = (env[key] ?? "").trim().toLowerCase();
+  if (raw === "") return dflt;
+  if (raw === "on" || raw === "1" || raw === "true" || raw === "yes") return true;
+  if (raw === "off" || raw === "0" || raw === "false" || raw === "no") return false;
+  throw new ConfigError(`${key} must be "on" or "off", got "${env[key]}"`);
+}
+
 function integrityCheck(raw: string | undefined): RuntimeConfig["storeIntegrityCheck"] {
   const v = (raw ?? "").trim();
   if (v === "" || v === "auto") return "auto";
@@ -131,6 +141,7 @@ export function loadConfig(env: Env = process.env): RuntimeConfig {
     storeIntegrityCheck: integrityCheck(env.MACP_STORE_INTEGRITY_CHECK),
     maxSuspendMs: int(env, "MACP_MAX_SUSPEND_MS", 7 * 24 * 3600 * 1000, 1),
     logLevel: env.MACP_LOG_LEVEL || env.LOG_LEVEL || "info",
+    listRows: onOff(env, "MACP_LIST_ROWS", true),
     grpcServer: grpcServer(env.MACP_GRPC_SERVER),
     runtimeName: "baton-runtime",
     runtimeVersion: "0.1.0",

@@ -12,8 +12,11 @@ import { loadConfig, type RuntimeConfig } from "./config";
 import { Kernel } from "./kernel";
 import * as grpc from "@grpc/grpc-js";
 import { MACPRuntimeService } from "@/lib/gen/macp/v1/core_pb";
+import { RuntimeCatalogService } from "@/lib/gen/baton/v1/runtime_catalog_pb";
+import type { ConnectRouter } from "@connectrpc/connect";
+import { runtimeCatalogServiceImpl } from "./catalog-service";
 import { addConnectService } from "./grpc-host";
-import { runtimeRoutes, runtimeServiceImpl } from "./server";
+import { runtimeServiceImpl } from "./server";
 import { openStore } from "./store";
 import { Subscriptions } from "./subscriptions";
 
@@ -81,6 +84,7 @@ export async function startRuntime(options: StartOptions = {}): Promise<RunningR
       server: config.grpcServer,
       resident: kernel.loadReport?.resident,
       maxSubscriptions: config.maxSubscriptions || "unlimited",
+      listRows: config.listRows ? "served (baton.v1.RuntimeCatalogService)" : "off (MACP_LIST_ROWS=off)",
     },
     `MACP runtime listening on ${url}`,
   );
@@ -112,7 +116,7 @@ interface Listening {
   close(): Promise<void>;
 }
 
-type Deps = Parameters<typeof runtimeServiceImpl>[0];
+type Deps = Parameters<typeof runtimeServiceImpl>[0] & { subscriptions: Subscriptions; config: RuntimeConfig };
 
 /** Largest request accepted by the transport: room for an over-limit payload to get a PAYLOAD_TOO_LARGE Ack. */
 const readMaxBytes = (config: RuntimeConfig) => Math.min(config.maxPayloadBytes * 4 + 65_536, 256 * 1_048_576);
@@ -130,6 +134,8 @@ async function listenGrpcJs(config: RuntimeConfig, deps: Deps): Promise<Listenin
     "grpc.max_concurrent_streams": 100_000,
   });
   addConnectService(server, MACPRuntimeService, runtimeServiceImpl({ ...deps, preEncodedResponses: true }), { shutdownSignal: shutdown.signal });
+  // Baton's extension: the list-row feed (off: the runtime answers UNIMPLEMENTED, like any plain MACP runtime).
+  if (config.listRows) addConnectService(server, RuntimeCatalogService, runtimeCatalogServiceImpl(deps), { shutdownSignal: shutdown.signal });
   const creds = config.tlsCertPath
     ? grpc.ServerCredentials.createSsl(
         null,
@@ -159,7 +165,11 @@ async function listenGrpcJs(config: RuntimeConfig, deps: Deps): Promise<Listenin
 
 /** Alternative (MACP_GRPC_SERVER=connect): connect-node, which also answers Connect and gRPC-web. */
 async function listenConnect(config: RuntimeConfig, deps: Deps): Promise<Listening> {
-  const handler = connectNodeAdapter({ routes: runtimeRoutes(deps), readMaxBytes: readMaxBytes(config), grpc: true, grpcWeb: true, connect: true });
+  const routes = (router: ConnectRouter) => {
+    router.service(MACPRuntimeService, runtimeServiceImpl(deps));
+    if (config.listRows) router.service(RuntimeCatalogService, runtimeCatalogServiceImpl(deps));
+  };
+  const handler = connectNodeAdapter({ routes, readMaxBytes: readMaxBytes(config), grpc: true, grpcWeb: true, connect: true });
   const settings: http2.Settings = { maxConcurrentStreams: 100_000 };
   const server = config.tlsCertPath
     ? http2.createSecureServer({ cert: fs.readFileSync(config.tlsCertPath), key: fs.readFileSync(config.tlsKeyPath as string), settings }, handler)

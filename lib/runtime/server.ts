@@ -60,7 +60,7 @@ const TERMINAL_STREAM_CODES = new Set<MacpErrorCode>([
   "INTERNAL_ERROR",
 ]);
 
-function requireIdentity(auth: AuthResolver, ctx: HandlerContext): Identity {
+export function requireIdentity(auth: AuthResolver, ctx: HandlerContext): Identity {
   const id = auth.resolve(ctx.requestHeader);
   if (!id) {
     const why = auth.explain?.(ctx.requestHeader);
@@ -76,7 +76,7 @@ function requireIdentity(auth: AuthResolver, ctx: HandlerContext): Identity {
  * that stopped reading, then reset the stream: connect-node never settles
  * that write), so its own `finally` cannot be relied on to run promptly.
  */
-function closeOnAbort(ctx: HandlerContext, ch: Channel<unknown>, release: () => void = () => undefined): void {
+export function closeOnAbort(ctx: HandlerContext, ch: Channel<unknown>, release: () => void = () => undefined): void {
   const onAbort = () => {
     ch.close();
     release();
@@ -86,7 +86,7 @@ function closeOnAbort(ctx: HandlerContext, ch: Channel<unknown>, release: () => 
 }
 
 /** Run `fn` once, however often the result is called. */
-function once(fn: () => void): () => void {
+export function once(fn: () => void): () => void {
   let done = false;
   return () => {
     if (done) return;
