@@ -70,7 +70,7 @@ export async function spawnRuntime(dataDir: string, extraEnv: Record<string, str
 }
 
 /** Session i: a handoff with a searchable intent; one in OPEN_EVERY is left open after its offer. */
-export async function seed(rt: { url: string }, count: number): Promise<{ ids: string[]; open: Set<string> }> {
+export async function seed(rt: { url: string }, count: number, intentPad = 0): Promise<{ ids: string[]; open: Set<string> }> {
   const owner: RuntimeClient = clientFor(rt, OWNER);
   const target: RuntimeClient = clientFor(rt, TARGET);
   const ids: string[] = [];
@@ -85,7 +85,7 @@ export async function seed(rt: { url: string }, count: number): Promise<{ ids: s
       const sid = newSessionId();
       ids[i] = sid;
       await send(owner, sid, "SessionStart", {
-        intent: `rotate pager ${String(i).padStart(5, "0")}`,
+        intent: `rotate pager ${String(i).padStart(5, "0")}${intentPad > 0 ? ` ${"x".repeat(intentPad)}` : ""}`,
         participants: [OWNER, TARGET],
         modeVersion: MODE_VERSION,
         configurationVersion: DEFAULT_CONFIGURATION_VERSION,
@@ -127,3 +127,22 @@ export function capturingLogger(lines: string[]) {
   );
 }
 
+
+/** seed() in a child process: the caller's event loop may be as slow as it likes meanwhile. */
+export function seedInProcess(rt: { url: string }, count: number, intentPad = 0): Promise<{ ids: string[]; open: Set<string> }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", path.join(process.cwd(), "tests", "integration", "__fixtures__", "seed-process.ts"), rt.url, String(count), String(intentPad)], {
+      cwd: process.cwd(),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr?.on("data", (d: Buffer) => (err += d.toString()));
+    child.once("exit", (code) => {
+      if (code !== 0) return reject(new Error(`seeder exited with ${code}: ${err.slice(-2000)}`));
+      const parsed = JSON.parse(out) as { ids: string[]; open: string[] };
+      resolve({ ids: parsed.ids, open: new Set(parsed.open) });
+    });
+  });
+}

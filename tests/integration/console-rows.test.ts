@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConsoleService, type CatalogStatus } from "@/lib/gen/baton/v1/console_pb";
 import { loadConsoleConfig } from "@/lib/server/config";
 import { startConsole, type RunningConsole } from "@/lib/server/console";
-import { capturingLogger, OBSERVER, seed, spawnRuntime, TARGET, type RuntimeProcess } from "./catalog-harness";
+import { capturingLogger, OBSERVER, seed, seedInProcess, spawnRuntime, TARGET, type RuntimeProcess } from "./catalog-harness";
 import { tempDir, waitFor } from "./harness";
 
 const SESSIONS = 1_500;
@@ -168,16 +168,25 @@ describe("a watcher the runtime cuts off with RESOURCE_EXHAUSTED", () => {
     const c = await externalConsole(runtime, dir("baton-rows-cut-console-"), lines);
     try {
       await waitFor(() => c.gateway.feeder.mode === "rows", 30_000, "feed answered");
-      // A slow console: every catalog write holds the event loop for 40 ms.
+      // A console too slow for a burst: a few catalog writes hold its event
+      // loop for 3 s each, while another process seeds at full speed, with
+      // 4 KB intents so the rows soon fill what the transport holds (the
+      // HTTP/2 window, the runtime's in-flight bytes), then the runtime's
+      // one-batch buffer.
+      let seeding = true;
+      let blocks = 0;
       const stop = c.gateway.feeder.onWrite(() => {
-        const until = Date.now() + 40;
+        if (!seeding || c.gateway.feeder.rowStreamsOpened > 1 || blocks >= 5) return;
+        blocks++;
+        const until = Date.now() + 3_000;
         while (Date.now() < until) {
-          // busy: the runtime's live rows queue up meanwhile
+          // busy
         }
       });
-      const burst = await seed(runtime, 400);
+      const burst = await seedInProcess(runtime, 300, 4_096);
+      seeding = false;
       stop();
-      await caughtUp(c, 400, 120_000);
+      await caughtUp(c, 300, 120_000);
       const feeder = c.gateway.feeder;
       expect(feeder.rowStreamsOpened).toBeGreaterThan(1);
       expect(lines.some((l) => l.includes("RESOURCE_EXHAUSTED"))).toBe(true);
