@@ -1,9 +1,10 @@
 // Console section of `npm run bench:scale`, for one history size: the console
 // (lib/server/main.ts --no-ui, in its own process) against the seeded runtime
 // as an external runtime (MACP_RUNTIME_URL, an observer identity):
-// - cold start: a fresh catalog, so the first start backfills every history in
-//   the background; spawn → first ListSessionPage rows, spawn → backfill done,
-//   the console's RSS (peak during the backfill, and settled after it);
+// - cold start: a fresh catalog, so the first start fills it in the
+//   background (from the runtime's list rows: no history is read);
+//   spawn → first ListSessionPage rows, spawn → catalog complete, the
+//   console's RSS (peak while it fills, and settled after it);
 // - warm start on that catalog: spawn → first rows, and RSS;
 // - one search (a session's intent words): the catalog query itself (the same
 //   SqliteCatalog.page on the console's file, in this process) and the
@@ -118,7 +119,7 @@ async function firstRows(url: string, t0: number): Promise<number> {
   }
 }
 
-/** Wait until the catalog has read every history; returns ms since t0 and the peak RSS seen. */
+/** Wait until the catalog holds every session, caught up; returns ms since t0 and the peak RSS seen. */
 async function backfilled(p: ConsoleProcess, sessions: number, t0: number): Promise<{ ms: number; peak: number }> {
   const c = clientOf(p.url);
   let peak = 0;
@@ -167,14 +168,14 @@ export const consoleSection: ScaleSection<ConsoleScaleResult> = {
     const rt = await ctx.startRuntime({ MACP_DEV_OBSERVERS: OBSERVER });
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-console-"));
     try {
-      // Cold: fresh catalog, the whole history is backfilled in the background.
+      // Cold: fresh catalog, filled in the background from the runtime's list rows.
       let t0 = performance.now();
       let p = await startConsole(rt.url, dataDir, t0);
       const coldFirst = await firstRows(p.url, t0);
       const fill = await backfilled(p, ctx.sessions, t0);
       await sleep(2_000);
       const coldSettled = rssOf(p.pid);
-      ctx.say(`  cold start: first rows after ${fmtInt(coldFirst)} ms; every history read after ${fmt(fill.ms / 1000, 1)} s; RSS peak ${mib(fill.peak)}, settled ${mib(coldSettled)}`);
+      ctx.say(`  cold start: first rows after ${fmtInt(coldFirst)} ms; catalog complete after ${fmt(fill.ms / 1000, 1)} s; RSS peak ${mib(fill.peak)}, settled ${mib(coldSettled)}`);
       await p.stop();
 
       // Warm: the same catalog.
@@ -184,7 +185,7 @@ export const consoleSection: ScaleSection<ConsoleScaleResult> = {
       const warmSettled = (await backfilled(p, ctx.sessions, t0)).ms;
       await sleep(2_000);
       const warmRss = rssOf(p.pid);
-      ctx.say(`  warm start: first rows after ${fmtInt(warmFirst)} ms; open sessions followed again after ${fmtInt(warmSettled)} ms; RSS ${mib(warmRss)}`);
+      ctx.say(`  warm start: first rows after ${fmtInt(warmFirst)} ms; caught up after ${fmtInt(warmSettled)} ms; RSS ${mib(warmRss)}`);
 
       // One search: the catalog query on the console's own file, and the RPC round trip.
       const n = Math.floor(ctx.sessions / 2) + 7;
@@ -257,7 +258,7 @@ export const consoleSection: ScaleSection<ConsoleScaleResult> = {
     say("Console (external runtime, catalog in a fresh data folder; RSS of the console process):");
     say(
       table(
-        ["sessions (open)", "cold: first rows", "cold: backfill done", "RSS peak / settled", "warm: first rows", "warm RSS", "search: query / round trip", "4 never-reading streams: RSS before → peak → after"],
+        ["sessions (open)", "cold: first rows", "cold: catalog complete", "RSS peak / settled", "warm: first rows", "warm RSS", "search: query / round trip", "4 never-reading streams: RSS before → peak → after"],
         results.map(({ sessions, open, result: r }) => [
           `${fmtInt(sessions)} (${fmtInt(open)})`,
           `${fmtInt(r.cold.firstRowsMs)} ms`,
