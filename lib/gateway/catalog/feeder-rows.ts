@@ -108,6 +108,11 @@ export class RowFeed implements Feed {
 
   status(): CatalogStatus {
     const { known } = this.host.store.counts();
+    if (!this.answered) {
+      // Not heard from the runtime yet: the stored rows answer, but how far behind they are is unknown.
+      const message = this.message || "connecting to the runtime";
+      return create(CatalogStatusSchema, { backfilling: true, sessionsKnown: BigInt(known), sessionsIndexed: BigInt(known), message });
+    }
     const position = this.host.store.cursor?.change ?? 0n;
     const behind = this.head > position ? this.head - position : 0n;
     const backfilling = !this.caughtUp && behind > 0n;
