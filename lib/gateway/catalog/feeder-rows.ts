@@ -67,7 +67,7 @@ export class RowFeed implements Feed {
   constructor(
     private readonly host: FeedHost,
     private readonly options: RowFeedOptions,
-    /** The runtime has no list-row feed: the feeder switches to histories. */
+    /** The runtime has no list-row feed (or refuses it to this identity): the feeder switches to histories. */
     private readonly unimplemented: () => void,
   ) {
     this.run = linkedController(host.signal);
@@ -161,8 +161,16 @@ export class RowFeed implements Feed {
       }
       this.caughtUp = false;
       if (signal.aborted) break;
-      if (!answered && failure !== null && ConnectError.from(failure).code === Code.Unimplemented) {
-        log.info({}, "session catalog: the runtime has no list-row feed (a plain MACP runtime); reading session histories instead");
+      const refused = !answered && failure !== null ? ConnectError.from(failure) : null;
+      if (refused?.code === Code.Unimplemented || refused?.code === Code.PermissionDenied) {
+        if (refused.code === Code.Unimplemented) {
+          log.info({}, "session catalog: the runtime has no list-row feed (a plain MACP runtime); reading session histories instead");
+        } else {
+          log.warn(
+            { reason: refused.rawMessage },
+            "session catalog: the runtime refused its list-row feed to the console's identity (not an observer); following WatchSessions and session histories instead",
+          );
+        }
         this.close();
         this.unimplemented();
         return;

@@ -6,11 +6,12 @@
 //   transaction as its log. The catalog applies them with its cursor; no
 //   history is read for the list.
 // - Histories (feeder-histories.ts): a plain MACP runtime answers that call
-//   UNIMPLEMENTED; the console then follows WatchSessions and folds each
-//   session's history itself.
+//   UNIMPLEMENTED (and a runtime refuses it, PERMISSION_DENIED, to an identity
+//   that is not an observer); the console then follows WatchSessions and
+//   folds each session's history itself.
 //
-// Rows are tried first at start; the first UNIMPLEMENTED switches to
-// histories for the process's lifetime. Either way this class owns what the
+// Rows are tried first at start; the first UNIMPLEMENTED (or PERMISSION_DENIED)
+// switches to histories for the process's lifetime. Either way this class owns what the
 // rest of the gateway listens to: catalog writes (the list), lifecycle
 // changes (session streams) and the open sessions' folded views (the inbox).
 import { create } from "@bufbuild/protobuf";
