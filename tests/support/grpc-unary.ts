@@ -20,6 +20,9 @@ export class GrpcStatusError extends Error {
   }
 }
 
+/** Times a refused stream is sent again before the call fails. */
+const REFUSED_RETRIES = 10;
+
 export class GrpcUnaryClient {
   private readonly session: http2.ClientHttp2Session;
 
@@ -34,7 +37,27 @@ export class GrpcUnaryClient {
    * as `input`, decode the reply as `output`. `authorization` is sent as is
    * (e.g. "Bearer agent://x"). Rejects with GrpcStatusError unless the status is 0.
    */
-  call<I extends DescMessage, O extends DescMessage>(
+  async call<I extends DescMessage, O extends DescMessage>(
+    path: string,
+    input: I,
+    init: MessageInitShape<I>,
+    output: O,
+    authorization: string,
+  ): Promise<MessageShape<O>> {
+    // A stream the server refused (NGHTTP2_REFUSED_STREAM: e.g. a busy
+    // server's HTTP/2 session memory is full) was not processed: send it again.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.once(path, input, init, output, authorization);
+      } catch (err) {
+        const refused = err instanceof Error && (err as NodeJS.ErrnoException).code === "ERR_HTTP2_STREAM_ERROR" && err.message.includes("NGHTTP2_REFUSED_STREAM");
+        if (!refused || attempt >= REFUSED_RETRIES) throw err;
+        await new Promise((r) => setTimeout(r, 50 * 2 ** Math.min(attempt, 6) * (0.5 + Math.random())));
+      }
+    }
+  }
+
+  private once<I extends DescMessage, O extends DescMessage>(
     path: string,
     input: I,
     init: MessageInitShape<I>,
