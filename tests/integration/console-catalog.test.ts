@@ -85,6 +85,8 @@ describe("the console catalog against an external runtime process with history",
       expect(partial.length).toBeGreaterThan(0);
       expect(lines.some((l) => /session catalog: \d+ of \d+ sessions indexed/.test(l))).toBe(true);
       expect(lines.some((l) => l.includes("session catalog complete"))).toBe(true);
+      expect(c.gateway.feeder.mode).toBe("histories");
+      expect(lines.some((l) => l.includes("the runtime has no list-row feed"))).toBe(true);
       // Histories were read with bounded concurrency: at most 4 catch-up reads plus the open sessions followed.
       expect(c.gateway.feeder.readsStarted).toBeGreaterThanOrEqual(SESSIONS);
 
@@ -219,6 +221,9 @@ describe("console streams of one person", () => {
     for (let i = 0; i < 30; i++) await send("HandoffContext", { handoffId: "h1", contentType: "text/plain", context });
     const gw = tc.console.gateway;
     await waitFor(() => gw.catalog.get(sid)?.needsRead === false, 10_000, "catalog caught up");
+    // The embedded runtime feeds the catalog its list rows: no history read for the list.
+    expect(gw.feeder.mode).toBe("rows");
+    expect(gw.feeder.readsStarted).toBe(0);
     const vera = await signedIn(tc, "vera");
     const ownUpstream = gw.stats().upstreamSubscriptions;
 
