@@ -24,6 +24,7 @@
 //   log, every few seconds) says how far it got.
 // - Failed reads are put off with exponential backoff and jitter, per session,
 //   in the catalog (no retry storms, nothing in memory).
+import { setMaxListeners } from "node:events";
 import { create } from "@bufbuild/protobuf";
 import { Code, type ConnectError } from "@connectrpc/connect";
 import { CatalogStatusSchema, SessionSummarySchema, type CatalogStatus, type SessionSummary } from "@/lib/gen/baton/v1/console_pb";
@@ -91,6 +92,8 @@ export class HistoryFeed implements Feed {
   ) {
     this.limiter = new Limiter(options.concurrency);
     this.run = linkedController(host.signal);
+    // Every followed session's subscription links to it.
+    setMaxListeners(0, this.run.signal);
   }
 
   private get isClosed(): boolean {

@@ -20,6 +20,7 @@
 //   its rows come from the feed alone.
 // - CatalogStatus (the UI's and the log's progress) compares the feed's head
 //   with the cursor.
+import { setMaxListeners } from "node:events";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { CatalogStatusSchema, type CatalogStatus, type SessionSummary } from "@/lib/gen/baton/v1/console_pb";
@@ -71,6 +72,8 @@ export class RowFeed implements Feed {
     private readonly unimplemented: () => void,
   ) {
     this.run = linkedController(host.signal);
+    // Every followed session's subscription links to it.
+    setMaxListeners(0, this.run.signal);
     this.open = new OpenFollower(host, this.run.signal, options.concurrency, options.stallMs);
   }
 
