@@ -5,19 +5,20 @@
 // with Connect and protobuf-es. It renders nothing: it hands its window to the
 // screen, which keeps the same DOM from the server's first view on.
 //
-// The server's first page seeds the query cache, so the live window starts
-// where the first view is, without reading it again; the change stream's
-// first notice (the catalog's version now) refreshes it if anything changed
-// between the server's read and the stream's start, so no update is lost.
+// It reads the first page again rather than trusting the server's copy: the
+// screen keeps showing the server's rows until that read answers (so nothing
+// flashes), and a browser that cannot reach the list's API says so instead of
+// showing rows it cannot keep live. The change stream's first notice (the
+// catalog's version now) then refreshes whatever changed since, so no update
+// is lost. The whole-catalog counts are seeded from the server's reading
+// (every notice refreshes them).
 
 import { useQueryClient } from "@tanstack/react-query";
 import { memo, useLayoutEffect, useState } from "react";
-import type { ListSessionPageResponse } from "@/lib/gen/baton/v1/console_pb";
 import type { ListFirstView, SessionWindow } from "@/lib/client/list-first-view";
 import type { ListQuery } from "@/lib/client/list-query";
 import { QueryProvider } from "@/lib/client/query-provider";
 import { queryKeys } from "@/lib/client/query-keys";
-import { listQueryKey, pageQueryKey } from "@/lib/client/session-window";
 import { useSessionWindow } from "@/lib/client/use-session-window";
 
 export interface LiveSessionWindowProps {
@@ -29,13 +30,9 @@ export interface LiveSessionWindowProps {
 
 function Driver({ query, paused, first, onWindow }: LiveSessionWindowProps) {
   const qc = useQueryClient();
-  // Seed once, before the window's first read, unless the cache already
-  // holds a reading at least as new (a client-side navigation back here).
+  // Seed the counts once, before the window's first read, unless cached.
   useState(() => {
-    if (!first || first.key !== listQueryKey(query)) return null;
-    const key = pageQueryKey(first.key, 0);
-    const cached = qc.getQueryData<ListSessionPageResponse>(key);
-    if (!cached || cached.version < first.page.version) qc.setQueryData(key, first.page);
+    if (!first) return null;
     if (qc.getQueryData(queryKeys.sessionCount("all")) === undefined) qc.setQueryData(queryKeys.sessionCount("all"), first.allCount);
     if (qc.getQueryData(queryKeys.sessionCount("open")) === undefined) qc.setQueryData(queryKeys.sessionCount("open"), first.openCount);
     return null;

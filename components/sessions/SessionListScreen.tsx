@@ -10,9 +10,9 @@
 // URL's query (`first`, app/page.tsx) and the HTML shows its first rows; the
 // live machinery (LiveSessionWindow: ListSessionPage pages, the change
 // stream, Connect, protobuf-es, TanStack Query) is fetched once the page has
-// loaded and the browser is idle, starts from that page and hands its window
-// to this same screen, so nothing on screen is replaced. Without a first view
-// it loads at once.
+// loaded and the browser is idle and hands its window to this same screen
+// once it has read the first page itself, so the DOM stays and nothing
+// flashes. Without a first view it loads at once.
 
 import clsx from "clsx";
 import { useWindowVirtualizer } from "@tanstack/react-virtual";
@@ -164,7 +164,9 @@ export function SessionListScreen({ first }: { first?: ListFirstView | undefined
   const firstWin = useMemo(() => firstViewWindow(first, listKey), [first, listKey]);
   const [liveWin, setLiveWin] = useState<SessionWindow | null>(null);
   const Live = useAfterLoadComponent(loadLive, "the live session list", first === undefined);
-  const win = liveWin ?? firstWin;
+  // The server's first view stays until the live window has read the list
+  // itself (or failed to: then it says why).
+  const win = liveWin && (liveWin.head !== undefined || liveWin.firstError !== undefined || first === undefined) ? liveWin : firstWin;
   const hydrated = useHydrated();
   const searchRef = useRef<HTMLInputElement | null>(null);
   const listRef = useRef<HTMLOListElement | null>(null);
