@@ -1,16 +1,35 @@
 import type { Metadata } from "next";
+import { headers } from "next/headers";
 import { Suspense } from "react";
 import { SessionListScreen } from "@/components/sessions/SessionListScreen";
-import { QueryProvider } from "@/lib/client/query-provider";
+import type { ListFirstView } from "@/lib/client/list-first-view";
+import { parseListQuery, toSessionListQuery } from "@/lib/client/list-query";
+import { countOf, listQueryKey, PAGE_SIZE } from "@/lib/client/session-window";
+import { pageData } from "@/lib/server/page-data";
 
 export const metadata: Metadata = { title: "Sessions" };
 
-export default function SessionsPage() {
+export default async function SessionsPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  // The first view: the first page for the URL's query, read by the console
+  // process (same sign-in rule and validation as ListSessionPage). Without it
+  // (signed out, the console unavailable) the live list loads at once.
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(await searchParams)) {
+    if (typeof v === "string") params.set(k, v);
+    else if (Array.isArray(v) && typeof v[0] === "string") params.set(k, v[0]);
+  }
+  const query = parseListQuery(params);
+  const data = pageData();
+  const read = data?.sessionListFirstView ? await data.sessionListFirstView(await headers(), toSessionListQuery(query), PAGE_SIZE) : undefined;
+  const first: ListFirstView | undefined =
+    read?.kind === "ready" ? { key: listQueryKey(query), page: read.page, allCount: countOf(read.allCount), openCount: countOf(read.openCount) } : undefined;
   return (
-    <QueryProvider>
-      <Suspense fallback={<p className="text-sm text-slate-700 dark:text-slate-300">Loading sessions…</p>}>
-        <SessionListScreen />
-      </Suspense>
-    </QueryProvider>
+    <Suspense fallback={<p className="text-sm text-slate-700 dark:text-slate-300">Loading sessions…</p>}>
+      <SessionListScreen first={first} />
+    </Suspense>
   );
 }

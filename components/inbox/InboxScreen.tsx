@@ -1,124 +1,25 @@
 "use client";
 // /inbox, "Waiting on me": offers made to me, commits waiting for my
 // approval, tasks assigned to me — live from WatchInbox, newest first.
-// A short inbox is rendered whole; a long one is window-virtualized, so the
-// page stays light however many items wait.
+// The inbox stream starts after `load` (InboxWatcher, in the layout); the
+// items' code (InboxItems: the directory read through Connect and TanStack
+// Query, the virtualizer, the file handoffs card) is fetched then too, so
+// none of it is loaded before `load`. On a client-side navigation with the
+// inbox already live it is fetched at once.
 
-import { useWindowVirtualizer } from "@tanstack/react-virtual";
-import Link from "next/link";
-import { useState } from "react";
-import { InboxItemKind, type InboxItem } from "@/lib/gen/baton/v1/actions_pb";
-import { inboxCountLabel, inboxKey } from "@/lib/client/inbox-state";
-import { nameIn } from "@/lib/client/directory";
-import { sessionHref } from "@/lib/client/route-params";
-import { useDirectory } from "@/lib/client/use-console-data";
+import { inboxCountLabel } from "@/lib/client/inbox-state";
+import { componentLoader, useAfterLoadComponent } from "@/lib/client/after-load-import";
 import { useInbox } from "@/lib/client/use-inbox";
-import { useElementOffsetTop } from "@/lib/client/use-offset-top";
-import { useWhoAmI } from "@/lib/client/use-whoami";
-import { Badge } from "@/components/Badge";
 import { ConnectionBadge } from "@/components/ConnectionIndicator";
-import { Icon } from "@/components/Icon";
-import { RelativeTime, TtlCountdown } from "@/components/Time";
 import { NotificationToggle } from "@/components/inbox/NotificationToggle";
-import { FileInboxCard } from "@/components/inbox/FileInboxCard";
-import { clipLine } from "@/lib/client/clip";
+import { InboxEmpty } from "@/components/inbox/InboxEmpty";
+import type { InboxItemsProps } from "@/components/inbox/InboxItems";
 
-const INBOX_KIND_LABEL: Readonly<Record<InboxItemKind, string>> = Object.freeze({
-  [InboxItemKind.UNSPECIFIED]: "Waiting",
-  [InboxItemKind.OFFER]: "Offer to you",
-  [InboxItemKind.APPROVAL]: "Needs your commit",
-  [InboxItemKind.TASK]: "Task for you",
-});
-
-const INBOX_KIND_ICON: Readonly<Record<InboxItemKind, "send" | "seal" | "inbox" | "question">> = Object.freeze({
-  [InboxItemKind.UNSPECIFIED]: "question",
-  [InboxItemKind.OFFER]: "send",
-  [InboxItemKind.APPROVAL]: "seal",
-  [InboxItemKind.TASK]: "inbox",
-});
-
-const KIND_TONE = { [InboxItemKind.OFFER]: "info", [InboxItemKind.APPROVAL]: "success", [InboxItemKind.TASK]: "progress", [InboxItemKind.UNSPECIFIED]: "neutral" } as const;
-
-const ACTION_HINT: Record<InboxItemKind, string> = {
-  [InboxItemKind.UNSPECIFIED]: "Open",
-  [InboxItemKind.OFFER]: "Accept or decline",
-  [InboxItemKind.APPROVAL]: "Review and commit",
-  [InboxItemKind.TASK]: "Work on the task",
-};
-
-/** Above this many items the list is virtualized. */
-const VIRTUALIZE_ABOVE = 40;
-const ITEM_GAP = 8;
-
-function Row({ item, from }: { item: InboxItem; from: string }) {
-  return (
-    <div className="rounded-lg border border-slate-200 p-3 dark:border-slate-800" data-testid="inbox-item" data-kind={InboxItemKind[item.kind]} data-session={item.sessionId}>
-      <div className="flex flex-wrap items-center gap-x-3 gap-y-1.5">
-        <Badge info={{ label: INBOX_KIND_LABEL[item.kind], tone: KIND_TONE[item.kind], icon: INBOX_KIND_ICON[item.kind], hint: INBOX_KIND_LABEL[item.kind] }} />
-        <span className="text-xs text-slate-700 dark:text-slate-300">
-          from <strong className="font-semibold">{from}</strong> · <RelativeTime ms={item.sinceUnixMs} />
-        </span>
-        {item.expiresAtUnixMs > 0n ? (
-          <span className="inline-flex items-center gap-1 text-xs text-slate-700 dark:text-slate-300">
-            <Icon name="clock" className="h-3.5 w-3.5" /> <span className="sr-only">Time left: </span>
-            <TtlCountdown expiresAt={item.expiresAtUnixMs} />
-          </span>
-        ) : null}
-      </div>
-      <p className="mt-1.5 text-sm font-medium break-words text-slate-900 dark:text-slate-50">{clipLine(item.summary)}</p>
-      <p className="mt-0.5 text-sm break-words text-slate-700 dark:text-slate-300">
-        {clipLine(item.intent)}
-        {item.scope && item.scope !== item.intent ? <span> · {clipLine(item.scope)}</span> : null}
-      </p>
-      <Link
-        href={sessionHref(item.sessionId)}
-        className="mt-2 inline-flex items-center gap-1 text-sm font-semibold text-blue-800 hover:underline dark:text-sky-300"
-        data-testid="inbox-open"
-      >
-        {ACTION_HINT[item.kind]} <Icon name="chevron-right" className="h-3.5 w-3.5" />
-        <span className="sr-only">: {clipLine(item.intent)}</span>
-      </Link>
-    </div>
-  );
-}
-
-function VirtualItems({ items, fromOf }: { items: readonly InboxItem[]; fromOf: (item: InboxItem) => string }) {
-  const [listEl, setListEl] = useState<HTMLUListElement | null>(null);
-  const scrollMargin = useElementOffsetTop(listEl);
-  const virtualizer = useWindowVirtualizer({
-    count: items.length,
-    estimateSize: () => 118,
-    gap: ITEM_GAP,
-    overscan: 6,
-    scrollMargin,
-    getItemKey: (i) => (items[i] ? inboxKey(items[i]) : i),
-  });
-  return (
-    <ul ref={setListEl} className="relative" style={{ height: virtualizer.getTotalSize() }} aria-label={`Waiting on me, ${items.length.toLocaleString("en-US")} items`}>
-      {virtualizer.getVirtualItems().map((vi) => {
-        const item = items[vi.index] as InboxItem;
-        return (
-          <li
-            key={vi.key}
-            data-index={vi.index}
-            ref={virtualizer.measureElement}
-            aria-setsize={items.length}
-            aria-posinset={vi.index + 1}
-            className="absolute top-0 left-0 w-full"
-            style={{ transform: `translateY(${vi.start - virtualizer.options.scrollMargin}px)` }}
-          >
-            <Row item={item} from={fromOf(item)} />
-          </li>
-        );
-      })}
-    </ul>
-  );
-}
+const loadItems = componentLoader<InboxItemsProps>(() => import("@/components/inbox/InboxItems").then((m) => m.InboxItems));
 
 export function InboxScreen() {
-  const { me } = useWhoAmI();
   const { inbox, connection } = useInbox();
-  const { directory } = useDirectory(Boolean(me));
+  const Items = useAfterLoadComponent(loadItems, "the inbox's items", inbox.loaded);
   return (
     <div className="mx-auto max-w-3xl space-y-4">
       <div className="flex flex-wrap items-center gap-3">
@@ -131,22 +32,7 @@ export function InboxScreen() {
       <p className="text-sm text-slate-700 dark:text-slate-300" data-testid="inbox-count">
         {inbox.loaded ? `${inboxCountLabel(inbox.items.length)}.` : "Loading what is waiting on you…"}
       </p>
-      {inbox.loaded && inbox.items.length === 0 ? (
-        <div className="rounded-lg border border-dashed border-slate-300 px-5 py-8 text-center text-sm text-slate-700 dark:border-slate-700 dark:text-slate-300" data-testid="inbox-empty">
-          Nothing needs you right now. Offers made to you, commits that need your approval and tasks assigned to you show up here as they happen.
-        </div>
-      ) : inbox.items.length > VIRTUALIZE_ABOVE ? (
-        <VirtualItems items={inbox.items} fromOf={(item) => nameIn(directory, item.fromParticipant)} />
-      ) : (
-        <ul className="space-y-2" aria-label="Waiting on me">
-          {inbox.items.map((item) => (
-            <li key={inboxKey(item)}>
-              <Row item={item} from={nameIn(directory, item.fromParticipant)} />
-            </li>
-          ))}
-        </ul>
-      )}
-      <FileInboxCard />
+      {Items ? <Items loaded={inbox.loaded} items={inbox.items} /> : inbox.loaded && inbox.items.length === 0 ? <InboxEmpty /> : null}
     </div>
   );
 }

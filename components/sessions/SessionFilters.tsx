@@ -78,9 +78,43 @@ export const SessionFilters = memo(function SessionFilters({
   // Below lg the secondary filters fold away behind a toggle.
   const [moreOpen, setMoreOpen] = useState(false);
   const activeCount = [query.mode, query.state, query.phase, query.participant].filter(Boolean).length;
+  const onMode = (v: string): void => setQuery({ mode: v === "handoff" || v === "task" ? (v as ModeFilter) : undefined });
+  const onState = (v: string): void => setQuery({ state: (STATE_KEYS as string[]).includes(v) ? (v as StateKey) : undefined });
+  const onPhase = (v: string): void => setQuery({ phase: isPhase(v) ? v : undefined });
+  const onSort = (v: string): void => {
+    if ((SORT_KEYS as readonly string[]).includes(v)) setQuery({ sort: v as SortKey, dir: defaultDirFor(v as SortKey) });
+  };
+
+  // The server's HTML shows the list before the page is hydrated; what was
+  // typed or picked in the meantime is in the DOM only (React keeps it while
+  // hydrating, but no change event reached it). Adopt it once, after hydration.
+  const formRef = useRef<HTMLFormElement | null>(null);
+  useEffect(() => {
+    const form = formRef.current;
+    if (!form) return;
+    const domValue = (testId: string): string | undefined =>
+      form.querySelector<HTMLInputElement | HTMLSelectElement>(`[data-testid="${testId}"]`)?.value;
+    const typedQ = domValue("filter-q");
+    if (typedQ !== undefined && typedQ !== q) setQ(typedQ);
+    const typedParticipant = domValue("filter-participant");
+    if (typedParticipant !== undefined && typedParticipant !== participant) setParticipant(typedParticipant);
+    const picked: [string, string, (v: string) => void][] = [
+      ["filter-mode", query.mode ?? "", onMode],
+      ["filter-state", query.state ?? "", onState],
+      ["filter-phase", query.phase ?? "", onPhase],
+      ["sort", query.sort, onSort],
+    ];
+    for (const [testId, current, apply] of picked) {
+      const v = domValue(testId);
+      if (v !== undefined && v !== current) apply(v);
+    }
+    // Once, on the first client render after the server's HTML.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
 
   return (
     <form
+      ref={formRef}
       role="search"
       aria-label="Filter sessions"
       className="flex flex-wrap items-end gap-2"
@@ -130,10 +164,7 @@ export const SessionFilters = memo(function SessionFilters({
           Mode
           <select
             value={query.mode ?? ""}
-            onChange={(e) => {
-              const v = e.target.value;
-              setQuery({ mode: v === "handoff" || v === "task" ? (v as ModeFilter) : undefined });
-            }}
+            onChange={(e) => onMode(e.target.value)}
             className={controlClass}
             data-testid="filter-mode"
           >
@@ -146,10 +177,7 @@ export const SessionFilters = memo(function SessionFilters({
           State
           <select
             value={query.state ?? ""}
-            onChange={(e) => {
-              const v = e.target.value;
-              setQuery({ state: (STATE_KEYS as string[]).includes(v) ? (v as StateKey) : undefined });
-            }}
+            onChange={(e) => onState(e.target.value)}
             className={controlClass}
             data-testid="filter-state"
           >
@@ -165,10 +193,7 @@ export const SessionFilters = memo(function SessionFilters({
           Phase
           <select
             value={query.phase ?? ""}
-            onChange={(e) => {
-              const v = e.target.value;
-              setQuery({ phase: isPhase(v) ? v : undefined });
-            }}
+            onChange={(e) => onPhase(e.target.value)}
             className={controlClass}
             data-testid="filter-phase"
           >
@@ -185,10 +210,7 @@ export const SessionFilters = memo(function SessionFilters({
             Sort by
             <select
               value={query.sort}
-              onChange={(e) => {
-                const v = e.target.value as SortKey;
-                if ((SORT_KEYS as readonly string[]).includes(v)) setQuery({ sort: v, dir: defaultDirFor(v) });
-              }}
+              onChange={(e) => onSort(e.target.value)}
               className={controlClass}
               data-testid="sort"
             >

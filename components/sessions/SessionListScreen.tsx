@@ -5,23 +5,48 @@
 // (lib/client/use-session-window.ts), so the browser holds a window, never
 // the index; keyboard selection (↑/↓ or j/k, Home/End, Enter opens), and
 // loading/empty/error states.
+//
+// In two steps, as the session page: the server reads the first page for the
+// URL's query (`first`, app/page.tsx) and the HTML shows its first rows; the
+// live machinery (LiveSessionWindow: ListSessionPage pages, the change
+// stream, Connect, protobuf-es, TanStack Query) is fetched once the page has
+// loaded and the browser is idle and hands its window to this same screen
+// once it has read the first page itself, so the DOM stays and nothing
+// flashes. Without a first view it loads at once.
 
 import clsx from "clsx";
 import { useWindowVirtualizer } from "@tanstack/react-virtual";
 import { useRouter } from "next/navigation";
-import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
+import { componentLoader, useAfterLoadComponent } from "@/lib/client/after-load-import";
+import { firstViewWindow, type ListFirstView, type SessionWindow } from "@/lib/client/list-first-view";
 import { defaultDirFor, hasActiveFilters, type ListQuery, type SortKey } from "@/lib/client/list-query";
-import { backfillLine } from "@/lib/client/session-window";
-import { isFatalStreamError } from "@/lib/client/stream-runner";
+import { backfillLine, listQueryKey } from "@/lib/client/session-window";
 import { useListQuery } from "@/lib/client/use-list-query";
 import { useElementOffsetTop } from "@/lib/client/use-offset-top";
-import { describeListError, useSessionWindow } from "@/lib/client/use-session-window";
 import { useUiStore } from "@/lib/client/ui-store";
 import { Icon } from "@/components/Icon";
 import { NewSessionLink } from "@/components/sessions/NewSessionLink";
 import { SessionFilters, SORT_LABELS } from "@/components/sessions/SessionFilters";
 import { LIST_GRID, SessionRow } from "@/components/sessions/SessionRow";
 import { useNow } from "@/lib/client/use-now";
+import type { LiveSessionWindowProps } from "@/components/sessions/LiveSessionWindow";
+
+const loadLive = componentLoader<LiveSessionWindowProps>(() => import("@/components/sessions/LiveSessionWindow").then((m) => m.LiveSessionWindow));
+
+const noSubscription = (): (() => void) => () => {};
+
+/** False while the server's HTML is hydrated, true from the first client render after it. */
+function useHydrated(): boolean {
+  return useSyncExternalStore(
+    noSubscription,
+    () => true,
+    () => false,
+  );
+}
+
+/** Rows the server's HTML shows (in flow, before the virtualizer measures the window). */
+const FIRST_VIEW_ROWS = 40;
 
 const COLUMNS: { key: SortKey | null; label: string }[] = [
   { key: "mode", label: "Mode" },
@@ -130,12 +155,19 @@ function RowPlaceholder({ failed, height }: { failed: boolean; height: number })
   );
 }
 
-export function SessionListScreen() {
+export function SessionListScreen({ first }: { first?: ListFirstView | undefined }) {
   const [query, setQuery] = useListQuery();
   const router = useRouter();
   const paused = useUiStore((s) => s.paused);
   const setPaused = useUiStore((s) => s.setPaused);
-  const win = useSessionWindow(query, paused);
+  const listKey = listQueryKey(query);
+  const firstWin = useMemo(() => firstViewWindow(first, listKey), [first, listKey]);
+  const [liveWin, setLiveWin] = useState<SessionWindow | null>(null);
+  const Live = useAfterLoadComponent(loadLive, "the live session list", first === undefined);
+  // The server's first view stays until the live window has read the list
+  // itself (or failed to: then it says why).
+  const win = liveWin && (liveWin.head !== undefined || liveWin.firstError !== undefined || first === undefined) ? liveWin : firstWin;
+  const hydrated = useHydrated();
   const searchRef = useRef<HTMLInputElement | null>(null);
   const listRef = useRef<HTMLOListElement | null>(null);
   const [listEl, setListEl] = useState<HTMLOListElement | null>(null);
@@ -161,7 +193,10 @@ export function SessionListScreen() {
   // Re-estimate unmeasured rows when the layout switches between grid and cards.
   useEffect(() => virtualizer.measure(), [rowHeight, virtualizer]);
 
-  const items = virtualizer.getVirtualItems();
+  // Until hydrated, the first rows in flow (the server knows no window size).
+  const items: readonly { key: React.Key; index: number; start: number }[] = hydrated
+    ? virtualizer.getVirtualItems()
+    : Array.from({ length: Math.min(total, FIRST_VIEW_ROWS) }, (_, index) => ({ key: index, index, start: 0 }));
   const firstVisible = items[0]?.index ?? 0;
   const lastVisible = items[items.length - 1]?.index ?? 0;
   useEffect(() => setVisible(firstVisible, lastVisible), [firstVisible, lastVisible, setVisible]);
@@ -277,8 +312,7 @@ export function SessionListScreen() {
   let body: React.ReactNode;
   if (!loaded) {
     if (win.firstError !== undefined) {
-      const refused = isFatalStreamError(win.firstError);
-      const reason = describeListError(win.firstError);
+      const { refused, reason } = win.firstError;
       body = (
         <Panel tone="warning">
           {refused ? (
@@ -363,7 +397,7 @@ export function SessionListScreen() {
           aria-busy={win.stale || undefined}
           data-stale={win.stale || undefined}
           className={clsx("relative", win.stale && "opacity-60")}
-          style={{ height: virtualizer.getTotalSize() }}
+          style={hydrated ? { height: virtualizer.getTotalSize() } : undefined}
           data-testid="session-list"
         >
           {items.map((vi) => {
@@ -372,11 +406,11 @@ export function SessionListScreen() {
               <li
                 key={vi.key}
                 data-index={vi.index}
-                ref={virtualizer.measureElement}
+                ref={hydrated ? virtualizer.measureElement : undefined}
                 aria-setsize={total}
                 aria-posinset={vi.index + 1}
-                className="absolute top-0 left-0 w-full"
-                style={{ transform: `translateY(${vi.start - virtualizer.options.scrollMargin}px)` }}
+                className={hydrated ? "absolute top-0 left-0 w-full" : undefined}
+                style={hydrated ? { transform: `translateY(${vi.start - virtualizer.options.scrollMargin}px)` } : undefined}
               >
                 {s ? (
                   <SessionRow summary={s} selected={vi.index === selectedIndex} onSelect={onSelect} />
@@ -406,6 +440,7 @@ export function SessionListScreen() {
 
   return (
     <div className="space-y-4">
+      {Live ? <Live query={query} paused={paused} first={first} onWindow={setLiveWin} /> : null}
       <div className="flex flex-wrap items-center gap-x-4 gap-y-2">
         <h1 className="text-xl font-semibold tracking-tight">Sessions</h1>
         <p className="text-sm text-slate-700 dark:text-slate-300" data-testid="list-count">

@@ -5,10 +5,9 @@
 import clsx from "clsx";
 import { memo, type ReactNode } from "react";
 import type { SessionSummary } from "@/lib/gen/baton/v1/console_pb";
-import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { TASK_MODE } from "@/lib/macp/constants";
 import { modeLabel } from "@/lib/client/format";
-import { isTerminalSessionState, stateBadge } from "@/lib/client/labels";
+import { isTerminalSessionState, SESSION_STATE, stateBadge } from "@/lib/client/labels";
 import { PhaseBadge, StateBadge } from "@/components/Badge";
 import { FastLink } from "@/components/FastLink";
 import { Icon } from "@/components/Icon";
@@ -92,7 +91,7 @@ export const SessionRow = memo(function SessionRow({
         </span>
         <Cell label="Time left" hideLabel className="order-4 ml-auto inline-flex items-center gap-1 text-xs lg:hidden">
           <Icon name="clock" className="h-3.5 w-3.5 text-slate-600 dark:text-slate-400" />
-          <TtlCountdown expiresAt={m?.expiresAtUnixMs} {...(terminal ? { terminalLabel: stateBadge(state).label.toLowerCase() } : {})} frozen={state === SessionState.SUSPENDED} />
+          <TtlCountdown expiresAt={m?.expiresAtUnixMs} {...(terminal ? { terminalLabel: stateBadge(state).label.toLowerCase() } : {})} frozen={state === SESSION_STATE.SUSPENDED} />
         </Cell>
       </span>
       <span className="mt-1 block truncate font-medium text-slate-900 lg:mt-0 dark:text-slate-50" title={clipLine(summary.intent)}>
@@ -115,7 +114,7 @@ export const SessionRow = memo(function SessionRow({
           <CompactTime ms={m?.startedAtUnixMs} />
         </Cell>
         <Cell label="Time left" className="hidden lg:block">
-          <TtlCountdown expiresAt={m?.expiresAtUnixMs} {...(terminal ? { terminalLabel: "—" } : {})} frozen={state === SessionState.SUSPENDED} />
+          <TtlCountdown expiresAt={m?.expiresAtUnixMs} {...(terminal ? { terminalLabel: "—" } : {})} frozen={state === SESSION_STATE.SUSPENDED} />
         </Cell>
         <Cell label="Last activity">
           <RelativeTime ms={summary.lastActivityUnixMs} />

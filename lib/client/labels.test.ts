@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { TASK_MODE } from "@/lib/macp/constants";
 import { emptySessionView, reduceSession } from "@/lib/macp/projections/session";
 import { makeEvent } from "@/lib/macp/test-utils";
-import { viewPhaseBadge } from "./labels";
+import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
+import { SESSION_STATE, viewPhaseBadge } from "./labels";
 
 const ALICE = "human:alice";
 const BOB = "human:bob";
@@ -26,5 +27,12 @@ describe("viewPhaseBadge", () => {
     expect(viewPhaseBadge(rejected)).toMatchObject({ label: "Rejected", tone: "warning" });
     expect(viewPhaseBadge(task([]))).toMatchObject({ label: "Requested" });
     expect(viewPhaseBadge(task(["accept"]))).toMatchObject({ label: "In progress" });
+  });
+});
+
+describe("SESSION_STATE", () => {
+  it("holds exactly the generated SessionState's names and values", () => {
+    const generated = Object.fromEntries(Object.entries(SessionState).filter(([k]) => Number.isNaN(Number(k))));
+    expect({ ...SESSION_STATE }).toEqual(generated);
   });
 });

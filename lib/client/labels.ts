@@ -3,8 +3,24 @@
 // never relies on colour alone. Pure data; phases themselves come from the
 // projections in lib/macp.
 
-import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
+import type { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import type { SessionPhase } from "@/lib/macp/projections/session";
+
+/**
+ * SessionState's values (lib/gen/macp/v1/envelope_pb), each typed as its
+ * generated member. The pages' first-load code reads them from here rather
+ * than from the generated module, whose file descriptors pull protobuf-es
+ * into the JavaScript loaded before `load`; labels.test.ts checks every value
+ * against the generated enum.
+ */
+export const SESSION_STATE: { readonly [K in keyof typeof SessionState]: (typeof SessionState)[K] } = {
+  UNSPECIFIED: 0 as SessionState.UNSPECIFIED,
+  OPEN: 1 as SessionState.OPEN,
+  RESOLVED: 2 as SessionState.RESOLVED,
+  EXPIRED: 3 as SessionState.EXPIRED,
+  SUSPENDED: 4 as SessionState.SUSPENDED,
+  CANCELLED: 5 as SessionState.CANCELLED,
+};
 
 export type Tone = "neutral" | "info" | "progress" | "warning" | "success" | "danger" | "muted";
 export type IconName =
@@ -69,11 +85,11 @@ export function phaseBadge(phase: string, outcome?: "positive" | "negative" | ""
 export type StateKey = "open" | "suspended" | "resolved" | "expired" | "cancelled";
 
 export const STATE_INFO: Readonly<Record<StateKey, BadgeInfo & { state: SessionState }>> = {
-  open: { state: SessionState.OPEN, label: "Open", tone: "info", icon: "dot", hint: "Accepting messages" },
-  suspended: { state: SessionState.SUSPENDED, label: "Suspended", tone: "warning", icon: "pause", hint: "Paused; TTL frozen" },
-  resolved: { state: SessionState.RESOLVED, label: "Resolved", tone: "success", icon: "seal", hint: "Resolved by a commitment" },
-  expired: { state: SessionState.EXPIRED, label: "Expired", tone: "muted", icon: "clock", hint: "TTL elapsed before a commitment" },
-  cancelled: { state: SessionState.CANCELLED, label: "Cancelled", tone: "danger", icon: "ban", hint: "Cancelled by an operator" },
+  open: { state: SESSION_STATE.OPEN, label: "Open", tone: "info", icon: "dot", hint: "Accepting messages" },
+  suspended: { state: SESSION_STATE.SUSPENDED, label: "Suspended", tone: "warning", icon: "pause", hint: "Paused; TTL frozen" },
+  resolved: { state: SESSION_STATE.RESOLVED, label: "Resolved", tone: "success", icon: "seal", hint: "Resolved by a commitment" },
+  expired: { state: SESSION_STATE.EXPIRED, label: "Expired", tone: "muted", icon: "clock", hint: "TTL elapsed before a commitment" },
+  cancelled: { state: SESSION_STATE.CANCELLED, label: "Cancelled", tone: "danger", icon: "ban", hint: "Cancelled by an operator" },
 };
 
 export const STATE_KEYS = Object.keys(STATE_INFO) as StateKey[];
@@ -88,22 +104,22 @@ export function stateBadge(state: SessionState | undefined): BadgeInfo {
 }
 
 export function isTerminalSessionState(state: SessionState | undefined): boolean {
-  return state === SessionState.RESOLVED || state === SessionState.EXPIRED || state === SessionState.CANCELLED;
+  return state === SESSION_STATE.RESOLVED || state === SESSION_STATE.EXPIRED || state === SESSION_STATE.CANCELLED;
 }
 
 /** The lifecycle a SessionView shows, as a SessionState (used until metadata arrives). */
 export function lifecycleToState(lifecycle: "Open" | "Resolved" | "Suspended" | "Cancelled" | "Expired"): SessionState {
   switch (lifecycle) {
     case "Open":
-      return SessionState.OPEN;
+      return SESSION_STATE.OPEN;
     case "Resolved":
-      return SessionState.RESOLVED;
+      return SESSION_STATE.RESOLVED;
     case "Suspended":
-      return SessionState.SUSPENDED;
+      return SESSION_STATE.SUSPENDED;
     case "Cancelled":
-      return SessionState.CANCELLED;
+      return SESSION_STATE.CANCELLED;
     case "Expired":
-      return SessionState.EXPIRED;
+      return SESSION_STATE.EXPIRED;
   }
 }
 

@@ -13,6 +13,7 @@ import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "r
 import type { CatalogStatus, ListSessionPageResponse, SessionListChange, SessionSummary, WatchSessionChangesResponse } from "@/lib/gen/baton/v1/console_pb";
 import { clearConnection, connectionFromRunner, INITIAL_CONNECTION, reportConnection, type ConnectionInfo } from "@/lib/client/connection";
 import { toSessionListQuery, type ListQuery } from "@/lib/client/list-query";
+import type { PageStatus, SessionWindow } from "@/lib/client/list-first-view";
 import { queryKeys } from "@/lib/client/query-keys";
 import { applyNotice, evictPages, fetchPage, RequiredVersions } from "@/lib/client/session-pages";
 import {
@@ -27,7 +28,7 @@ import {
   type ListHead,
 } from "@/lib/client/session-window";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { describeStreamError, runResilientStream, type RunnerHandle } from "@/lib/client/stream-runner";
+import { describeStreamError, isFatalStreamError, runResilientStream, type RunnerHandle } from "@/lib/client/stream-runner";
 import { consoleClient } from "@/lib/client/transport";
 import { abortOnPageHide, useStreamLifetime } from "@/lib/client/use-stream-lifetime";
 
@@ -48,34 +49,7 @@ export function describeListError(error: unknown): string {
   return describeStreamError(error);
 }
 
-export type PageStatus = "loading" | "error" | "ready";
-
-export interface SessionWindow {
-  /** Rows matching the query, and the catalog's status; undefined until the first page or notice. */
-  head: ListHead<CatalogStatus> | undefined;
-  /** The rows shown are the previous query's, while this one's first page loads. */
-  stale: boolean;
-  /** The row at `index`, if its page is loaded. */
-  rowAt(index: number): SessionSummary | undefined;
-  /** Whether the page holding `index` is loaded, loading or failed. */
-  pageStatus(index: number): PageStatus;
-  /** The first page failed before anything was shown (an honest error, with a retry). */
-  firstError: unknown;
-  /** Pages on screen that failed to load. */
-  failedPages: number;
-  /** Tell which rows are on screen (inclusive). */
-  setVisible(first: number, last: number): void;
-  /** Read failed pages again and reconnect the change stream now. */
-  retry(): void;
-  /** The change stream. */
-  connection: ConnectionInfo;
-  /** Notices held back while paused. */
-  waiting: number;
-  /** Open sessions in the whole catalog (undefined until read). */
-  openCount: number | undefined;
-  /** Sessions in the whole catalog (undefined until read). */
-  allCount: number | undefined;
-}
+export type { PageStatus, SessionWindow } from "@/lib/client/list-first-view";
 
 function sameRange(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
@@ -266,7 +240,11 @@ export function useSessionWindow(query: ListQuery, paused: boolean): SessionWind
   let failedPages = 0;
   for (const p of byPage.values()) if (p.status === "error") failedPages += 1;
   const firstPage = byPage.get(0);
-  const firstError = head === undefined && firstPage?.status === "error" ? firstPage.error : undefined;
+  const firstFailure: unknown = head === undefined && firstPage?.status === "error" ? firstPage.error : undefined;
+  const firstError = useMemo(
+    () => (firstFailure === undefined ? undefined : { refused: isFatalStreamError(firstFailure), reason: describeListError(firstFailure) }),
+    [firstFailure],
+  );
   const shown = useRef<{ head: ListHead<CatalogStatus>; byPage: typeof byPage } | null>(null);
   let view: { head: ListHead<CatalogStatus> | undefined; byPage: typeof byPage } = { head, byPage };
   if (head) shown.current = { head, byPage };

@@ -8,11 +8,14 @@ import path from "node:path";
 import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
 import type pino from "pino";
 import type { Accounts } from "@/lib/accounts/accounts";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { SessionListQuerySchema } from "@/lib/gen/baton/v1/console_pb";
 import type { Ack } from "@/lib/gen/macp/v1/envelope_pb";
 import { actionRoutes } from "@/lib/gateway/action-routes";
 import type { FileHandoffs } from "@/lib/gateway/file-handoffs";
 import { fileRoutes } from "@/lib/gateway/file-routes";
 import { ActionGateway } from "@/lib/gateway/actions";
+import { parseListQuery as parseCatalogQuery } from "@/lib/gateway/catalog/query";
 import { SqliteCatalog } from "@/lib/gateway/catalog/sqlite";
 import { createGateway, type Gateway } from "@/lib/gateway/gateway";
 import type { UserAuthMode } from "@/lib/gateway/identity";
@@ -274,6 +277,21 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       }
       if (gateway.isClosed) return { kind: "skipped", reason: "unavailable", detail: "the console is shutting down" };
       return previews.load(sessionId);
+    },
+    async sessionListFirstView(headers, query, limit) {
+      if (config.requireSignIn && auth) {
+        const who = await auth.accounts.authenticate(headers);
+        if (!who || who.mustChangePassword) return { kind: "signed-out" };
+      }
+      if (gateway.isClosed) return { kind: "unavailable", detail: "the console is shutting down" };
+      try {
+        // The same validation and read as ListSessionPage (lib/gateway/routes.ts).
+        const read = (fields: MessageInitShape<typeof SessionListQuerySchema>, rows: number) => gateway.list.page(parseCatalogQuery(create(SessionListQuerySchema, fields)), 0, rows);
+        const page = read(query, limit);
+        return { kind: "ready", page, allCount: read({}, 1).total, openCount: read({ state: "open" }, 1).total };
+      } catch (e) {
+        return { kind: "unavailable", detail: e instanceof Error ? e.message : String(e) };
+      }
     },
   });
   const maxPayload = actions?.maxPayloadBytes ?? config.maxPayloadBytes;

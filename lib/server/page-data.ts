@@ -7,10 +7,20 @@
 // sign-in, the request's session cookie must name a signed-in person (who has
 // already replaced a one-time password).
 import type { SessionPreview } from "@/lib/gateway/session-preview";
+import type { ListSessionPageResponse } from "@/lib/gen/baton/v1/console_pb";
+import type { SessionListQueryFields } from "@/lib/client/list-query";
+
+/** The session list's first view: its first page and the whole catalog's counts, or why there is none. */
+export type SessionListFirstView =
+  | { kind: "ready"; page: ListSessionPageResponse; allCount: bigint; openCount: bigint }
+  | { kind: "signed-out" }
+  | { kind: "unavailable"; detail: string };
 
 export interface PageData {
   /** The session page's first view, or why there is none. */
   sessionPreview(headers: Headers, sessionId: string): Promise<SessionPreview | { kind: "signed-out" }>;
+  /** The session list's first `limit` rows for `query` (read as ListSessionPage reads them). */
+  sessionListFirstView?(headers: Headers, query: SessionListQueryFields, limit: number): Promise<SessionListFirstView>;
   /** The console watches v0.1 handoff directories (BATON_HANDOFF_DIRS): the header shows "Files". */
   fileHandoffsEnabled?(): boolean;
 }

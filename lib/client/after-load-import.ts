@@ -1,0 +1,60 @@
+"use client";
+// Code a page needs only once it is live (Connect, protobuf-es, TanStack
+// Query and what uses them), fetched after the page has loaded and the
+// browser is idle, so it is not part of the JavaScript loaded before `load`.
+// A failed fetch (flaky network, a deploy in between) is retried a few times
+// instead of breaking the page.
+
+import { useEffect, useState, type ComponentType } from "react";
+import { afterLoadAndIdle } from "@/lib/client/after-load";
+
+/** Waits before fetching the code again after a failed fetch. */
+const RETRY_DELAYS_MS = [2_000, 10_000, 30_000];
+
+/** One fetch of a module's component at a time; a failed one is forgotten, so the next call fetches again. */
+export function componentLoader<P>(fetchComponent: () => Promise<ComponentType<P>>): () => Promise<ComponentType<P>> {
+  let loading: Promise<ComponentType<P>> | undefined;
+  return () => {
+    loading ??= fetchComponent().catch((e: unknown) => {
+      loading = undefined;
+      throw e;
+    });
+    return loading;
+  };
+}
+
+/**
+ * The component `load` resolves to, once fetched: after `load` and an idle
+ * moment, or straight away when `now` (nothing to show until it arrives).
+ * Null until then.
+ */
+export function useAfterLoadComponent<P>(load: () => Promise<ComponentType<P>>, what: string, now = false): ComponentType<P> | null {
+  const [Component, setComponent] = useState<ComponentType<P> | null>(null);
+  useEffect(() => {
+    if (Component) return;
+    let cancelled = false;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    const attempt = (n: number): void => {
+      load().then(
+        (c) => {
+          if (!cancelled) setComponent(() => c);
+        },
+        (e: unknown) => {
+          const delay = RETRY_DELAYS_MS[n];
+          if (cancelled) return;
+          if (delay === undefined) console.warn(`could not load ${what}`, e);
+          else retry = setTimeout(() => attempt(n + 1), delay);
+        },
+      );
+    };
+    let cancelIdle = (): void => {};
+    if (now) attempt(0);
+    else cancelIdle = afterLoadAndIdle(window, () => attempt(0));
+    return () => {
+      cancelled = true;
+      cancelIdle();
+      clearTimeout(retry);
+    };
+  }, [Component, load, what, now]);
+  return Component;
+}
