@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Accounts, createAccountsFromEnv, type AccountsLogger } from "@/lib/accounts/accounts";
 import { TEST_SCRYPT, hashPassword } from "@/lib/accounts/password";
-import { checkCsrf, type Principal } from "@/lib/accounts/sessions";
+import { checkCsrf, type Principal } from "@/lib/accounts/logins";
 import { ensureBootstrapAdmin, readUsersFile, updateUsersFile, writeUsersFile } from "@/lib/accounts/users-file";
 
 const SECRET = Buffer.from("a-test-session-secret-that-is-long-enough");

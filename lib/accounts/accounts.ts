@@ -27,8 +27,8 @@ import {
   type Principal,
   type SessionEvent,
   type SessionRecord,
-} from "./sessions";
-import { SessionFile, sessionsFilePath, type SessionFileLoad } from "./session-file";
+} from "./logins";
+import { SessionFile, sessionsFilePath, type SessionFileLoad } from "./login-file";
 import { normalizeUsername, usernameProblem, usersFilePath, type UserRecord } from "./users-file";
 
 /** Minimal structured logger (pino-compatible). */

@@ -4,7 +4,7 @@ export { UserDirectory } from "./directory";
 export type { Env } from "./env";
 export { DEFAULT_SCRYPT, TEST_SCRYPT, generatePassword, hashPassword, passwordProblem, verifyPassword, type ScryptParams } from "./password";
 export { LoginLimiter, SlidingWindow } from "./rate-limit";
-export { SessionFile, sessionsFilePath, type SessionFileLoad, type SessionFileOptions } from "./session-file";
+export { SessionFile, sessionsFilePath, type SessionFileLoad, type SessionFileOptions } from "./login-file";
 export {
   CSRF_HEADER,
   SessionStore,
@@ -24,7 +24,7 @@ export {
   type RequestLike,
   type SessionRecord,
   type StoredSession,
-} from "./sessions";
+} from "./logins";
 export {
   UsersFileError,
   bootstrapMessage,

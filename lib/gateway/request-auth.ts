@@ -5,7 +5,7 @@
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import type { Accounts, Authenticated } from "@/lib/accounts/accounts";
 import type { Env } from "@/lib/accounts/env";
-import { allowedOriginsFor, checkCsrf } from "@/lib/accounts/sessions";
+import { allowedOriginsFor, checkCsrf } from "@/lib/accounts/logins";
 import { roleAtLeast, type Role } from "@/lib/authz/roles";
 import type { SignedInUser } from "./identity";
 

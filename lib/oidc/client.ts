@@ -9,7 +9,7 @@
 import * as client from "openid-client";
 import { OIDC_FAILURE_MESSAGES, type OidcFailure } from "@/lib/client/auth";
 import type { UserRecord } from "@/lib/accounts/users-file";
-import type { Principal } from "@/lib/accounts/sessions";
+import type { Principal } from "@/lib/accounts/logins";
 import type { OidcSettings } from "./config";
 import { mapOidcUser, type Claims } from "./map-user";
 import { safeReturnTo, sealLoginState, unsealLoginState } from "./state";

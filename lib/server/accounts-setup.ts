@@ -4,7 +4,7 @@
 import type { Env } from "@/lib/accounts/env";
 import { createAccountsFromEnv, type Accounts, type AccountsLogger } from "@/lib/accounts/accounts";
 import type { ScryptParams } from "@/lib/accounts/password";
-import { loadSessionSecret } from "@/lib/accounts/sessions";
+import { loadSessionSecret } from "@/lib/accounts/logins";
 import {
   bootstrapMessage,
   ensureBootstrapAdmin,

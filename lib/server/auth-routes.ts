@@ -19,7 +19,7 @@ import type http from "node:http";
 import type { Accounts, Authenticated } from "@/lib/accounts/accounts";
 import { clientAddress } from "@/lib/accounts/client-address";
 import type { Env } from "@/lib/accounts/env";
-import { allowedOriginsFor, checkCsrf, checkOrigin, headerValue, isSecureRequest, readSessionCookie } from "@/lib/accounts/sessions";
+import { allowedOriginsFor, checkCsrf, checkOrigin, headerValue, isSecureRequest, readSessionCookie } from "@/lib/accounts/logins";
 import { OidcLoginError, clearOidcStateCookie, oidcStateCookie, readOidcStateCookie, safeReturnTo, type OidcLogin } from "@/lib/oidc";
 import type { GatewayLogger } from "@/lib/gateway/logger";
 

@@ -4,8 +4,8 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Accounts, createAccountsFromEnv } from "@/lib/accounts/accounts";
 import { TEST_SCRYPT, hashPassword } from "@/lib/accounts/password";
-import { SessionFile, parseStoredSession, secretFingerprint, sessionsFilePath, type Scheduler, type SessionFileLogger } from "@/lib/accounts/session-file";
-import { SessionStore, sessionKey, type Principal } from "@/lib/accounts/sessions";
+import { SessionFile, parseStoredSession, secretFingerprint, sessionsFilePath, type Scheduler, type SessionFileLogger } from "@/lib/accounts/login-file";
+import { SessionStore, sessionKey, type Principal } from "@/lib/accounts/logins";
 import { updateUsersFile, writeUsersFile } from "@/lib/accounts/users-file";
 
 const SECRET = Buffer.from("0123456789abcdef0123456789abcdef-test-secret");

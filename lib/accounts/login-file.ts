@@ -50,7 +50,7 @@ import {
   type SessionChange,
   type SessionStore,
   type StoredSession,
-} from "./sessions";
+} from "./logins";
 
 export const SESSIONS_FILE_NAME = "console-sessions.json";
 export const SESSIONS_FILE_VERSION = 1;

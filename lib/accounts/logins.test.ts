@@ -17,7 +17,7 @@ import {
   signSessionId,
   verifySessionCookieValue,
   type Principal,
-} from "@/lib/accounts/sessions";
+} from "@/lib/accounts/logins";
 
 const SECRET = Buffer.from("0123456789abcdef0123456789abcdef-test-secret");
 const alice: Principal = { username: "alice", displayName: "Alice", role: "operator", participantId: "human:alice", authMethod: "password", ephemeral: false };
