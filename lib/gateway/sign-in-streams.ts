@@ -142,7 +142,7 @@ export class SignInStreams {
   }
 
   private add(w: Watched): void {
-    const key = w.auth.session.key;
+    const key = w.auth.login.key;
     let set = this.bySession.get(key);
     if (!set) this.bySession.set(key, (set = new Set()));
     set.add(w);
@@ -154,7 +154,7 @@ export class SignInStreams {
   }
 
   private remove(w: Watched): void {
-    const key = w.auth.session.key;
+    const key = w.auth.login.key;
     const set = this.bySession.get(key);
     if (!set) return;
     set.delete(w);

@@ -5,7 +5,7 @@
 //   GET /auth/oidc/login     → const { redirectUrl, cookieState } = await oidc.beginLogin({ returnTo });
 //                              Set-Cookie: oidcStateCookie(cookieState), 302 to redirectUrl
 //   GET /auth/oidc/callback  → const { user, returnTo } = await oidc.completeLogin(req URL, readOidcStateCookie(headers));
-//                              accounts.startSession(user), Set-Cookie session + clearOidcStateCookie, 302 to returnTo
+//                              accounts.startLogin(user), Set-Cookie session + clearOidcStateCookie, 302 to returnTo
 import * as client from "openid-client";
 import { OIDC_FAILURE_MESSAGES, type OidcFailure } from "@/lib/client/auth";
 import type { UserRecord } from "@/lib/accounts/users-file";

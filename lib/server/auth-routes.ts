@@ -19,7 +19,9 @@ import type http from "node:http";
 import type { Accounts, Authenticated } from "@/lib/accounts/accounts";
 import { clientAddress } from "@/lib/accounts/client-address";
 import type { Env } from "@/lib/accounts/env";
-import { allowedOriginsFor, checkCsrf, checkOrigin, headerValue, isSecureRequest, readSessionCookie } from "@/lib/accounts/logins";
+import { allowedOriginsFor, checkCsrf, checkOrigin } from "@/lib/accounts/csrf";
+import { readLoginCookie } from "@/lib/accounts/login-cookie";
+import { headerValue, isSecureRequest } from "@/lib/accounts/request";
 import { OidcLoginError, clearOidcStateCookie, oidcStateCookie, readOidcStateCookie, safeReturnTo, type OidcLogin } from "@/lib/oidc";
 import type { GatewayLogger } from "@/lib/gateway/logger";
 
@@ -162,11 +164,11 @@ export function createAuthRoutes(options: AuthRoutesOptions): (req: Req, res: Re
         return send(res, result.status, { error: result.reason }, [], extra);
       }
       // A new sign-in replaces whatever session this browser had.
-      const previous = accounts.sessions.get(readSessionCookie(req.headers));
-      if (previous) accounts.sessions.destroy(previous);
+      const previous = accounts.logins.get(readLoginCookie(req.headers));
+      if (previous) accounts.logins.destroy(previous);
       const cookie = accounts.cookieFor(result.cookieValue, { secure: secure(req, env) });
       if (form) return redirect(res, 303, returnTo, [cookie]);
-      const auth: Authenticated = { session: result.session, user: result.user, mustChangePassword: result.mustChangePassword };
+      const auth: Authenticated = { login: result.login, user: result.user, mustChangePassword: result.mustChangePassword };
       send(res, 200, accounts.whoami(auth), [cookie]);
     } catch (e) {
       if (!(e instanceof HttpError)) throw e;
@@ -177,7 +179,7 @@ export function createAuthRoutes(options: AuthRoutesOptions): (req: Req, res: Re
 
   async function logout(req: Req, res: Res): Promise<void> {
     const isSecure = secure(req, env);
-    const session = accounts.sessions.get(readSessionCookie(req.headers));
+    const session = accounts.logins.get(readLoginCookie(req.headers));
     const check = session
       ? checkCsrf({ method: "POST", headers: req.headers }, session, { allowedOrigins: allowedOrigins(req, env) })
       : checkOrigin(req.headers, allowedOrigins(req, env));
@@ -196,7 +198,7 @@ export function createAuthRoutes(options: AuthRoutesOptions): (req: Req, res: Re
   async function changePassword(req: Req, res: Res): Promise<void> {
     const auth = await accounts.authenticate(req.headers);
     if (!auth) return send(res, 401, { error: "Not signed in." });
-    const csrf = checkCsrf({ method: "POST", headers: req.headers }, auth.session, { allowedOrigins: allowedOrigins(req, env) });
+    const csrf = checkCsrf({ method: "POST", headers: req.headers }, auth.login, { allowedOrigins: allowedOrigins(req, env) });
     if (!csrf.ok) return send(res, 403, { error: `Request refused: ${csrf.reason}.` });
     let body: Record<string, unknown>;
     try {
@@ -232,10 +234,10 @@ export function createAuthRoutes(options: AuthRoutesOptions): (req: Req, res: Re
     const clearState = clearOidcStateCookie({ secure: isSecure });
     try {
       const done = await oidc.completeLogin(req.url ?? "/", readOidcStateCookie(req.headers));
-      const previous = accounts.sessions.get(readSessionCookie(req.headers));
-      if (previous) accounts.sessions.destroy(previous);
+      const previous = accounts.logins.get(readLoginCookie(req.headers));
+      if (previous) accounts.logins.destroy(previous);
       const userAgent = headerValue(req.headers, "user-agent");
-      const { cookieValue } = accounts.startSession(done.user, {
+      const { cookieValue } = accounts.startLogin(done.user, {
         ip: clientIp(req, env),
         ...(userAgent !== undefined ? { userAgent } : {}),
       });
