@@ -390,7 +390,7 @@ export class Accounts {
 /**
  * An Accounts service from the environment: BATON_USERS_FILE,
  * BATON_SESSION_SECRET (or data/session-secret), BATON_SESSION_IDLE_MINUTES,
- * BATON_SESSION_MAX_HOURS, BATON_SESSIONS_FILE (default
+ * BATON_SESSION_MAX_HOURS, BATON_LOGINS_FILE or BATON_SESSIONS_FILE (default
  * data/console-sessions.json; `off` = memory only). Logins from the file
  * are restored before it returns.
  */

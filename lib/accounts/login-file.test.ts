@@ -69,6 +69,14 @@ describe("loginsFilePath", () => {
     expect(loginsFilePath({ BATON_SESSIONS_FILE: "off" })).toBeNull();
     expect(loginsFilePath({ BATON_SESSIONS_FILE: " OFF " })).toBeNull();
   });
+
+  it("reads BATON_LOGINS_FILE first, and BATON_SESSIONS_FILE (its older name) when it is unset or empty", () => {
+    expect(loginsFilePath({ BATON_LOGINS_FILE: "/var/lib/baton/l.json" })).toBe("/var/lib/baton/l.json");
+    expect(loginsFilePath({ BATON_LOGINS_FILE: "/var/lib/baton/l.json", BATON_SESSIONS_FILE: "/var/lib/baton/s.json" })).toBe("/var/lib/baton/l.json");
+    expect(loginsFilePath({ BATON_LOGINS_FILE: "off", BATON_SESSIONS_FILE: "/var/lib/baton/s.json" })).toBeNull();
+    expect(loginsFilePath({ BATON_LOGINS_FILE: " ", BATON_SESSIONS_FILE: "/var/lib/baton/s.json" })).toBe("/var/lib/baton/s.json");
+    expect(loginsFilePath({ BATON_LOGINS_FILE: "", BATON_SESSIONS_FILE: "off" })).toBeNull();
+  });
 });
 
 describe("LoginFile", () => {

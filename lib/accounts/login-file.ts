@@ -13,8 +13,9 @@
 //   that much older than it really was, so on restart it may be idle-expired
 //   up to 30 s early — never late. A clean shutdown flushes.
 //
-// Location: BATON_SESSIONS_FILE, default `console-sessions.json` next to the
-// session secret file (./data/console-sessions.json); BATON_SESSIONS_FILE=off
+// Location: BATON_LOGINS_FILE (or its older name BATON_SESSIONS_FILE), default
+// `console-sessions.json` next to the session secret file
+// (./data/console-sessions.json); BATON_LOGINS_FILE=off
 // keeps logins in memory only. Format (version 1), mode 0600, written
 // atomically (temporary file in the same folder, fsync, rename, fsync folder):
 //
@@ -62,12 +63,15 @@ export const DEFAULT_WRITE_DELAY_MS = 250;
 export const DEFAULT_TOUCH_DELAY_MS = 30_000;
 
 /**
- * The sessions file from the environment, or null when persistence is off
- * (BATON_SESSIONS_FILE=off). Default: console-sessions.json in the folder of
- * the session secret file (BATON_SESSION_SECRET_FILE, default ./data/).
+ * The logins file from the environment, or null when persistence is off
+ * (BATON_LOGINS_FILE=off). BATON_SESSIONS_FILE, its older name, is still
+ * read when BATON_LOGINS_FILE is unset or empty. Default:
+ * console-sessions.json in the folder of the session secret file
+ * (BATON_SESSION_SECRET_FILE, default ./data/).
  */
 export function loginsFilePath(env: Env = process.env): string | null {
-  const configured = env.BATON_SESSIONS_FILE?.trim();
+  const preferred = env.BATON_LOGINS_FILE?.trim();
+  const configured = preferred !== undefined && preferred !== "" ? preferred : env.BATON_SESSIONS_FILE?.trim();
   if (configured !== undefined && configured !== "") {
     return configured.toLowerCase() === "off" ? null : path.resolve(configured);
   }
@@ -289,7 +293,7 @@ export class LoginFile {
         return { restored: 0, dropped: 0 };
       }
       if ((e as NodeJS.ErrnoException).code === "EISDIR") {
-        this.log.warn({ file: this.file }, "sessions file is a directory: sign-ins are kept in memory only (set BATON_SESSIONS_FILE to a file path, or off)");
+        this.log.warn({ file: this.file }, "sessions file is a directory: sign-ins are kept in memory only (set BATON_LOGINS_FILE to a file path, or off)");
         return { restored: 0, dropped: 0 };
       }
       return this.setAside(`cannot be read (${(e as Error).message})`);

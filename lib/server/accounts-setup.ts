@@ -1,6 +1,6 @@
 // Console accounts for `npm start`: the users file (created with a bootstrap
 // admin on first start), the session secret, the Accounts service, and its
-// sign-ins restored from the sessions file (BATON_SESSIONS_FILE).
+// sign-ins restored from the logins file (BATON_LOGINS_FILE, formerly BATON_SESSIONS_FILE).
 import type { Env } from "@/lib/accounts/env";
 import { createAccountsFromEnv, type Accounts, type AccountsLogger } from "@/lib/accounts/accounts";
 import type { ScryptParams } from "@/lib/accounts/password";
@@ -17,7 +17,7 @@ export interface AccountsSetup {
   accounts: Accounts;
   secret: Buffer;
   usersFile: string;
-  /** Where sign-ins are kept across restarts; null when BATON_SESSIONS_FILE=off. Flush with accounts.flushLogins(). */
+  /** Where sign-ins are kept across restarts; null when BATON_LOGINS_FILE=off. Flush with accounts.flushLogins(). */
   loginsFile: string | null;
   bootstrap: BootstrapResult;
   /** A warning about the users file's permissions, if any. */
