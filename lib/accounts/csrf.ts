@@ -32,7 +32,7 @@ export function normalizeOrigin(value: string): string | null {
  * Does the request come from one of the console's own pages? Checks
  * Sec-Fetch-Site (modern browsers) and Origin; requests with neither (old
  * browsers, non-browser clients) pass here and rely on the token check.
- * Use it alone for sign-in, where there is no session yet.
+ * Use it alone for sign-in, where there is no login yet.
  */
 export function checkOrigin(headers: HeaderSource, allowedOrigins: readonly string[]): CsrfResult {
   const site = headerValue(headers, "sec-fetch-site")?.trim().toLowerCase();
@@ -50,23 +50,23 @@ export function checkOrigin(headers: HeaderSource, allowedOrigins: readonly stri
 }
 
 /**
- * CSRF check for a state-changing request made with a session cookie:
- * same-origin (see `checkOrigin`) and the session's token in `x-baton-csrf`.
+ * CSRF check for a state-changing request made with a login cookie:
+ * same-origin (see `checkOrigin`) and the login's token in `x-baton-csrf`.
  * Safe methods (GET, HEAD, OPTIONS) pass; never change state on them.
  */
 export function checkCsrf(
   request: { method?: string; headers: HeaderSource },
-  session: Pick<LoginRecord, "csrfToken"> | undefined,
+  login: Pick<LoginRecord, "csrfToken"> | undefined,
   options: { allowedOrigins: readonly string[] },
 ): CsrfResult {
   if (isSafeMethod(request.method)) return { ok: true };
   const origin = checkOrigin(request.headers, options.allowedOrigins);
   if (!origin.ok) return origin;
-  if (!session) return { ok: false, reason: "not signed in" };
+  if (!login) return { ok: false, reason: "not signed in" };
   const token = headerValue(request.headers, CSRF_HEADER);
   if (token === undefined || token === "") return { ok: false, reason: `missing ${CSRF_HEADER} header` };
   const a = Buffer.from(token, "utf8");
-  const b = Buffer.from(session.csrfToken, "utf8");
+  const b = Buffer.from(login.csrfToken, "utf8");
   if (a.length !== b.length || !timingSafeEqual(a, b)) return { ok: false, reason: `wrong ${CSRF_HEADER} token (sign in again if this persists)` };
   return { ok: true };
 }

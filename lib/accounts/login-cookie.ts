@@ -1,8 +1,9 @@
 // The login cookie: the secret it is signed with, its signed value
 // (`<id>.<hmac>`), and the Set-Cookie headers that set and clear it.
 //
-// - The secret comes from BATON_SESSION_SECRET (≥ 32 characters) or is
-//   generated once and kept in data/session-secret (mode 0600).
+// - The secret (still named "session secret", as its variable and file are)
+//   comes from BATON_SESSION_SECRET (≥ 32 characters) or is generated once
+//   and kept in data/session-secret (mode 0600).
 // - Cookie: HttpOnly; SameSite=Lax; Path=/; plus Secure (and the __Host-
 //   name prefix) when the request is https or BATON_COOKIE_SECURE=1. The
 //   names (baton_session, __Host-baton_session) are unchanged from when a
@@ -27,7 +28,7 @@ export interface SecretOptions {
   file?: string;
 }
 
-/** The HMAC key for session cookies (and the OIDC state cookie). */
+/** The HMAC key for login cookies (and the OIDC state cookie). */
 export async function loadLoginSecret(options: SecretOptions = {}): Promise<Buffer> {
   const env = options.env ?? process.env;
   const fromEnv = env.BATON_SESSION_SECRET;
@@ -89,12 +90,12 @@ export function signLoginId(secret: Buffer, sid: string): string {
   return `${sid}.${mac(secret, "session", sid).toString("base64url")}`;
 }
 
-/** The store's key for a session id: SHA-256, base64url (43 characters). Ids are 256-bit random, so no salt is needed. */
+/** The store's key for a login id: SHA-256, base64url (43 characters). Ids are 256-bit random, so no salt is needed. */
 export function loginKey(sid: string): string {
   return createHash("sha256").update(sid).digest("base64url");
 }
 
-/** The session id inside a cookie value, or null when malformed or not signed with `secret`. */
+/** The login id inside a cookie value, or null when malformed or not signed with `secret`. */
 export function verifyLoginCookieValue(secret: Buffer, value: string): string | null {
   const dot = value.indexOf(".");
   if (dot < 0) return null;
@@ -107,7 +108,7 @@ export function verifyLoginCookieValue(secret: Buffer, value: string): string | 
   return sid;
 }
 
-/** The session cookie's value from a request, preferring the __Host- name. */
+/** The login cookie's value from a request, preferring the __Host- name. */
 export function readLoginCookie(headers: HeaderSource): string | undefined {
   const cookie = headerValue(headers, "cookie");
   return readCookie(cookie, SECURE_LOGIN_COOKIE) ?? readCookie(cookie, LOGIN_COOKIE);
@@ -117,14 +118,14 @@ function cookieString(name: string, value: string, attrs: string[]): string {
   return [`${name}=${value}`, ...attrs].join("; ");
 }
 
-/** Set-Cookie for a new session. */
+/** Set-Cookie for a new login. */
 export function loginCookie(cookieValue: string, options: { secure: boolean; maxAgeSeconds: number }): string {
   const attrs = ["Path=/", "HttpOnly", "SameSite=Lax", `Max-Age=${Math.max(0, Math.floor(options.maxAgeSeconds))}`];
   if (options.secure) attrs.push("Secure");
   return cookieString(options.secure ? SECURE_LOGIN_COOKIE : LOGIN_COOKIE, cookieValue, attrs);
 }
 
-/** Set-Cookie headers that remove the session cookie (both names). */
+/** Set-Cookie headers that remove the login cookie (both names). */
 export function clearLoginCookies(options: { secure: boolean }): string[] {
   const out = [cookieString(LOGIN_COOKIE, "", ["Path=/", "HttpOnly", "SameSite=Lax", "Max-Age=0", ...(options.secure ? ["Secure"] : [])])];
   if (options.secure) out.push(cookieString(SECURE_LOGIN_COOKIE, "", ["Path=/", "HttpOnly", "SameSite=Lax", "Max-Age=0", "Secure"]));

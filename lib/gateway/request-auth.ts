@@ -1,4 +1,4 @@
-// Who is calling a Connect RPC: the console session cookie, checked on every
+// Who is calling a Connect RPC: the console login cookie, checked on every
 // call (the users file is re-read, so disabling an account or changing a role
 // takes effect at once), the CSRF token for calls that change something, and
 // the one-time-password gate.

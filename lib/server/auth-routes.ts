@@ -2,14 +2,14 @@
 // Next.js (OIDC needs browser redirects, and a sign-in form should work
 // without JavaScript):
 //
-//   POST /auth/login          {username, password} as JSON or a form → session cookie
-//   POST /auth/logout         ends the session (CSRF token required)
+//   POST /auth/login          {username, password} as JSON or a form → login cookie
+//   POST /auth/logout         ends the login (CSRF token required)
 //   GET  /auth/whoami         the signed-in user and their CSRF token; 401 when signed out
 //   POST /auth/password       {currentPassword, newPassword} (CSRF token required)
 //   GET  /auth/methods        which sign-in methods are on: {password, oidc}, and
 //                             whether reading needs sign-in: {signInRequired}
 //   GET  /auth/oidc/login?returnTo=/path   → 302 to the identity provider
-//   GET  /auth/oidc/callback  the provider's redirect back → session cookie, 302 to returnTo
+//   GET  /auth/oidc/callback  the provider's redirect back → login cookie, 302 to returnTo
 //
 // JSON requests get JSON answers; a form post (no JavaScript) gets a 303
 // redirect: to returnTo on success, to /login?error=<code>&returnTo=… on
@@ -163,7 +163,7 @@ export function createAuthRoutes(options: AuthRoutesOptions): (req: Req, res: Re
         if (form) return redirect(res, 303, loginErrorLocation(LOGIN_CODES[result.status] ?? "invalid", returnTo));
         return send(res, result.status, { error: result.reason }, [], extra);
       }
-      // A new sign-in replaces whatever session this browser had.
+      // A new sign-in replaces whatever login this browser had.
       const previous = accounts.logins.get(readLoginCookie(req.headers));
       if (previous) accounts.logins.destroy(previous);
       const cookie = accounts.cookieFor(result.cookieValue, { secure: secure(req, env) });
@@ -179,9 +179,9 @@ export function createAuthRoutes(options: AuthRoutesOptions): (req: Req, res: Re
 
   async function logout(req: Req, res: Res): Promise<void> {
     const isSecure = secure(req, env);
-    const session = accounts.logins.get(readLoginCookie(req.headers));
-    const check = session
-      ? checkCsrf({ method: "POST", headers: req.headers }, session, { allowedOrigins: allowedOrigins(req, env) })
+    const login = accounts.logins.get(readLoginCookie(req.headers));
+    const check = login
+      ? checkCsrf({ method: "POST", headers: req.headers }, login, { allowedOrigins: allowedOrigins(req, env) })
       : checkOrigin(req.headers, allowedOrigins(req, env));
     if (!check.ok) return send(res, 403, { error: `Sign-out refused: ${check.reason}.` });
     const cookies = accounts.logout(req.headers, { secure: isSecure });
