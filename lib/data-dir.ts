@@ -3,7 +3,7 @@
 // directory): the runtime store (runtime/), the console catalog
 // (console.sqlite), the users file, the sign-ins and the session secret. Each
 // keeps its own override variable (MACP_DATA_DIR, BATON_CATALOG_PATH,
-// BATON_USERS_FILE, BATON_SESSIONS_FILE, BATON_SESSION_SECRET_FILE). No imports:
+// BATON_USERS_FILE, BATON_LOGINS_FILE, BATON_SESSION_SECRET_FILE). No imports:
 // the runtime, the accounts and the console server all use it.
 import path from "node:path";
 

@@ -4,7 +4,8 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Accounts, createAccountsFromEnv, type AccountsLogger } from "@/lib/accounts/accounts";
 import { TEST_SCRYPT, hashPassword } from "@/lib/accounts/password";
-import { checkCsrf, type Principal } from "@/lib/accounts/sessions";
+import { checkCsrf } from "@/lib/accounts/csrf";
+import type { Principal } from "@/lib/accounts/logins";
 import { ensureBootstrapAdmin, readUsersFile, updateUsersFile, writeUsersFile } from "@/lib/accounts/users-file";
 
 const SECRET = Buffer.from("a-test-session-secret-that-is-long-enough");
@@ -48,7 +49,7 @@ beforeEach(async () => {
       { username: "sso", displayName: "SSO only", role: "viewer", participantId: "human:sso", oidcSubject: "sub-sso" },
     ],
   });
-  accounts = new Accounts({ usersFile: file, sessionSecret: SECRET, scrypt: TEST_SCRYPT, logger, now: () => now });
+  accounts = new Accounts({ usersFile: file, loginSecret: SECRET, scrypt: TEST_SCRYPT, logger, now: () => now });
 });
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -120,7 +121,7 @@ describe("Accounts.login", () => {
     expect(text).not.toContain(PASSWORD);
     expect(text).not.toContain("wrong password!");
     expect(text).not.toContain(r.cookieValue);
-    expect(text).not.toContain(r.session.csrfToken);
+    expect(text).not.toContain(r.login.csrfToken);
     expect(text).not.toContain("scrypt$");
     expect(logs.map((l) => l.msg)).toEqual(["signed in", "sign-in failed"]);
   });
@@ -146,15 +147,15 @@ describe("Accounts.authenticate / whoami / logout", () => {
       participantId: "human:alice",
       authMethod: "password",
       mustChangePassword: false,
-      csrfToken: r.session.csrfToken,
+      csrfToken: r.login.csrfToken,
       sessionEndsAt: now + 8 * 3_600_000,
     });
     expect(JSON.stringify(who)).not.toContain("rt-alice");
     // The whoami token satisfies the CSRF check for this session only.
     const headers = { origin: "http://localhost:3000", "x-baton-csrf": who.csrfToken };
-    expect(checkCsrf({ method: "POST", headers }, auth!.session, { allowedOrigins: ["http://localhost:3000"] }).ok).toBe(true);
+    expect(checkCsrf({ method: "POST", headers }, auth!.login, { allowedOrigins: ["http://localhost:3000"] }).ok).toBe(true);
     const other = await signIn();
-    expect(checkCsrf({ method: "POST", headers }, other.session, { allowedOrigins: ["http://localhost:3000"] }).ok).toBe(false);
+    expect(checkCsrf({ method: "POST", headers }, other.login, { allowedOrigins: ["http://localhost:3000"] }).ok).toBe(false);
   });
 
   it("applies role changes at once and drops disabled or deleted users", async () => {
@@ -191,8 +192,8 @@ describe("Accounts.authenticate / whoami / logout", () => {
   it("rejects forged, unknown and expired cookies", async () => {
     const r = await signIn();
     expect(await accounts.authenticate({})).toBeNull();
-    expect(await accounts.authenticate(cookieHeader(`${r.session.id}.AAAA`))).toBeNull();
-    const other = new Accounts({ usersFile: file, sessionSecret: Buffer.from("another-secret-that-is-also-long-enough"), scrypt: TEST_SCRYPT });
+    expect(await accounts.authenticate(cookieHeader(`${r.login.id}.AAAA`))).toBeNull();
+    const other = new Accounts({ usersFile: file, loginSecret: Buffer.from("another-secret-that-is-also-long-enough"), scrypt: TEST_SCRYPT });
     expect(await other.authenticate(cookieHeader(r.cookieValue))).toBeNull();
     now += 8 * 3_600_000;
     expect(await accounts.authenticate(cookieHeader(r.cookieValue))).toBeNull();
@@ -208,10 +209,10 @@ describe("Accounts.authenticate / whoami / logout", () => {
 
   it("keeps OIDC-only users from the session, and lets the users file take over or disable them", async () => {
     const principal: Principal = { username: "erin", displayName: "Erin", role: "operator", participantId: "oidc:sub-erin", authMethod: "oidc", oidcSubject: "sub-erin", ephemeral: true };
-    const { cookieValue } = accounts.startSession(principal, { ip: "1" });
+    const { cookieValue } = accounts.startLogin(principal, { ip: "1" });
     expect((await accounts.authenticate(cookieHeader(cookieValue)))?.user).toEqual(principal);
     const linked: Principal = { ...principal, username: "sso", participantId: "human:sso", role: "viewer", displayName: "SSO only", oidcSubject: "sub-sso", ephemeral: false };
-    const second = accounts.startSession(linked);
+    const second = accounts.startLogin(linked);
     expect((await accounts.authenticate(cookieHeader(second.cookieValue)))?.user).toMatchObject({ username: "sso", role: "viewer", authMethod: "oidc" });
     await updateUsersFile(file, (d) => {
       d.users.push({ username: "erin", displayName: "Erin", role: "viewer", participantId: "human:erin", oidcSubject: "sub-erin", disabled: true });
@@ -224,7 +225,7 @@ describe("Accounts.changePassword and the bootstrap admin", () => {
   it("forces the one-time password to be replaced, then signs in with the new one", async () => {
     const bootFile = path.join(dir, "fresh", "users.json");
     const boot = await ensureBootstrapAdmin(bootFile, { scrypt: TEST_SCRYPT });
-    const acc = new Accounts({ usersFile: bootFile, sessionSecret: SECRET, scrypt: TEST_SCRYPT });
+    const acc = new Accounts({ usersFile: bootFile, loginSecret: SECRET, scrypt: TEST_SCRYPT });
     const r = await acc.login({ username: "admin", password: boot.password ?? "", ip: "1" });
     expect(r).toMatchObject({ ok: true, mustChangePassword: true });
     if (!r.ok) return;
@@ -248,7 +249,7 @@ describe("Accounts.changePassword and the bootstrap admin", () => {
   });
 
   it("refuses password changes for OIDC sign-ins", async () => {
-    const { cookieValue } = accounts.startSession({ username: "sso", displayName: "S", role: "viewer", participantId: "human:sso", authMethod: "oidc", ephemeral: false });
+    const { cookieValue } = accounts.startLogin({ username: "sso", displayName: "S", role: "viewer", participantId: "human:sso", authMethod: "oidc", ephemeral: false });
     const auth = await accounts.authenticate(cookieHeader(cookieValue));
     expect(await accounts.changePassword(auth!, "x", "a brand new password", "1")).toMatchObject({ ok: false, status: 403 });
   });
@@ -267,9 +268,9 @@ describe("createAccountsFromEnv", () => {
       { scrypt: TEST_SCRYPT },
     );
     expect(acc.directory.file).toBe(file);
-    expect(acc.sessions.idleMs).toBe(30 * 60_000);
-    expect(acc.sessions.absoluteMs).toBe(2 * 3_600_000);
-    expect(acc.sessionsFile).toBeNull();
+    expect(acc.logins.idleMs).toBe(30 * 60_000);
+    expect(acc.logins.absoluteMs).toBe(2 * 3_600_000);
+    expect(acc.loginsFile).toBeNull();
     await expect(createAccountsFromEnv({ BATON_USERS_FILE: file, BATON_SESSION_SECRET: "s".repeat(40), BATON_SESSION_IDLE_MINUTES: "soon" })).rejects.toThrow(
       'BATON_SESSION_IDLE_MINUTES must be a positive number (got "soon")',
     );

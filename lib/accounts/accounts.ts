@@ -1,5 +1,5 @@
 // The console's account service: sign-in with a password, the current user
-// for a request, sign-out, "whoami", password changes, and sessions for OIDC
+// for a request, sign-out, "whoami", password changes, and logins for OIDC
 // sign-ins. One instance per console server. Server-side only.
 //
 // Never logs passwords, hashes, tokens, cookies or CSRF tokens.
@@ -16,19 +16,10 @@ import {
   verifyPassword,
   type ScryptParams,
 } from "./password";
-import {
-  SessionStore,
-  clearSessionCookies,
-  credentialTag,
-  loadSessionSecret,
-  readSessionCookie,
-  sessionCookie,
-  type HeaderSource,
-  type Principal,
-  type SessionEvent,
-  type SessionRecord,
-} from "./sessions";
-import { SessionFile, sessionsFilePath, type SessionFileLoad } from "./session-file";
+import { clearLoginCookies, loadLoginSecret, loginCookie, readLoginCookie } from "./login-cookie";
+import { LoginStore, credentialTag, type LoginEvent, type LoginRecord, type Principal } from "./logins";
+import type { HeaderSource } from "./request";
+import { LoginFile, loginsFilePath, type LoginFileLoad } from "./login-file";
 import { normalizeUsername, usernameProblem, usersFilePath, type UserRecord } from "./users-file";
 
 /** Minimal structured logger (pino-compatible). */
@@ -41,8 +32,8 @@ const silent: AccountsLogger = { info: () => undefined, warn: () => undefined };
 
 export interface AccountsOptions {
   usersFile: string;
-  /** HMAC key for session cookies; see loadSessionSecret. */
-  sessionSecret: Buffer;
+  /** HMAC key for login cookies; see loadLoginSecret. */
+  loginSecret: Buffer;
   /** scrypt cost for new hashes and for the unknown-user decoy. Default N=2^15, r=8, p=1. */
   scrypt?: ScryptParams;
   idleMs?: number;
@@ -52,20 +43,20 @@ export interface AccountsOptions {
   now?: () => number;
   /**
    * Keep sign-ins in this file so they survive a restart (see
-   * session-file.ts); call restoreSessions() before serving. Unset or null:
+   * login-file.ts); call restoreLogins() before serving. Unset or null:
    * memory only.
    */
-  sessionsFile?: string | null;
+  loginsFile?: string | null;
   /** How often the users file is checked for changes while sign-in watchers listen (onSignInChange). Default 1 s. */
   usersPollMs?: number;
 }
 
 /** See Accounts.onSignInChange. */
-export type SignInChange = { kind: "session"; key: string; ended: boolean } | { kind: "users" };
+export type SignInChange = { kind: "login"; key: string; ended: boolean } | { kind: "users" };
 
 /** The signed-in user for one request. */
 export interface Authenticated {
-  session: SessionRecord;
+  login: LoginRecord;
   /** Current identity: re-read from the users file unless the user exists only through OIDC. */
   user: Principal;
   /** True until the user replaces a one-time password; allow only whoami, changePassword and logout. */
@@ -84,12 +75,12 @@ export interface WhoAmI {
   mustChangePassword: boolean;
   /** Send back as the `x-baton-csrf` header on every state-changing request. */
   csrfToken: string;
-  /** When the session ends if the user stays active (Unix ms). */
+  /** When the login ends if the user stays active (Unix ms). */
   sessionEndsAt: number;
 }
 
 export type LoginResult =
-  | { ok: true; session: SessionRecord; cookieValue: string; user: Principal; mustChangePassword: boolean }
+  | { ok: true; login: LoginRecord; cookieValue: string; user: Principal; mustChangePassword: boolean }
   | { ok: false; status: 400 | 401 | 403 | 429 | 503; reason: string; retryAfterMs?: number };
 
 export type ChangePasswordResult = { ok: true } | { ok: false; status: 400 | 401 | 403 | 429; reason: string };
@@ -110,11 +101,11 @@ function principalOf(u: UserRecord, authMethod: Principal["authMethod"], oidcSub
 
 export class Accounts {
   readonly directory: UserDirectory;
-  readonly sessions: SessionStore;
+  readonly logins: LoginStore;
   private readonly limiter: LoginLimiter;
   private readonly scrypt: ScryptParams;
   private readonly log: AccountsLogger;
-  private readonly sessionFile: SessionFile | null;
+  private readonly loginFile: LoginFile | null;
   private readonly usersPollMs: number;
   private readonly changeListeners = new Set<(change: SignInChange) => void>();
   private usersPoll: ReturnType<typeof setInterval> | null = null;
@@ -122,8 +113,8 @@ export class Accounts {
 
   constructor(options: AccountsOptions) {
     this.directory = new UserDirectory(options.usersFile);
-    this.sessions = new SessionStore({
-      secret: options.sessionSecret,
+    this.logins = new LoginStore({
+      secret: options.loginSecret,
       idleMs: options.idleMs,
       absoluteMs: options.absoluteMs,
       now: options.now,
@@ -132,31 +123,31 @@ export class Accounts {
     this.scrypt = options.scrypt ?? DEFAULT_SCRYPT;
     this.log = options.logger ?? silent;
     this.usersPollMs = options.usersPollMs ?? 1_000;
-    this.sessionFile =
-      options.sessionsFile !== undefined && options.sessionsFile !== null
-        ? new SessionFile({ file: options.sessionsFile, secret: options.sessionSecret, logger: this.log, ...(options.now ? { now: options.now } : {}) })
+    this.loginFile =
+      options.loginsFile !== undefined && options.loginsFile !== null
+        ? new LoginFile({ file: options.loginsFile, secret: options.loginSecret, logger: this.log, ...(options.now ? { now: options.now } : {}) })
         : null;
     // Prepare the unknown-user decoy hash now, so the first such sign-in is not slower.
     void verifyAgainstNothing("", this.scrypt).catch(() => undefined);
   }
 
   /** The file sign-ins are kept in, or null when they live in memory only. */
-  get sessionsFile(): string | null {
-    return this.sessionFile?.file ?? null;
+  get loginsFile(): string | null {
+    return this.loginFile?.file ?? null;
   }
 
   /**
-   * Load the sessions file (when there is one) and keep it up to date from
+   * Load the logins file (when there is one) and keep it up to date from
    * now on. Call once, before serving requests. A bad file never throws: it
    * is moved aside with a warning and nobody is signed in.
    */
-  async restoreSessions(): Promise<SessionFileLoad | null> {
-    return this.sessionFile ? this.sessionFile.attach(this.sessions) : null;
+  async restoreLogins(): Promise<LoginFileLoad | null> {
+    return this.loginFile ? this.loginFile.attach(this.logins) : null;
   }
 
-  /** Write pending session changes now (on shutdown). Never rejects. */
-  async flushSessions(): Promise<void> {
-    await this.sessionFile?.flush();
+  /** Write pending login changes now (on shutdown). Never rejects. */
+  async flushLogins(): Promise<void> {
+    await this.loginFile?.flush();
   }
 
   /**
@@ -209,56 +200,56 @@ export class Accounts {
     }
     this.limiter.succeeded(username, ip);
     const principal = principalOf(user, "password");
-    const { session, cookieValue } = this.sessions.create(principal, {
+    const { login, cookieValue } = this.logins.create(principal, {
       ip,
       credentialTag: credentialTag(user.passwordHash as string),
       ...(input.userAgent !== undefined ? { userAgent: input.userAgent } : {}),
     });
     this.log.info({ username, ip, role: user.role }, "signed in");
-    return { ok: true, session, cookieValue, user: principal, mustChangePassword: user.mustChangePassword === true };
+    return { ok: true, login, cookieValue, user: principal, mustChangePassword: user.mustChangePassword === true };
   }
 
-  /** Start a session for a user resolved by OIDC (see lib/oidc). */
-  startSession(principal: Principal, meta: { ip?: string; userAgent?: string } = {}): { session: SessionRecord; cookieValue: string } {
-    const created = this.sessions.create(principal, meta);
+  /** Start a login for a user resolved by OIDC (see lib/oidc). */
+  startLogin(principal: Principal, meta: { ip?: string; userAgent?: string } = {}): { login: LoginRecord; cookieValue: string } {
+    const created = this.logins.create(principal, meta);
     this.log.info({ username: principal.username, ip: meta.ip, role: principal.role, method: principal.authMethod }, "signed in");
     return created;
   }
 
   /**
    * The signed-in user for a request (headers carry the Cookie), or null.
-   * Re-reads the users file: a disabled or deleted account loses its sessions.
+   * Re-reads the users file: a disabled or deleted account loses its logins.
    */
   async authenticate(headers: HeaderSource): Promise<Authenticated | null> {
-    const session = this.sessions.get(readSessionCookie(headers));
-    if (!session) return null;
-    return this.validate(session);
+    const login = this.logins.get(readLoginCookie(headers));
+    if (!login) return null;
+    return this.validate(login);
   }
 
   /**
    * Is a sign-in already in use (an open stream's) still good? The same
    * checks as authenticate() against the current users file, but without
-   * counting as activity: an open tab does not keep an idle session alive.
+   * counting as activity: an open tab does not keep an idle login alive.
    * Returns the current identity (role changes included), or null when the
    * sign-in has ended.
    */
   async recheck(auth: Authenticated): Promise<Authenticated | null> {
-    const session = this.sessions.peek(auth.session.key);
-    if (!session) return null;
-    return this.validate(session);
+    const login = this.logins.peek(auth.login.key);
+    if (!login) return null;
+    return this.validate(login);
   }
 
   /**
-   * Be told when any sign-in may have changed: `{ kind: "session", key }` when
-   * one session ended or changed here (sign-out, password change, expiry,
+   * Be told when any sign-in may have changed: `{ kind: "login", key }` when
+   * one login ended or changed here (sign-out, password change, expiry,
    * role seen changed), `{ kind: "users" }` when the users file changed (an
    * admin disabled someone, reset a password or changed a role, from this
    * process or another). While anyone listens the users file is polled every
    * `usersPollMs` (a stat; it is read only when it changed).
    */
   onSignInChange(listener: (change: SignInChange) => void): () => void {
-    const wrapped = (event: SessionEvent) => listener({ kind: "session", key: event.key, ended: event.kind === "ended" });
-    const off = this.sessions.onSessionEvent(wrapped);
+    const wrapped = (event: LoginEvent) => listener({ kind: "login", key: event.key, ended: event.kind === "ended" });
+    const off = this.logins.onLoginEvent(wrapped);
     this.changeListeners.add(listener);
     if (this.usersPoll === null) {
       this.usersPoll = setInterval(() => void this.pollUsersFile(), this.usersPollMs);
@@ -293,8 +284,8 @@ export class Accounts {
     }
   }
 
-  private async validate(session: SessionRecord): Promise<Authenticated | null> {
-    const p = session.principal;
+  private async validate(login: LoginRecord): Promise<Authenticated | null> {
+    const p = login.principal;
     let record: UserRecord | undefined;
     try {
       record = p.ephemeral
@@ -307,27 +298,27 @@ export class Accounts {
       return null;
     }
     if (!p.ephemeral && !record) {
-      this.sessions.destroyForUser(p.username);
+      this.logins.destroyForUser(p.username);
       return null;
     }
     if (record?.disabled === true) {
-      this.sessions.destroyForUser(p.username);
+      this.logins.destroyForUser(p.username);
       return null;
     }
-    if (p.authMethod === "password" && (record?.passwordHash === undefined || credentialTag(record.passwordHash) !== session.credentialTag)) {
-      // The password was changed or removed since this session signed in.
-      this.sessions.destroy(session);
+    if (p.authMethod === "password" && (record?.passwordHash === undefined || credentialTag(record.passwordHash) !== login.credentialTag)) {
+      // The password was changed or removed since this login signed in.
+      this.logins.destroy(login);
       return null;
     }
     if (p.ephemeral && record) {
       // An admin linked this OIDC subject to a users-file entry since sign-in:
       // the entry now decides (they sign in again under its username).
-      this.sessions.destroy(session);
+      this.logins.destroy(login);
       return null;
     }
     const user: Principal = record ? principalOf(record, p.authMethod, p.oidcSubject) : p;
-    this.sessions.update(session, { principal: user });
-    const out: Authenticated = { session, user, mustChangePassword: record?.mustChangePassword === true };
+    this.logins.update(login, { principal: user });
+    const out: Authenticated = { login, user, mustChangePassword: record?.mustChangePassword === true };
     if (record?.runtimeToken !== undefined) out.runtimeToken = record.runtimeToken;
     return out;
   }
@@ -340,29 +331,29 @@ export class Accounts {
       participantId: auth.user.participantId,
       authMethod: auth.user.authMethod,
       mustChangePassword: auth.mustChangePassword,
-      csrfToken: auth.session.csrfToken,
-      sessionEndsAt: this.sessions.endsAt(auth.session),
+      csrfToken: auth.login.csrfToken,
+      sessionEndsAt: this.logins.endsAt(auth.login),
     };
   }
 
-  /** Sign out: destroys the server-side session. Returns the Set-Cookie headers that clear the cookie. */
+  /** Sign out: destroys the server-side login. Returns the Set-Cookie headers that clear the cookie. */
   logout(headers: HeaderSource, options: { secure: boolean }): string[] {
-    const session = this.sessions.get(readSessionCookie(headers));
-    if (session) {
-      this.sessions.destroy(session);
-      this.log.info({ username: session.principal.username }, "signed out");
+    const login = this.logins.get(readLoginCookie(headers));
+    if (login) {
+      this.logins.destroy(login);
+      this.log.info({ username: login.principal.username }, "signed out");
     }
-    return clearSessionCookies(options);
+    return clearLoginCookies(options);
   }
 
-  /** Set-Cookie for a session created by login/startSession. */
+  /** Set-Cookie for a login created by login/startSession. */
   cookieFor(cookieValue: string, options: { secure: boolean }): string {
-    return sessionCookie(cookieValue, { secure: options.secure, maxAgeSeconds: this.sessions.absoluteMs / 1000 });
+    return loginCookie(cookieValue, { secure: options.secure, maxAgeSeconds: this.logins.absoluteMs / 1000 });
   }
 
   /**
    * Change the signed-in user's own password (also clears mustChangePassword).
-   * Other sessions of the user are ended; the current one stays.
+   * Other logins of the user are ended; the current one stays.
    */
   async changePassword(auth: Authenticated, current: unknown, next: unknown, ip: string): Promise<ChangePasswordResult> {
     if (typeof current !== "string" || typeof next !== "string") {
@@ -389,8 +380,8 @@ export class Accounts {
       u.passwordHash = hash;
       delete u.mustChangePassword;
     });
-    this.sessions.destroyForUser(username, auth.session.id);
-    this.sessions.update(auth.session, { credentialTag: credentialTag(hash) });
+    this.logins.destroyForUser(username, auth.login.id);
+    this.logins.update(auth.login, { credentialTag: credentialTag(hash) });
     this.log.info({ username }, "password changed");
     return { ok: true };
   }
@@ -399,8 +390,8 @@ export class Accounts {
 /**
  * An Accounts service from the environment: BATON_USERS_FILE,
  * BATON_SESSION_SECRET (or data/session-secret), BATON_SESSION_IDLE_MINUTES,
- * BATON_SESSION_MAX_HOURS, BATON_SESSIONS_FILE (default
- * data/console-sessions.json; `off` = memory only). Sessions from the file
+ * BATON_SESSION_MAX_HOURS, BATON_LOGINS_FILE or BATON_SESSIONS_FILE (default
+ * data/console-sessions.json; `off` = memory only). Logins from the file
  * are restored before it returns.
  */
 export async function createAccountsFromEnv(
@@ -419,12 +410,12 @@ export async function createAccountsFromEnv(
   const secretFile = env.BATON_SESSION_SECRET_FILE?.trim();
   const accounts = new Accounts({
     usersFile: usersFilePath(env),
-    sessionSecret: await loadSessionSecret({ env, ...(secretFile ? { file: secretFile } : {}) }),
-    sessionsFile: sessionsFilePath(env),
+    loginSecret: await loadLoginSecret({ env, ...(secretFile ? { file: secretFile } : {}) }),
+    loginsFile: loginsFilePath(env),
     ...(idle !== undefined ? { idleMs: idle * 60_000 } : {}),
     ...(max !== undefined ? { absoluteMs: max * 3_600_000 } : {}),
     ...extra,
   });
-  await accounts.restoreSessions();
+  await accounts.restoreLogins();
   return accounts;
 }

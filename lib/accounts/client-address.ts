@@ -9,7 +9,7 @@
 // anyone pick a new "address" on every request.
 import net from "node:net";
 import type { Env } from "./env";
-import { headerValue, type HeaderSource } from "./sessions";
+import { headerValue, type HeaderSource } from "./request";
 
 export const MAX_TRUSTED_PROXY_HOPS = 10;
 

@@ -4,27 +4,11 @@ export { UserDirectory } from "./directory";
 export type { Env } from "./env";
 export { DEFAULT_SCRYPT, TEST_SCRYPT, generatePassword, hashPassword, passwordProblem, verifyPassword, type ScryptParams } from "./password";
 export { LoginLimiter, SlidingWindow } from "./rate-limit";
-export { SessionFile, sessionsFilePath, type SessionFileLoad, type SessionFileOptions } from "./session-file";
-export {
-  CSRF_HEADER,
-  SessionStore,
-  allowedOriginsFor,
-  checkCsrf,
-  checkOrigin,
-  clearSessionCookies,
-  isSafeMethod,
-  isSecureRequest,
-  loadSessionSecret,
-  readSessionCookie,
-  sessionCookie,
-  sessionKey,
-  type CsrfResult,
-  type HeaderSource,
-  type Principal,
-  type RequestLike,
-  type SessionRecord,
-  type StoredSession,
-} from "./sessions";
+export { LoginFile, loginsFilePath, type LoginFileLoad, type LoginFileOptions } from "./login-file";
+export { clearLoginCookies, loadLoginSecret, loginCookie, loginKey, readLoginCookie } from "./login-cookie";
+export { LoginStore, type LoginRecord, type Principal, type StoredLogin } from "./logins";
+export { CSRF_HEADER, allowedOriginsFor, checkCsrf, checkOrigin, isSafeMethod, type CsrfResult } from "./csrf";
+export { isSecureRequest, type HeaderSource, type RequestLike } from "./request";
 export {
   UsersFileError,
   bootstrapMessage,

@@ -7,9 +7,12 @@
 // Time: pauses are scaled by `speed` ("instant" skips them). Scenario time
 // ("wait" steps) moves envelope timestamps forward instead of sleeping, so a
 // two-minute policy timeout costs nothing in tests.
+//
+// The pieces: steps.ts (each step action as the agent layer's call),
+// narration.ts (what is printed), outcomes.ts (results and the expectation
+// check). This file is the runner: clients, the scenario clock, the step
+// loop, interactive human steps and the read-back.
 
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { Code, ConnectError } from "@connectrpc/connect";
 import {
   Auth,
@@ -17,25 +20,27 @@ import {
   HandoffSession,
   MacpClient,
   MacpError,
-  readContextFile,
   sameRules,
   TaskProjection,
   TaskSession,
-  formatBytes,
   type PolicyInit,
   type SequencedEnvelope,
 } from "@/lib/agent";
 import { explainError, MacpUsageError } from "@/lib/agent/errors";
 import { sleep, linkedController } from "@/lib/agent/async";
-import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { HANDOFF_TYPES } from "@/lib/macp/constants";
 import { newSessionId } from "@/lib/macp/ids";
 import { decodePayloadToJson } from "@/lib/macp/payloads";
-import type { CommitmentRecord } from "@/lib/macp/projections/types";
-import type { DemoMode, DemoStep, Scenario, SessionExpectation, StepExpectation } from "./types";
+import { describeOutcome, describeStep, humanDuration, shortName, wrapText } from "./narration";
+import { checkExpectations, type ScenarioResult, type SessionOutcome, type StepOutcome } from "./outcomes";
+import { sendStep, substituteDeep, type LiveSession } from "./steps";
+import type { DemoStep, Scenario, StepExpectation } from "./types";
 
-export const RUNBOOK_DIR = fileURLToPath(new URL("./runbooks/", import.meta.url));
+export type { ScenarioResult, SessionOutcome, StepOutcome } from "./outcomes";
+export { shortName } from "./narration";
+export { RUNBOOK_DIR } from "./steps";
+
 const DEFAULT_PAUSE_MS = 1_200;
 const DEFAULT_HUMAN_TIMEOUT_MS = 120_000;
 
@@ -61,94 +66,6 @@ export interface PlayerOptions {
   onHumanPrompt?: (info: { scenario: string; sessionId: string; actor: string; handoffId: string }) => void;
   /** Called when a scenario's session has been started (the runtime accepted its SessionStart). */
   onSessionStarted?: (info: { scenario: string; alias: string; sessionId: string }) => void;
-}
-
-export interface StepOutcome {
-  index: number;
-  actor: string;
-  action: DemoStep["action"];
-  session: string;
-  expected: StepExpectation;
-  /** "ok", or the MACP error code the runtime answered with. */
-  result: string;
-  matched: boolean;
-  messageId?: string;
-  /** Set when a person answered instead of the script. */
-  answeredBy?: "human" | "script";
-}
-
-export interface SessionOutcome {
-  alias: string;
-  sessionId: string;
-  mode: DemoMode;
-  state: string;
-  metadata: SessionMetadata;
-  /** Accepted history, numbered 1..n, as read back over a passive subscription. */
-  events: SequencedEnvelope[];
-  handoff?: HandoffProjection;
-  task?: TaskProjection;
-  commitment?: CommitmentRecord;
-  /** True when a person's answer differed from the script (expectations are then not checked). */
-  deviated: boolean;
-}
-
-export interface ScenarioResult {
-  scenario: Scenario;
-  passed: boolean;
-  problems: string[];
-  steps: StepOutcome[];
-  sessions: Record<string, SessionOutcome>;
-  durationMs: number;
-}
-
-interface LiveSession {
-  alias: string;
-  sessionId: string;
-  mode: DemoMode;
-  policyVersion?: string;
-  initiator: string;
-  projection: HandoffProjection | TaskProjection;
-  objects: Map<string, HandoffSession | TaskSession>;
-  deviated: boolean;
-}
-
-/** "agent://oncall/alice" → "alice". */
-export function shortName(id: string): string {
-  const tail = id.split("/").filter(Boolean).pop();
-  return tail ?? id;
-}
-
-function substitute(text: string, sessions: ReadonlyMap<string, LiveSession>): string {
-  return text.replace(/\{session:([A-Za-z0-9_-]+)\}/g, (m, alias: string) => sessions.get(alias)?.sessionId ?? m);
-}
-
-function substituteDeep<T>(value: T, sessions: ReadonlyMap<string, LiveSession>): T {
-  if (typeof value === "string") return substitute(value, sessions) as T;
-  if (Array.isArray(value)) return value.map((v) => substituteDeep(v, sessions)) as T;
-  if (value !== null && typeof value === "object" && !(value instanceof Uint8Array)) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substituteDeep(v, sessions)])) as T;
-  }
-  return value;
-}
-
-function wrapText(text: string, indent: string, width = 92): string[] {
-  const words = text.replace(/\s+/g, " ").trim().split(" ");
-  const lines: string[] = [];
-  let cur = "";
-  for (const w of words) {
-    if (cur !== "" && indent.length + cur.length + 1 + w.length > width) {
-      lines.push(indent + cur);
-      cur = w;
-    } else cur = cur === "" ? w : `${cur} ${w}`;
-  }
-  if (cur) lines.push(indent + cur);
-  return lines;
-}
-
-function humanDuration(ms: number): string {
-  if (ms % 60_000 === 0) return `${ms / 60_000} minute${ms === 60_000 ? "" : "s"}`;
-  if (ms >= 60_000) return `${Math.floor(ms / 60_000)}m ${Math.round((ms % 60_000) / 1000)}s`;
-  return `${Math.round(ms / 1000)}s`;
 }
 
 export class DemoPlayer {
@@ -258,8 +175,8 @@ export class DemoPlayer {
         problems.push(`could not read session ${live.alias} back: ${(e as Error).message}`);
       }
     }
-    if (problems.length === 0) problems.push(...this.checkExpectations(scenario, outcomes));
-    for (const o of Object.values(outcomes)) this.log(`   = ${this.describeOutcome(o)}`);
+    if (problems.length === 0) problems.push(...checkExpectations(scenario, outcomes));
+    for (const o of Object.values(outcomes)) this.log(`   = ${describeOutcome(o)}`);
     const passed = problems.length === 0;
     const secs = ((Date.now() - t0) / 1000).toFixed(1);
     const deviated = Object.values(outcomes).some((o) => o.deviated);
@@ -298,46 +215,6 @@ export class DemoPlayer {
     return obj;
   }
 
-  private describeStep(step: DemoStep, live: LiveSession | undefined, sessions: ReadonlyMap<string, LiveSession>): string {
-    const who = shortName(step.actor);
-    switch (step.action) {
-      case "start": {
-        const a = step.args;
-        const policy = a.policy ? `, policy ${a.policy}` : "";
-        return `${who} starts a ${a.mode} session "${substitute(a.intent, sessions)}" with ${a.participants.map(shortName).join(", ")}${policy}`;
-      }
-      case "offer":
-        return `${who} offers ${step.args.handoffId} to ${shortName(step.args.to)}: ${step.args.scope}`;
-      case "context": {
-        const a = step.args;
-        const what = a.file ?? (a.json ? "a JSON note" : "a note");
-        return `${who} attaches ${what} to ${a.handoffId ?? "the offer"}`;
-      }
-      case "accept":
-        return live?.mode === "task"
-          ? `${who} accepts task ${step.args?.taskId ?? ""}`.trimEnd()
-          : `${who} accepts ${step.args?.handoffId ?? "the offer"}${step.args?.reason ? `: "${step.args.reason}"` : ""}`;
-      case "decline":
-        return `${who} declines ${step.args?.handoffId ?? "the offer"}${step.args?.reason ? `: "${step.args.reason}"` : ""}`;
-      case "request":
-        return `${who} asks ${step.args.to ? shortName(step.args.to) : "any participant"} to "${step.args.title}" (${step.args.taskId})`;
-      case "reject":
-        return `${who} rejects the task${step.args?.reason ? `: "${step.args.reason}"` : ""}`;
-      case "update":
-        return `${who} reports ${Math.round(step.args.progress * 100)}%${step.args.message ? `: ${step.args.message}` : ""}`;
-      case "complete":
-        return `${who} completes the task: ${step.args.summary}`;
-      case "fail":
-        return `${who} reports failure ${step.args.errorCode}${step.args.retryable ? " (retryable)" : ""}: ${step.args.reason}`;
-      case "commit":
-        return `${who} commits ${step.args?.action ?? "the outcome"}`;
-      case "cancel":
-        return `${who} cancels the session`;
-      case "wait":
-        return `${humanDuration(step.args.ms)} pass`;
-    }
-  }
-
   private async playStep(
     scenario: Scenario,
     rawStep: DemoStep,
@@ -350,7 +227,7 @@ export class DemoPlayer {
     let live = sessions.get(alias);
     const waitsForPerson = (step.action === "accept" || step.action === "decline") && step.human !== undefined && this.opts.interactive === true;
     if (waitsForPerson && step.human) this.log(`   ▸ ${step.human.prompt}`);
-    else this.log(`   ▸ ${step.say ?? this.describeStep(step, live, sessions)}`);
+    else this.log(`   ▸ ${step.say ?? describeStep(step, live, sessions)}`);
     const outcome: StepOutcome = { index, actor: step.actor, action: step.action, session: alias, expected, result: "ok", matched: true };
 
     if (step.action === "wait") {
@@ -387,7 +264,7 @@ export class DemoPlayer {
 
     const obj = this.sessionObject(live, step.actor);
     try {
-      const ack = await this.send(step, obj, live);
+      const ack = await sendStep(step, obj, live, { timestampMs: this.now(), signal: this.opts.signal, runbookDir: this.opts.runbookDir, log: this.log });
       outcome.messageId = ack.messageId;
       outcome.result = "ok";
       outcome.matched = expected === "ok";
@@ -405,113 +282,6 @@ export class DemoPlayer {
     return outcome;
   }
 
-  private async send(step: DemoStep, obj: HandoffSession | TaskSession, live: LiveSession) {
-    const timestampMs = this.now();
-    const signal = this.opts.signal;
-    const base = { timestampMs, ...(signal ? { signal } : {}) };
-    const h = obj instanceof HandoffSession ? obj : undefined;
-    const t = obj instanceof TaskSession ? obj : undefined;
-    const need = <T>(x: T | undefined, what: string): T => {
-      if (x === undefined) throw new Error(`${step.action} is a ${what} action, but session ${live.alias} is a ${live.mode} session`);
-      return x;
-    };
-    switch (step.action) {
-      case "start":
-        return obj.start({
-          intent: step.args.intent,
-          participants: step.args.participants,
-          ttlMs: step.args.ttlMs ?? 3_600_000,
-          ...(step.args.policy ? { policyVersion: step.args.policy } : {}),
-          ...(step.args.contextId ? { contextId: step.args.contextId } : {}),
-          ...base,
-        });
-      case "offer":
-        return need(h, "handoff").offer({
-          handoffId: step.args.handoffId,
-          targetParticipant: step.args.to,
-          scope: step.args.scope,
-          reason: step.args.reason ?? "",
-          ...base,
-        });
-      case "context": {
-        const a = step.args;
-        let contentType: string;
-        let context: Uint8Array | string | object;
-        if (a.file !== undefined) {
-          const f = readContextFile(path.join(this.opts.runbookDir ?? RUNBOOK_DIR, a.file), a.contentType ? { contentType: a.contentType } : {});
-          contentType = f.contentType;
-          context = f.context;
-          this.log(`     (${f.name}: ${f.contentType}, ${formatBytes(f.size)})`);
-        } else if (a.json !== undefined) {
-          contentType = a.contentType ?? "application/json";
-          context = a.json;
-        } else {
-          contentType = a.contentType ?? "text/plain";
-          context = a.text ?? "";
-        }
-        return need(h, "handoff").sendContext({ ...(a.handoffId ? { handoffId: a.handoffId } : {}), contentType, context, ...base });
-      }
-      case "accept":
-        if (h) return h.acceptHandoff({ ...(step.args?.handoffId ? { handoffId: step.args.handoffId } : {}), reason: step.args?.reason ?? "", ...base });
-        return need(t, "task").acceptTask({ ...(step.args?.taskId ? { taskId: step.args.taskId } : {}), reason: step.args?.reason ?? "", ...base });
-      case "decline":
-        return need(h, "handoff").decline({ ...(step.args?.handoffId ? { handoffId: step.args.handoffId } : {}), reason: step.args?.reason ?? "", ...base });
-      case "request":
-        return need(t, "task").request({
-          taskId: step.args.taskId,
-          title: step.args.title,
-          instructions: step.args.instructions ?? "",
-          requestedAssignee: step.args.to ?? "",
-          ...(step.args.input !== undefined ? { input: step.args.input } : {}),
-          ...base,
-        });
-      case "reject":
-        return need(t, "task").reject({ ...(step.args?.taskId ? { taskId: step.args.taskId } : {}), reason: step.args?.reason ?? "", ...base });
-      case "update":
-        return need(t, "task").update({ ...(step.args.taskId ? { taskId: step.args.taskId } : {}), progress: step.args.progress, message: step.args.message ?? "", ...base });
-      case "complete":
-        return need(t, "task").complete({
-          ...(step.args.taskId ? { taskId: step.args.taskId } : {}),
-          summary: step.args.summary,
-          ...(step.args.output !== undefined ? { output: step.args.output } : {}),
-          ...base,
-        });
-      case "fail":
-        return need(t, "task").fail({
-          ...(step.args.taskId ? { taskId: step.args.taskId } : {}),
-          errorCode: step.args.errorCode,
-          reason: step.args.reason,
-          retryable: step.args.retryable ?? false,
-          ...base,
-        });
-      case "commit": {
-        const action = step.args?.action ?? obj.suggestedAction();
-        if (action === undefined) throw new Error(`nothing to commit yet in session ${live.alias}: no answer or report so far`);
-        if (step.args?.action === undefined) this.log(`     (the session's projection shows the outcome: committing ${action})`);
-        return obj.commit({
-          action,
-          reason: step.args?.reason ?? this.defaultReason(live, action),
-          ...(step.args?.authorityScope ? { authorityScope: step.args.authorityScope } : {}),
-          ...(step.args?.outcomePositive !== undefined ? { outcomePositive: step.args.outcomePositive } : {}),
-          ...base,
-        });
-      }
-      case "cancel":
-        return obj.cancel(step.args?.reason ?? "", signal ? { signal } : {});
-      case "wait":
-        throw new Error("unreachable");
-    }
-  }
-
-  private defaultReason(live: LiveSession, action: string): string {
-    if (live.projection instanceof HandoffProjection) {
-      const o = live.projection.acceptedOffer() ?? live.projection.lastOffer();
-      if (!o) return action;
-      return o.status === "accepted" ? `${o.acceptedBy ?? o.target} accepted ${o.handoffId}: ${o.scope}` : `${o.target} ${o.status} ${o.handoffId}`;
-    }
-    const r = live.projection.terminalReport();
-    return r?.kind === "complete" ? `completed: ${r.summary}` : r?.kind === "fail" ? `failed: ${r.reason}` : action;
-  }
 
   /**
    * Interactive human step: subscribe to the session and wait for the person
@@ -553,7 +323,7 @@ export class DemoPlayer {
     }
     if (!answer) {
       if (this.opts.signal?.aborted) throw new Error("interrupted while waiting for a person");
-      this.log(`     ⌛ no answer within ${humanDuration(timeoutMs)}; playing the scripted answer for them: ${this.describeStep(step, live, new Map())}`);
+      this.log(`     ⌛ no answer within ${humanDuration(timeoutMs)}; playing the scripted answer for them: ${describeStep(step, live, new Map())}`);
       return undefined;
     }
     const decided = answer.envelope.messageType === HANDOFF_TYPES.Accept ? "accept" : "decline";
@@ -590,50 +360,4 @@ export class DemoPlayer {
     }
     return outcome;
   }
-
-  private checkExpectations(scenario: Scenario, outcomes: Record<string, SessionOutcome>): string[] {
-    const problems: string[] = [];
-    for (const [alias, want] of Object.entries(scenario.expect)) {
-      const got = outcomes[alias];
-      if (!got) {
-        problems.push(`session ${alias} was never started`);
-        continue;
-      }
-      if (got.deviated) continue;
-      problems.push(...compare(alias, want, got));
-    }
-    return problems;
-  }
-
-  private describeOutcome(o: SessionOutcome): string {
-    const phase = o.handoff?.phase ?? o.task?.phase ?? "?";
-    const c = o.commitment;
-    const commit = c ? `${c.action} (${c.outcomePositive ? "positive" : "negative"}) by ${shortName(c.sender)}` : "no commitment";
-    let mode = "";
-    if (o.handoff) {
-      mode = o.handoff.offers.map((r) => `${r.handoffId}→${shortName(r.target)} ${r.status}`).join(", ");
-    } else if (o.task?.task) {
-      const tk = o.task.task;
-      const pct = tk.latestProgress === undefined ? "" : ` ${Math.round(tk.latestProgress * 100)}%`;
-      mode = `${tk.taskId} ${tk.status}${pct}${o.task.isRetryable() ? " (retryable)" : ""}`;
-    }
-    const alias = o.alias === "main" ? "" : `${o.alias} `;
-    return `${alias}session ${o.sessionId}: ${o.state} · ${commit} · phase ${phase}${mode ? ` · ${mode}` : ""} · ${o.events.length} events`;
-  }
-}
-
-function compare(alias: string, want: SessionExpectation, got: SessionOutcome): string[] {
-  const p: string[] = [];
-  const phase = got.handoff?.phase ?? got.task?.phase;
-  if (got.state !== want.state) p.push(`session ${alias}: state ${got.state}, expected ${want.state}`);
-  if (want.phase !== undefined && phase !== want.phase) p.push(`session ${alias}: phase ${phase}, expected ${want.phase}`);
-  const c = got.commitment;
-  if (want.action !== undefined && c?.action !== want.action) p.push(`session ${alias}: commitment ${c?.action ?? "none"}, expected ${want.action}`);
-  if (want.outcomePositive !== undefined && c?.outcomePositive !== want.outcomePositive) {
-    p.push(`session ${alias}: outcome_positive ${String(c?.outcomePositive)}, expected ${want.outcomePositive}`);
-  }
-  if (want.committedBy !== undefined && c?.sender !== want.committedBy) {
-    p.push(`session ${alias}: committed by ${c?.sender ?? "nobody"}, expected ${want.committedBy}`);
-  }
-  return p;
 }

@@ -1,11 +1,11 @@
-// Who is calling a Connect RPC: the console session cookie, checked on every
+// Who is calling a Connect RPC: the console login cookie, checked on every
 // call (the users file is re-read, so disabling an account or changing a role
 // takes effect at once), the CSRF token for calls that change something, and
 // the one-time-password gate.
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import type { Accounts, Authenticated } from "@/lib/accounts/accounts";
 import type { Env } from "@/lib/accounts/env";
-import { allowedOriginsFor, checkCsrf } from "@/lib/accounts/sessions";
+import { allowedOriginsFor, checkCsrf } from "@/lib/accounts/csrf";
 import { roleAtLeast, type Role } from "@/lib/authz/roles";
 import type { SignedInUser } from "./identity";
 
@@ -32,7 +32,7 @@ export async function requireSignedIn(ctx: HandlerContext, options: RequestAuthO
   if (!auth) throw new ConnectError(NOT_SIGNED_IN, Code.Unauthenticated);
   if (need.csrf) {
     // Connect calls are POSTs; the console serves plain HTTP unless a proxy in front says otherwise.
-    const csrf = checkCsrf({ method: "POST", headers }, auth.session, {
+    const csrf = checkCsrf({ method: "POST", headers }, auth.login, {
       allowedOrigins: allowedOriginsFor({ headers }, options.env),
     });
     if (!csrf.ok) throw new ConnectError(`Request refused (CSRF check): ${csrf.reason}.`, Code.PermissionDenied, { "x-baton-deny": "csrf" });

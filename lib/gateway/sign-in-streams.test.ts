@@ -24,7 +24,7 @@ beforeEach(async () => {
     users: [{ username: "alice", displayName: "Alice", role: "operator", participantId: "human:alice", passwordHash: await hashPassword(PASSWORD, TEST_SCRYPT) }],
   });
   now = 1_000_000;
-  accounts = new Accounts({ usersFile, sessionSecret: SECRET, scrypt: TEST_SCRYPT, idleMs: 60_000, absoluteMs: 600_000, now: () => now, usersPollMs: 20 });
+  accounts = new Accounts({ usersFile, loginSecret: SECRET, scrypt: TEST_SCRYPT, idleMs: 60_000, absoluteMs: 600_000, now: () => now, usersPollMs: 20 });
   streams = new SignInStreams({ accounts, recheckMs: 30 });
 });
 
@@ -73,7 +73,7 @@ describe("SignInStreams.follow", () => {
     const run = drain(streams.follow(auth, source, call.signal));
     await new Promise((r) => setTimeout(r, 10));
     expect(streams.size).toBe(1);
-    accounts.sessions.destroy(auth.session);
+    accounts.logins.destroy(auth.login);
     const { values, error } = await run;
     expect(values).toEqual([1]);
     expect(error?.code).toBe(Code.Unauthenticated);
@@ -102,7 +102,7 @@ describe("SignInStreams.follow", () => {
     // Several backstop re-checks: still signed in, and none of them counts as activity.
     await new Promise((r) => setTimeout(r, 100));
     expect(streams.size).toBe(1);
-    expect(auth.session.lastSeenAt).toBe(1_000_000);
+    expect(auth.login.lastSeenAt).toBe(1_000_000);
     now += 60_000; // idle timeout reached
     const { error } = await run;
     expect(error?.code).toBe(Code.Unauthenticated);

@@ -4,10 +4,10 @@
 // Connect interceptor installed on the whole router, so the rule does not
 // depend on how each stream is built:
 //
-// - a stream opened by a signed-in person is registered with the session it
+// - a stream opened by a signed-in person is registered with the login it
 //   was opened under;
 // - when that sign-in ends (sign-out, another sign-in replacing it, account
-//   disabled or removed, password changed elsewhere, session expired) the
+//   disabled or removed, password changed elsewhere, login expired) the
 //   stream ends at once with UNAUTHENTICATED;
 // - when the account changes (role, participant id, username) the stream ends
 //   with ABORTED, which browsers treat as "reconnect": the new stream is
@@ -66,8 +66,8 @@ export class SignInStreams {
   private readonly accounts: Accounts;
   private readonly logger: GatewayLogger;
   private readonly recheckMs: number;
-  /** By session key. */
-  private readonly bySession = new Map<string, Set<Watched>>();
+  /** By login key. */
+  private readonly byLogin = new Map<string, Set<Watched>>();
   private unsubscribe: (() => void) | null = null;
   private timer: ReturnType<typeof setInterval> | null = null;
   private closed = false;
@@ -81,7 +81,7 @@ export class SignInStreams {
   /** Open streams being watched (for tests and stats). */
   get size(): number {
     let n = 0;
-    for (const set of this.bySession.values()) n += set.size;
+    for (const set of this.byLogin.values()) n += set.size;
     return n;
   }
 
@@ -142,9 +142,9 @@ export class SignInStreams {
   }
 
   private add(w: Watched): void {
-    const key = w.auth.session.key;
-    let set = this.bySession.get(key);
-    if (!set) this.bySession.set(key, (set = new Set()));
+    const key = w.auth.login.key;
+    let set = this.byLogin.get(key);
+    if (!set) this.byLogin.set(key, (set = new Set()));
     set.add(w);
     if (this.unsubscribe === null && !this.closed) {
       this.unsubscribe = this.accounts.onSignInChange((change) => this.onChange(change));
@@ -154,12 +154,12 @@ export class SignInStreams {
   }
 
   private remove(w: Watched): void {
-    const key = w.auth.session.key;
-    const set = this.bySession.get(key);
+    const key = w.auth.login.key;
+    const set = this.byLogin.get(key);
     if (!set) return;
     set.delete(w);
-    if (set.size === 0) this.bySession.delete(key);
-    if (this.bySession.size === 0) this.stopListening();
+    if (set.size === 0) this.byLogin.delete(key);
+    if (this.byLogin.size === 0) this.stopListening();
   }
 
   private stopListening(): void {
@@ -174,7 +174,7 @@ export class SignInStreams {
       this.recheckAll();
       return;
     }
-    const set = this.bySession.get(change.key);
+    const set = this.byLogin.get(change.key);
     if (!set) return;
     if (change.ended) {
       for (const w of [...set]) w.end({ kind: "signed-out" });
@@ -184,7 +184,7 @@ export class SignInStreams {
   }
 
   private recheckAll(): void {
-    for (const set of this.bySession.values()) for (const w of [...set]) this.recheck(w);
+    for (const set of this.byLogin.values()) for (const w of [...set]) this.recheck(w);
   }
 
   private recheck(w: Watched): void {

@@ -5,11 +5,11 @@
 //   GET /auth/oidc/login     → const { redirectUrl, cookieState } = await oidc.beginLogin({ returnTo });
 //                              Set-Cookie: oidcStateCookie(cookieState), 302 to redirectUrl
 //   GET /auth/oidc/callback  → const { user, returnTo } = await oidc.completeLogin(req URL, readOidcStateCookie(headers));
-//                              accounts.startSession(user), Set-Cookie session + clearOidcStateCookie, 302 to returnTo
+//                              accounts.startLogin(user), Set-Cookie session + clearOidcStateCookie, 302 to returnTo
 import * as client from "openid-client";
 import { OIDC_FAILURE_MESSAGES, type OidcFailure } from "@/lib/client/auth";
 import type { UserRecord } from "@/lib/accounts/users-file";
-import type { Principal } from "@/lib/accounts/sessions";
+import type { Principal } from "@/lib/accounts/logins";
 import type { OidcSettings } from "./config";
 import { mapOidcUser, type Claims } from "./map-user";
 import { safeReturnTo, sealLoginState, unsealLoginState } from "./state";

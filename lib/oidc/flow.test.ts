@@ -52,7 +52,7 @@ beforeAll(async () => {
       { username: "dan", displayName: "Dan", role: "operator", participantId: "human:dan", oidcSubject: "sub-dan", disabled: true },
     ],
   });
-  accounts = new Accounts({ usersFile, sessionSecret: SECRET, scrypt: TEST_SCRYPT });
+  accounts = new Accounts({ usersFile, loginSecret: SECRET, scrypt: TEST_SCRYPT });
 }, 30_000);
 
 afterAll(async () => {
@@ -122,7 +122,7 @@ describe("OIDC sign-in against a real provider", () => {
     expect(r.claims).toMatchObject({ sub: "sub-carol", email: "Carol@Example.com", name: "Carol Lee" });
 
     // The result becomes a console session like a password sign-in.
-    const { cookieValue } = accounts.startSession(r.user, { ip: "127.0.0.1" });
+    const { cookieValue } = accounts.startLogin(r.user, { ip: "127.0.0.1" });
     const auth = await accounts.authenticate({ cookie: `baton_session=${cookieValue}` });
     expect(auth && accounts.whoami(auth)).toMatchObject({ username: "carol", role: "approver", authMethod: "oidc", participantId: "human:carol" });
   });

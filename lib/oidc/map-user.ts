@@ -11,7 +11,7 @@
 import { createHash } from "node:crypto";
 import { isValidParticipantId } from "@/lib/authz/decide";
 import { ROLES, higherRole, type Role } from "@/lib/authz/roles";
-import type { Principal } from "@/lib/accounts/sessions";
+import type { Principal } from "@/lib/accounts/logins";
 import type { UserRecord } from "@/lib/accounts/users-file";
 import { OIDC_FAILURE_MESSAGES, type OidcFailure } from "@/lib/client/auth";
 import type { OidcSettings } from "./config";

@@ -3,7 +3,7 @@
 // and where to return. Sealed with AES-256-GCM under a key derived from the
 // session secret, so it can be neither read nor forged, and it expires.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
-import { headerValue, readCookie, type HeaderSource } from "@/lib/accounts/sessions";
+import { headerValue, readCookie, type HeaderSource } from "@/lib/accounts/request";
 import { safeReturnTo } from "@/lib/client/return-to";
 
 export const OIDC_STATE_COOKIE = "baton_oidc";

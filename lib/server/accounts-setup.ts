@@ -1,10 +1,10 @@
 // Console accounts for `npm start`: the users file (created with a bootstrap
 // admin on first start), the session secret, the Accounts service, and its
-// sign-ins restored from the sessions file (BATON_SESSIONS_FILE).
+// sign-ins restored from the logins file (BATON_LOGINS_FILE, formerly BATON_SESSIONS_FILE).
 import type { Env } from "@/lib/accounts/env";
 import { createAccountsFromEnv, type Accounts, type AccountsLogger } from "@/lib/accounts/accounts";
 import type { ScryptParams } from "@/lib/accounts/password";
-import { loadSessionSecret } from "@/lib/accounts/sessions";
+import { loadLoginSecret } from "@/lib/accounts/login-cookie";
 import {
   bootstrapMessage,
   ensureBootstrapAdmin,
@@ -17,8 +17,8 @@ export interface AccountsSetup {
   accounts: Accounts;
   secret: Buffer;
   usersFile: string;
-  /** Where sign-ins are kept across restarts; null when BATON_SESSIONS_FILE=off. Flush with accounts.flushSessions(). */
-  sessionsFile: string | null;
+  /** Where sign-ins are kept across restarts; null when BATON_LOGINS_FILE=off. Flush with accounts.flushLogins(). */
+  loginsFile: string | null;
   bootstrap: BootstrapResult;
   /** A warning about the users file's permissions, if any. */
   permissionWarning: string | null;
@@ -28,14 +28,14 @@ export async function setupAccounts(env: Env, logger: AccountsLogger, options: {
   const usersFile = usersFilePath(env);
   const bootstrap = await ensureBootstrapAdmin(usersFile, options.scrypt ? { scrypt: options.scrypt } : {});
   const secretFile = env.BATON_SESSION_SECRET_FILE?.trim();
-  const secret = await loadSessionSecret({ env, ...(secretFile ? { file: secretFile } : {}) });
+  const secret = await loadLoginSecret({ env, ...(secretFile ? { file: secretFile } : {}) });
   // Restores the sign-ins kept in the sessions file, so a restart signs nobody out.
-  const accounts = await createAccountsFromEnv(env, { sessionSecret: secret, logger, ...(options.scrypt ? { scrypt: options.scrypt } : {}) });
+  const accounts = await createAccountsFromEnv(env, { loginSecret: secret, logger, ...(options.scrypt ? { scrypt: options.scrypt } : {}) });
   return {
     accounts,
     secret,
     usersFile,
-    sessionsFile: accounts.sessionsFile,
+    loginsFile: accounts.loginsFile,
     bootstrap,
     permissionWarning: await usersFilePermissionWarning(usersFile),
   };

@@ -2,14 +2,14 @@
 // Next.js (OIDC needs browser redirects, and a sign-in form should work
 // without JavaScript):
 //
-//   POST /auth/login          {username, password} as JSON or a form → session cookie
-//   POST /auth/logout         ends the session (CSRF token required)
+//   POST /auth/login          {username, password} as JSON or a form → login cookie
+//   POST /auth/logout         ends the login (CSRF token required)
 //   GET  /auth/whoami         the signed-in user and their CSRF token; 401 when signed out
 //   POST /auth/password       {currentPassword, newPassword} (CSRF token required)
 //   GET  /auth/methods        which sign-in methods are on: {password, oidc}, and
 //                             whether reading needs sign-in: {signInRequired}
 //   GET  /auth/oidc/login?returnTo=/path   → 302 to the identity provider
-//   GET  /auth/oidc/callback  the provider's redirect back → session cookie, 302 to returnTo
+//   GET  /auth/oidc/callback  the provider's redirect back → login cookie, 302 to returnTo
 //
 // JSON requests get JSON answers; a form post (no JavaScript) gets a 303
 // redirect: to returnTo on success, to /login?error=<code>&returnTo=… on
@@ -19,7 +19,9 @@ import type http from "node:http";
 import type { Accounts, Authenticated } from "@/lib/accounts/accounts";
 import { clientAddress } from "@/lib/accounts/client-address";
 import type { Env } from "@/lib/accounts/env";
-import { allowedOriginsFor, checkCsrf, checkOrigin, headerValue, isSecureRequest, readSessionCookie } from "@/lib/accounts/sessions";
+import { allowedOriginsFor, checkCsrf, checkOrigin } from "@/lib/accounts/csrf";
+import { readLoginCookie } from "@/lib/accounts/login-cookie";
+import { headerValue, isSecureRequest } from "@/lib/accounts/request";
 import { OidcLoginError, clearOidcStateCookie, oidcStateCookie, readOidcStateCookie, safeReturnTo, type OidcLogin } from "@/lib/oidc";
 import type { GatewayLogger } from "@/lib/gateway/logger";
 
@@ -161,12 +163,12 @@ export function createAuthRoutes(options: AuthRoutesOptions): (req: Req, res: Re
         if (form) return redirect(res, 303, loginErrorLocation(LOGIN_CODES[result.status] ?? "invalid", returnTo));
         return send(res, result.status, { error: result.reason }, [], extra);
       }
-      // A new sign-in replaces whatever session this browser had.
-      const previous = accounts.sessions.get(readSessionCookie(req.headers));
-      if (previous) accounts.sessions.destroy(previous);
+      // A new sign-in replaces whatever login this browser had.
+      const previous = accounts.logins.get(readLoginCookie(req.headers));
+      if (previous) accounts.logins.destroy(previous);
       const cookie = accounts.cookieFor(result.cookieValue, { secure: secure(req, env) });
       if (form) return redirect(res, 303, returnTo, [cookie]);
-      const auth: Authenticated = { session: result.session, user: result.user, mustChangePassword: result.mustChangePassword };
+      const auth: Authenticated = { login: result.login, user: result.user, mustChangePassword: result.mustChangePassword };
       send(res, 200, accounts.whoami(auth), [cookie]);
     } catch (e) {
       if (!(e instanceof HttpError)) throw e;
@@ -177,9 +179,9 @@ export function createAuthRoutes(options: AuthRoutesOptions): (req: Req, res: Re
 
   async function logout(req: Req, res: Res): Promise<void> {
     const isSecure = secure(req, env);
-    const session = accounts.sessions.get(readSessionCookie(req.headers));
-    const check = session
-      ? checkCsrf({ method: "POST", headers: req.headers }, session, { allowedOrigins: allowedOrigins(req, env) })
+    const login = accounts.logins.get(readLoginCookie(req.headers));
+    const check = login
+      ? checkCsrf({ method: "POST", headers: req.headers }, login, { allowedOrigins: allowedOrigins(req, env) })
       : checkOrigin(req.headers, allowedOrigins(req, env));
     if (!check.ok) return send(res, 403, { error: `Sign-out refused: ${check.reason}.` });
     const cookies = accounts.logout(req.headers, { secure: isSecure });
@@ -196,7 +198,7 @@ export function createAuthRoutes(options: AuthRoutesOptions): (req: Req, res: Re
   async function changePassword(req: Req, res: Res): Promise<void> {
     const auth = await accounts.authenticate(req.headers);
     if (!auth) return send(res, 401, { error: "Not signed in." });
-    const csrf = checkCsrf({ method: "POST", headers: req.headers }, auth.session, { allowedOrigins: allowedOrigins(req, env) });
+    const csrf = checkCsrf({ method: "POST", headers: req.headers }, auth.login, { allowedOrigins: allowedOrigins(req, env) });
     if (!csrf.ok) return send(res, 403, { error: `Request refused: ${csrf.reason}.` });
     let body: Record<string, unknown>;
     try {
@@ -232,10 +234,10 @@ export function createAuthRoutes(options: AuthRoutesOptions): (req: Req, res: Re
     const clearState = clearOidcStateCookie({ secure: isSecure });
     try {
       const done = await oidc.completeLogin(req.url ?? "/", readOidcStateCookie(req.headers));
-      const previous = accounts.sessions.get(readSessionCookie(req.headers));
-      if (previous) accounts.sessions.destroy(previous);
+      const previous = accounts.logins.get(readLoginCookie(req.headers));
+      if (previous) accounts.logins.destroy(previous);
       const userAgent = headerValue(req.headers, "user-agent");
-      const { cookieValue } = accounts.startSession(done.user, {
+      const { cookieValue } = accounts.startLogin(done.user, {
         ip: clientIp(req, env),
         ...(userAgent !== undefined ? { userAgent } : {}),
       });

@@ -18,7 +18,7 @@ beforeEach(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "baton-people-"));
   usersFile = path.join(dir, "users.json");
   await writeUsersFile(usersFile, { version: 1, users: [{ username: "alice", displayName: "Alice", role: "operator", participantId: "human:alice", email: "alice@example.com" }] });
-  accounts = new Accounts({ usersFile, sessionSecret: SECRET, scrypt: TEST_SCRYPT, usersPollMs: 20 });
+  accounts = new Accounts({ usersFile, loginSecret: SECRET, scrypt: TEST_SCRYPT, usersPollMs: 20 });
   people = new ConsolePeople(accounts, silentLogger);
   await people.start();
 });

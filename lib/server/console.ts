@@ -429,7 +429,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
           });
           await fileHandoffs.close();
           // No request can change a sign-in any more: save them for the next start.
-          await auth?.accounts.flushSessions();
+          await auth?.accounts.flushLogins();
           await app?.close().catch((err: unknown) => logger.warn({ err }, "Next.js did not close cleanly"));
           await embedded?.close();
           people?.close();

@@ -22,7 +22,7 @@
 import { randomBytes } from "node:crypto";
 import type http from "node:http";
 import type { Env } from "@/lib/accounts/env";
-import { isSecureRequest } from "@/lib/accounts/sessions";
+import { isSecureRequest } from "@/lib/accounts/request";
 import { NONCE_HEADER } from "@/lib/client/nonce-header";
 
 export interface SecurityHeaderOptions {

@@ -68,7 +68,7 @@ export async function startTestConsole(people: readonly Person[], env: Record<st
   const usersFile = path.join(dir, "users.json");
   const boot = await ensureBootstrapAdmin(usersFile, { scrypt: TEST_SCRYPT });
   await addPeople(usersFile, people);
-  const accounts = new Accounts({ usersFile, sessionSecret: SECRET, scrypt: TEST_SCRYPT, logger: quiet });
+  const accounts = new Accounts({ usersFile, loginSecret: SECRET, scrypt: TEST_SCRYPT, logger: quiet });
   const full = {
     PORT: "0",
     BATON_STREAM_GRACE_MS: "0",

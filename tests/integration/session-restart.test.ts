@@ -36,7 +36,7 @@ afterAll(async () => {
 /** Start the console as `npm start` does: accounts (and their saved sign-ins) from the environment. */
 async function start(): Promise<RunningConsole> {
   const setup = await setupAccounts(env, quiet, { scrypt: TEST_SCRYPT });
-  expect(setup.sessionsFile).toBe(path.join(dir, "console-sessions.json"));
+  expect(setup.loginsFile).toBe(path.join(dir, "console-sessions.json"));
   const c = await startConsole({ config: loadConsoleConfig(env, ["--no-ui"], process.cwd()), env, logger: quiet, auth: { accounts: setup.accounts, secret: setup.secret } });
   running.push(c);
   return c;

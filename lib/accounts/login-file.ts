@@ -1,19 +1,22 @@
-// Console sign-in sessions on disk, so a restart of the console (an upgrade at
-// 3 a.m.) does not sign everyone out. Server-side only.
+// Console sign-ins ("logins") on disk, so a restart of the console (an
+// upgrade at 3 a.m.) does not sign everyone out. Server-side only. The
+// variable, the file name and the format's "sessions" key keep the names
+// they had when a login was called a session, so existing files load.
 //
-// The SessionStore stays the source of truth in memory; this file observes it
+// The LoginStore stays the source of truth in memory; this file observes it
 // and writes the whole set:
-// - sessions created or ended (sign-in, sign-out, expiry, password change,
+// - logins created or ended (sign-in, sign-out, expiry, password change,
 //   disabled users, limits) and updated principals: at most one write per
 //   250 ms (coalesced);
 // - idle-timer refreshes alone (every request): at most one write per 30 s.
-//   After a crash (no flush) a session's last activity on disk can be up to
+//   After a crash (no flush) a login's last activity on disk can be up to
 //   that much older than it really was, so on restart it may be idle-expired
 //   up to 30 s early — never late. A clean shutdown flushes.
 //
-// Location: BATON_SESSIONS_FILE, default `console-sessions.json` next to the
-// session secret file (./data/console-sessions.json); BATON_SESSIONS_FILE=off
-// keeps sessions in memory only. Format (version 1), mode 0600, written
+// Location: BATON_LOGINS_FILE (or its older name BATON_SESSIONS_FILE), default
+// `console-sessions.json` next to the session secret file
+// (./data/console-sessions.json); BATON_LOGINS_FILE=off
+// keeps logins in memory only. Format (version 1), mode 0600, written
 // atomically (temporary file in the same folder, fsync, rename, fsync folder):
 //
 //   {
@@ -47,31 +50,34 @@ import {
   MAX_IP_CHARS,
   MAX_USER_AGENT_CHARS,
   type Principal,
-  type SessionChange,
-  type SessionStore,
-  type StoredSession,
-} from "./sessions";
+  type LoginChange,
+  type LoginStore,
+  type StoredLogin,
+} from "./logins";
 
-export const SESSIONS_FILE_NAME = "console-sessions.json";
-export const SESSIONS_FILE_VERSION = 1;
+export const LOGINS_FILE_NAME = "console-sessions.json";
+export const LOGINS_FILE_VERSION = 1;
 /** Created or ended sessions are written at most this often. */
 export const DEFAULT_WRITE_DELAY_MS = 250;
 /** Idle-timer refreshes alone are written at most this often. */
 export const DEFAULT_TOUCH_DELAY_MS = 30_000;
 
 /**
- * The sessions file from the environment, or null when persistence is off
- * (BATON_SESSIONS_FILE=off). Default: console-sessions.json in the folder of
- * the session secret file (BATON_SESSION_SECRET_FILE, default ./data/).
+ * The logins file from the environment, or null when persistence is off
+ * (BATON_LOGINS_FILE=off). BATON_SESSIONS_FILE, its older name, is still
+ * read when BATON_LOGINS_FILE is unset or empty. Default:
+ * console-sessions.json in the folder of the session secret file
+ * (BATON_SESSION_SECRET_FILE, default ./data/).
  */
-export function sessionsFilePath(env: Env = process.env): string | null {
-  const configured = env.BATON_SESSIONS_FILE?.trim();
+export function loginsFilePath(env: Env = process.env): string | null {
+  const preferred = env.BATON_LOGINS_FILE?.trim();
+  const configured = preferred !== undefined && preferred !== "" ? preferred : env.BATON_SESSIONS_FILE?.trim();
   if (configured !== undefined && configured !== "") {
     return configured.toLowerCase() === "off" ? null : path.resolve(configured);
   }
   const secretFile = env.BATON_SESSION_SECRET_FILE?.trim();
   const base = secretFile !== undefined && secretFile !== "" ? secretFile : path.join(batonDataDir(env), "session-secret");
-  return path.resolve(path.dirname(base), SESSIONS_FILE_NAME);
+  return path.resolve(path.dirname(base), LOGINS_FILE_NAME);
 }
 
 /** Which secret the sessions were written under, without revealing it. */
@@ -120,7 +126,7 @@ function parsePrincipal(v: unknown): Principal | string {
 }
 
 /** One persisted session, or the reason it is malformed. */
-export function parseStoredSession(key: string, v: unknown): StoredSession | string {
+export function parseStoredLogin(key: string, v: unknown): StoredLogin | string {
   if (!B64URL_43.test(key)) return "key: must be a SHA-256 in base64url";
   if (!isObj(v)) return "must be an object";
   const extra = unknownKey(v, RECORD_KEYS);
@@ -148,11 +154,11 @@ export function parseStoredSession(key: string, v: unknown): StoredSession | str
 }
 
 /** Thrown for a file that is not a sessions file at all (moved aside at load). */
-class CorruptSessionsFile extends Error {}
+class CorruptLoginsFile extends Error {}
 
 interface ParsedFile {
   fingerprint: string;
-  sessions: StoredSession[];
+  sessions: StoredLogin[];
   malformed: string[];
 }
 
@@ -161,33 +167,33 @@ function parseFile(textContent: string): ParsedFile {
   try {
     data = JSON.parse(textContent) as unknown;
   } catch (e) {
-    throw new CorruptSessionsFile(`not JSON (${(e as Error).message})`);
+    throw new CorruptLoginsFile(`not JSON (${(e as Error).message})`);
   }
-  if (!isObj(data)) throw new CorruptSessionsFile("not a JSON object");
-  if (data.version !== SESSIONS_FILE_VERSION) throw new CorruptSessionsFile(`unsupported version ${JSON.stringify(data.version)} (expected ${SESSIONS_FILE_VERSION})`);
-  if (typeof data.secretFingerprint !== "string") throw new CorruptSessionsFile("secretFingerprint: missing");
-  if (!isObj(data.sessions)) throw new CorruptSessionsFile("sessions: must be an object");
-  const sessions: StoredSession[] = [];
+  if (!isObj(data)) throw new CorruptLoginsFile("not a JSON object");
+  if (data.version !== LOGINS_FILE_VERSION) throw new CorruptLoginsFile(`unsupported version ${JSON.stringify(data.version)} (expected ${LOGINS_FILE_VERSION})`);
+  if (typeof data.secretFingerprint !== "string") throw new CorruptLoginsFile("secretFingerprint: missing");
+  if (!isObj(data.sessions)) throw new CorruptLoginsFile("sessions: must be an object");
+  const sessions: StoredLogin[] = [];
   const malformed: string[] = [];
   for (const [key, value] of Object.entries(data.sessions)) {
-    const parsed = parseStoredSession(key, value);
+    const parsed = parseStoredLogin(key, value);
     if (typeof parsed === "string") malformed.push(parsed);
     else sessions.push(parsed);
   }
   return { fingerprint: data.secretFingerprint, sessions, malformed };
 }
 
-function serialize(fingerprint: string, savedAt: number, sessions: readonly StoredSession[]): string {
-  const byKey: Record<string, Omit<StoredSession, "key">> = {};
+function serialize(fingerprint: string, savedAt: number, sessions: readonly StoredLogin[]): string {
+  const byKey: Record<string, Omit<StoredLogin, "key">> = {};
   for (const { key, ...rest } of sessions) byKey[key] = rest;
-  return `${JSON.stringify({ version: SESSIONS_FILE_VERSION, secretFingerprint: fingerprint, savedAt, sessions: byKey })}\n`;
+  return `${JSON.stringify({ version: LOGINS_FILE_VERSION, secretFingerprint: fingerprint, savedAt, sessions: byKey })}\n`;
 }
 
 // ------------------------------------------------------------------ disk
 
 // ------------------------------------------------------------- the writer
 
-export interface SessionFileLogger {
+export interface LoginFileLogger {
   info(obj: Record<string, unknown>, msg: string): void;
   warn(obj: Record<string, unknown>, msg: string): void;
 }
@@ -202,18 +208,18 @@ const realScheduler: Scheduler = (fn, ms) => {
   return () => clearTimeout(t);
 };
 
-export interface SessionFileOptions {
+export interface LoginFileOptions {
   file: string;
   /** The session secret the cookies are signed with (only its fingerprint is stored). */
   secret: Buffer;
-  logger?: SessionFileLogger;
+  logger?: LoginFileLogger;
   writeDelayMs?: number;
   touchDelayMs?: number;
   scheduler?: Scheduler;
   now?: () => number;
 }
 
-export interface SessionFileLoad {
+export interface LoginFileLoad {
   /** Sessions kept in the store (live, well-formed, same secret). */
   restored: number;
   /** Records dropped: malformed, expired, over the limits or from another secret. */
@@ -222,32 +228,32 @@ export interface SessionFileLoad {
   movedTo?: string;
 }
 
-const silent: SessionFileLogger = { info: () => undefined, warn: () => undefined };
+const silent: LoginFileLogger = { info: () => undefined, warn: () => undefined };
 
 /**
- * Keeps a SessionStore in a file. `attach` loads the file into the store and
+ * Keeps a LoginStore in a file. `attach` loads the file into the store and
  * then writes the store's sessions on every change, coalesced; `flush` writes
  * what is pending now (for shutdown); `close` flushes and stops writing.
  */
-export class SessionFile {
+export class LoginFile {
   readonly file: string;
   private readonly fingerprint: string;
-  private readonly log: SessionFileLogger;
+  private readonly log: LoginFileLogger;
   private readonly writeDelayMs: number;
   private readonly touchDelayMs: number;
   private readonly scheduler: Scheduler;
   private readonly now: () => number;
-  private store: SessionStore | null = null;
+  private store: LoginStore | null = null;
   /** Only writes after a successful load (never clobbers a file it could not read). */
   private writable = false;
   private closed = false;
-  private pending: SessionChange | null = null;
+  private pending: LoginChange | null = null;
   private cancelTimer: (() => void) | null = null;
   private timerDelay = Infinity;
   private writing: Promise<void> | null = null;
   private writeCount = 0;
 
-  constructor(options: SessionFileOptions) {
+  constructor(options: LoginFileOptions) {
     this.file = path.resolve(options.file);
     this.fingerprint = secretFingerprint(options.secret);
     this.log = options.logger ?? silent;
@@ -268,8 +274,8 @@ export class SessionFile {
    * moved aside with a warning and the store starts empty. If it cannot even
    * be moved aside, sessions stay in memory only for this run.
    */
-  async attach(store: SessionStore): Promise<SessionFileLoad> {
-    if (this.store) throw new Error("SessionFile.attach: already attached");
+  async attach(store: LoginStore): Promise<LoginFileLoad> {
+    if (this.store) throw new Error("LoginFile.attach: already attached");
     this.store = store;
     store.observe((change) => this.schedule(change));
     const result = await this.load(store);
@@ -277,7 +283,7 @@ export class SessionFile {
     return result;
   }
 
-  private async load(store: SessionStore): Promise<SessionFileLoad> {
+  private async load(store: LoginStore): Promise<LoginFileLoad> {
     let content: string;
     try {
       content = await readFile(this.file, "utf8");
@@ -287,7 +293,7 @@ export class SessionFile {
         return { restored: 0, dropped: 0 };
       }
       if ((e as NodeJS.ErrnoException).code === "EISDIR") {
-        this.log.warn({ file: this.file }, "sessions file is a directory: sign-ins are kept in memory only (set BATON_SESSIONS_FILE to a file path, or off)");
+        this.log.warn({ file: this.file }, "sessions file is a directory: sign-ins are kept in memory only (set BATON_LOGINS_FILE to a file path, or off)");
         return { restored: 0, dropped: 0 };
       }
       return this.setAside(`cannot be read (${(e as Error).message})`);
@@ -296,7 +302,7 @@ export class SessionFile {
     try {
       parsed = parseFile(content);
     } catch (e) {
-      if (e instanceof CorruptSessionsFile) return this.setAside(e.message);
+      if (e instanceof CorruptLoginsFile) return this.setAside(e.message);
       throw e;
     }
     this.writable = true;
@@ -318,7 +324,7 @@ export class SessionFile {
   }
 
   /** Move an unreadable or corrupt file aside; persistence stays on only if that worked. */
-  private async setAside(problem: string): Promise<SessionFileLoad> {
+  private async setAside(problem: string): Promise<LoginFileLoad> {
     const stamp = new Date(this.now()).toISOString().replace(/[:.]/g, "-");
     const movedTo = `${this.file}.corrupt-${stamp}`;
     try {
@@ -336,7 +342,7 @@ export class SessionFile {
   }
 
   /** A change in the store: write soon ("change") or lazily ("touch"). */
-  schedule(change: SessionChange): void {
+  schedule(change: LoginChange): void {
     if (this.closed) return;
     if (this.pending !== "change") this.pending = change;
     if (!this.writable || this.writing) return; // armed once loaded / after the current write

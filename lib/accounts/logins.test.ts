@@ -3,21 +3,10 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LoginLimiter, SlidingWindow } from "@/lib/accounts/rate-limit";
-import {
-  SessionStore,
-  allowedOriginsFor,
-  checkCsrf,
-  checkOrigin,
-  clearSessionCookies,
-  isSecureRequest,
-  loadSessionSecret,
-  readCookie,
-  readSessionCookie,
-  sessionCookie,
-  signSessionId,
-  verifySessionCookieValue,
-  type Principal,
-} from "@/lib/accounts/sessions";
+import { allowedOriginsFor, checkCsrf, checkOrigin } from "@/lib/accounts/csrf";
+import { clearLoginCookies, loadLoginSecret, loginCookie, readLoginCookie, signLoginId, verifyLoginCookieValue } from "@/lib/accounts/login-cookie";
+import { LoginStore, type Principal } from "@/lib/accounts/logins";
+import { isSecureRequest, readCookie } from "@/lib/accounts/request";
 
 const SECRET = Buffer.from("0123456789abcdef0123456789abcdef-test-secret");
 const alice: Principal = { username: "alice", displayName: "Alice", role: "operator", participantId: "human:alice", authMethod: "password", ephemeral: false };
@@ -33,17 +22,17 @@ afterEach(async () => {
 describe("session secret", () => {
   it("uses BATON_SESSION_SECRET when set, and refuses short ones", async () => {
     const s = "x".repeat(40);
-    expect((await loadSessionSecret({ env: { BATON_SESSION_SECRET: s }, file: path.join(dir, "s") })).toString()).toBe(s);
-    await expect(loadSessionSecret({ env: { BATON_SESSION_SECRET: "short" } })).rejects.toThrow(/at least 32 characters/);
+    expect((await loadLoginSecret({ env: { BATON_SESSION_SECRET: s }, file: path.join(dir, "s") })).toString()).toBe(s);
+    await expect(loadLoginSecret({ env: { BATON_SESSION_SECRET: "short" } })).rejects.toThrow(/at least 32 characters/);
   });
 
   it("generates one secret, persisted with mode 0600, and reuses it", async () => {
     const file = path.join(dir, "data", "session-secret");
-    const [a, b] = await Promise.all([loadSessionSecret({ env: {}, file }), loadSessionSecret({ env: {}, file })]);
+    const [a, b] = await Promise.all([loadLoginSecret({ env: {}, file }), loadLoginSecret({ env: {}, file })]);
     expect(a.length).toBeGreaterThanOrEqual(32);
     expect(a.equals(b as Buffer)).toBe(true);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
-    expect((await loadSessionSecret({ env: {}, file })).equals(a)).toBe(true);
+    expect((await loadLoginSecret({ env: {}, file })).equals(a)).toBe(true);
     expect((await readFile(file, "utf8")).trim()).toBe(a.toString());
   });
 });
@@ -51,36 +40,36 @@ describe("session secret", () => {
 describe("signed cookie values", () => {
   it("round-trips and rejects tampering", () => {
     const sid = "A".repeat(43);
-    const v = signSessionId(SECRET, sid);
-    expect(verifySessionCookieValue(SECRET, v)).toBe(sid);
-    expect(verifySessionCookieValue(Buffer.from("another secret that is long enough!!"), v)).toBeNull();
-    expect(verifySessionCookieValue(SECRET, `B${v.slice(1)}`)).toBeNull();
-    expect(verifySessionCookieValue(SECRET, v.slice(0, -1))).toBeNull();
-    expect(verifySessionCookieValue(SECRET, sid)).toBeNull();
-    expect(verifySessionCookieValue(SECRET, "")).toBeNull();
+    const v = signLoginId(SECRET, sid);
+    expect(verifyLoginCookieValue(SECRET, v)).toBe(sid);
+    expect(verifyLoginCookieValue(Buffer.from("another secret that is long enough!!"), v)).toBeNull();
+    expect(verifyLoginCookieValue(SECRET, `B${v.slice(1)}`)).toBeNull();
+    expect(verifyLoginCookieValue(SECRET, v.slice(0, -1))).toBeNull();
+    expect(verifyLoginCookieValue(SECRET, sid)).toBeNull();
+    expect(verifyLoginCookieValue(SECRET, "")).toBeNull();
   });
 });
 
-describe("SessionStore", () => {
+describe("LoginStore", () => {
   it("creates fresh sessions and finds them by cookie", () => {
-    const store = new SessionStore({ secret: SECRET });
+    const store = new LoginStore({ secret: SECRET });
     const a = store.create(alice);
     const b = store.create(alice);
-    expect(a.session.id).not.toBe(b.session.id);
-    expect(a.session.csrfToken).not.toBe(b.session.csrfToken);
+    expect(a.login.id).not.toBe(b.login.id);
+    expect(a.login.csrfToken).not.toBe(b.login.csrfToken);
     expect(store.get(a.cookieValue)?.principal.username).toBe("alice");
-    expect(store.get(`${a.session.id}.${"A".repeat(43)}`)).toBeUndefined();
+    expect(store.get(`${a.login.id}.${"A".repeat(43)}`)).toBeUndefined();
     expect(store.get(undefined)).toBeUndefined();
-    store.destroy(a.session);
+    store.destroy(a.login);
     expect(store.get(a.cookieValue)).toBeUndefined();
     expect(store.get(b.cookieValue)).toBeDefined();
   });
 
   it("expires on idle and on the absolute limit", () => {
     let now = 0;
-    const store = new SessionStore({ secret: SECRET, idleMs: 1000, absoluteMs: 5000, now: () => now });
-    const { cookieValue, session } = store.create(alice);
-    expect(store.endsAt(session)).toBe(1000);
+    const store = new LoginStore({ secret: SECRET, idleMs: 1000, absoluteMs: 5000, now: () => now });
+    const { cookieValue, login } = store.create(alice);
+    expect(store.endsAt(login)).toBe(1000);
     for (now = 900; now < 4900; now += 900) expect(store.get(cookieValue)).toBeDefined();
     now = 5000;
     expect(store.get(cookieValue)).toBeUndefined();
@@ -93,7 +82,7 @@ describe("SessionStore", () => {
   });
 
   it("bounds sessions per user and overall, and ends a user's sessions", () => {
-    const store = new SessionStore({ secret: SECRET, maxPerUser: 2, maxSessions: 3 });
+    const store = new LoginStore({ secret: SECRET, maxPerUser: 2, maxLogins: 3 });
     const a1 = store.create(alice);
     const a2 = store.create(alice);
     const a3 = store.create(alice);
@@ -105,7 +94,7 @@ describe("SessionStore", () => {
     expect(store.get(carol.cookieValue)).toBeDefined();
     // The global bound dropped the oldest session (a2).
     expect(store.get(a2.cookieValue)).toBeUndefined();
-    expect(store.destroyForUser("alice", a3.session.id)).toBe(0);
+    expect(store.destroyForUser("alice", a3.login.id)).toBe(0);
     expect(store.get(a3.cookieValue)).toBeDefined();
     expect(store.destroyForUser("alice")).toBe(1);
     expect(store.get(a3.cookieValue)).toBeUndefined();
@@ -113,7 +102,7 @@ describe("SessionStore", () => {
   });
 
   it("never groups OIDC-only users with users-file names", () => {
-    const store = new SessionStore({ secret: SECRET });
+    const store = new LoginStore({ secret: SECRET });
     const local = store.create(alice);
     const sso = store.create({ ...alice, ephemeral: true, authMethod: "oidc", oidcSubject: "sub-1" });
     expect(store.destroyForUser("alice")).toBe(1);
@@ -124,11 +113,11 @@ describe("SessionStore", () => {
 
 describe("cookies", () => {
   it("sets HttpOnly, SameSite=Lax, Path=/ and Secure with the __Host- name on https", () => {
-    expect(sessionCookie("v.s", { secure: false, maxAgeSeconds: 60 })).toBe("baton_session=v.s; Path=/; HttpOnly; SameSite=Lax; Max-Age=60");
-    expect(sessionCookie("v.s", { secure: true, maxAgeSeconds: 60 })).toBe(
+    expect(loginCookie("v.s", { secure: false, maxAgeSeconds: 60 })).toBe("baton_session=v.s; Path=/; HttpOnly; SameSite=Lax; Max-Age=60");
+    expect(loginCookie("v.s", { secure: true, maxAgeSeconds: 60 })).toBe(
       "__Host-baton_session=v.s; Path=/; HttpOnly; SameSite=Lax; Max-Age=60; Secure",
     );
-    expect(clearSessionCookies({ secure: true })).toEqual([
+    expect(clearLoginCookies({ secure: true })).toEqual([
       "baton_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0; Secure",
       "__Host-baton_session=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0; Secure",
     ]);
@@ -138,8 +127,8 @@ describe("cookies", () => {
     expect(readCookie("a=1; baton_session=x.y; b=2", "baton_session")).toBe("x.y");
     expect(readCookie("baton_session_x=1", "baton_session")).toBeUndefined();
     expect(readCookie("a=%E0%A4%A", "a")).toBeUndefined();
-    expect(readSessionCookie({ cookie: "__Host-baton_session=h.s; baton_session=p.s" })).toBe("h.s");
-    expect(readSessionCookie(new Headers({ cookie: "baton_session=p.s" }))).toBe("p.s");
+    expect(readLoginCookie({ cookie: "__Host-baton_session=h.s; baton_session=p.s" })).toBe("h.s");
+    expect(readLoginCookie(new Headers({ cookie: "baton_session=p.s" }))).toBe("p.s");
   });
 
   it("decides Secure from TLS, configuration or a trusted proxy", () => {
@@ -243,14 +232,14 @@ describe("rate limiting", () => {
 describe("session events (open streams follow them)", () => {
   it("tell listeners about every session that ends or changes, however it happens, and peek never counts as activity", () => {
     let now = 1_000;
-    const store = new SessionStore({ secret: SECRET, idleMs: 100, absoluteMs: 10_000, maxPerUser: 2, now: () => now });
+    const store = new LoginStore({ secret: SECRET, idleMs: 100, absoluteMs: 10_000, maxPerUser: 2, now: () => now });
     const events: string[] = [];
-    const off = store.onSessionEvent((e) => events.push(`${e.kind}:${e.key.slice(0, 4)}`));
+    const off = store.onLoginEvent((e) => events.push(`${e.kind}:${e.key.slice(0, 4)}`));
     const short = (k: string) => k.slice(0, 4);
-    const a = store.create(alice).session;
-    const b = store.create(alice).session;
+    const a = store.create(alice).login;
+    const b = store.create(alice).login;
     // A third sign-in evicts the oldest (maxPerUser 2).
-    const c = store.create(alice).session;
+    const c = store.create(alice).login;
     expect(events).toEqual([`ended:${short(a.key)}`]);
     store.update(b, { principal: { ...alice, role: "viewer" } });
     store.update(b, { principal: { ...alice, role: "viewer" } }); // no change, no event
@@ -266,8 +255,8 @@ describe("session events (open streams follow them)", () => {
     expect(store.peek(c.key)).toBeUndefined();
     expect(events.at(-1)).toBe(`ended:${short(c.key)}`);
     // destroyForUser ends every remaining one.
-    const d = store.create(alice).session;
-    const e = store.create({ ...alice, username: "eve" }).session;
+    const d = store.create(alice).login;
+    const e = store.create({ ...alice, username: "eve" }).login;
     store.destroyForUser("alice");
     expect(events.at(-1)).toBe(`ended:${short(d.key)}`);
     off();

@@ -4,8 +4,9 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Accounts, createAccountsFromEnv } from "@/lib/accounts/accounts";
 import { TEST_SCRYPT, hashPassword } from "@/lib/accounts/password";
-import { SessionFile, parseStoredSession, secretFingerprint, sessionsFilePath, type Scheduler, type SessionFileLogger } from "@/lib/accounts/session-file";
-import { SessionStore, sessionKey, type Principal } from "@/lib/accounts/sessions";
+import { LoginFile, parseStoredLogin, secretFingerprint, loginsFilePath, type Scheduler, type LoginFileLogger } from "@/lib/accounts/login-file";
+import { loginKey } from "@/lib/accounts/login-cookie";
+import { LoginStore, type Principal } from "@/lib/accounts/logins";
 import { updateUsersFile, writeUsersFile } from "@/lib/accounts/users-file";
 
 const SECRET = Buffer.from("0123456789abcdef0123456789abcdef-test-secret");
@@ -16,7 +17,7 @@ let dir: string;
 let file: string;
 let now: number;
 let warnings: Array<{ obj: Record<string, unknown>; msg: string }>;
-const logger: SessionFileLogger = { info: () => undefined, warn: (obj, msg) => warnings.push({ obj, msg }) };
+const logger: LoginFileLogger = { info: () => undefined, warn: (obj, msg) => warnings.push({ obj, msg }) };
 
 /** Timers that fire only when the test says so. */
 function manualScheduler() {
@@ -40,12 +41,12 @@ function manualScheduler() {
   };
 }
 
-function newStore(options: { idleMs?: number; absoluteMs?: number; maxPerUser?: number } = {}): SessionStore {
-  return new SessionStore({ secret: SECRET, now: () => now, ...options });
+function newStore(options: { idleMs?: number; absoluteMs?: number; maxPerUser?: number } = {}): LoginStore {
+  return new LoginStore({ secret: SECRET, now: () => now, ...options });
 }
 
-async function open(store: SessionStore, extra: { secret?: Buffer; scheduler?: Scheduler } = {}) {
-  const sf = new SessionFile({ file, secret: extra.secret ?? SECRET, logger, now: () => now, ...(extra.scheduler ? { scheduler: extra.scheduler } : {}) });
+async function open(store: LoginStore, extra: { secret?: Buffer; scheduler?: Scheduler } = {}) {
+  const sf = new LoginFile({ file, secret: extra.secret ?? SECRET, logger, now: () => now, ...(extra.scheduler ? { scheduler: extra.scheduler } : {}) });
   const load = await sf.attach(store);
   return { sf, load };
 }
@@ -60,17 +61,25 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe("sessionsFilePath", () => {
+describe("loginsFilePath", () => {
   it("defaults to console-sessions.json next to the session secret, and BATON_SESSIONS_FILE=off turns it off", () => {
-    expect(sessionsFilePath({})).toBe(path.resolve("data", "console-sessions.json"));
-    expect(sessionsFilePath({ BATON_SESSION_SECRET_FILE: "/srv/baton/secret" })).toBe("/srv/baton/console-sessions.json");
-    expect(sessionsFilePath({ BATON_SESSIONS_FILE: "/var/lib/baton/s.json" })).toBe("/var/lib/baton/s.json");
-    expect(sessionsFilePath({ BATON_SESSIONS_FILE: "off" })).toBeNull();
-    expect(sessionsFilePath({ BATON_SESSIONS_FILE: " OFF " })).toBeNull();
+    expect(loginsFilePath({})).toBe(path.resolve("data", "console-sessions.json"));
+    expect(loginsFilePath({ BATON_SESSION_SECRET_FILE: "/srv/baton/secret" })).toBe("/srv/baton/console-sessions.json");
+    expect(loginsFilePath({ BATON_SESSIONS_FILE: "/var/lib/baton/s.json" })).toBe("/var/lib/baton/s.json");
+    expect(loginsFilePath({ BATON_SESSIONS_FILE: "off" })).toBeNull();
+    expect(loginsFilePath({ BATON_SESSIONS_FILE: " OFF " })).toBeNull();
+  });
+
+  it("reads BATON_LOGINS_FILE first, and BATON_SESSIONS_FILE (its older name) when it is unset or empty", () => {
+    expect(loginsFilePath({ BATON_LOGINS_FILE: "/var/lib/baton/l.json" })).toBe("/var/lib/baton/l.json");
+    expect(loginsFilePath({ BATON_LOGINS_FILE: "/var/lib/baton/l.json", BATON_SESSIONS_FILE: "/var/lib/baton/s.json" })).toBe("/var/lib/baton/l.json");
+    expect(loginsFilePath({ BATON_LOGINS_FILE: "off", BATON_SESSIONS_FILE: "/var/lib/baton/s.json" })).toBeNull();
+    expect(loginsFilePath({ BATON_LOGINS_FILE: " ", BATON_SESSIONS_FILE: "/var/lib/baton/s.json" })).toBe("/var/lib/baton/s.json");
+    expect(loginsFilePath({ BATON_LOGINS_FILE: "", BATON_SESSIONS_FILE: "off" })).toBeNull();
   });
 });
 
-describe("SessionFile", () => {
+describe("LoginFile", () => {
   it("round-trips: a new store from the same file accepts the same cookie, with the same CSRF token and principal", async () => {
     const a = newStore();
     const { sf } = await open(a);
@@ -84,12 +93,12 @@ describe("SessionFile", () => {
     expect(load).toEqual({ restored: 2, dropped: 0 });
     const back = b.get(made.cookieValue);
     expect(back).toMatchObject({
-      id: made.session.id,
-      key: made.session.key,
+      id: made.login.id,
+      key: made.login.key,
       principal: alice,
-      csrfToken: made.session.csrfToken,
-      createdAt: made.session.createdAt,
-      expiresAt: made.session.expiresAt,
+      csrfToken: made.login.csrfToken,
+      createdAt: made.login.createdAt,
+      expiresAt: made.login.expiresAt,
       lastSeenAt: now,
       ip: "10.0.0.1",
       userAgent: "Firefox",
@@ -97,7 +106,7 @@ describe("SessionFile", () => {
     });
     expect(b.get(sso.cookieValue)?.principal).toEqual(zoe);
     // A forged cookie for a restored session is still refused.
-    expect(b.get(`${made.session.id}.${"A".repeat(43)}`)).toBeUndefined();
+    expect(b.get(`${made.login.id}.${"A".repeat(43)}`)).toBeUndefined();
     // Ending a restored session by record works (it is keyed by the id's hash).
     b.destroyForUser("alice", undefined);
     expect(b.get(made.cookieValue)).toBeUndefined();
@@ -110,10 +119,10 @@ describe("SessionFile", () => {
     await sf.flush();
     const text = await readFile(file, "utf8");
     for (const m of made) {
-      expect(text).not.toContain(m.session.id);
+      expect(text).not.toContain(m.login.id);
       expect(text).not.toContain(m.cookieValue.split(".")[1]);
-      expect(text).toContain(sessionKey(m.session.id));
-      expect(text).toContain(m.session.csrfToken);
+      expect(text).toContain(loginKey(m.login.id));
+      expect(text).toContain(m.login.csrfToken);
     }
     expect(text).not.toContain(SECRET.toString());
     const data = JSON.parse(text) as { version: number; secretFingerprint: string; sessions: Record<string, unknown> };
@@ -133,9 +142,9 @@ describe("SessionFile", () => {
     const s3 = a.create({ ...alice, username: "carol", participantId: "human:carol" });
     const s4 = a.create({ ...alice, username: "carol", participantId: "human:carol" });
     await sf.flush();
-    a.destroy(s1.session);
-    expect(a.destroyForUser("carol", s4.session.id)).toBe(1);
-    a.update(s2.session, { principal: { ...s2.session.principal, role: "admin" } });
+    a.destroy(s1.login);
+    expect(a.destroyForUser("carol", s4.login.id)).toBe(1);
+    a.update(s2.login, { principal: { ...s2.login.principal, role: "admin" } });
     await sf.flush();
 
     const b = newStore();
@@ -174,12 +183,12 @@ describe("SessionFile", () => {
     const { sf: cf, load } = await open(c);
     expect(load.restored).toBe(2);
     expect(c.get(old.cookieValue)).toBeUndefined();
-    expect(c.get(active.cookieValue)?.expiresAt).toBe(active.session.createdAt + 12 * hour);
+    expect(c.get(active.cookieValue)?.expiresAt).toBe(active.login.createdAt + 12 * hour);
     expect(c.get(shortLived.cookieValue)).toBeDefined();
     await cf.flush();
     const d = newStore({ idleMs: 8 * hour, absoluteMs: 48 * hour });
     await open(d);
-    expect(d.get(active.cookieValue)?.expiresAt).toBe(active.session.createdAt + 12 * hour);
+    expect(d.get(active.cookieValue)?.expiresAt).toBe(active.login.createdAt + 12 * hour);
 
     // Past everyone's absolute limit: nothing comes back.
     now += 48 * hour;
@@ -206,7 +215,7 @@ describe("SessionFile", () => {
     const good = a.create(alice);
     await sf.flush();
     const data = JSON.parse(await readFile(file, "utf8")) as { sessions: Record<string, Record<string, unknown>> };
-    const record = data.sessions[good.session.key] ?? {};
+    const record = data.sessions[good.login.key] ?? {};
     data.sessions["B".repeat(43)] = { ...record, principal: { ...alice, role: "owner" } };
     data.sessions["C".repeat(43)] = { ...record, createdAt: "yesterday" };
     data.sessions["D".repeat(43)] = { ...record, passwordHash: "scrypt$…" };
@@ -215,9 +224,9 @@ describe("SessionFile", () => {
 
     const b = newStore();
     expect((await open(b)).load).toEqual({ restored: 1, dropped: 4 });
-    expect(b.get(good.cookieValue)?.csrfToken).toBe(good.session.csrfToken);
+    expect(b.get(good.cookieValue)?.csrfToken).toBe(good.login.csrfToken);
     expect(warnings.map((w) => w.msg)).toEqual(["sessions file: dropped malformed sessions"]);
-    expect(parseStoredSession("E".repeat(43), { ...record, principal: { ...zoe, oidcSubject: undefined } })).toMatch(/ephemeral/);
+    expect(parseStoredLogin("E".repeat(43), { ...record, principal: { ...zoe, oidcSubject: undefined } })).toMatch(/ephemeral/);
   });
 
   it("moves a corrupt file aside with a warning and starts with no sessions", async () => {
@@ -253,12 +262,12 @@ describe("SessionFile", () => {
     const made = a.create(alice);
     await sf.flush();
     const other = Buffer.from("another-session-secret-that-is-long-enough!!");
-    const b = new SessionStore({ secret: other, now: () => now });
+    const b = new LoginStore({ secret: other, now: () => now });
     const { sf: bf, load } = await open(b, { secret: other });
     expect(load).toEqual({ restored: 0, dropped: 1 });
     await bf.flush();
     expect(JSON.parse(await readFile(file, "utf8"))).toMatchObject({ secretFingerprint: secretFingerprint(other), sessions: {} });
-    expect(made.session.key in (JSON.parse(await readFile(file, "utf8")) as { sessions: object }).sessions).toBe(false);
+    expect(made.login.key in (JSON.parse(await readFile(file, "utf8")) as { sessions: object }).sessions).toBe(false);
   });
 
   it("coalesces writes: many changes, one write; activity alone waits for the slow timer", async () => {
@@ -267,7 +276,7 @@ describe("SessionFile", () => {
     const { sf } = await open(store, { scheduler: timers.scheduler });
     expect(timers.pending()).toEqual([]);
     const made = Array.from({ length: 50 }, () => store.create(alice, { ip: "10.0.0.1" }));
-    store.destroy(made[49]?.session ?? "");
+    store.destroy(made[49]?.login ?? "");
     expect(timers.pending()).toEqual([250]);
     expect(sf.writes).toBe(0);
     timers.fire();
@@ -292,7 +301,7 @@ describe("SessionFile", () => {
     expect(sf.writes).toBe(3);
     expect(timers.pending()).toEqual([]);
     const data = JSON.parse(await readFile(file, "utf8")) as { sessions: Record<string, { lastSeenAt: number }> };
-    expect(data.sessions[made[48]?.session.key ?? ""]?.lastSeenAt).toBe(now);
+    expect(data.sessions[made[48]?.login.key ?? ""]?.lastSeenAt).toBe(now);
     // Nothing pending: flush does not write.
     await sf.flush();
     expect(sf.writes).toBe(3);
@@ -330,8 +339,8 @@ describe("Accounts with a sessions file", () => {
   });
 
   const make = async () => {
-    const acc = new Accounts({ usersFile, sessionSecret: SECRET, scrypt: TEST_SCRYPT, sessionsFile: file, now: () => now });
-    await acc.restoreSessions();
+    const acc = new Accounts({ usersFile, loginSecret: SECRET, scrypt: TEST_SCRYPT, loginsFile: file, now: () => now });
+    await acc.restoreLogins();
     return acc;
   };
   const cookie = (v: string) => ({ cookie: `baton_session=${v}` });
@@ -343,12 +352,12 @@ describe("Accounts with a sessions file", () => {
     if (!a.ok || !b.ok) throw new Error("sign-in failed");
     const auth = await first.authenticate(cookie(a.cookieValue));
     expect(await first.changePassword(auth!, PASSWORD, "a brand new long password", "10.0.0.1")).toEqual({ ok: true });
-    await first.flushSessions();
+    await first.flushLogins();
 
     const second = await make();
     const again = await second.authenticate(cookie(a.cookieValue));
     expect(again?.user.username).toBe("alice");
-    expect(second.whoami(again!).csrfToken).toBe(a.session.csrfToken);
+    expect(second.whoami(again!).csrfToken).toBe(a.login.csrfToken);
     expect(await second.authenticate(cookie(b.cookieValue))).toBeNull();
   });
 
@@ -356,16 +365,16 @@ describe("Accounts with a sessions file", () => {
     const first = await make();
     const a = await first.login({ username: "alice", password: PASSWORD, ip: "10.0.0.1" });
     if (!a.ok) throw new Error("sign-in failed");
-    await first.flushSessions();
+    await first.flushLogins();
     await updateUsersFile(usersFile, (data) => {
       const u = data.users[0];
       if (u) u.disabled = true;
     });
     const second = await make();
     expect(await second.authenticate(cookie(a.cookieValue))).toBeNull();
-    await second.flushSessions();
+    await second.flushLogins();
     const third = await make();
-    expect(third.sessions.size).toBe(0);
+    expect(third.logins.size).toBe(0);
   });
 
   it("BATON_SESSIONS_FILE=off keeps sign-ins in memory only", async () => {
@@ -373,15 +382,15 @@ describe("Accounts with a sessions file", () => {
       { BATON_USERS_FILE: usersFile, BATON_SESSION_SECRET_FILE: path.join(dir, "session-secret"), BATON_SESSIONS_FILE: "off" },
       { scrypt: TEST_SCRYPT },
     );
-    expect(acc.sessionsFile).toBeNull();
+    expect(acc.loginsFile).toBeNull();
     expect((await acc.login({ username: "alice", password: PASSWORD, ip: "10.0.0.1" })).ok).toBe(true);
-    await acc.flushSessions();
+    await acc.flushLogins();
     expect((await readdir(dir)).sort()).toEqual(["session-secret", "users.json"]);
 
     const on = await createAccountsFromEnv({ BATON_USERS_FILE: usersFile, BATON_SESSION_SECRET_FILE: path.join(dir, "session-secret") }, { scrypt: TEST_SCRYPT });
-    expect(on.sessionsFile).toBe(file);
+    expect(on.loginsFile).toBe(file);
     expect((await on.login({ username: "alice", password: PASSWORD, ip: "10.0.0.1" })).ok).toBe(true);
-    await on.flushSessions();
+    await on.flushLogins();
     expect((await readdir(dir)).sort()).toEqual(["console-sessions.json", "session-secret", "users.json"]);
   });
 });
