@@ -3,20 +3,17 @@
 // runtime it says so, naming the runtime and its address as the part that is
 // down (the console still serves what it has), and it goes away by itself
 // when the runtime answers again. Polling starts after the page has loaded
-// (lib/client/runtime-status.ts).
+// (lib/client/runtime-status.ts). Signed out where reads need sign-in, the
+// status answers 401 and nothing is shown.
 
 import { useEffect } from "react";
 import { afterLoadAndIdle } from "@/lib/client/after-load";
 import { startRuntimeStatusPoller, useOutage } from "@/lib/client/runtime-status";
-import { useWhoAmI } from "@/lib/client/use-whoami";
 import { Icon } from "@/components/Icon";
 import { Timestamp } from "@/components/Time";
 
 export function RuntimeBanner() {
-  const { me } = useWhoAmI();
-  const signedIn = Boolean(me);
   useEffect(() => {
-    if (!signedIn) return;
     let stop: (() => void) | undefined;
     const cancel = afterLoadAndIdle(window, () => {
       stop = startRuntimeStatusPoller({
@@ -37,7 +34,7 @@ export function RuntimeBanner() {
       cancel();
       stop?.();
     };
-  }, [signedIn]);
+  }, []);
   const outage = useOutage();
   if (!outage) return null;
   return (
