@@ -6,6 +6,7 @@
 // RuntimeBanner.tsx) and the screens that would otherwise wait forever (the
 // inbox, the new-session form) read it from this store.
 
+import { useMemo } from "react";
 import { create } from "zustand";
 
 export interface RuntimeStatus {
@@ -38,8 +39,11 @@ export function outageOf(s: RuntimeStatusState): Outage | null {
   return null;
 }
 
+/** The outage to show, if any (a new object only when the store changed: selectors must be stable). */
 export function useOutage(): Outage | null {
-  return useRuntimeStatusStore(outageOf);
+  const status = useRuntimeStatusStore((s) => s.status);
+  const consoleFailures = useRuntimeStatusStore((s) => s.consoleFailures);
+  return useMemo(() => outageOf({ status, consoleFailures }), [status, consoleFailures]);
 }
 
 /** Read a /status/runtime answer; null when it is not one. */
