@@ -19,6 +19,11 @@ const LAYERS = [
     ui: true,
   },
   { files: ["lib/authz/**"], forbid: ["runtime", "gateway", "server", "client", "cli", "agent", "demo"], ui: true },
+  {
+    files: ["lib/actions/**"],
+    forbid: ["runtime", "gateway", "server", "client", "cli", "agent", "demo", "accounts", "oidc", "handoff-files"],
+    ui: true,
+  },
   { files: ["lib/runtime/**"], forbid: ["gateway", "server", "client", "cli", "agent", "demo", "oidc"], ui: true },
   { files: ["lib/agent/**"], forbid: ["runtime", "gateway", "server", "client", "cli", "demo"], ui: true },
   { files: ["lib/handoff-files/**"], forbid: ["runtime", "gateway", "server", "client", "cli", "demo"], ui: true },

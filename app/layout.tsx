@@ -7,6 +7,7 @@ import { SiteHeader } from "@/components/SiteHeader";
 import { AuthGate } from "@/components/auth/AuthGate";
 import { InboxWatcher } from "@/components/inbox/InboxWatcher";
 import { KeyboardShortcuts } from "@/components/KeyboardShortcuts";
+import { RuntimeBanner } from "@/components/RuntimeBanner";
 import { THEME_INIT_SCRIPT } from "@/lib/client/theme";
 import { NONCE_HEADER } from "@/lib/client/nonce-header";
 import { pageData } from "@/lib/server/page-data";
@@ -42,6 +43,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
       <body className="min-h-dvh font-sans">
         <Providers>
           <SiteHeader filesEnabled={filesEnabled} />
+          <RuntimeBanner />
           <main id="main" tabIndex={-1} className="mx-auto max-w-[1600px] px-3 pt-4 pb-16 outline-none sm:px-5">
             <AuthGate>{children}</AuthGate>
           </main>

@@ -133,28 +133,34 @@ test("an on-call rotation with lead approval, driven by people in their own brow
     await expect(actionButton(a, "commit")).toHaveCount(0);
     await expect(a.getByTestId("waiting-on")).toHaveText("Waiting for Carol Lee to approve and commit the handoff to Dave Park.");
 
-    // Carol finds the approval in her inbox and commits, after confirming.
+    // Carol finds the approval in her inbox and approves from her card, after confirming:
+    // no commit form, no authority scope to type (it comes from the policy).
     const c = carol.page;
     await c.goto("/inbox");
     const approval = c.getByTestId("inbox-item").filter({ hasText: intent });
     await expect(approval).toHaveAttribute("data-kind", "APPROVAL");
     await expect(c.getByTestId("nav-inbox-count")).toHaveText("1");
     await approval.getByTestId("inbox-open").click();
-    await actionButton(c, "commit").click();
-    const commit = c.getByTestId("commit-form");
+    await expect(actionButton(c, "commit")).toHaveCount(0);
+    await expect(actionButton(c, "reject")).toBeVisible();
+    await actionButton(c, "approve").click();
+    const commit = c.getByTestId("approve-form");
+    await expect(commit).toContainText("Dave Park takes over payments-api primary on-call.");
+    await expect(commit.getByLabel("Authority scope")).toHaveCount(0);
     await expect(commit.getByLabel("Reason")).toHaveValue(/Dave Park \(human:dave\) takes over payments-api primary on-call/);
-    await commit.getByTestId("commit-form-submit").click();
-    const dialog = c.getByTestId("commit-confirm");
+    await commit.getByTestId("approve-form-submit").click();
+    const dialog = c.getByTestId("approve-confirm");
     await expect(dialog).toBeVisible();
     await expect(dialog).toContainText("Dave Park");
     // Focus starts on the safe choice; Escape goes back without committing.
     await expect(dialog.getByRole("button", { name: "Go back" })).toBeFocused();
     await c.keyboard.press("Escape");
     await expect(dialog).toBeHidden();
-    await commit.getByTestId("commit-form-submit").click();
-    await dialog.getByTestId("commit-confirm-confirm").click();
+    await commit.getByTestId("approve-form-submit").click();
+    await dialog.getByTestId("approve-confirm-confirm").click();
     await expectSessionPhase(c, "Committed", "Committed · positive");
     await expect(c.getByTestId("commitment")).toContainText("Dave Park (human:dave) takes over");
+    await expect(c.getByTestId("commitment")).toContainText("Authority scope: approver under");
 
     // Everyone sees the outcome live, the viewer included.
     for (const p of [a, b, d, v]) {

@@ -11,6 +11,7 @@ import { roleAtLeast } from "@/lib/authz/roles";
 import { initials, loginHref, postLogout, ROLE_LABELS } from "@/lib/client/auth";
 import { useWhoAmI } from "@/lib/client/use-whoami";
 import { Icon } from "@/components/Icon";
+import { NotificationToggle } from "@/components/inbox/NotificationToggle";
 
 const itemClass =
   "flex w-full items-center gap-2 rounded px-2.5 py-2 text-left text-sm text-slate-800 hover:bg-slate-100 dark:text-slate-100 dark:hover:bg-slate-800";
@@ -131,6 +132,11 @@ export function UserMenu() {
               <Link href="/account/password" className={itemClass}>
                 <Icon name="user" /> Change password
               </Link>
+            </li>
+          ) : null}
+          {open ? (
+            <li className="px-2.5 py-1.5" data-testid="menu-notifications">
+              <NotificationToggle compact />
             </li>
           ) : null}
           <li>

@@ -52,10 +52,11 @@ const VIRTUALIZE_ABOVE = 40;
 const ITEM_GAP = 8;
 
 function Row({ item, from }: { item: InboxItem; from: string }) {
+  const label = item.asApprover ? "Needs your approval" : INBOX_KIND_LABEL[item.kind];
   return (
     <div className="rounded-lg border border-slate-200 p-3 dark:border-slate-800" data-testid="inbox-item" data-kind={InboxItemKind[item.kind]} data-session={item.sessionId}>
       <div className="flex flex-wrap items-center gap-x-3 gap-y-1.5">
-        <Badge info={{ label: INBOX_KIND_LABEL[item.kind], tone: KIND_TONE[item.kind], icon: INBOX_KIND_ICON[item.kind], hint: INBOX_KIND_LABEL[item.kind] }} />
+        <Badge info={{ label, tone: KIND_TONE[item.kind], icon: INBOX_KIND_ICON[item.kind], hint: label }} />
         <span className="text-xs text-slate-700 dark:text-slate-300">
           from <strong className="font-semibold">{from}</strong> · <RelativeTime ms={item.sinceUnixMs} />
         </span>
@@ -76,7 +77,7 @@ function Row({ item, from }: { item: InboxItem; from: string }) {
         className="mt-2 inline-flex items-center gap-1 text-sm font-semibold text-blue-800 hover:underline dark:text-sky-300"
         data-testid="inbox-open"
       >
-        {ACTION_HINT[item.kind]} <Icon name="chevron-right" className="h-3.5 w-3.5" />
+        {item.asApprover ? "Approve or reject" : ACTION_HINT[item.kind]} <Icon name="chevron-right" className="h-3.5 w-3.5" />
         <span className="sr-only">: {clipLine(item.intent)}</span>
       </Link>
     </div>

@@ -1,14 +1,20 @@
 "use client";
-// "Inbox" in the navigation with a live count of what waits on the person.
+// "Inbox" in the navigation with a live count of what waits on the person,
+// also put in front of the tab title ("(2) Sessions · Baton").
 
 import clsx from "clsx";
 import Link from "next/link";
+import { useEffect } from "react";
 import { inboxCountLabel } from "@/lib/client/inbox-state";
+import { keepTitleCount } from "@/lib/client/title-count";
 import { useInbox } from "@/lib/client/use-inbox";
 
 export function InboxNavLink({ active, className }: { active: boolean; className: string }) {
   const { inbox } = useInbox();
   const count = inbox.items.length;
+  const shown = inbox.loaded ? count : 0;
+  // The tab title carries the count too, so a background tab shows that something waits.
+  useEffect(() => keepTitleCount(document, shown), [shown]);
   return (
     <Link href="/inbox" aria-current={active ? "page" : undefined} className={clsx(className, "inline-flex items-center gap-1.5")} data-testid="nav-inbox">
       Inbox

@@ -1,6 +1,7 @@
 "use client";
-// "Enable notifications": the only place Baton asks the browser for the
-// Notification permission, and only when the person clicks.
+// "Enable notifications": the only control that asks the browser for the
+// Notification permission, and only when the person clicks. Shown on /inbox
+// and, compact, in the account menu of every page.
 
 import { useEffect, useState } from "react";
 import {
@@ -13,7 +14,7 @@ import {
 import { Icon } from "@/components/Icon";
 import { Button } from "@/components/ui/forms";
 
-export function NotificationToggle() {
+export function NotificationToggle({ compact = false }: { compact?: boolean } = {}) {
   const [permission, setPermission] = useState<NotifyPermission | null>(null);
   const [wanted, setWanted] = useState(false);
   useEffect(() => {
@@ -24,14 +25,14 @@ export function NotificationToggle() {
   if (permission === null || permission === "unsupported") return null;
   if (permission === "denied") {
     return (
-      <p className="text-sm text-slate-700 dark:text-slate-300" data-testid="notifications-blocked">
+      <p className={compact ? "text-xs text-slate-700 dark:text-slate-300" : "text-sm text-slate-700 dark:text-slate-300"} data-testid="notifications-blocked">
         Notifications are blocked for this site in the browser’s settings.
       </p>
     );
   }
   if (wanted && permission === "granted") {
     return (
-      <div className="flex flex-wrap items-center gap-2 text-sm" data-testid="notifications-on">
+      <div className={compact ? "flex flex-wrap items-center gap-2 text-xs" : "flex flex-wrap items-center gap-2 text-sm"} data-testid="notifications-on">
         <span className="inline-flex items-center gap-1.5 text-emerald-800 dark:text-emerald-300">
           <Icon name="check-circle" /> Notifications are on for new items
         </span>
@@ -49,7 +50,8 @@ export function NotificationToggle() {
   }
   return (
     <Button
-      variant="secondary"
+      variant={compact ? "quiet" : "secondary"}
+      className={compact ? "w-full justify-start px-0" : undefined}
       data-testid="enable-notifications"
       onClick={() => {
         void requestNotificationPermission().then((p) => {

@@ -10,7 +10,8 @@ import { useRouter } from "next/navigation";
 import { useCallback, useMemo, useRef, useState, type FormEvent } from "react";
 import { decide } from "@/lib/authz/decide";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
-import { FORM_LIMITS, formFieldOf, jsonProblem, validateNewSession, type Errors, type NewSessionValues, type PolicyKind } from "@/lib/client/action-forms";
+import { LIMITS } from "@/lib/actions/rules";
+import { formFieldOf, jsonProblem, validateNewSession, type Errors, type NewSessionValues, type PolicyKind } from "@/lib/client/action-forms";
 import { approverChoices, participantChoices, type Directory } from "@/lib/client/directory";
 import { ROLE_LABELS, type WhoAmI } from "@/lib/client/auth";
 import { sessionHref } from "@/lib/client/route-params";
@@ -340,7 +341,7 @@ export function NewSessionForm({ me, directory }: { me: WhoAmI; directory: Direc
           placeholder='{"incident": "INC-4821"}'
           onChange={(e) => set("frozenContext", e.currentTarget.value)}
           onBlur={() => {
-            const problem = jsonProblem(v.frozenContext, FORM_LIMITS.frozenContextBytes);
+            const problem = jsonProblem(v.frozenContext, LIMITS.frozenContextBytes);
             if (problem) setErrors((e) => ({ ...e, frozenContext: problem }));
           }}
           invalid={Boolean(errors.frozenContext)}

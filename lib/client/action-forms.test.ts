@@ -1,10 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { LIMITS } from "@/lib/gateway/action-input";
 import { HandoffOutcome, PolicyChoice, SessionKind, TaskOutcome } from "@/lib/gen/baton/v1/actions_pb";
-import { MAX_TTL_MS } from "@/lib/macp/constants";
 import {
   ENVELOPE_OVERHEAD_BYTES,
-  FORM_LIMITS,
   contentTypeForFile,
   formFieldOf,
   jsonProblem,
@@ -33,13 +30,6 @@ const BASE: NewSessionValues = {
   implicitAcceptSeconds: "300",
   frozenContext: "",
 };
-
-it("mirrors the server's limits", () => {
-  for (const key of ["intent", "scope", "reason", "title", "instructions", "message", "summary", "status", "errorCode", "link", "approvers", "frozenContextBytes", "minImplicitAcceptMs"] as const) {
-    expect(FORM_LIMITS[key], key).toBe(LIMITS[key]);
-  }
-  expect(FORM_LIMITS.maxTtlMs).toBe(MAX_TTL_MS);
-});
 
 describe("validateNewSession", () => {
   it("builds a StartSession request", () => {

@@ -1,91 +1,93 @@
 // Validation of the console's action forms, before anything is sent: each
 // function takes what the inputs hold (strings, choices, files as bytes) and
 // returns either the request fields for the ActionService or one message per
-// wrong field, worded for people. The server validates again
-// (lib/gateway/action-input.ts); the limits here mirror its LIMITS (a unit
-// test keeps them equal). Who may do what is decided by lib/authz/decide,
-// never here. Pure.
+// wrong field, worded for people. What each field may hold is the action
+// contract, lib/actions/rules.ts, which the gateway checks again
+// (lib/gateway/action-input.ts) in its own words. Who may do what is decided
+// by lib/authz/decide, never here. Pure.
 
-import { isValidParticipantId } from "@/lib/authz/decide";
+import {
+  byteLength,
+  checkContextBytes,
+  checkJsonText,
+  checkLink,
+  checkMarkdown,
+  checkParticipant,
+  checkText,
+  ACTIVE_TYPES,
+  ENVELOPE_OVERHEAD_BYTES,
+  formFieldOf,
+  LIMITS,
+  TEXT_FIELDS,
+  type Problem,
+} from "@/lib/actions/rules";
 import { HandoffOutcome, PolicyChoice, SessionKind, TaskOutcome } from "@/lib/gen/baton/v1/actions_pb";
 import type { ActionOutcome } from "@/lib/client/action-attempt";
 import { formatBytes } from "@/lib/client/format";
 
-/** Mirrors LIMITS in lib/gateway/action-input.ts. */
-export const FORM_LIMITS = Object.freeze({
-  intent: 500,
-  scope: 200,
-  reason: 1_000,
-  title: 200,
-  instructions: 10_000,
-  message: 2_000,
-  summary: 2_000,
-  status: 64,
-  errorCode: 64,
-  link: 2_048,
-  approvers: 20,
-  frozenContextBytes: 65_536,
-  maxTtlMs: 86_400_000,
-  minImplicitAcceptMs: 1_000,
-});
-
-/** Room left in an envelope for the fields around an upload (ids, content type). */
-export const ENVELOPE_OVERHEAD_BYTES = 1_024;
+export { byteLength, ENVELOPE_OVERHEAD_BYTES, formFieldOf };
 
 export type Errors = Partial<Record<string, string>>;
 export type Validation<T> = { ok: true; value: T } | { ok: false; errors: Errors };
 
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
-const LINE_BREAK = /[\r\n]/;
-const encoder = new TextEncoder();
+const n = (v: number): string => v.toLocaleString("en-US");
 
-export function byteLength(text: string): number {
-  return encoder.encode(text).byteLength;
-}
-
-interface TextRule {
-  label: string;
-  max: number;
-  required?: boolean;
-  multiline?: boolean;
-}
-
-/** A trimmed text, or the problem with it. */
-function text(errors: Errors, field: string, raw: string, rule: TextRule): string {
-  const value = raw.trim();
-  if (value === "") {
-    if (rule.required) errors[field] = `Enter ${rule.label}.`;
-    return "";
+/** How a field's problem reads to a person. `label` names what to enter ("a reason"). */
+function sentence(problem: Problem, value: string, label: string, patternHint = "Remove the characters that are not allowed."): string {
+  switch (problem.code) {
+    case "required":
+      return `Enter ${label}.`;
+    case "too-long":
+      return `Use at most ${n(problem.max)} characters (now ${n(problem.length)}).`;
+    case "too-large":
+      return `It is ${formatBytes(problem.bytes)}; at most ${formatBytes(problem.max)} fit.`;
+    case "control":
+      return "Remove the control characters.";
+    case "line-break":
+      return "Keep it on one line.";
+    case "pattern":
+      return patternHint;
+    case "not-participant":
+      return `"${value.slice(0, 60)}" isn't a participant id: no spaces, at most 512 characters.`;
+    case "not-json":
+      return `This isn't valid JSON: ${problem.detail}`;
+    case "not-url":
+      return "This isn't a link like https://wiki.example.com/runbook.";
+    case "url-scheme":
+      return "Use an http:// or https:// link.";
+    case "url-credentials":
+      return "Remove the user name and password from the link.";
+    case "not-mime":
+      return "This isn't a content type like text/markdown.";
+    case "active-type":
+      return `${problem.essence} files are refused because browsers run scripts in them; attach it as a .txt file.`;
+    case "not-utf8":
+      return "This is not UTF-8 text.";
+    case "nul":
+      return "Remove the NUL characters.";
+    case "spaces":
+      return "Remove the spaces.";
   }
-  if (value.length > rule.max) errors[field] = `Use at most ${rule.max.toLocaleString("en-US")} characters (now ${value.length.toLocaleString("en-US")}).`;
-  else if (CONTROL.test(value)) errors[field] = "Remove the control characters.";
-  else if (!rule.multiline && LINE_BREAK.test(value)) errors[field] = "Keep it on one line.";
+}
+
+/** A text field of the action contract (TEXT_FIELDS), or the problem with it under its form field. */
+function text(errors: Errors, key: keyof typeof TEXT_FIELDS, raw: string, label: string, opts: { required?: boolean; patternHint?: string } = {}): string {
+  const f = TEXT_FIELDS[key];
+  const { value, problem } = checkText(raw, { ...f.rule, required: opts.required ?? ("required" in f.rule && f.rule.required) });
+  if (problem) errors[f.form] = sentence(problem, value, label, opts.patternHint);
   return value;
 }
 
 function participant(errors: Errors, field: string, raw: string, label: string, required = true): string {
-  const id = raw.trim();
-  if (id === "") {
-    if (required) errors[field] = `Choose ${label}.`;
-    return "";
-  }
-  if (!isValidParticipantId(id)) errors[field] = `"${id.slice(0, 60)}" isn't a participant id: no spaces, at most 512 characters.`;
-  return id;
+  const { value, problem } = checkParticipant(raw, required);
+  if (problem) errors[field] = problem.code === "required" ? `Choose ${label}.` : sentence(problem, value, label);
+  return value;
 }
 
 function jsonText(errors: Errors, field: string, raw: string, maxBytes: number): string {
-  if (raw.trim() === "") return "";
-  const bytes = byteLength(raw);
-  if (bytes > maxBytes) {
-    errors[field] = `It is ${formatBytes(bytes)}; at most ${formatBytes(maxBytes)} fit.`;
-    return raw;
-  }
-  try {
-    JSON.parse(raw);
-  } catch (e) {
-    errors[field] = `This isn't valid JSON: ${(e as Error).message}`;
-  }
-  return raw;
+  const { value, problem } = checkJsonText(raw, maxBytes);
+  if (problem) errors[field] = sentence(problem, value, "JSON");
+  return value;
 }
 
 /** What is wrong with an optional JSON text, or undefined (for checking a field on blur). */
@@ -98,12 +100,12 @@ export function jsonProblem(raw: string, maxBytes: number): string | undefined {
 /** A whole number in [min, max], or the problem with it. */
 function wholeNumber(errors: Errors, field: string, raw: string, min: number, max: number, what: string): number {
   const t = raw.trim();
-  const n = Number(t);
-  if (t === "" || !Number.isInteger(n) || n < min || n > max) {
-    errors[field] = `Enter ${what} from ${min.toLocaleString("en-US")} to ${max.toLocaleString("en-US")}.`;
+  const v = Number(t);
+  if (t === "" || !Number.isInteger(v) || v < min || v > max) {
+    errors[field] = `Enter ${what} from ${n(min)} to ${n(max)}.`;
     return min;
   }
-  return n;
+  return v;
 }
 
 function done<T>(errors: Errors, value: T): Validation<T> {
@@ -141,14 +143,15 @@ export interface StartFields {
 
 export function validateNewSession(v: NewSessionValues, me: string): Validation<StartFields> {
   const errors: Errors = {};
-  const intent = text(errors, "intent", v.intent, { label: "what the session is for", max: FORM_LIMITS.intent, required: true });
-  const scope = text(errors, "scope", v.scope, { label: "a scope", max: FORM_LIMITS.scope });
+  const intent = text(errors, "intent", v.intent, "what the session is for");
+  const scope = text(errors, "scope", v.scope, "a scope");
   const participants: string[] = [];
   for (const raw of v.participants) {
     const id = raw.trim();
     if (id === "" || id === me || participants.includes(id)) continue;
-    if (!isValidParticipantId(id)) {
-      errors.participants = `"${id.slice(0, 60)}" isn't a participant id: no spaces, at most 512 characters.`;
+    const { problem } = checkParticipant(id);
+    if (problem) {
+      errors.participants = sentence(problem, id, "a participant");
       continue;
     }
     participants.push(id);
@@ -157,7 +160,7 @@ export function validateNewSession(v: NewSessionValues, me: string): Validation<
     errors.participants = "Add at least one other participant.";
   }
   if (participants.length > 999) errors.participants = "A session can have at most 1000 participants.";
-  const minutes = wholeNumber(errors, "ttlMinutes", v.ttlMinutes, 1, FORM_LIMITS.maxTtlMs / 60_000, "a time to live in minutes");
+  const minutes = wholeNumber(errors, "ttlMinutes", v.ttlMinutes, 1, LIMITS.maxTtlMs / 60_000, "a time to live in minutes");
 
   let policy = PolicyChoice.DEFAULT;
   let approvers: string[] = [];
@@ -166,15 +169,15 @@ export function validateNewSession(v: NewSessionValues, me: string): Validation<
     policy = PolicyChoice.LEAD_APPROVAL;
     approvers = [...new Set(v.approvers.map((a) => a.trim()).filter((a) => a !== ""))];
     if (approvers.length === 0) errors.approvers = "Choose at least one approver.";
-    else if (approvers.length > FORM_LIMITS.approvers) errors.approvers = `Choose at most ${FORM_LIMITS.approvers} approvers.`;
+    else if (approvers.length > LIMITS.approvers) errors.approvers = `Choose at most ${LIMITS.approvers} approvers.`;
   } else if (v.policy === "implicit") {
     if (v.kind !== "handoff") errors.policy = "Implicit accept only exists for handoffs.";
     policy = PolicyChoice.IMPLICIT_ACCEPT;
     implicitAcceptTimeoutMs =
-      wholeNumber(errors, "implicitAcceptSeconds", v.implicitAcceptSeconds, FORM_LIMITS.minImplicitAcceptMs / 1000, FORM_LIMITS.maxTtlMs / 1000, "a timeout in seconds") *
+      wholeNumber(errors, "implicitAcceptSeconds", v.implicitAcceptSeconds, LIMITS.minImplicitAcceptMs / 1000, LIMITS.maxTtlMs / 1000, "a timeout in seconds") *
       1000;
   }
-  const frozenContextJson = jsonText(errors, "frozenContext", v.frozenContext, FORM_LIMITS.frozenContextBytes);
+  const frozenContextJson = jsonText(errors, "frozenContext", v.frozenContext, LIMITS.frozenContextBytes);
   return done(errors, {
     kind: v.kind === "task" ? SessionKind.TASK : SessionKind.HANDOFF,
     intent,
@@ -199,24 +202,10 @@ export interface OfferValues {
 export function validateOffer(v: OfferValues): Validation<{ target: string; scope: string; reason: string }> {
   const errors: Errors = {};
   const target = participant(errors, "target", v.target, "who receives the offer");
-  const scope = text(errors, "scope", v.scope, { label: "a scope", max: FORM_LIMITS.scope });
-  const reason = text(errors, "reason", v.reason, { label: "a reason", max: FORM_LIMITS.reason, multiline: true });
+  const scope = text(errors, "scope", v.scope, "a scope");
+  const reason = text(errors, "reason", v.reason, "a reason");
   return done(errors, { target, scope, reason });
 }
-
-/** Types a browser would run scripts in (the server refuses them too). */
-const ACTIVE_TYPES = new Set([
-  "text/html",
-  "application/xhtml+xml",
-  "image/svg+xml",
-  "text/javascript",
-  "application/javascript",
-  "application/ecmascript",
-  "text/ecmascript",
-  "text/xml",
-  "application/xml",
-  "text/xsl",
-]);
 
 const EXTENSION_TYPES: Readonly<Record<string, string>> = {
   md: "text/markdown; charset=utf-8",
@@ -262,9 +251,10 @@ export function validateAttach(v: AttachValues, maxPayloadBytes: number): Valida
   const room = Math.max(0, maxPayloadBytes - ENVELOPE_OVERHEAD_BYTES);
   switch (v.kind) {
     case "markdown": {
-      if (v.markdown.trim() === "") errors.markdown = "Paste the runbook's Markdown.";
-      else if (byteLength(v.markdown) > room) errors.markdown = `It is ${formatBytes(byteLength(v.markdown))}; at most ${formatBytes(room)} fit in one message.`;
-      else if (v.markdown.includes("\u0000")) errors.markdown = "Remove the NUL characters.";
+      const problem = checkMarkdown(v.markdown, room);
+      if (problem?.code === "required") errors.markdown = "Paste the runbook's Markdown.";
+      else if (problem?.code === "too-large") errors.markdown = `It is ${formatBytes(problem.bytes)}; at most ${formatBytes(room)} fit in one message.`;
+      else if (problem) errors.markdown = sentence(problem, v.markdown, "the runbook's Markdown");
       return done(errors, { case: "markdown", value: v.markdown });
     }
     case "file": {
@@ -275,41 +265,26 @@ export function validateAttach(v: AttachValues, maxPayloadBytes: number): Valida
       }
       const contentType = contentTypeForFile(f.name, f.type);
       const essence = contentType.split(";")[0]?.trim() ?? "";
-      if (f.bytes.byteLength === 0) errors.file = "The file is empty.";
-      else if (f.bytes.byteLength > room) errors.file = `${f.name} is ${formatBytes(f.bytes.byteLength)}; at most ${formatBytes(room)} fit in one message.`;
-      else if (ACTIVE_TYPES.has(essence)) errors.file = `${essence} files are refused because browsers run scripts in them; attach it as a .txt file.`;
-      else if (essence.startsWith("text/")) {
-        try {
-          new TextDecoder("utf-8", { fatal: true }).decode(f.bytes);
-        } catch {
-          errors.file = `${f.name} is not UTF-8 text, but its type is ${essence}.`;
-        }
-      }
+      const problem = ACTIVE_TYPES.has(essence) && f.bytes.byteLength > 0 && f.bytes.byteLength <= room ? { code: "active-type" as const, essence } : checkContextBytes(f.bytes, essence, room);
+      if (problem?.code === "required") errors.file = "The file is empty.";
+      else if (problem?.code === "too-large") errors.file = `${f.name} is ${formatBytes(problem.bytes)}; at most ${formatBytes(room)} fit in one message.`;
+      else if (problem?.code === "not-utf8") errors.file = `${f.name} is not UTF-8 text, but its type is ${essence}.`;
+      else if (problem) errors.file = sentence(problem, f.name, "a file");
       return done(errors, { case: "file", value: { contentType, data: f.bytes } });
     }
     case "link": {
-      const raw = v.link.trim();
-      let ok = false;
-      if (raw === "") errors.link = "Enter a link.";
-      else if (raw.length > FORM_LIMITS.link) errors.link = `Use at most ${FORM_LIMITS.link} characters.`;
-      else {
-        try {
-          const url = new URL(raw);
-          if (url.protocol !== "https:" && url.protocol !== "http:") errors.link = "Use an http:// or https:// link.";
-          else if (url.username !== "" || url.password !== "") errors.link = "Remove the user name and password from the link.";
-          else ok = true;
-        } catch {
-          errors.link = "This isn't a link like https://wiki.example.com/runbook.";
-        }
-      }
-      return done(errors, { case: "link", value: ok ? raw : "" });
+      const { value, problem } = checkLink(v.link);
+      if (problem?.code === "required") errors.link = "Enter a link.";
+      else if (problem?.code === "too-long") errors.link = `Use at most ${problem.max} characters.`;
+      else if (problem) errors.link = sentence(problem, value, "a link");
+      return done(errors, { case: "link", value: problem ? "" : v.link.trim() });
     }
   }
 }
 
 export function validateReason(raw: string, required: boolean): Validation<{ reason: string }> {
   const errors: Errors = {};
-  const reason = text(errors, "reason", raw, { label: "a reason", max: FORM_LIMITS.reason, multiline: true, required });
+  const reason = text(errors, "reason", raw, "a reason", { required });
   return done(errors, { reason });
 }
 
@@ -321,8 +296,8 @@ export interface CommitValues {
 
 export function validateCommit(v: CommitValues): Validation<{ outcome: HandoffOutcome; authorityScope: string; reason: string }> {
   const errors: Errors = {};
-  const authorityScope = text(errors, "authorityScope", v.authorityScope, { label: "an authority scope", max: FORM_LIMITS.scope });
-  const reason = text(errors, "reason", v.reason, { label: "a reason", max: FORM_LIMITS.reason, multiline: true });
+  const authorityScope = text(errors, "authorityScope", v.authorityScope, "an authority scope");
+  const reason = text(errors, "reason", v.reason, "a reason");
   return done(errors, {
     outcome: v.outcome === "accepted" ? HandoffOutcome.ACCEPTED : HandoffOutcome.DECLINED,
     authorityScope,
@@ -347,8 +322,8 @@ export function validateTaskRequest(
   now: number,
 ): Validation<{ title: string; instructions: string; assignee: string; inputJson: string; deadlineUnixMs: bigint }> {
   const errors: Errors = {};
-  const title = text(errors, "title", v.title, { label: "a title", max: FORM_LIMITS.title, required: true });
-  const instructions = text(errors, "instructions", v.instructions, { label: "instructions", max: FORM_LIMITS.instructions, multiline: true });
+  const title = text(errors, "title", v.title, "a title");
+  const instructions = text(errors, "instructions", v.instructions, "instructions");
   const assignee = participant(errors, "assignee", v.assignee, "an assignee", false);
   const inputJson = jsonText(errors, "inputJson", v.inputJson, Math.max(0, maxPayloadBytes - ENVELOPE_OVERHEAD_BYTES));
   let deadlineUnixMs = 0n;
@@ -373,9 +348,8 @@ export function validateTaskUpdate(v: TaskUpdateValues): Validation<{ progress: 
   const t = v.progress.trim();
   const pct = Number(t);
   if (t === "" || !Number.isFinite(pct) || pct < 0 || pct > 100) errors.progress = "Enter a progress from 0 to 100 %.";
-  const status = text(errors, "status", v.status, { label: "a status", max: FORM_LIMITS.status });
-  if (status !== "" && !errors.status && !/^[A-Za-z0-9_.-]+$/.test(status)) errors.status = "Use one word: letters, digits, _ . or -, e.g. in_progress.";
-  const message = text(errors, "message", v.message, { label: "a message", max: FORM_LIMITS.message, multiline: true });
+  const status = text(errors, "status", v.status, "a status", { patternHint: "Use one word: letters, digits, _ . or -, e.g. in_progress." });
+  const message = text(errors, "message", v.message, "a message");
   return done(errors, { progress: Math.round(pct * 10) / 1000, status, message });
 }
 
@@ -384,8 +358,8 @@ export function validateTaskComplete(
   maxPayloadBytes: number,
 ): Validation<{ output: Uint8Array; summary: string }> {
   const errors: Errors = {};
-  const summary = text(errors, "summary", v.summary, { label: "a summary", max: FORM_LIMITS.summary, multiline: true, required: true });
-  const bytes = encoder.encode(v.output.trim());
+  const summary = text(errors, "summary", v.summary, "a summary", { required: true });
+  const bytes = new TextEncoder().encode(v.output.trim());
   const room = Math.max(0, maxPayloadBytes - ENVELOPE_OVERHEAD_BYTES);
   if (bytes.byteLength > room) errors.output = `The output is ${formatBytes(bytes.byteLength)}; at most ${formatBytes(room)} fit.`;
   return done(errors, { output: bytes, summary });
@@ -393,11 +367,8 @@ export function validateTaskComplete(
 
 export function validateTaskFail(v: { errorCode: string; reason: string; retryable: boolean }): Validation<{ errorCode: string; reason: string; retryable: boolean }> {
   const errors: Errors = {};
-  const errorCode = text(errors, "errorCode", v.errorCode, { label: "an error code", max: FORM_LIMITS.errorCode, required: true });
-  if (errorCode !== "" && !errors.errorCode && !/^[A-Za-z0-9_.:-]+$/.test(errorCode)) {
-    errors.errorCode = "Use letters, digits, _ . : or -, e.g. TIMEOUT.";
-  }
-  const reason = text(errors, "reason", v.reason, { label: "what went wrong", max: FORM_LIMITS.reason, multiline: true, required: true });
+  const errorCode = text(errors, "errorCode", v.errorCode, "an error code", { patternHint: "Use letters, digits, _ . : or -, e.g. TIMEOUT." });
+  const reason = text(errors, "reason", v.reason, "what went wrong", { required: true });
   return done(errors, { errorCode, reason, retryable: v.retryable });
 }
 
@@ -407,32 +378,9 @@ export function validateTaskCommit(v: { outcome: "completed" | "failed"; authori
   reason: string;
 }> {
   const errors: Errors = {};
-  const authorityScope = text(errors, "authorityScope", v.authorityScope, { label: "an authority scope", max: FORM_LIMITS.scope });
-  const reason = text(errors, "reason", v.reason, { label: "a reason", max: FORM_LIMITS.reason, multiline: true });
+  const authorityScope = text(errors, "authorityScope", v.authorityScope, "an authority scope");
+  const reason = text(errors, "reason", v.reason, "a reason");
   return done(errors, { outcome: v.outcome === "completed" ? TaskOutcome.COMPLETED : TaskOutcome.FAILED, authorityScope, reason });
-}
-
-/**
- * The form field a server-side FieldViolation belongs to ("content.markdown"
- * → "markdown", "participants[2]" → "participants"), so it shows next to the
- * right input.
- */
-export function formFieldOf(serverField: string): string {
-  const base = serverField.replace(/\[\d+\]$/, "");
-  const map: Record<string, string> = {
-    "content.markdown": "markdown",
-    "content.link": "link",
-    "content.file.data": "file",
-    "content.file.content_type": "file",
-    ttl_ms: "ttlMinutes",
-    implicit_accept_timeout_ms: "implicitAcceptSeconds",
-    frozen_context_json: "frozenContext",
-    authority_scope: "authorityScope",
-    input_json: "inputJson",
-    deadline_unix_ms: "deadline",
-    error_code: "errorCode",
-  };
-  return map[base] ?? base;
 }
 
 /** The server's field error from an outcome, keyed by form field, or null. */

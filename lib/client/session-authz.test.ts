@@ -6,6 +6,7 @@ import { emptySessionView, reduceSession, type SessionView } from "@/lib/macp/pr
 import { makeEvent } from "@/lib/macp/test-utils";
 import { metadata } from "./test/fixtures";
 import {
+  approvalFacts,
   commitDefaults,
   decideContextFor,
   implicitAcceptAt,
@@ -153,5 +154,27 @@ describe("waitingFor", () => {
   it("says nothing once the session is over", () => {
     const done = lead(["offer", "accept"]);
     expect(waitingFor({ ...done, lifecycle: "Cancelled" }, LEAD, nameOf)).toBeNull();
+  });
+});
+
+describe("approvalFacts", () => {
+  it("approves the accepted offer, with the authority scope from the bound policy", () => {
+    const f = approvalFacts(handoff(["offer", "accept"], "policy.baton.lead"), nameOf, "approve", "policy.baton.lead");
+    expect(f).toEqual({
+      canApprove: true,
+      sentence: "Bob Ito takes over pager.",
+      reason: "Approved: Bob Ito (human:bob) takes over pager.",
+      authorityScope: "approver under policy.baton.lead",
+    });
+  });
+
+  it("rejects: the owner keeps it; with no accepted offer only Reject applies", () => {
+    const r = approvalFacts(handoff(["offer", "accept"]), nameOf, "reject", null);
+    expect(r.sentence).toBe("Alice Ng keeps pager.");
+    expect(r.reason).toBe("Rejected: Alice Ng (human:alice) keeps pager.");
+    expect(r.authorityScope).toBe("approver under policy.default");
+    const declined = approvalFacts(handoff(["offer", "decline"]), nameOf, "approve", null);
+    expect(declined.canApprove).toBe(false);
+    expect(declined.sentence).toBe("Alice Ng keeps pager.");
   });
 });

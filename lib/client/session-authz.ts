@@ -121,6 +121,35 @@ export function commitDefaults(view: SessionView, nameOf: (id: string) => string
   return { outcome: "declined", scope, reason: `The handoff was declined; ${nameOf(view.initiator)} (${view.initiator}) keeps ${scope}.` };
 }
 
+export interface ApprovalFacts {
+  /** Whether there is an accepted offer to approve (else only Reject applies). */
+  canApprove: boolean;
+  /** What the decision does, with names: "Bob Ito takes over payments-api on-call" / "Alice Ng keeps payments-api on-call". */
+  sentence: string;
+  /** The prefilled reason. */
+  reason: string;
+  /** Filled in from the bound policy: the approver commits under it. */
+  authorityScope: string;
+}
+
+/** The facts of an approver's Approve or Reject, from the session and its bound policy. */
+export function approvalFacts(view: SessionView, nameOf: (id: string) => string, decision: "approve" | "reject", policyId: string | null): ApprovalFacts {
+  const offers = view.handoff?.offers ?? [];
+  const accepted = offers.find((o) => o.status === "accepted");
+  const decided = accepted ?? pendingOfferOf(view) ?? offers[offers.length - 1];
+  const scope = decided?.scope || view.scope || view.intent;
+  // Who hands over: the offer's sender (the owner before the commit), who keeps it on Reject.
+  const owner = decided?.offeredBy || view.initiator;
+  const sentence =
+    decision === "approve" && accepted ? `${nameOf(accepted.target)} takes over ${scope}.` : `${nameOf(owner)} keeps ${scope}.`;
+  const reason =
+    decision === "approve" && accepted
+      ? `Approved: ${nameOf(accepted.target)} (${accepted.target}) takes over ${scope}.`
+      : `Rejected: ${nameOf(owner)} (${owner}) keeps ${scope}.`;
+  const policy = policyId ?? DEFAULT_POLICY_ID;
+  return { canApprove: accepted !== undefined, sentence, reason, authorityScope: `approver under ${policy}`.slice(0, 200) };
+}
+
 /** Who the session waits for now, and the one line that says so. */
 export interface Waiting {
   /** Participant ids who can move the session on (empty: anyone eligible, or not known). */

@@ -2,7 +2,9 @@
 // from or sent to the runtime. Pure: every function takes the request (and,
 // where a rule needs it, the users file's records) and returns clean values
 // or throws a ConnectError INVALID_ARGUMENT naming the field, with a
-// FieldViolation detail the browser can attach to the right input.
+// FieldViolation detail the browser can attach to the right input. What each
+// field may hold is the action contract, lib/actions/rules.ts (shared with
+// the forms); this module words its problems for API callers.
 import { Code, ConnectError } from "@connectrpc/connect";
 import {
   HandoffOutcome,
@@ -24,29 +26,24 @@ import {
   type TaskUpdateRequest,
 } from "@/lib/gen/baton/v1/actions_pb";
 import type { UserRecord } from "@/lib/accounts/users-file";
-import { isValidParticipantId } from "@/lib/authz/decide";
 import { roleAtLeast } from "@/lib/authz/roles";
+import {
+  checkContentType,
+  checkContextBytes,
+  checkJsonText,
+  checkLink,
+  checkParticipant,
+  checkRecordId,
+  checkText,
+  LIMITS,
+  TEXT_FIELDS,
+  type Problem,
+  type TextRule,
+} from "@/lib/actions/rules";
 import { HANDOFF_MODE, MAX_PARTICIPANTS, MAX_TTL_MS, TASK_MODE } from "@/lib/macp/constants";
 import { isValidSessionId } from "@/lib/macp/ids";
 
-export const LIMITS = Object.freeze({
-  intent: 500,
-  scope: 200,
-  reason: 1_000,
-  title: 200,
-  instructions: 10_000,
-  message: 2_000,
-  summary: 2_000,
-  status: 64,
-  errorCode: 64,
-  contextId: 200,
-  link: 2_048,
-  contentType: 255,
-  approvers: 20,
-  frozenContextBytes: 65_536,
-  defaultTtlMs: 3_600_000,
-  minImplicitAcceptMs: 1_000,
-});
+export { LIMITS };
 
 /** INVALID_ARGUMENT for one field, with a FieldViolation detail. */
 export function invalidField(field: string, description: string): ConnectError {
@@ -56,9 +53,6 @@ export function invalidField(field: string, description: string): ConnectError {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-// Control characters other than tab, newline and carriage return.
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
-const LINE_BREAK = /[\r\n]/;
 
 /** The client's per-attempt id: a UUID, lowercased. */
 export function messageIdOf(raw: string, field = "message_id"): string {
@@ -78,56 +72,75 @@ function shorten(s: string): string {
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
 
-interface TextRule {
-  required?: boolean;
-  max: number;
-  /** Allow line breaks (free text); single-line otherwise. */
-  multiline?: boolean;
+/** How a field's problem reads to an API caller (after the field's name). */
+function describe(problem: Problem, value: string, patternHint = "has characters that are not allowed"): string {
+  switch (problem.code) {
+    case "required":
+      return "is required";
+    case "too-long":
+      return `is ${problem.length} characters; at most ${problem.max} are allowed`;
+    case "too-large":
+      return `is ${problem.bytes} bytes; at most ${problem.max} are allowed`;
+    case "control":
+      return "contains control characters";
+    case "line-break":
+      return "must be a single line";
+    case "pattern":
+      return patternHint;
+    case "not-participant":
+      return `"${shorten(value)}" is not a valid participant id (1–512 characters, no spaces)`;
+    case "not-json":
+      return `is not valid JSON: ${problem.detail}`;
+    case "not-url":
+      return `"${shorten(value)}" is not a URL`;
+    case "url-scheme":
+      return "must be an http:// or https:// URL";
+    case "url-credentials":
+      return "must not contain a user name or password";
+    case "not-mime":
+      return `"${shorten(value)}" is not a MIME type like text/markdown or application/pdf`;
+    case "active-type":
+      return `${problem.essence} is not accepted: browsers run scripts in it; upload it as a file of another type (e.g. text/plain)`;
+    case "not-utf8":
+      return "is not UTF-8 text";
+    case "nul":
+      return "contains NUL characters";
+    case "spaces":
+      return "must not contain spaces";
+  }
 }
 
 /** Trimmed text within bounds, without control characters. */
-export function textOf(field: string, raw: string, rule: TextRule): string {
-  const value = raw.trim();
-  if (value === "") {
-    if (rule.required) throw invalidField(field, "is required");
-    return "";
-  }
-  if (value.length > rule.max) throw invalidField(field, `is ${value.length} characters; at most ${rule.max} are allowed`);
-  if (CONTROL.test(value)) throw invalidField(field, "contains control characters");
-  if (!rule.multiline && LINE_BREAK.test(value)) throw invalidField(field, "must be a single line");
+export function textOf(field: string, raw: string, rule: TextRule, patternHint?: string): string {
+  const { value, problem } = checkText(raw, rule);
+  if (problem) throw invalidField(field, describe(problem, value, patternHint));
   return value;
 }
 
+/** A text field of the action contract (lib/actions/rules.ts, TEXT_FIELDS). */
+function contractText(key: keyof typeof TEXT_FIELDS, raw: string, patternHint?: string): string {
+  const t = TEXT_FIELDS[key];
+  return textOf(t.field, raw, t.rule, patternHint);
+}
+
 export function participantOf(field: string, raw: string, required = true): string {
-  const id = raw.trim();
-  if (id === "") {
-    if (required) throw invalidField(field, "is required");
-    return "";
-  }
-  if (!isValidParticipantId(id)) {
-    throw invalidField(field, `"${shorten(id)}" is not a valid participant id (1–512 characters, no spaces)`);
-  }
-  return id;
+  const { value, problem } = checkParticipant(raw, required);
+  if (problem) throw invalidField(field, describe(problem, value));
+  return value;
 }
 
 /** Optional handoff_id / task_id naming an existing record. */
 export function optionalIdOf(field: string, raw: string): string {
-  const id = raw.trim();
-  if (id.length > 256) throw invalidField(field, "is longer than 256 characters");
-  if (/\s/.test(id)) throw invalidField(field, "must not contain spaces");
-  return id;
+  const { value, problem } = checkRecordId(raw);
+  if (problem?.code === "too-long") throw invalidField(field, `is longer than ${problem.max} characters`);
+  if (problem) throw invalidField(field, describe(problem, value));
+  return value;
 }
 
 export function jsonTextOf(field: string, raw: string, maxBytes: number): string {
-  if (raw.trim() === "") return "";
-  const bytes = Buffer.byteLength(raw, "utf8");
-  if (bytes > maxBytes) throw invalidField(field, `is ${bytes} bytes; at most ${maxBytes} are allowed`);
-  try {
-    JSON.parse(raw);
-  } catch (e) {
-    throw invalidField(field, `is not valid JSON: ${(e as Error).message}`);
-  }
-  return raw;
+  const { value, problem } = checkJsonText(raw, maxBytes);
+  if (problem) throw invalidField(field, describe(problem, value));
+  return value;
 }
 
 // ---------------------------------------------------------------- start
@@ -162,8 +175,8 @@ export function parseStart(req: StartSessionRequest, initiator: string, users: r
   if (req.kind === SessionKind.HANDOFF) mode = HANDOFF_MODE;
   else if (req.kind === SessionKind.TASK) mode = TASK_MODE;
   else throw invalidField("kind", "choose SESSION_KIND_HANDOFF or SESSION_KIND_TASK");
-  const intent = textOf("intent", req.intent, { required: true, max: LIMITS.intent });
-  const scope = textOf("scope", req.scope, { max: LIMITS.scope });
+  const intent = contractText("intent", req.intent);
+  const scope = contractText("scope", req.scope);
 
   const byParticipant = new Map(users.map((u) => [u.participantId, u]));
   const checkPerson = (field: string, id: string): void => {
@@ -245,7 +258,7 @@ export function parseStart(req: StartSessionRequest, initiator: string, users: r
     ttlMs,
     policy,
     frozenContextJson: jsonTextOf("frozen_context_json", req.frozenContextJson, LIMITS.frozenContextBytes),
-    contextId: textOf("context_id", req.contextId, { max: LIMITS.contextId }),
+    contextId: contractText("contextId", req.contextId),
   };
 }
 
@@ -270,8 +283,8 @@ export function parseOffer(req: OfferRequest): OfferInput {
   return {
     ...sessionMessage(req),
     target: participantOf("target", req.target),
-    scope: textOf("scope", req.scope, { max: LIMITS.scope }),
-    reason: textOf("reason", req.reason, { max: LIMITS.reason, multiline: true }),
+    scope: contractText("scope", req.scope),
+    reason: contractText("reason", req.reason),
   };
 }
 
@@ -283,35 +296,13 @@ export interface ContextInput extends SessionMessageInput {
   field: string;
 }
 
-const TOKEN = "[A-Za-z0-9!#$&^_.+-]+";
-const MIME = new RegExp(`^(${TOKEN})/(${TOKEN})((\\s*;\\s*${TOKEN}=(${TOKEN}|"[^"\\\\\\r\\n]*"))*)$`);
-/** Types a browser would run scripts in if it ever opened them inline. */
-const ACTIVE_TYPES = new Set([
-  "text/html",
-  "application/xhtml+xml",
-  "image/svg+xml",
-  "text/javascript",
-  "application/javascript",
-  "application/ecmascript",
-  "text/ecmascript",
-  "text/xml",
-  "application/xml",
-  "text/xsl",
-]);
-
 /** A content type checked for syntax and against active content; lowercased type/subtype. */
 export function contentTypeOf(field: string, raw: string): string {
-  const value = raw.trim();
-  if (value === "") throw invalidField(field, "is required");
-  if (value.length > LIMITS.contentType) throw invalidField(field, `is longer than ${LIMITS.contentType} characters`);
-  const m = MIME.exec(value);
-  if (!m) throw invalidField(field, `"${shorten(value)}" is not a MIME type like text/markdown or application/pdf`);
-  const essence = `${(m[1] as string).toLowerCase()}/${(m[2] as string).toLowerCase()}`;
-  if (ACTIVE_TYPES.has(essence)) throw invalidField(field, `${essence} is not accepted: browsers run scripts in it; upload it as a file of another type (e.g. text/plain)`);
-  return `${essence}${m[3] ?? ""}`;
+  const { value, problem } = checkContentType(raw);
+  if (problem?.code === "too-long") throw invalidField(field, `is longer than ${problem.max} characters`);
+  if (problem) throw invalidField(field, describe(problem, value));
+  return value;
 }
-
-const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 export function parseAttachContext(req: AttachContextRequest): ContextInput {
   const base = { ...sessionMessage(req), handoffId: optionalIdOf("handoff_id", req.handoffId) };
@@ -320,14 +311,11 @@ export function parseAttachContext(req: AttachContextRequest): ContextInput {
     case "file": {
       const contentType = contentTypeOf("content.file.content_type", content.value.contentType);
       const data = content.value.data;
-      if (data.byteLength === 0) throw invalidField("content.file.data", "is empty");
-      if (contentType.startsWith("text/")) {
-        try {
-          utf8.decode(data);
-        } catch {
-          throw invalidField("content.file.data", `is not UTF-8 text, but its content type is ${contentType}`);
-        }
-      }
+      const essence = contentType.split(";")[0] as string;
+      // Size is checked against the runtime's limit when the envelope is built (actions.ts).
+      const problem = checkContextBytes(data, essence, Number.MAX_SAFE_INTEGER);
+      if (problem?.code === "required") throw invalidField("content.file.data", "is empty");
+      if (problem?.code === "not-utf8") throw invalidField("content.file.data", `is not UTF-8 text, but its content type is ${contentType}`);
       return { ...base, contentType, data, field: "content.file.data" };
     }
     case "markdown": {
@@ -336,18 +324,11 @@ export function parseAttachContext(req: AttachContextRequest): ContextInput {
       return { ...base, contentType: "text/markdown; charset=utf-8", data: new TextEncoder().encode(content.value), field: "content.markdown" };
     }
     case "link": {
-      const raw = content.value.trim();
-      if (raw === "") throw invalidField("content.link", "is empty");
-      if (raw.length > LIMITS.link) throw invalidField("content.link", `is longer than ${LIMITS.link} characters`);
-      let url: URL;
-      try {
-        url = new URL(raw);
-      } catch {
-        throw invalidField("content.link", `"${shorten(raw)}" is not a URL`);
-      }
-      if (url.protocol !== "https:" && url.protocol !== "http:") throw invalidField("content.link", "must be an http:// or https:// URL");
-      if (url.username !== "" || url.password !== "") throw invalidField("content.link", "must not contain a user name or password");
-      return { ...base, contentType: "text/uri-list", data: new TextEncoder().encode(`${url.href}\r\n`), field: "content.link" };
+      const { value, problem } = checkLink(content.value);
+      if (problem?.code === "required") throw invalidField("content.link", "is empty");
+      if (problem?.code === "too-long") throw invalidField("content.link", `is longer than ${problem.max} characters`);
+      if (problem) throw invalidField("content.link", describe(problem, value));
+      return { ...base, contentType: "text/uri-list", data: new TextEncoder().encode(`${value}\r\n`), field: "content.link" };
     }
     default:
       throw invalidField("content", "attach a file, markdown text or a link");
@@ -363,7 +344,7 @@ export function parseRespond(req: RespondRequest): RespondInput {
   return {
     ...sessionMessage(req),
     handoffId: optionalIdOf("handoff_id", req.handoffId),
-    reason: textOf("reason", req.reason, { max: LIMITS.reason, multiline: true }),
+    reason: contractText("reason", req.reason),
   };
 }
 
@@ -380,8 +361,8 @@ export function parseCommit(req: CommitRequest): CommitInput {
   return {
     ...sessionMessage(req),
     positive: req.outcome === HandoffOutcome.ACCEPTED,
-    authorityScope: textOf("authority_scope", req.authorityScope, { max: LIMITS.scope }),
-    reason: textOf("reason", req.reason, { max: LIMITS.reason, multiline: true }),
+    authorityScope: contractText("authorityScope", req.authorityScope),
+    reason: contractText("reason", req.reason),
   };
 }
 
@@ -390,7 +371,7 @@ export interface CancelInput extends SessionMessageInput {
 }
 
 export function parseCancel(req: CancelRequest): CancelInput {
-  return { ...sessionMessage(req), reason: textOf("reason", req.reason, { max: LIMITS.reason, multiline: true }) };
+  return { ...sessionMessage(req), reason: contractText("reason", req.reason) };
 }
 
 // ----------------------------------------------------------------- task
@@ -408,8 +389,8 @@ export function parseTaskRequest(req: TaskRequestRequest, maxPayloadBytes: numbe
   if (deadline < 0n || deadline > 32_503_680_000_000n) throw invalidField("deadline_unix_ms", "must be 0 (none) or a Unix time in milliseconds");
   return {
     ...sessionMessage(req),
-    title: textOf("title", req.title, { required: true, max: LIMITS.title }),
-    instructions: textOf("instructions", req.instructions, { max: LIMITS.instructions, multiline: true }),
+    title: contractText("title", req.title),
+    instructions: contractText("instructions", req.instructions),
     assignee: participantOf("assignee", req.assignee, false),
     inputJson: jsonTextOf("input_json", req.inputJson, maxPayloadBytes),
     deadlineUnixMs: Number(deadline),
@@ -425,7 +406,7 @@ export function parseTaskRespond(req: TaskRespondRequest): TaskRespondInput {
   return {
     ...sessionMessage(req),
     taskId: optionalIdOf("task_id", req.taskId),
-    reason: textOf("reason", req.reason, { max: LIMITS.reason, multiline: true }),
+    reason: contractText("reason", req.reason),
   };
 }
 
@@ -440,14 +421,13 @@ export function parseTaskUpdate(req: TaskUpdateRequest): TaskUpdateInput {
   if (!Number.isFinite(req.progress) || req.progress < 0 || req.progress > 1) {
     throw invalidField("progress", "must be a number from 0 to 1");
   }
-  const status = textOf("status", req.status, { max: LIMITS.status }) || "in_progress";
-  if (!/^[A-Za-z0-9_.-]+$/.test(status)) throw invalidField("status", "use letters, digits, '_', '.' or '-', e.g. in_progress");
+  const status = contractText("status", req.status, "use letters, digits, '_', '.' or '-', e.g. in_progress") || "in_progress";
   return {
     ...sessionMessage(req),
     taskId: optionalIdOf("task_id", req.taskId),
     progress: req.progress,
     status,
-    message: textOf("message", req.message, { max: LIMITS.message, multiline: true }),
+    message: contractText("message", req.message),
   };
 }
 
@@ -462,7 +442,7 @@ export function parseTaskComplete(req: TaskCompleteRequest): TaskCompleteInput {
     ...sessionMessage(req),
     taskId: optionalIdOf("task_id", req.taskId),
     output: req.output,
-    summary: textOf("summary", req.summary, { max: LIMITS.summary, multiline: true }),
+    summary: contractText("summary", req.summary),
   };
 }
 
@@ -474,13 +454,12 @@ export interface TaskFailInput extends SessionMessageInput {
 }
 
 export function parseTaskFail(req: TaskFailRequest): TaskFailInput {
-  const errorCode = textOf("error_code", req.errorCode, { required: true, max: LIMITS.errorCode });
-  if (!/^[A-Za-z0-9_.:-]+$/.test(errorCode)) throw invalidField("error_code", "use letters, digits, '_', '.', ':' or '-', e.g. TIMEOUT");
+  const errorCode = contractText("errorCode", req.errorCode, "use letters, digits, '_', '.', ':' or '-', e.g. TIMEOUT");
   return {
     ...sessionMessage(req),
     taskId: optionalIdOf("task_id", req.taskId),
     errorCode,
-    reason: textOf("reason", req.reason, { max: LIMITS.reason, multiline: true }),
+    reason: contractText("reason", req.reason),
     retryable: req.retryable,
   };
 }
@@ -498,7 +477,7 @@ export function parseTaskCommit(req: TaskCommitRequest): TaskCommitInput {
   return {
     ...sessionMessage(req),
     positive: req.outcome === TaskOutcome.COMPLETED,
-    authorityScope: textOf("authority_scope", req.authorityScope, { max: LIMITS.scope }),
-    reason: textOf("reason", req.reason, { max: LIMITS.reason, multiline: true }),
+    authorityScope: contractText("authorityScope", req.authorityScope),
+    reason: contractText("reason", req.reason),
   };
 }

@@ -47,8 +47,9 @@ describe("inboxItemsFor", () => {
 
     const accepted = viewFromEvents([...events, h("HandoffAccept", { handoffId: "h1", acceptedBy: "human:bob" }, "human:bob")]);
     expect(inboxItemsFor(bob, m, accepted, { ...ctx, policy })).toEqual([]);
-    expect(inboxItemsFor(carol, m, accepted, { ...ctx, policy }).map((i) => [i.kind, i.fromParticipant, i.summary])).toEqual([
-      [InboxItemKind.APPROVAL, "human:bob", "Bob Ito accepted pager; commit it to make the handoff final."],
+    // Carol approves as the policy's approver: the item names who asked (Alice), not who answered.
+    expect(inboxItemsFor(carol, m, accepted, { ...ctx, policy }).map((i) => [i.kind, i.fromParticipant, i.summary, i.asApprover])).toEqual([
+      [InboxItemKind.APPROVAL, "human:alice", "Alice Ng asks you to approve handing pager to Bob Ito, who accepted.", true],
     ]);
     // Without the policy's rules nothing can be decided, so nothing is shown.
     expect(inboxItemsFor(carol, m, accepted, ctx)).toEqual([]);

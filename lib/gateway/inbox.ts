@@ -51,6 +51,7 @@ function item(init: {
   subject: string;
   since: number;
   summary: string;
+  asApprover?: boolean;
 }): InboxItem {
   return create(InboxItemSchema, {
     kind: init.kind,
@@ -63,6 +64,7 @@ function item(init: {
     sinceUnixMs: BigInt(Math.trunc(init.since)),
     expiresAtUnixMs: init.meta.expiresAtUnixMs,
     summary: init.summary,
+    asApprover: init.asApprover === true,
   });
 }
 
@@ -104,17 +106,24 @@ export function inboxItemsFor(user: Actor, meta: SessionMetadata, view: SessionV
     if (answered && allowed("commit")) {
       const by = answered.acceptedBy ?? answered.declinedBy ?? answered.target;
       const what = answered.scope || "the handoff";
+      // Not the one handing over: an approver the policy designates, asked by the owner.
+      const owner = answered.offeredBy || view.initiator;
+      const asApprover = me !== owner && me !== view.initiator;
       out.push(
         item({
           kind: InboxItemKind.APPROVAL,
           meta,
           view,
           scope: answered.scope,
-          from: by,
+          from: asApprover ? owner : by,
           subject: answered.handoffId,
           since: answered.respondedAt ?? answered.offeredAt,
-          summary:
-            answered.status === "accepted"
+          asApprover,
+          summary: asApprover
+            ? answered.status === "accepted"
+              ? `${name(owner)} asks you to approve handing ${what} to ${name(by)}, who accepted.`
+              : `${name(by)} declined ${what}; reject to confirm ${name(owner)} keeps it.`
+            : answered.status === "accepted"
               ? `${name(by)} accepted ${what}; commit it to make the handoff final.`
               : `${name(by)} declined ${what}; commit the outcome or offer it to someone else.`,
         }),

@@ -50,6 +50,8 @@ export interface RuntimeReader {
    * MACP runtime answers UNIMPLEMENTED.
    */
   watchListRows(request: ListRowsRequest, signal: AbortSignal): AsyncIterable<WatchListRowsResponse>;
+  /** One cheap unary call (ListModes): resolves when the runtime answers, throws when it cannot be reached. */
+  ping(signal: AbortSignal, timeoutMs: number): Promise<void>;
   /** Abort every call and drop the connection. */
   close(): void;
 }
@@ -151,6 +153,15 @@ export function createRuntimeClient(options: RuntimeClientOptions): RuntimeReade
         const res = await client.getSession({ sessionId }, { signal: ac.signal, timeoutMs });
         if (!res.metadata) throw new ConnectError(`runtime returned no metadata for session ${sessionId}`, Code.Internal);
         return res.metadata;
+      } finally {
+        ac.abort();
+      }
+    },
+
+    async ping(signal, pingTimeoutMs) {
+      const ac = linkedController(signal, shutdown.signal);
+      try {
+        await client.listModes({}, { signal: ac.signal, timeoutMs: pingTimeoutMs });
       } finally {
         ac.abort();
       }

@@ -69,7 +69,8 @@ function clientIp(req: Req, env: Env): string {
   return clientAddress({ remoteAddress: req.socket.remoteAddress, headers: req.headers }, env);
 }
 
-function send(res: Res, status: number, body: unknown, cookies: string[] = [], extra: Record<string, string> = {}): void {
+/** A JSON answer that is never cached (also used by status-routes.ts). */
+export function send(res: Res, status: number, body: unknown, cookies: string[] = [], extra: Record<string, string> = {}): void {
   const text = body === null ? "" : `${JSON.stringify(body)}\n`;
   res.writeHead(status, {
     ...(body === null ? {} : { "content-type": "application/json; charset=utf-8" }),

@@ -21,6 +21,7 @@ import { createGateway, type Gateway } from "@/lib/gateway/gateway";
 import type { UserAuthMode } from "@/lib/gateway/identity";
 import { requireSignedIn } from "@/lib/gateway/request-auth";
 import { consoleRoutes } from "@/lib/gateway/routes";
+import { RuntimeHealth } from "@/lib/gateway/runtime-health";
 import { SignInStreams } from "@/lib/gateway/sign-in-streams";
 import { createRuntimeActions, type RuntimeActions } from "@/lib/gateway/runtime-actions";
 import { createRuntimeClient, type RuntimeReader } from "@/lib/gateway/runtime-client";
@@ -38,6 +39,7 @@ import { createConsoleServer, listen, type Fallback } from "./http";
 import { registerPageData } from "./page-data";
 import { signInRedirect } from "./page-guard";
 import { createStaticAssets } from "./static-assets";
+import { createStatusRoutes, firstRoutes } from "./status-routes";
 
 type Env = Record<string, string | undefined>;
 
@@ -314,6 +316,17 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
         return serve(req, res);
       }
     : undefined;
+  // The outage banner's source: is the runtime reachable (GET /status/runtime)?
+  const health = new RuntimeHealth({
+    runtime: client,
+    address: embedded ? embedded.address : client.address,
+    logger: options.logger.child({ component: "runtime-health" }),
+  });
+  health.start();
+  const statusRoutes = createStatusRoutes({
+    health,
+    ...(config.requireSignIn && auth ? { authenticate: (headers: http.IncomingHttpHeaders) => auth.accounts.authenticate(headers) } : {}),
+  });
   let refusedLogged = 0;
   const server = createConsoleServer({
     routes,
@@ -334,22 +347,24 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     },
     // Room for an upload of the runtime's full payload size, even base64 in JSON.
     readMaxBytes: Math.ceil((maxPayload * 4) / 3) + 256 * 1024,
-    ...(auth
-      ? {
-          httpRoutes: createAuthRoutes({
+    httpRoutes: firstRoutes(
+      statusRoutes,
+      auth
+        ? createAuthRoutes({
             accounts: auth.accounts,
             oidc: () => oidc,
             signInRequired: config.requireSignIn,
             env,
             logger: options.logger.child({ component: "auth" }),
-          }),
-        }
-      : {}),
+          })
+        : undefined,
+    ),
   });
 
   // 3. Next.js.
   let app: NextApp | null = null;
   const cleanup = async () => {
+    health.close();
     withdrawPageData();
     people?.close();
     signInStreams?.close();

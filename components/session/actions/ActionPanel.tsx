@@ -13,13 +13,14 @@ import { DEFAULT_POLICY_SUMMARY } from "@/lib/authz/policy-summary";
 import { briefFor } from "@/lib/client/brief";
 import { nameIn } from "@/lib/client/directory";
 import { formatDuration } from "@/lib/client/format";
-import { decideContextFor, implicitAcceptAt, pendingOfferOf, policyIdOf, sessionPanel, waitingFor } from "@/lib/client/session-authz";
+import { approvalFacts, decideContextFor, implicitAcceptAt, pendingOfferOf, policyIdOf, sessionPanel, waitingFor } from "@/lib/client/session-authz";
 import { useCapabilities, useDirectory, usePolicySummary } from "@/lib/client/use-console-data";
 import { useNow } from "@/lib/client/use-now";
 import { useWhoAmI } from "@/lib/client/use-whoami";
 import { Icon } from "@/components/Icon";
 import { Button } from "@/components/ui/forms";
 import { BriefCard } from "@/components/session/Brief";
+import { ApprovalForm, type ApprovalDecision } from "@/components/session/actions/ApprovalForm";
 import { AttachForm, CancelForm, CommitForm, OfferForm, RespondForm, type SessionFormProps } from "@/components/session/actions/HandoffForms";
 import { TaskCommitForm, TaskCompleteForm, TaskFailForm, TaskRequestForm, TaskRespondForm, TaskUpdateForm } from "@/components/session/actions/TaskForms";
 
@@ -37,6 +38,10 @@ const LABEL: Partial<Record<Action, string>> = {
   taskComplete: "Complete…",
   taskFail: "Report failure…",
 };
+
+/** An approver's two ways to commit (lead approval): each opens the approval form with its outcome. */
+type Choice = Action | ApprovalDecision;
+const CHOICE_LABEL: Record<ApprovalDecision, string> = { approve: "Approve…", reject: "Reject…" };
 
 const PRIMARY: ReadonlySet<Action> = new Set<Action>(["offer", "accept", "commit", "taskRequest", "taskAccept", "taskComplete"]);
 const DEFAULT_MAX_PAYLOAD = 1_048_576;
@@ -83,11 +88,11 @@ export function ActionPanel({
   const policyId = policyIdOf(view, metadata);
   const { policy } = usePolicySummary(policyId, signedIn);
   const now = useNow();
-  const [open, setOpen] = useState<Action | null>(null);
+  const [open, setOpen] = useState<Choice | null>(null);
   const [notice, setNotice] = useState<{ text: string; othersMoved: number } | null>(null);
   // A success notice is about the state it changed; once someone else moves the session on, it is old news.
   const done = notice !== null && notice.othersMoved === othersMoved ? notice.text : null;
-  const buttons = useRef(new Map<Action, HTMLButtonElement>());
+  const buttons = useRef(new Map<Choice, HTMLButtonElement>());
   const headingRef = useRef<HTMLHeadingElement | null>(null);
 
   const nameOf = useCallback((id: string) => nameIn(directory, id), [directory]);
@@ -101,12 +106,13 @@ export function ActionPanel({
 
   const allowedNow = panel.kind === "actions" ? new Set(panel.actions.filter((a) => a.decision.allowed).map((a) => a.action)) : new Set<Action>();
   // A form whose action became impossible (someone else moved first) closes.
-  const openStillAllowed = open !== null && allowedNow.has(open);
+  const actionOf = (c: Choice): Action => (c === "approve" || c === "reject" ? "commit" : c);
+  const openStillAllowed = open !== null && allowedNow.has(actionOf(open));
   useEffect(() => {
     if (open !== null && !openStillAllowed) setOpen(null);
   }, [open, openStillAllowed]);
 
-  const close = useCallback((action: Action) => {
+  const close = useCallback((action: Choice) => {
     setOpen(null);
     requestAnimationFrame(() => {
       const b = buttons.current.get(action);
@@ -115,7 +121,7 @@ export function ActionPanel({
     });
   }, []);
   const finished = useCallback(
-    (action: Action, sentence: string) => {
+    (action: Choice, sentence: string) => {
       setNotice({ text: sentence, othersMoved });
       close(action);
     },
@@ -137,7 +143,7 @@ export function ActionPanel({
     return null;
   }
 
-  const formProps = (action: Action): SessionFormProps => ({
+  const formProps = (action: Choice): SessionFormProps => ({
     sessionId,
     view,
     me: actor ?? { role: me.role, participantId: me.participantId },
@@ -148,9 +154,12 @@ export function ActionPanel({
   });
   const maxPayload = capabilities?.maxPayloadBytes || DEFAULT_MAX_PAYLOAD;
 
-  const form = (action: Action) => {
+  const form = (action: Choice) => {
     const p = formProps(action);
     switch (action) {
+      case "approve":
+      case "reject":
+        return <ApprovalForm {...p} decision={action} policyId={policyId} />;
       case "offer":
         return <OfferForm {...p} />;
       case "attachContext":
@@ -198,26 +207,42 @@ export function ActionPanel({
   const actions = panel.kind === "actions" ? panel.actions : [];
   const allowed = actions.filter((a) => a.decision.allowed);
 
+  // The approver commits by approving or rejecting, not through the generic commit form.
+  interface ChoiceButton {
+    choice: Choice;
+    label: string;
+    variant: "primary" | "secondary";
+  }
+  const choices = allowed.flatMap(({ action }): ChoiceButton[] => {
+    if (action === "commit" && brief?.kind === "approval") {
+      const canApprove = approvalFacts(view, nameOf, "approve", policyId).canApprove;
+      return [
+        ...(canApprove ? [{ choice: "approve", label: CHOICE_LABEL.approve, variant: "primary" } satisfies ChoiceButton] : []),
+        { choice: "reject", label: CHOICE_LABEL.reject, variant: canApprove ? "secondary" : "primary" },
+      ];
+    }
+    return [{ choice: action, label: LABEL[action] ?? action, variant: PRIMARY.has(action) ? "primary" : "secondary" }];
+  });
   const buttonRow =
-    allowed.length > 0 ? (
+    choices.length > 0 ? (
       <div className="flex flex-wrap gap-2">
-        {allowed.map(({ action }) => (
+        {choices.map(({ choice, label, variant }) => (
           <Button
-            key={action}
+            key={choice}
             ref={(el) => {
-              if (el) buttons.current.set(action, el);
-              else buttons.current.delete(action);
+              if (el) buttons.current.set(choice, el);
+              else buttons.current.delete(choice);
             }}
-            variant={PRIMARY.has(action) ? "primary" : "secondary"}
-            aria-expanded={open === action}
+            variant={variant}
+            aria-expanded={open === choice}
             onClick={() => {
               setNotice(null);
-              setOpen(open === action ? null : action);
+              setOpen(open === choice ? null : choice);
             }}
-            data-testid={`action-${action}`}
+            data-testid={`action-${choice}`}
             data-allowed="true"
           >
-            {LABEL[action]}
+            {label}
           </Button>
         ))}
       </div>

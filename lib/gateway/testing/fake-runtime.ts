@@ -39,6 +39,8 @@ export class FakeRuntime implements RuntimeReader {
   duplicateAroundReplay = false;
   /** Delay before each GetSession answers. */
   getSessionDelayMs = 0;
+  /** ping() fails as an unreachable runtime does (UNAVAILABLE). */
+  unreachable = false;
   /** Identities of sessions whose history reads fail with PERMISSION_DENIED. */
   readonly forbidden = new Set<string>();
   calls = { getSession: 0, listSessions: 0, watchSessions: 0, subscribe: 0 };
@@ -124,6 +126,10 @@ export class FakeRuntime implements RuntimeReader {
     } finally {
       this.gets--;
     }
+  }
+
+  async ping(): Promise<void> {
+    if (this.unreachable) throw new ConnectError("connect ECONNREFUSED fake:0", Code.Unavailable);
   }
 
   async listSessions(): Promise<SessionMetadata[]> {

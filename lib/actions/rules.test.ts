@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { MAX_TTL_MS } from "@/lib/macp/constants";
+import {
+  checkContentType,
+  checkContextBytes,
+  checkJsonText,
+  checkLink,
+  checkMarkdown,
+  checkParticipant,
+  checkRecordId,
+  checkText,
+  formFieldOf,
+  LIMITS,
+  TEXT_FIELDS,
+} from "./rules";
+
+describe("the action contract", () => {
+  it("checks text: trimmed, required, length, control characters, one line, pattern, in that order", () => {
+    const rule = TEXT_FIELDS.status.rule;
+    expect(checkText("  in_progress ", rule)).toEqual({ value: "in_progress" });
+    expect(checkText("   ", { max: 5, required: true })).toEqual({ value: "", problem: { code: "required" } });
+    expect(checkText("   ", { max: 5 })).toEqual({ value: "" });
+    expect(checkText("x".repeat(65), rule).problem).toEqual({ code: "too-long", length: 65, max: 64 });
+    expect(checkText("a\u0007b", rule).problem).toEqual({ code: "control" });
+    expect(checkText("a\nb", TEXT_FIELDS.scope.rule).problem).toEqual({ code: "line-break" });
+    expect(checkText("a\nb", TEXT_FIELDS.reason.rule)).toEqual({ value: "a\nb" });
+    expect(checkText("two words", rule).problem).toEqual({ code: "pattern" });
+    expect(checkText("upstream:503", TEXT_FIELDS.errorCode.rule)).toEqual({ value: "upstream:503" });
+  });
+
+  it("checks participants, record ids and JSON", () => {
+    expect(checkParticipant(" agent://x ")).toEqual({ value: "agent://x" });
+    expect(checkParticipant("", false)).toEqual({ value: "" });
+    expect(checkParticipant("").problem).toEqual({ code: "required" });
+    expect(checkParticipant("has space").problem).toEqual({ code: "not-participant" });
+    expect(checkRecordId("h 1").problem).toEqual({ code: "spaces" });
+    expect(checkRecordId("x".repeat(257)).problem).toEqual({ code: "too-long", length: 257, max: 256 });
+    expect(checkJsonText(" ", 10)).toEqual({ value: "" });
+    expect(checkJsonText('{"a":1}', 3).problem).toEqual({ code: "too-large", bytes: 7, max: 3 });
+    expect(checkJsonText("{", 10).problem?.code).toBe("not-json");
+  });
+
+  it("checks links: http(s) only, no credentials, normalised", () => {
+    expect(checkLink(" https://wiki.example.com/run book ")).toEqual({ value: "https://wiki.example.com/run%20book" });
+    expect(checkLink("javascript:alert(1)").problem).toEqual({ code: "url-scheme" });
+    expect(checkLink("https://u:p@example.com").problem).toEqual({ code: "url-credentials" });
+    expect(checkLink("not a url").problem).toEqual({ code: "not-url" });
+    expect(checkLink(`https://e.com/${"x".repeat(LIMITS.link)}`).problem?.code).toBe("too-long");
+  });
+
+  it("checks content types and context bytes, refusing types browsers run scripts in", () => {
+    expect(checkContentType("Text/Markdown; charset=utf-8")).toEqual({ value: "text/markdown; charset=utf-8", essence: "text/markdown" });
+    expect(checkContentType("image/SVG+xml").problem).toEqual({ code: "active-type", essence: "image/svg+xml" });
+    expect(checkContentType("markdown").problem).toEqual({ code: "not-mime" });
+    expect(checkContextBytes(new Uint8Array(), "text/plain", 10)).toEqual({ code: "required" });
+    expect(checkContextBytes(new Uint8Array([0xff, 0xfe]), "text/plain", 10)).toEqual({ code: "not-utf8" });
+    expect(checkContextBytes(new Uint8Array([0xff, 0xfe]), "application/pdf", 10)).toBeUndefined();
+    expect(checkContextBytes(new Uint8Array(11), "application/pdf", 10)).toEqual({ code: "too-large", bytes: 11, max: 10 });
+    expect(checkMarkdown("# Runbook", 100)).toBeUndefined();
+    expect(checkMarkdown("a\u0000b", 100)).toEqual({ code: "nul" });
+  });
+
+  it("maps request fields to form fields, and keeps the protocol's TTL bound", () => {
+    expect(formFieldOf("participants[2]")).toBe("participants");
+    expect(formFieldOf("content.file.content_type")).toBe("file");
+    expect(formFieldOf("authority_scope")).toBe("authorityScope");
+    expect(formFieldOf("error_code")).toBe("errorCode");
+    expect(formFieldOf("intent")).toBe("intent");
+    expect(LIMITS.maxTtlMs).toBe(MAX_TTL_MS);
+  });
+});

@@ -1,0 +1,229 @@
+// The console's action contract: the one place that says what each field of
+// an ActionService request may hold. Both edges use it, each in its own
+// words: the gateway (lib/gateway/action-input.ts) turns a problem into an
+// INVALID_ARGUMENT naming the request field, the forms
+// (lib/client/action-forms.ts) into a sentence next to the input. Nothing
+// here is copied anywhere else. Pure and isomorphic: no Node or browser APIs.
+import { isValidParticipantId } from "@/lib/authz/decide";
+import { MAX_TTL_MS } from "@/lib/macp/constants";
+
+export const LIMITS = Object.freeze({
+  intent: 500,
+  scope: 200,
+  reason: 1_000,
+  title: 200,
+  instructions: 10_000,
+  message: 2_000,
+  summary: 2_000,
+  status: 64,
+  errorCode: 64,
+  contextId: 200,
+  link: 2_048,
+  contentType: 255,
+  approvers: 20,
+  frozenContextBytes: 65_536,
+  defaultTtlMs: 3_600_000,
+  maxTtlMs: MAX_TTL_MS,
+  minImplicitAcceptMs: 1_000,
+  /** handoff_id / task_id naming an existing record. */
+  recordId: 256,
+});
+
+/** Room left in an envelope for the fields around an upload (ids, content type). */
+export const ENVELOPE_OVERHEAD_BYTES = 1_024;
+
+/** What can be wrong with one field's value. */
+export type Problem =
+  | { code: "required" }
+  | { code: "too-long"; length: number; max: number }
+  | { code: "too-large"; bytes: number; max: number }
+  | { code: "control" }
+  | { code: "line-break" }
+  | { code: "pattern" }
+  | { code: "not-participant" }
+  | { code: "not-json"; detail: string }
+  | { code: "not-url" }
+  | { code: "url-scheme" }
+  | { code: "url-credentials" }
+  | { code: "not-mime" }
+  | { code: "active-type"; essence: string }
+  | { code: "not-utf8" }
+  | { code: "nul" }
+  | { code: "spaces" };
+
+export interface Checked<T> {
+  value: T;
+  problem?: Problem;
+}
+
+// Control characters other than tab, newline and carriage return.
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+const LINE_BREAK = /[\r\n]/;
+
+export interface TextRule {
+  max: number;
+  required?: boolean;
+  /** Free text: line breaks allowed. Otherwise a single line. */
+  multiline?: boolean;
+  /** What the (non-empty) value must match, e.g. STATUS_PATTERN. */
+  pattern?: RegExp;
+}
+
+/** A task status: one word, e.g. in_progress. */
+export const STATUS_PATTERN = /^[A-Za-z0-9_.-]+$/;
+/** A task failure's error code, e.g. TIMEOUT or upstream:503. */
+export const ERROR_CODE_PATTERN = /^[A-Za-z0-9_.:-]+$/;
+
+/** Trimmed text within its rule. */
+export function checkText(raw: string, rule: TextRule): Checked<string> {
+  const value = raw.trim();
+  if (value === "") return rule.required ? { value, problem: { code: "required" } } : { value };
+  if (value.length > rule.max) return { value, problem: { code: "too-long", length: value.length, max: rule.max } };
+  if (CONTROL.test(value)) return { value, problem: { code: "control" } };
+  if (!rule.multiline && LINE_BREAK.test(value)) return { value, problem: { code: "line-break" } };
+  if (rule.pattern && !rule.pattern.test(value)) return { value, problem: { code: "pattern" } };
+  return { value };
+}
+
+/** A participant id (1–512 characters, no spaces), trimmed. */
+export function checkParticipant(raw: string, required = true): Checked<string> {
+  const value = raw.trim();
+  if (value === "") return required ? { value, problem: { code: "required" } } : { value };
+  return isValidParticipantId(value) ? { value } : { value, problem: { code: "not-participant" } };
+}
+
+/** An optional handoff_id / task_id naming an existing record. */
+export function checkRecordId(raw: string): Checked<string> {
+  const value = raw.trim();
+  if (value.length > LIMITS.recordId) return { value, problem: { code: "too-long", length: value.length, max: LIMITS.recordId } };
+  if (/\s/.test(value)) return { value, problem: { code: "spaces" } };
+  return { value };
+}
+
+const encoder = new TextEncoder();
+
+export function byteLength(text: string): number {
+  return encoder.encode(text).byteLength;
+}
+
+/** Optional JSON text within a size (kept as typed: agents read it as sent). */
+export function checkJsonText(raw: string, maxBytes: number): Checked<string> {
+  if (raw.trim() === "") return { value: "" };
+  const bytes = byteLength(raw);
+  if (bytes > maxBytes) return { value: raw, problem: { code: "too-large", bytes, max: maxBytes } };
+  try {
+    JSON.parse(raw);
+  } catch (e) {
+    return { value: raw, problem: { code: "not-json", detail: (e as Error).message } };
+  }
+  return { value: raw };
+}
+
+/** A context link: http(s), no user name or password. The value is the URL as the runtime gets it. */
+export function checkLink(raw: string): Checked<string> {
+  const value = raw.trim();
+  if (value === "") return { value, problem: { code: "required" } };
+  if (value.length > LIMITS.link) return { value, problem: { code: "too-long", length: value.length, max: LIMITS.link } };
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return { value, problem: { code: "not-url" } };
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return { value, problem: { code: "url-scheme" } };
+  if (url.username !== "" || url.password !== "") return { value, problem: { code: "url-credentials" } };
+  return { value: url.href };
+}
+
+/** Types a browser would run scripts in if it ever opened them inline: refused as context. */
+export const ACTIVE_TYPES: ReadonlySet<string> = new Set([
+  "text/html",
+  "application/xhtml+xml",
+  "image/svg+xml",
+  "text/javascript",
+  "application/javascript",
+  "application/ecmascript",
+  "text/ecmascript",
+  "text/xml",
+  "application/xml",
+  "text/xsl",
+]);
+
+const TOKEN = "[A-Za-z0-9!#$&^_.+-]+";
+const MIME = new RegExp(`^(${TOKEN})/(${TOKEN})((\\s*;\\s*${TOKEN}=(${TOKEN}|"[^"\\\\\\r\\n]*"))*)$`);
+
+/** A content type checked for syntax and against active content: lowercased type/subtype, parameters kept. */
+export function checkContentType(raw: string): Checked<string> & { essence?: string } {
+  const value = raw.trim();
+  if (value === "") return { value, problem: { code: "required" } };
+  if (value.length > LIMITS.contentType) return { value, problem: { code: "too-long", length: value.length, max: LIMITS.contentType } };
+  const m = MIME.exec(value);
+  if (!m) return { value, problem: { code: "not-mime" } };
+  const essence = `${(m[1] as string).toLowerCase()}/${(m[2] as string).toLowerCase()}`;
+  if (ACTIVE_TYPES.has(essence)) return { value, essence, problem: { code: "active-type", essence } };
+  return { value: `${essence}${m[3] ?? ""}`, essence };
+}
+
+/** Context bytes: not empty, within `maxBytes`, UTF-8 when the type is text/*. */
+export function checkContextBytes(data: Uint8Array, essence: string, maxBytes: number): Problem | undefined {
+  if (data.byteLength === 0) return { code: "required" };
+  if (data.byteLength > maxBytes) return { code: "too-large", bytes: data.byteLength, max: maxBytes };
+  if (essence.startsWith("text/")) {
+    try {
+      new TextDecoder("utf-8", { fatal: true }).decode(data);
+    } catch {
+      return { code: "not-utf8" };
+    }
+  }
+  return undefined;
+}
+
+/** Markdown context: not blank, no NUL characters, within `maxBytes`. */
+export function checkMarkdown(text: string, maxBytes: number): Problem | undefined {
+  if (text.trim() === "") return { code: "required" };
+  const bytes = byteLength(text);
+  if (bytes > maxBytes) return { code: "too-large", bytes, max: maxBytes };
+  if (text.includes("\u0000")) return { code: "nul" };
+  return undefined;
+}
+
+/**
+ * The fields of each action's request that are plain text, by request field
+ * (the proto's name) with the form field that edits it. Both edges check
+ * them with checkText against these rules.
+ */
+export const TEXT_FIELDS = Object.freeze({
+  intent: { field: "intent", form: "intent", rule: { required: true, max: LIMITS.intent } },
+  scope: { field: "scope", form: "scope", rule: { max: LIMITS.scope } },
+  reason: { field: "reason", form: "reason", rule: { max: LIMITS.reason, multiline: true } },
+  authorityScope: { field: "authority_scope", form: "authorityScope", rule: { max: LIMITS.scope } },
+  contextId: { field: "context_id", form: "contextId", rule: { max: LIMITS.contextId } },
+  title: { field: "title", form: "title", rule: { required: true, max: LIMITS.title } },
+  instructions: { field: "instructions", form: "instructions", rule: { max: LIMITS.instructions, multiline: true } },
+  status: { field: "status", form: "status", rule: { max: LIMITS.status, pattern: STATUS_PATTERN } },
+  message: { field: "message", form: "message", rule: { max: LIMITS.message, multiline: true } },
+  summary: { field: "summary", form: "summary", rule: { max: LIMITS.summary, multiline: true } },
+  errorCode: { field: "error_code", form: "errorCode", rule: { required: true, max: LIMITS.errorCode, pattern: ERROR_CODE_PATTERN } },
+} satisfies Record<string, { field: string; form: string; rule: TextRule }>);
+
+/**
+ * The form field a request field's problem belongs to ("content.markdown" →
+ * "markdown", "participants[2]" → "participants"), so a server-side
+ * FieldViolation shows next to the right input.
+ */
+export function formFieldOf(requestField: string): string {
+  const base = requestField.replace(/\[\d+\]$/, "");
+  const map: Record<string, string> = {
+    "content.markdown": "markdown",
+    "content.link": "link",
+    "content.file.data": "file",
+    "content.file.content_type": "file",
+    ttl_ms: "ttlMinutes",
+    implicit_accept_timeout_ms: "implicitAcceptSeconds",
+    frozen_context_json: "frozenContext",
+    input_json: "inputJson",
+    deadline_unix_ms: "deadline",
+  };
+  for (const t of Object.values(TEXT_FIELDS)) map[t.field] = t.form;
+  return map[base] ?? base;
+}
