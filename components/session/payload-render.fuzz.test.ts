@@ -260,7 +260,8 @@ function check(what: string, element: ReactElement, bound: Bound): string {
   return html;
 }
 
-describe("rendering agent payloads (fuzzed)", () => {
+// CPU-bound (about 10 s on an idle 2-core machine): allowed room for a busy one, since it is not a speed test.
+describe("rendering agent payloads (fuzzed)", { timeout: 120_000 }, () => {
   it(`renders ${CASES} random payloads of every content type through the first view and the live viewers, bounded and inert`, () => {
     const r = rng(SEED);
     for (let i = 0; i < CASES; i++) {
