@@ -28,6 +28,12 @@ export interface NotifierOptions {
   approvers: (policyId: string) => Promise<readonly string[]>;
   /** Display names of people (and agents) by participant id. */
   names: () => Promise<ReadonlyMap<string, string>>;
+  /**
+   * False while the catalog is still filling for the first time (a new
+   * catalog against a runtime with history): the baseline waits for it, so
+   * history is not told as news.
+   */
+  ready?: () => boolean;
   /** Base of the links back to the console. */
   publicUrl: string;
   logger: GatewayLogger;
@@ -73,8 +79,13 @@ export class Notifier {
   private readonly busy = new Set<string>();
   private readonly inflight = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
+  private retryTimer: NodeJS.Timeout | null = null;
   private pruneTimer: NodeJS.Timeout | null = null;
   private closed = false;
+
+  private get giveUpAfterMs(): number {
+    return this.options.giveUpAfterMs ?? 86_400_000;
+  }
 
   constructor(private readonly options: NotifierOptions) {
     this.hooks = options.hooks;
@@ -109,6 +120,7 @@ export class Notifier {
     this.closed = true;
     this.stopWatching?.();
     if (this.timer) clearTimeout(this.timer);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.pruneTimer) clearInterval(this.pruneTimer);
     this.shutdown.abort();
     await this.deriving?.catch(() => undefined);
@@ -148,6 +160,14 @@ export class Notifier {
     if (cursor === null || this.store.catalogId !== this.options.catalogId || cursor > catalog.version) {
       // First start (or another catalog): what is already there is the
       // baseline; only what changes from now on is told.
+      if (this.options.ready && !this.options.ready()) {
+        this.retryTimer ??= setTimeout(() => {
+          this.retryTimer = null;
+          this.derive();
+        }, 1_000);
+        this.retryTimer.unref();
+        return false;
+      }
       this.store.rebase(this.options.catalogId, 0);
       this.baseline();
       return false;
@@ -183,6 +203,8 @@ export class Notifier {
         });
       }
       for (const event of deriveEvents(before?.snapshot, row.summary, row.nextActors, approvers)) {
+        // Catching up after a long stop: what is older than a delivery may live is not news.
+        if (event.occurredAtMs > 0 && event.occurredAtMs < now - this.giveUpAfterMs) continue;
         for (const hook of this.hooks) {
           if (hookWants(hook, event.kind, event.involved)) deliveries.push(this.delivery(hook, event, names));
         }
@@ -265,8 +287,13 @@ export class Notifier {
         });
       this.inflight.add(p);
     }
-    if (this.busy.size > 0) return;
-    const next = this.store.nextDueMs();
+    // Wake for the next retry of an idle hook (a busy one pumps again when its request ends).
+    let next: number | undefined;
+    for (const hook of this.hooks) {
+      if (this.busy.has(hook.id)) continue;
+      const t = this.store.nextDueMs(hook.id);
+      if (t !== undefined && (next === undefined || t < next)) next = t;
+    }
     if (next !== undefined) {
       this.timer = setTimeout(() => this.pump(), Math.max(10, next - Date.now()));
       this.timer.unref();
@@ -309,7 +336,7 @@ export class Notifier {
     const now = Date.now();
     const permanent = status >= 400 && status < 500 && !RETRY_4XX.has(status);
     const wait = backoffMs(attempts, this.options.random, this.options.retryBaseMs, this.options.retryCapMs);
-    const expired = now + wait > row.createdMs + (this.options.giveUpAfterMs ?? 86_400_000);
+    const expired = now + wait > row.createdMs + this.giveUpAfterMs;
     if (permanent || expired) {
       this.store.recordAttempt(row.n, "failed", status, error, 0, now);
       this.log.warn({ hook: hook.id, delivery: row.deliveryId, event: row.event, attempts, error }, `webhooks: gave up a delivery (${permanent ? "refused" : "too old"})`);

@@ -134,6 +134,7 @@ export class NotifyStore {
       ),
       due: this.db.prepare<[string, number], Raw>("SELECT * FROM outbox WHERE hook_id = ? AND status = 'pending' AND next_at <= ? ORDER BY next_at, n LIMIT 1"),
       nextDue: this.db.prepare<[], { t: number | null }>("SELECT MIN(next_at) AS t FROM outbox WHERE status = 'pending'"),
+      nextDueFor: this.db.prepare<[string], { t: number | null }>("SELECT MIN(next_at) AS t FROM outbox WHERE hook_id = ? AND status = 'pending'"),
       attempt: this.db.prepare<[string, number, number, string, number, number]>(
         "UPDATE outbox SET status = ?, attempts = attempts + 1, last_status = ?, next_at = ?, last_error = ?, last_attempt_ms = ? WHERE n = ?",
       ),
@@ -191,8 +192,9 @@ export class NotifyStore {
     return r ? row(r) : undefined;
   }
 
-  nextDueMs(): number | undefined {
-    return this.stmts.nextDue.get()?.t ?? undefined;
+  /** When the next pending delivery (of one hook) is due. */
+  nextDueMs(hookId?: string): number | undefined {
+    return (hookId === undefined ? this.stmts.nextDue.get() : this.stmts.nextDueFor.get(hookId))?.t ?? undefined;
   }
 
   /** Record an attempt's result. */

@@ -74,6 +74,7 @@ export function startWebhooks(plan: WebhooksPlan, deps: WebhooksDeps): Notifier 
     catalog: deps.gateway.catalog,
     catalogId: `${deps.catalogPath}\n${deps.catalogSource}`,
     onCatalogWrite: (listener) => deps.gateway.feeder.onWrite(() => listener()),
+    ready: () => !deps.gateway.feeder.status().backfilling,
     approvers: async (policyId) => {
       const p = policies ? await policies.summary(policyId) : undefined;
       return p && commitmentAuthority(p) === "designated_role" ? designatedRoles(p) : [];
