@@ -68,7 +68,8 @@ const CLOSED_TTL_MS = 86_400_000;
 const RETRY_4XX = new Set([408, 425, 429]);
 
 export class Notifier {
-  private readonly hooks: readonly WebhookConfig[];
+  private hooks: readonly WebhookConfig[];
+  private readonly closers: (() => void)[] = [];
   private readonly store: NotifyStore;
   private readonly log: GatewayLogger;
   private readonly fetch: typeof fetch;
@@ -103,6 +104,23 @@ export class Notifier {
     this.pump();
   }
 
+  /** Replace the hooks (the webhooks file changed): new events go to these; removed hooks' deliveries are dropped. */
+  setHooks(hooks: readonly WebhookConfig[]): void {
+    if (this.closed) return;
+    this.hooks = hooks;
+    this.prune();
+    this.pump();
+  }
+
+  get hookIds(): string[] {
+    return this.hooks.map((h) => h.id);
+  }
+
+  /** Run `fn` when the notifier closes. */
+  onClose(fn: () => void): void {
+    this.closers.push(fn);
+  }
+
   /** Per-hook outbox state for admins. */
   status(recent = 20): HookStatus[] {
     return this.hooks.map((h) => ({
@@ -118,6 +136,7 @@ export class Notifier {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const fn of this.closers.splice(0)) fn();
     this.stopWatching?.();
     if (this.timer) clearTimeout(this.timer);
     if (this.retryTimer) clearTimeout(this.retryTimer);

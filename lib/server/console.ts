@@ -375,6 +375,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       gateway,
       catalogPath: config.catalogPath,
       catalogSource,
+      dir: config.dir,
       consoleUrl: url,
       env,
       accounts: auth?.accounts ?? null,

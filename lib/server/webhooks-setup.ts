@@ -1,6 +1,7 @@
 // Outbound notifications for `startConsole`: the webhooks file is read and
 // checked before anything starts (a bad file stops the console with the
 // reason); once the console listens, the notifier follows its catalog.
+import fs from "node:fs";
 import path from "node:path";
 import type { Accounts } from "@/lib/accounts/accounts";
 import type { Gateway } from "@/lib/gateway/gateway";
@@ -47,6 +48,8 @@ export interface WebhooksDeps {
   /** The catalog's file (":memory:" keeps the outbox in memory too) and what it describes. */
   catalogPath: string;
   catalogSource: string;
+  /** Project root (a relative BATON_WEBHOOKS_FILE is relative to it). */
+  dir: string;
   /** The console's URL once it listens (links fall back to it). */
   consoleUrl: string;
   env: Env;
@@ -89,6 +92,20 @@ export function startWebhooks(plan: WebhooksPlan, deps: WebhooksDeps): Notifier 
     logger: deps.logger,
   });
   notifier.start();
+  // Follow changes of the file: a valid new version replaces the hooks; an
+  // invalid one is logged and the hooks in use stay.
+  const reload = (now: fs.Stats, before: fs.Stats): void => {
+    if (now.mtimeMs === before.mtimeMs && now.size === before.size && now.ino === before.ino) return;
+    try {
+      const { hooks } = loadWebhooks(deps.env, deps.dir);
+      notifier.setHooks(hooks);
+      deps.logger.info({ file: plan.file, hooks: hooks.map((h) => `${h.id} (${h.format})`) }, "webhooks: the webhooks file changed; using its hooks now");
+    } catch (e) {
+      deps.logger.error({ file: plan.file, err: (e as Error).message }, "webhooks: the changed webhooks file is invalid; keeping the hooks in use");
+    }
+  };
+  fs.watchFile(plan.file, { interval: 1_000, persistent: false }, reload);
+  notifier.onClose(() => fs.unwatchFile(plan.file, reload));
   deps.logger.info({ file: plan.file, hooks: plan.hooks.map((h) => `${h.id} (${h.format})`), outbox: storePath, links: publicUrl || deps.consoleUrl }, "webhooks: sending notifications");
   return notifier;
 }

@@ -289,4 +289,23 @@ describe("webhooks", () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(receiver.delivered("/all", sid).map((b) => b.event)).toEqual(["offer.waiting", "offer.declined"]);
   }, 90_000);
+  it("follows changes of the webhooks file; an invalid change keeps the hooks in use", async () => {
+    const file = path.join(dir, "webhooks.json");
+    const root = await as("root");
+    const ids = async () => (await root.actions().listWebhookDeliveries({})).hooks.map((h) => h.id);
+    await writeFile(file, JSON.stringify({ webhooks: [{ id: "late", url: `${receiver.url}/late`, secretEnv: "TEST_HOOK_SECRET" }] }));
+    await waitFor(async () => (await ids()).join() === "late", 10_000, "the new hook in use");
+    const alice = await as("alice");
+    const sid = ok(await alice.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "Late hook", scope: "late", participants: ["human:bob"] })).sessionId;
+    ok(await alice.actions().offer({ sessionId: sid, messageId: uuid(), target: "human:bob" }));
+    await waitFor(() => receiver.delivered("/late", sid).length === 1, 10_000, "the new hook's first event");
+    expect(receiver.delivered("/all", sid)).toEqual([]);
+    // A broken file is refused; the hooks in use stay.
+    await writeFile(file, "{ not json");
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect(await ids()).toEqual(["late"]);
+    const bob = await as("bob");
+    ok(await bob.actions().decline({ sessionId: sid, messageId: uuid() }));
+    await waitFor(() => receiver.delivered("/late", sid).length === 2, 10_000, "the next event after the broken change");
+  }, 60_000);
 });
