@@ -308,4 +308,24 @@ describe("webhooks", () => {
     ok(await bob.actions().decline({ sessionId: sid, messageId: uuid() }));
     await waitFor(() => receiver.delivered("/late", sid).length === 2, 10_000, "the next event after the broken change");
   }, 60_000);
+  it("a bad webhooks file or BATON_PUBLIC_URL stops the console before it starts, naming the field", async () => {
+    const bad = path.join(dir, "bad-webhooks.json");
+    await writeFile(bad, JSON.stringify({ webhooks: [{ id: "x", url: "ftp://example.com/hook", secret: HOOK_SECRET }] }));
+    const attempt = async (extra: Record<string, string>) => {
+      const e = { ...env, PORT: "0", ...extra };
+      const accounts = new Accounts({ usersFile, sessionSecret: SECRET, scrypt: TEST_SCRYPT, logger: quiet });
+      return startConsole({ config: loadConsoleConfig(e, ["--no-ui"], process.cwd()), env: e, logger: quiet, auth: { accounts, secret: SECRET } }).then(
+        async (c) => {
+          await c.close();
+          return null;
+        },
+        (err: unknown) => err as Error,
+      );
+    };
+    const e1 = await attempt({ BATON_WEBHOOKS_FILE: bad });
+    expect(e1?.name).toBe("ConsoleConfigError");
+    expect(e1?.message).toBe(`${bad}: webhook "x": url must be http:// or https://`);
+    const e2 = await attempt({ BATON_PUBLIC_URL: "baton.example.com" });
+    expect(e2?.message).toMatch(/^BATON_PUBLIC_URL must be/);
+  });
 });
