@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { DemoRunner } from "@/components/admin/DemoRunner";
+import { WebhookDeliveries } from "@/components/admin/WebhookDeliveries";
 import { QueryProvider } from "@/lib/client/query-provider";
 
 export const metadata: Metadata = { title: "Run demo" };
@@ -13,6 +14,7 @@ export default function AdminPage() {
       </p>
       <QueryProvider>
         <DemoRunner />
+        <WebhookDeliveries />
       </QueryProvider>
     </div>
   );

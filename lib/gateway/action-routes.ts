@@ -11,6 +11,7 @@ import {
   ActionService,
   GetCapabilitiesResponseSchema,
   GetPolicyResponseSchema,
+  ListWebhookDeliveriesResponseSchema,
   type DemoScenario,
   type RunDemoResponse,
 } from "@/lib/gen/baton/v1/actions_pb";
@@ -35,6 +36,12 @@ import type { SignedInUser } from "./identity";
 import { watchInbox } from "./inbox";
 import { requireSignedIn, signedInUser, type RequestAuthOptions } from "./request-auth";
 import { shortParticipantName } from "@/lib/authz/decide";
+import type { HookStatus } from "@/lib/notify/notifier";
+
+/** Outbound webhooks' state for admins (lib/notify/notifier.ts). */
+export interface WebhookStatusSource {
+  status(recent: number): HookStatus[];
+}
 
 /** Admins' "Run demo" (implemented by the console server, lib/server/demo.ts). */
 export interface DemoRunner {
@@ -50,6 +57,8 @@ export interface ActionRoutesOptions extends RequestAuthOptions {
   heartbeatMs?: number;
   /** Without it, RunDemo answers UNIMPLEMENTED and admins see no scenarios. */
   demo?: DemoRunner;
+  /** The console's notifier, when webhooks are configured (read at call time). */
+  webhooks?: () => WebhookStatusSource | null;
 }
 
 const POLICY_ID = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,255}$/;
@@ -121,6 +130,37 @@ export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRout
         if (!demo) throw new ConnectError("This console was started without the demo player.", Code.Unimplemented);
         const run = demo.run({ scenario: req.scenario, speed: req.speed, instant: req.instant, requestedBy: auth.user.username, signal: ctx.signal });
         yield* gateway.trackBrowserStream(run, ctx.signal);
+      },
+
+      async listWebhookDeliveries(req, ctx) {
+        ensureOpen();
+        await requireSignedIn(ctx, options, { csrf: false, minimumRole: "admin" });
+        const limit = req.limit === 0 ? 20 : req.limit;
+        if (limit > 100) throw new ConnectError("limit: at most 100 deliveries per hook", Code.InvalidArgument);
+        const source = options.webhooks?.() ?? null;
+        if (!source) return create(ListWebhookDeliveriesResponseSchema, { configured: false });
+        return create(ListWebhookDeliveriesResponseSchema, {
+          configured: true,
+          hooks: source.status(limit).map((h) => ({
+            id: h.id,
+            format: h.format,
+            destination: h.destination,
+            pending: BigInt(h.pending),
+            failed: BigInt(h.failed),
+            recent: h.recent.map((r) => ({
+              deliveryId: r.deliveryId,
+              event: r.event,
+              sessionId: r.sessionId,
+              status: r.status,
+              attempts: r.attempts,
+              lastStatusCode: r.lastStatus,
+              lastError: r.lastError,
+              createdUnixMs: BigInt(r.createdMs),
+              lastAttemptUnixMs: BigInt(r.lastAttemptMs),
+              nextAttemptUnixMs: BigInt(r.status === "pending" ? r.nextAtMs : 0),
+            })),
+          })),
+        });
       },
 
       async *watchInbox(_req, ctx) {

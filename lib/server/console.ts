@@ -35,6 +35,8 @@ import { ConsoleConfigError, type ConsoleConfig } from "./config";
 import { createDemoService, type DemoService } from "./demo";
 import { planFileHandoffs, startFileHandoffs, type RunningFileHandoffs } from "./file-handoffs-setup";
 import { startEmbeddedRuntime } from "./embedded";
+import { planWebhooks, startWebhooks } from "./webhooks-setup";
+import type { Notifier } from "@/lib/notify/notifier";
 import { createConsoleServer, listen, type Fallback } from "./http";
 import { registerPageData } from "./page-data";
 import { signInRedirect } from "./page-guard";
@@ -56,6 +58,8 @@ export interface RunningConsole {
   actions: ActionGateway | null;
   /** v0.1 file-based handoffs (present when BATON_HANDOFF_DIRS is set). */
   files: FileHandoffs | null;
+  /** Outbound notifications (present when the webhooks file names hooks). */
+  notifier: Notifier | null;
   server: http.Server;
   close(): Promise<void>;
 }
@@ -114,6 +118,9 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
 
   // v0.1 handoff directories: settings are checked before anything starts.
   const filesPlan = planFileHandoffs(env);
+  // Outbound notifications: the webhooks file is checked before anything starts.
+  const webhooksPlan = planWebhooks(env, config.dir);
+  let notifier: Notifier | null = null;
 
   // 1. The runtime.
   let embedded: RunningRuntime | null = null;
@@ -245,7 +252,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
         : {}),
     })(router);
     if (auth && actions) {
-      actionRoutes({ gateway, actions, accounts: auth.accounts, env, heartbeatMs: config.heartbeatMs, ...(demo ? { demo } : {}) })(router);
+      actionRoutes({ gateway, actions, accounts: auth.accounts, env, heartbeatMs: config.heartbeatMs, ...(demo ? { demo } : {}), webhooks: () => notifier })(router);
     }
     fileRoutes({
       files: fileHandoffs.files,
@@ -365,6 +372,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
   let app: NextApp | null = null;
   const cleanup = async () => {
     health.close();
+    await notifier?.close().catch(() => undefined);
     withdrawPageData();
     people?.close();
     signInStreams?.close();
@@ -396,6 +404,17 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
         throw e;
       }
     }
+    notifier = startWebhooks(webhooksPlan, {
+      gateway,
+      catalogPath: config.catalogPath,
+      catalogSource,
+      dir: config.dir,
+      consoleUrl: url,
+      env,
+      accounts: auth?.accounts ?? null,
+      policies: actions?.policies ?? null,
+      logger: options.logger.child({ component: "webhooks" }),
+    });
     const runtimeAddress = embedded ? embedded.address : config.runtime.kind === "external" ? config.runtime.url : "";
     logger.info(
       {
@@ -421,9 +440,12 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       gateway,
       actions,
       files: fileHandoffs.files,
+      notifier,
       server,
       close() {
         closing ??= (async () => {
+          // Requests in flight are cut; their deliveries are sent again at the next start.
+          await notifier?.close();
           withdrawPageData();
           signInStreams?.close();
           shutdown.abort(); // ends every browser stream

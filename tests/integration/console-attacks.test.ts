@@ -122,6 +122,8 @@ describe("a viewer", () => {
       ["runDemo", async () => {
         for await (const _ of a.runDemo({ scenario: "oncall-rotation", speed: 1 })) return;
       }],
+      // Admin-only read: a viewer may not see the webhooks either.
+      ["listWebhookDeliveries", () => a.listWebhookDeliveries({})],
     ];
     // Every mutating method of the service is in the list.
     const reads = new Set(["listDirectory", "watchInbox", "getPolicy", "getCapabilities"]);
