@@ -4,10 +4,17 @@ import { Suspense } from "react";
 import { SessionListScreen } from "@/components/sessions/SessionListScreen";
 import type { ListFirstView } from "@/lib/client/list-first-view";
 import { parseListQuery, toSessionListQuery } from "@/lib/client/list-query";
-import { countOf, listQueryKey, PAGE_SIZE } from "@/lib/client/session-window";
+import { countOf, listQueryKey } from "@/lib/client/session-window";
 import { pageData } from "@/lib/server/page-data";
 
 export const metadata: Metadata = { title: "Sessions" };
+
+/**
+ * Rows read for the first view: what the HTML shows (24) plus what the
+ * virtualizer may show on a tall screen before the live list has read its
+ * own first page (rows past these show as loading until then).
+ */
+const FIRST_VIEW_READ = 60;
 
 export default async function SessionsPage({
   searchParams,
@@ -24,7 +31,7 @@ export default async function SessionsPage({
   }
   const query = parseListQuery(params);
   const data = pageData();
-  const read = data?.sessionListFirstView ? await data.sessionListFirstView(await headers(), toSessionListQuery(query), PAGE_SIZE) : undefined;
+  const read = data?.sessionListFirstView ? await data.sessionListFirstView(await headers(), toSessionListQuery(query), FIRST_VIEW_READ) : undefined;
   const first: ListFirstView | undefined =
     read?.kind === "ready" ? { key: listQueryKey(query), page: read.page, allCount: countOf(read.allCount), openCount: countOf(read.openCount) } : undefined;
   return (

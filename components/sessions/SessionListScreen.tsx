@@ -45,8 +45,8 @@ function useHydrated(): boolean {
   );
 }
 
-/** Rows the server's HTML shows (in flow, before the virtualizer measures the window). */
-const FIRST_VIEW_ROWS = 40;
+/** Rows the server's HTML shows (in flow, before the virtualizer measures the window): a tall screen's worth. */
+const FIRST_VIEW_ROWS = 24;
 
 const COLUMNS: { key: SortKey | null; label: string }[] = [
   { key: "mode", label: "Mode" },

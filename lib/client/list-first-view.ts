@@ -49,7 +49,7 @@ export interface SessionWindow {
 export interface ListFirstView {
   /** listQueryKey() of the query it was read for. */
   key: string;
-  /** Page 0 of that query (PAGE_SIZE rows at most), as ListSessionPage answers it. */
+  /** The first rows of that query (offset 0, fewer than a live page), as ListSessionPage answers them. */
   page: ListSessionPageResponse;
   /** Sessions in the whole catalog, and open ones (the "N of M · K open" line). */
   allCount: number;
