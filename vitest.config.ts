@@ -19,6 +19,8 @@ const RUNTIME_SUITES = [
   "tests/integration/demo.test.ts",
   "tests/integration/grpc-js-interop.test.ts",
   "tests/integration/tls.test.ts",
+  "tests/integration/list-rows.test.ts",
+  "tests/integration/list-rows-migration.test.ts",
 ];
 
 export default defineConfig({

@@ -1,8 +1,10 @@
 // Kernel residency: closed sessions leave memory once their terminal record is
 // durable, and the cache of recently closed sessions stays within its bounds
 // (count and bytes). Driven through Kernel.send over the in-memory store.
+import { fromBinary } from "@bufbuild/protobuf";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
+import { SessionSummarySchema } from "@/lib/gen/baton/v1/console_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { DEFAULT_CONFIGURATION_VERSION, DEFAULT_POLICY_ID, HANDOFF_MODE, MODE_VERSION } from "@/lib/macp/constants";
 import { newSessionId } from "@/lib/macp/ids";
@@ -82,5 +84,43 @@ describe("kernel residency", () => {
     expect(s.closedCached).toBeGreaterThan(0);
     expect(s.closedCached).toBeLessThan(6);
     await k.close();
+  });
+});
+
+describe("list rows", () => {
+  it("writes a row with every record, final once closed, and tells listeners after the commit", async () => {
+    const { store, k } = await kernel({});
+    const seen: { change: number; final: boolean }[] = [];
+    const stop = k.watchListRows((rows) => seen.push(...rows.map((r) => ({ change: r.change, final: r.final }))));
+    const sid = await resolvedSession(k);
+    stop();
+    expect(seen.map((r) => r.change)).toEqual([1, 2, 3, 4]);
+    expect(seen.map((r) => r.final)).toEqual([false, false, false, true]);
+    expect(k.lastListChange()).toBe(4);
+    const rows = k.readListRows(0, 10);
+    expect(rows.map((r) => [r.sessionId, r.change, r.final])).toEqual([[sid, 4, true]]);
+    // The session, and its fold, left memory with its terminal record.
+    expect(k.stats().resident).toBe(0);
+    await k.close();
+    await store.close();
+  });
+
+  it("folds a failed commit's record out again: the next row follows the store, not the lost write", async () => {
+    const { store, k } = await kernel({});
+    const sid = newSessionId();
+    const send = (as: string, messageType: string, payload: Record<string, unknown>) =>
+      k.send(who(as), buildEnvelope({ mode: HANDOFF_MODE, messageType, sessionId: sid, payload }));
+    expect((await send("o", "SessionStart", { participants: ["o", "t"], modeVersion: MODE_VERSION, configurationVersion: DEFAULT_CONFIGURATION_VERSION, ttlMs: 60_000n })).ok).toBe(true);
+    store.__failNextCommitForTests();
+    expect((await send("o", "HandoffOffer", { handoffId: "h1", targetParticipant: "t" })).error?.code).toBe("INTERNAL_ERROR");
+    expect(k.lastListChange()).toBe(1);
+    expect((await send("o", "HandoffOffer", { handoffId: "h2", targetParticipant: "t", scope: "pager" })).ok).toBe(true);
+    const [row] = k.readListRows(0, 10);
+    const summary = fromBinary(SessionSummarySchema, row!.summary);
+    expect(summary.eventCount).toBe(2n); // start + the second offer; the failed one is not in it
+    expect(summary.scope).toBe("pager");
+    expect(row!.nextActors).toEqual(["t"]);
+    await k.close();
+    await store.close();
   });
 });

@@ -39,7 +39,6 @@ import {
 } from "@/lib/macp/constants";
 import { isValidSessionId } from "@/lib/macp/ids";
 import { leanEnvelope, nextActors, SessionFold, toSummary } from "@/lib/macp/projections/summary";
-import { SessionSummarySchema as ListSummarySchema } from "@/lib/gen/baton/v1/console_pb";
 import {
   AckSchema,
   EnvelopeSchema,
@@ -68,6 +67,7 @@ import type { RuntimeConfig } from "./config";
 import { MacpRejection, reject } from "./errors";
 import { MODES, type AnyMode } from "./modes";
 import type { SessionContext } from "./modes/types";
+import { encodeListSummary } from "./list-row-codec";
 import { bindPolicy, DEFAULT_POLICY, hasCommitmentAuthority, validateDescriptor, type BoundPolicy } from "./policy";
 import { SlidingWindowLimiter } from "./rate-limit";
 import type {
@@ -364,10 +364,11 @@ export class Kernel {
   /** The session's list row as of its newest admitted record. */
   private listRow(s: Session): ListRow {
     const meta = this.metadata(s);
-    const view = s.fold.view;
+    // Read and dropped right here (toSummary and nextActors copy what they keep), so the fold's batch goes on.
+    const view = s.fold.peek();
     // Agents' timestamps are clamped to the server time of the newest record: the row follows from the log.
     const summary = toSummary(meta, view, s.fold.count, s.touchedMs);
-    return { sessionId: s.id, summary: toBinary(ListSummarySchema, summary), nextActors: nextActors(meta, view), final: isTerminal(s.state) };
+    return { sessionId: s.id, summary: encodeListSummary(summary), nextActors: nextActors(meta, view), final: isTerminal(s.state) };
   }
 
   /** A closed session's list row, folded from its stored envelopes (a page at a time, yielding in between). */
@@ -384,7 +385,7 @@ export class Kernel {
     }
     const view = fold.view;
     const summary = toSummary(meta, view, fold.count, entry.activityMs);
-    return { sessionId: entry.sessionId, summary: toBinary(ListSummarySchema, summary), nextActors: nextActors(meta, view), final: isTerminal(meta.state) };
+    return { sessionId: entry.sessionId, summary: encodeListSummary(summary), nextActors: nextActors(meta, view), final: isTerminal(meta.state) };
   }
 
   /**

@@ -1,5 +1,5 @@
 // Streaming subscriptions: how many each identity holds (StreamSession,
-// WatchSessions and WatchSignals calls), capped per identity, and what their
+// WatchSessions, WatchSignals and WatchListRows calls), capped per identity, and what their
 // buffers hold, for tests, logs and benchmarks.
 //
 // Each open stream costs at most its bounded buffer (MACP_SUBSCRIBER_BUFFER
@@ -57,7 +57,7 @@ export class Subscriptions {
     if (limit > 0 && n >= limit) {
       this.refused++;
       throw new ConnectError(
-        `RESOURCE_EXHAUSTED: ${key} already has ${n} open subscriptions (StreamSession, WatchSessions and WatchSignals ` +
+        `RESOURCE_EXHAUSTED: ${key} already has ${n} open subscriptions (StreamSession, WatchSessions, WatchSignals and WatchListRows ` +
           `streams count); the limit is ${limit} (MACP_MAX_SUBSCRIPTIONS${identity?.isObserver ? " / MACP_OBSERVER_MAX_SUBSCRIPTIONS" : ""}, ` +
           `or max_subscriptions on the identity's token). Close a stream before opening another.`,
         Code.ResourceExhausted,

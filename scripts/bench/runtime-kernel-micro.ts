@@ -8,11 +8,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import { SendRequestSchema, SendResponseSchema, SessionStartPayloadSchema } from "@/lib/gen/macp/v1/core_pb";
+import { ParticipantActivitySchema, SendRequestSchema, SendResponseSchema, SessionMetadataSchema, SessionStartPayloadSchema } from "@/lib/gen/macp/v1/core_pb";
 import { EnvelopeSchema, type Envelope } from "@/lib/gen/macp/v1/envelope_pb";
 import { HandoffContextPayloadSchema, HandoffOfferPayloadSchema } from "@/lib/gen/macp/modes/handoff/v1/handoff_pb";
 import { DEFAULT_CONFIGURATION_VERSION, HANDOFF_MODE, MACP_VERSION, MODE_VERSION } from "@/lib/macp/constants";
 import { newSessionId } from "@/lib/macp/ids";
+import { leanEnvelope, nextActors, SessionFold, toSummary } from "@/lib/macp/projections/summary";
+import { encodeListSummary } from "@/lib/runtime/list-row-codec";
 import type { Identity } from "@/lib/runtime/auth";
 import { loadConfig } from "@/lib/runtime/config";
 import { Kernel } from "@/lib/runtime/kernel";
@@ -118,6 +120,35 @@ micro("encode SendResponse (connect, per request)", () => toBinary(SendResponseS
 micro("kernel: create(EnvelopeSchema, input) (returns input as is)", () => create(EnvelopeSchema, e));
 micro("kernel: encode envelope for the log record", () => toBinary(EnvelopeSchema, e));
 micro("mode: decode HandoffContextPayload", () => fromBinary(HandoffContextPayloadSchema, e.payload));
+{
+  // What the list row adds to each append (kernel.ts listRow): fold the envelope, then the row.
+  const sid = e.sessionId;
+  const fold = new SessionFold(sid, HANDOFF_MODE);
+  const startPayload = toBinary(SessionStartPayloadSchema, create(SessionStartPayloadSchema, { intent: "x", participants: ["o", "t"], modeVersion: MODE_VERSION, configurationVersion: DEFAULT_CONFIGURATION_VERSION, ttlMs: 600_000n }));
+  fold.add(create(EnvelopeSchema, { ...env(sid, "SessionStart", "s", startPayload), sender: "o" }));
+  fold.add(create(EnvelopeSchema, { ...env(sid, "HandoffOffer", "o", toBinary(HandoffOfferPayloadSchema, create(HandoffOfferPayloadSchema, { handoffId: "h", targetParticipant: "t" }))), sender: "o" }));
+  const meta = () =>
+    create(SessionMetadataSchema, {
+      sessionId: sid,
+      mode: HANDOFF_MODE,
+      state: 1,
+      startedAtUnixMs: 1_700_000_000_000n,
+      expiresAtUnixMs: 1_700_000_600_000n,
+      modeVersion: MODE_VERSION,
+      configurationVersion: DEFAULT_CONFIGURATION_VERSION,
+      policyVersion: "policy.default",
+      participants: ["o", "t"],
+      participantActivity: [create(ParticipantActivitySchema, { participantId: "o", lastMessageAtUnixMs: 1_700_000_000_005n, messageCount: 3 })],
+      initiator: "o",
+    });
+  let k = 0;
+  micro("list row: fold the envelope (lean, shared reducer)", () => fold.add(leanEnvelope({ ...e, messageId: `lr-${k++}` })), 50_000);
+  micro("list row: metadata + toSummary + nextActors + encode", () => {
+    const m = meta();
+    const view = fold.peek();
+    return [encodeListSummary(toSummary(m, view, fold.count, 1_700_000_000_010)), nextActors(m, view)];
+  });
+}
 
 console.log(`\nKernel.send() in-process, HandoffContext closed loop, ${durationMs} ms:`);
 for (const memoryOnly of [true, false]) {

@@ -209,8 +209,8 @@ describe("WatchListRows", () => {
     expect(firstResponse.value?.caughtUp).toBe(true);
     // The watcher reads nothing more while many sessions run (rows made large by their intents).
     const ids: string[] = [];
-    const intent = "i".repeat(4_000);
-    for (let batch = 0; batch < 15; batch++) {
+    const intent = "i".repeat(16_000);
+    for (let batch = 0; batch < 5; batch++) {
       await Promise.all(
         Array.from({ length: 20 }, async () => {
           const sid = newSessionId();
@@ -258,6 +258,23 @@ describe("WatchListRows", () => {
     expect(ids.filter((id) => !finals.has(id))).toEqual([]);
     await waitFor(() => rt.subscriptions.stats().streams === 0, 5_000, "the watchers' slots to be released");
   }, 60_000);
+
+  it("counts under the observer's subscription cap", async () => {
+    const rt = await start({ MACP_OBSERVER_MAX_SUBSCRIPTIONS: "1" });
+    const ac = new AbortController();
+    try {
+      await catchUp(rt, {}, ac);
+      const second = new AbortController();
+      await expect(catchUp(rt, {}, second)).rejects.toMatchObject({ code: Code.ResourceExhausted });
+      second.abort();
+    } finally {
+      ac.abort();
+    }
+    await waitFor(() => rt.subscriptions.stats().streams === 0, 5_000, "the slot to be released");
+    const again = new AbortController();
+    await catchUp(rt, {}, again);
+    again.abort();
+  });
 
   it("refuses a non-observer and a caller without credentials", async () => {
     const rt = await start();

@@ -180,3 +180,27 @@ describe("leanEnvelope", () => {
     expect(leanEnvelope(offer)).toBe(offer);
   });
 });
+
+describe("SessionFold.peek", () => {
+  it("shows the current view without ending the batch, and folds the same as one by one", () => {
+    const s = handoff();
+    const envs = [s.start(), s.offer()];
+    for (let i = 0; i < 50; i++) envs.push(s.context("h1", `note ${i}`));
+    envs.push(s.accept());
+    const fold = new SessionFold(SESSION);
+    const phases: string[] = [];
+    for (const e of envs) {
+      fold.add(e);
+      phases.push(fold.peek().phase);
+    }
+    const contexts = fold.peek().handoff?.offers[0]?.contexts;
+    const after = s.context("h1", "after");
+    fold.add(after);
+    // Within the batch the list grew in place (no copy per envelope).
+    expect(fold.peek().handoff?.offers[0]?.contexts).toBe(contexts);
+    const oneByOne = [...envs, after].reduce((v, envelope, i) => reduceSession(v, { envelope, sequence: i + 1 }), emptySessionView(SESSION));
+    expect(fold.view).toStrictEqual(oneByOne);
+    expect(phases.at(-1)).toBe("Accepted");
+    expect(phases[1]).toBe("OfferPending");
+  });
+});

@@ -53,6 +53,16 @@ export class SessionFold {
     return this.folded;
   }
 
+  /**
+   * The current view without ending the batch: valid only until the next
+   * add(), which may write it in place. For a caller that reads it at once
+   * and keeps nothing of it (the runtime computing a row per append), so a
+   * long-lived fold stays linear in its envelopes.
+   */
+  peek(): SessionView {
+    return this.folded;
+  }
+
   get count(): number {
     return this.n;
   }
