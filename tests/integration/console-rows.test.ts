@@ -5,6 +5,7 @@
 //   the list (counted on the feeder's upstream reads); only the open sessions
 //   are followed, for the inbox; paging and search answer the right rows;
 // - a console restart resumes from its stored cursor: no row is sent again;
+// - a runtime replaced at the same address (a new store_id): the old rows go;
 // - a watcher the runtime cuts off with RESOURCE_EXHAUSTED (a tiny subscriber
 //   buffer and a console made slow) resumes from its cursor and loses no
 //   session.
@@ -202,4 +203,44 @@ describe("a watcher the runtime cuts off with RESOURCE_EXHAUSTED", () => {
       await c.close();
     }
   }, 300_000);
+});
+
+describe("a runtime whose store was replaced (same address, new store_id)", () => {
+  const runtimes: RuntimeProcess[] = [];
+  afterAll(async () => {
+    for (const r of runtimes) await r.stop();
+  });
+
+  it("empties the catalog's rows of the old store and fills it from the new one", async () => {
+    const first = await spawnRuntime(dir("baton-rows-store-a-"));
+    runtimes.push(first);
+    const old = await seed(first, 30);
+    const lines: string[] = [];
+    const c = await externalConsole(first, dir("baton-rows-store-console-"), lines);
+    try {
+      await caughtUp(c, 30, 60_000);
+      const storeA = c.gateway.catalog.cursor?.storeId;
+      // The runtime is replaced by one with another data folder, at the same address.
+      await first.stop();
+      const second = await spawnRuntime(dir("baton-rows-store-b-"), { MACP_BIND_ADDR: new URL(first.url).host });
+      runtimes.push(second);
+      const fresh = await seed(second, 12);
+      await waitFor(
+        () => {
+          const cursor = c.gateway.catalog.cursor;
+          return cursor !== undefined && cursor.storeId !== storeA && c.gateway.catalog.counts().known === 12;
+        },
+        60_000,
+        "catalog rebuilt from the new store",
+      );
+      expect(lines.some((l) => l.includes("store was replaced"))).toBe(true);
+      for (const sid of old.ids) expect(c.gateway.catalog.get(sid), sid).toBeUndefined();
+      for (const sid of fresh.ids) expect(c.gateway.catalog.get(sid)?.summary.phase, sid).toBe(fresh.open.has(sid) ? "OfferPending" : "Committed");
+      const page = await browserOf(c).listSessionPage({ query: { text: "pager" }, limit: 50 });
+      expect(page.total).toBe(12n);
+      expect(c.gateway.feeder.readsStarted).toBe(0);
+    } finally {
+      await c.close();
+    }
+  }, 180_000);
 });
