@@ -103,7 +103,8 @@ describe("console ↔ runtime credentials", () => {
       async () => {
         const page = await browserFor(c).listSessionPage({});
         message = page.status?.message ?? "";
-        return message !== "";
+        // "connecting to the runtime" until the runtime has answered the feed.
+        return message !== "" && message !== "connecting to the runtime";
       },
       5_000,
       "catalog status",
