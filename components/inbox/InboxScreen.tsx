@@ -10,6 +10,7 @@
 import { inboxCountLabel } from "@/lib/client/inbox-state";
 import { componentLoader, useAfterLoadComponent } from "@/lib/client/after-load-import";
 import { useInbox } from "@/lib/client/use-inbox";
+import { useOutage } from "@/lib/client/runtime-status";
 import { ConnectionBadge } from "@/components/ConnectionIndicator";
 import { NotificationToggle } from "@/components/inbox/NotificationToggle";
 import { InboxEmpty } from "@/components/inbox/InboxEmpty";
@@ -20,6 +21,14 @@ const loadItems = componentLoader<InboxItemsProps>(() => import("@/components/in
 export function InboxScreen() {
   const { inbox, connection } = useInbox();
   const Items = useAfterLoadComponent(loadItems, "the inbox's items", inbox.loaded);
+  // Until the inbox has loaded, an outage says why it has not (instead of "Loading…" for ever).
+  const outage = useOutage();
+  const waiting =
+    outage?.kind === "runtime"
+      ? `What waits on you can't be checked: the MACP runtime at ${outage.address} is unreachable. This fills in by itself when it answers again.`
+      : outage?.kind === "console"
+        ? "What waits on you can't be checked: Baton's console server is not answering. This fills in by itself when it answers again."
+        : "Loading what is waiting on you…";
   return (
     <div className="mx-auto max-w-3xl space-y-4">
       <div className="flex flex-wrap items-center gap-3">
@@ -30,7 +39,7 @@ export function InboxScreen() {
         </div>
       </div>
       <p className="text-sm text-slate-700 dark:text-slate-300" data-testid="inbox-count">
-        {inbox.loaded ? `${inboxCountLabel(inbox.items.length)}.` : "Loading what is waiting on you…"}
+        {inbox.loaded ? `${inboxCountLabel(inbox.items.length)}.` : waiting}
       </p>
       {Items ? <Items loaded={inbox.loaded} items={inbox.items} /> : inbox.loaded && inbox.items.length === 0 ? <InboxEmpty /> : null}
     </div>

@@ -230,6 +230,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       authMode: userAuthMode,
       ...(people && userAuthMode === "dev" ? { devCredential: (id: string) => (people as ConsolePeople).credentialFor(id) } : {}),
       maxPayloadBytes: embedded ? embedded.config.maxPayloadBytes : config.maxPayloadBytes,
+      participantsSeen: (limit) => catalog.actors(limit),
       logger: options.logger.child({ component: "actions" }),
       ...(kernel ? { cancelAsInitiator: (sessionId: string, reason: string) => cancelAsInitiator(kernel, sessionId, reason) } : {}),
     });

@@ -42,6 +42,8 @@ export interface ActionGatewayOptions {
   cancelAsInitiator?: (sessionId: string, reason: string) => Promise<Ack>;
   logger?: GatewayLogger;
   now?: () => number;
+  /** Participant ids seen in sessions, most recent first (the console's catalog); the directory's agents. */
+  participantsSeen?: (limit: number) => readonly { participantId: string; sessions: number; lastSeenMs: number }[];
   /** Time allowed to read a session's history. Default 10 s. */
   historyTimeoutMs?: number;
 }

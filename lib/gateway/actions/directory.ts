@@ -1,5 +1,7 @@
 // The people picker's directory: the console's users, and the other
-// participant ids (agents) seen in the runtime's sessions.
+// participant ids (agents) seen in sessions: from the console's catalog
+// (participantsSeen), so it costs what the distinct ids are, not the
+// history; without a catalog (tests), from the runtime's ListSessions.
 import { create } from "@bufbuild/protobuf";
 import { DirectoryAgentSchema, DirectoryUserSchema, ListDirectoryResponseSchema, type ListDirectoryResponse } from "@/lib/gen/baton/v1/actions_pb";
 import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
@@ -7,24 +9,37 @@ import { RUNTIME_SENDER } from "@/lib/macp/constants";
 import { upstreamError } from "../errors";
 import type { ActionCore } from "./core";
 
+/** At most this many agents are listed (the most recently seen). */
+export const DIRECTORY_MAX_AGENTS = 1_000;
+
 export async function listDirectory(core: ActionCore, signal?: AbortSignal): Promise<ListDirectoryResponse> {
   const users = await core.options.users.users();
-  let sessions: SessionMetadata[];
-  try {
-    sessions = await core.options.actions.listSessions(signal);
-  } catch (e) {
-    throw upstreamError(e, "listing sessions");
-  }
   const human = new Set(users.map((u) => u.participantId));
   const agents = new Map<string, { count: number; last: number }>();
-  for (const s of sessions) {
-    const ids = new Set([...s.participants, s.initiator]);
-    for (const id of ids) {
-      if (id === "" || id === RUNTIME_SENDER || human.has(id)) continue;
-      const a = agents.get(id) ?? { count: 0, last: 0 };
-      a.count += 1;
-      a.last = Math.max(a.last, Number(s.startedAtUnixMs));
-      agents.set(id, a);
+  const seen = core.options.participantsSeen;
+  if (seen) {
+    // From the console's catalog: one row per distinct id, whatever the history
+    // (and still there while the runtime is unreachable).
+    for (const a of seen(DIRECTORY_MAX_AGENTS + human.size)) {
+      if (a.participantId === RUNTIME_SENDER || human.has(a.participantId) || agents.size >= DIRECTORY_MAX_AGENTS) continue;
+      agents.set(a.participantId, { count: a.sessions, last: a.lastSeenMs });
+    }
+  } else {
+    let sessions: SessionMetadata[];
+    try {
+      sessions = await core.options.actions.listSessions(signal);
+    } catch (e) {
+      throw upstreamError(e, "listing sessions");
+    }
+    for (const s of sessions) {
+      const ids = new Set([...s.participants, s.initiator]);
+      for (const id of ids) {
+        if (id === "" || id === RUNTIME_SENDER || human.has(id)) continue;
+        const a = agents.get(id) ?? { count: 0, last: 0 };
+        a.count += 1;
+        a.last = Math.max(a.last, Number(s.startedAtUnixMs));
+        agents.set(id, a);
+      }
     }
   }
   return create(ListDirectoryResponseSchema, {

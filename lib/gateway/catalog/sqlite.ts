@@ -23,9 +23,9 @@ import Database from "better-sqlite3";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { SessionSummarySchema, type SessionSummary } from "@/lib/gen/baton/v1/console_pb";
 import { phaseRank, stateRank, type CatalogQuery, type SortKey } from "./query";
-import type { CatalogChanges, CatalogCounts, CatalogPage, CatalogRow, CatalogStore, CatalogWrite, FeedCursor, PendingRead } from "./store";
+import type { CatalogActor, CatalogChanges, CatalogCounts, CatalogPage, CatalogRow, CatalogStore, CatalogWrite, FeedCursor, PendingRead } from "./store";
 
-export const CATALOG_SCHEMA_VERSION = 1;
+export const CATALOG_SCHEMA_VERSION = 2;
 
 /** Text filters shorter than this (in characters) cannot use the trigram index: they scan. */
 const TRIGRAM = 3;
@@ -44,6 +44,14 @@ const SORT_COLUMN: Readonly<Record<SortKey, string>> = {
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+-- Every participant id seen in a session (the people picker's agents), with
+-- how many sessions and the newest start: one row per distinct id.
+CREATE TABLE IF NOT EXISTS actors (
+  participant_id TEXT PRIMARY KEY,
+  sessions INTEGER NOT NULL,
+  last_ms INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS actors_recent ON actors (last_ms);
 CREATE TABLE IF NOT EXISTS sessions (
   n INTEGER PRIMARY KEY,
   session_id TEXT NOT NULL UNIQUE,
@@ -172,6 +180,14 @@ export class SqliteCatalog implements CatalogStore {
            needs_read = @needs_read, next_actors = @next_actors, version = @version, summary = @summary
          WHERE n = @n`,
       ),
+      participantsOf: db.prepare<[number], { participants_lc: string }>("SELECT participants_lc FROM sessions WHERE n = ?"),
+      upsertActor: db.prepare(
+        `INSERT INTO actors (participant_id, sessions, last_ms) VALUES (@id, @count, @started)
+         ON CONFLICT (participant_id) DO UPDATE SET sessions = sessions + excluded.sessions, last_ms = max(last_ms, excluded.last_ms)`,
+      ),
+      actors: db.prepare<[number], { participant_id: string; sessions: number; last_ms: number }>(
+        "SELECT participant_id, sessions, last_ms FROM actors ORDER BY last_ms DESC, participant_id LIMIT ?",
+      ),
       ftsDelete: db.prepare("DELETE FROM sessions_fts WHERE rowid = ?"),
       ftsInsert: db.prepare("INSERT INTO sessions_fts (rowid, hay, parts) VALUES (?, ?, ?)"),
       setVersion: db.prepare("INSERT INTO meta (key, value) VALUES ('version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"),
@@ -209,7 +225,7 @@ export class SqliteCatalog implements CatalogStore {
     this.db.transaction(() => {
       if (schema !== CATALOG_SCHEMA_VERSION) {
         // Older (or no) schema: a read model is rebuilt, not converted.
-        for (const t of ["sessions_fts", "sessions", "meta"]) this.db.exec(`DROP TABLE IF EXISTS ${t}`);
+        for (const t of ["sessions_fts", "sessions", "actors", "meta"]) this.db.exec(`DROP TABLE IF EXISTS ${t}`);
       }
       this.db.exec(SCHEMA);
       this.db.prepare("INSERT INTO meta (key, value) VALUES ('schema', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(String(CATALOG_SCHEMA_VERSION));
@@ -225,7 +241,7 @@ export class SqliteCatalog implements CatalogStore {
     this.db.transaction(() => {
       if (found !== undefined) {
         this.replacedSource = found;
-        this.db.exec("DELETE FROM sessions; DELETE FROM sessions_fts; DELETE FROM meta WHERE key IN ('feed_store', 'feed_change');");
+        this.db.exec("DELETE FROM sessions; DELETE FROM sessions_fts; DELETE FROM actors; DELETE FROM meta WHERE key IN ('feed_store', 'feed_change');");
       }
       this.db.prepare("INSERT INTO meta (key, value) VALUES ('source', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(source);
     })();
@@ -256,6 +272,11 @@ export class SqliteCatalog implements CatalogStore {
     return version;
   }
 
+  /** Participant ids seen in sessions, most recently seen first (at most `limit`). */
+  actors(limit: number): CatalogActor[] {
+    return this.stmts.actors.all(limit).map((r) => ({ participantId: r.participant_id, sessions: r.sessions, lastSeenMs: r.last_ms }));
+  }
+
   get cursor(): FeedCursor | undefined {
     return this.feedCursor;
   }
@@ -264,7 +285,7 @@ export class SqliteCatalog implements CatalogStore {
     const bump = rows.length > 0 || reset;
     const version = bump ? this.currentVersion + 1 : this.currentVersion;
     this.db.transaction(() => {
-      if (reset) this.db.exec("DELETE FROM sessions; DELETE FROM sessions_fts;");
+      if (reset) this.db.exec("DELETE FROM sessions; DELETE FROM sessions_fts; DELETE FROM actors;");
       if (bump) this.writeRows(rows, version);
       this.stmts.setMeta.run("feed_store", cursor.storeId);
       this.stmts.setMeta.run("feed_change", cursor.change.toString());
@@ -298,6 +319,13 @@ export class SqliteCatalog implements CatalogStore {
         summary: toBinary(SessionSummarySchema, w.summary),
       };
       const existing = this.stmts.get.get(cols.session_id);
+      // A session's participants are counted once: when it is first known with them.
+      const countActors = !existing || this.stmts.participantsOf.get(existing.n)?.participants_lc === "";
+      if (countActors && cols.participants_lc !== "") {
+        const m = w.summary.metadata;
+        const ids = new Set([...(m?.participants ?? []), m?.initiator ?? ""]);
+        for (const id of ids) if (id !== "") this.stmts.upsertActor.run({ id, count: 1, started: cols.started_ms });
+      }
       let n: number;
       if (existing) {
         n = existing.n;

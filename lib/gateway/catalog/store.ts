@@ -57,6 +57,15 @@ export interface CatalogCounts {
  * belongs to and the last change applied. Stored in the same transaction as
  * the rows it covers, so a restart resumes exactly after what was written.
  */
+/** A participant id seen in the catalog's sessions. */
+export interface CatalogActor {
+  participantId: string;
+  /** Sessions it takes part in (or started). */
+  sessions: number;
+  /** Start of the newest of them (Unix ms). */
+  lastSeenMs: number;
+}
+
 export interface FeedCursor {
   /** The runtime store's identity (a new one means its data was replaced). */
   storeId: string;
@@ -78,6 +87,8 @@ export interface CatalogStore {
   write(rows: readonly CatalogWrite[]): number;
   /** The list-row feed position, if the catalog is fed by one. */
   readonly cursor: FeedCursor | undefined;
+  /** Participant ids seen in sessions, most recently seen first (the people picker's agents). */
+  actors(limit: number): CatalogActor[];
   /**
    * Apply rows of the list-row feed and move the cursor, in one transaction.
    * With `reset` (the runtime's data was replaced, or its feed restarted from
