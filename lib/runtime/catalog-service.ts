@@ -53,7 +53,18 @@ function batchBytes(rows: readonly StoredListRow[]): number {
   return n;
 }
 
+/** Live rows are the same objects for every watcher: each is decoded once. */
+const decodedLive = new WeakMap<StoredListRow, ListRowChange>();
+
 function toChange(r: StoredListRow): ListRowChange {
+  const hit = decodedLive.get(r);
+  if (hit) return hit;
+  const change = decodeRow(r);
+  decodedLive.set(r, change);
+  return change;
+}
+
+function decodeRow(r: StoredListRow): ListRowChange {
   let summary;
   try {
     summary = fromBinary(SessionSummarySchema, r.summary);

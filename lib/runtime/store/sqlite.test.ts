@@ -333,6 +333,27 @@ describe("sqlite store: schema v2 indexes", () => {
     expect(fs.existsSync(again.path + CLEAN_CLOSE_SUFFIX)).toBe(false);
   });
 
+  it("detects a flipped byte in a list row, and reads list rows through the change index", async () => {
+    const s = openStore();
+    await s.append([{ ...env("a", 1), messageId: "m1" }], [{ sessionId: "a", status: "open", activityMs: 1, metadata: enc.encode("m") }], [
+      { sessionId: "a", summary: enc.encode("row"), nextActors: ["agent://t"], final: false },
+    ]);
+    expect(s.readListRows(0, 10)).toHaveLength(1);
+    await s.close();
+    withRaw(dir, (db) => {
+      const plan = db
+        .prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${SQL.selectListRows}`)
+        .all(0, 10)
+        .map((r) => r.detail)
+        .join("; ");
+      expect(plan).toMatch(/USING INDEX sqlite_autoindex_list_rows_2 \(change>\?\)/);
+      db.prepare("UPDATE list_rows SET next_actors = ? WHERE session_id = 'a'").run(JSON.stringify(["agent://u"]));
+    });
+    const again = openStore();
+    expect(() => again.readListRows(0, 10)).toThrow(/list row of a \(change 1\): checksum mismatch/);
+    await again.close();
+  });
+
   it("reads pages, sessions, resident rows and message ids through indexes", async () => {
     await openStore().close();
     withRaw(dir, (db) => {
