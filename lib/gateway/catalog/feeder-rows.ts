@@ -110,9 +110,9 @@ export class RowFeed implements Feed {
   status(): CatalogStatus {
     const { known } = this.host.store.counts();
     if (!this.answered) {
-      // Not heard from the runtime yet: the stored rows answer, but how far behind they are is unknown.
-      const message = this.message || "connecting to the runtime";
-      return create(CatalogStatusSchema, { backfilling: true, sessionsKnown: BigInt(known), sessionsIndexed: BigInt(known), message });
+      // Not heard from the runtime yet: the stored rows answer, but how far behind they are is
+      // unknown. The message says why once a connection attempt failed.
+      return create(CatalogStatusSchema, { backfilling: true, sessionsKnown: BigInt(known), sessionsIndexed: BigInt(known), message: this.message });
     }
     const position = this.host.store.cursor?.change ?? 0n;
     const behind = this.head > position ? this.head - position : 0n;
