@@ -178,7 +178,10 @@ test("the brief comes first for the target, the re-offer's target sees the earli
   await expect(c.getByTestId("brief-headline")).toHaveText(`Alice Ng asks you to approve handing ${scope} to Dave Park`);
   await expect(c.getByTestId("brief-from-to")).toContainText("Alice Ng");
   await expect(c.getByTestId("brief-from-to")).toContainText("Dave Park");
-  await expect(actionButton(c, "commit")).toBeInViewport();
+  // The approver approves or rejects from the card (no generic commit form).
+  await expect(actionButton(c, "approve")).toBeInViewport();
+  await expect(actionButton(c, "reject")).toBeInViewport();
+  await expect(actionButton(c, "commit")).toHaveCount(0);
   // The timeline speaks of people and scopes; the offer ids stay in the details.
   await expect(c.locator('[data-type="HandoffOffer"]').first()).toContainText(`Alice Ng offered ${scope} to Bob Ito`);
   await expect(c.locator('[data-type="HandoffDecline"]')).toContainText("Bob Ito declined the offer");
