@@ -119,8 +119,17 @@ test("an on-call rotation with lead approval, driven by people in their own brow
     await expect(a.locator('[data-type="HandoffOffer"]')).toHaveCount(2);
     await expect(v.locator('[data-type="HandoffOffer"]')).toHaveCount(2);
 
-    // Dave accepts from his inbox.
+    // Dave's list shows, with one toggle (kept in the URL), the sessions waiting on him: this one.
     const d = dave.page;
+    await d.goto("/");
+    await d.getByTestId("filter-waiting").click();
+    await expect(d).toHaveURL(/[?&]waiting=human%3Adave/);
+    const mine = d.locator("[data-row]").filter({ hasText: intent });
+    await expect(mine).toBeVisible();
+    await expect(mine.getByTestId("row-waiting-on")).toHaveText("human:dave");
+    await expect(d.getByTestId("filter-waiting")).toHaveAttribute("aria-pressed", "true");
+
+    // Dave accepts from his inbox.
     await expect(d.getByTestId("nav-inbox-count")).toHaveText("1");
     await d.getByTestId("inbox-item").filter({ hasText: intent }).getByTestId("inbox-open").click();
     await actionButton(d, "accept").click();

@@ -15,6 +15,7 @@ import {
   type SortKey,
 } from "@/lib/client/list-query";
 import { isPhase } from "@/lib/client/labels";
+import { useWhoAmI } from "@/lib/client/use-whoami";
 import { Icon } from "@/components/Icon";
 
 export const SORT_LABELS: Record<SortKey, string> = {
@@ -78,6 +79,10 @@ export const SessionFilters = memo(function SessionFilters({
   // Below lg the secondary filters fold away behind a toggle.
   const [moreOpen, setMoreOpen] = useState(false);
   const activeCount = [query.mode, query.state, query.phase, query.participant].filter(Boolean).length;
+  // "Waiting on me": the signed-in person's participant id in ?waiting= (a link can name someone else).
+  const { me } = useWhoAmI();
+  const mine = me?.participantId ?? "";
+  const waitingLabel = query.waiting === "" || query.waiting === mine ? "Waiting on me" : `Waiting on ${query.waiting}`;
   const onMode = (v: string): void => setQuery({ mode: v === "handoff" || v === "task" ? (v as ModeFilter) : undefined });
   const onState = (v: string): void => setQuery({ state: (STATE_KEYS as string[]).includes(v) ? (v as StateKey) : undefined });
   const onPhase = (v: string): void => setQuery({ phase: isPhase(v) ? v : undefined });
@@ -136,6 +141,19 @@ export const SessionFilters = memo(function SessionFilters({
           />
         </span>
       </label>
+      {mine !== "" || query.waiting !== "" ? (
+        <button
+          type="button"
+          className={clsx(controlClass, "inline-flex items-center gap-1.5", query.waiting !== "" && "ring-2 ring-blue-700 dark:ring-sky-300")}
+          aria-pressed={query.waiting !== ""}
+          onClick={() => setQuery({ waiting: query.waiting !== "" ? "" : mine })}
+          data-testid="filter-waiting"
+          title={query.waiting !== "" ? "Show every session" : "Only sessions where the next move is yours"}
+        >
+          <Icon name="clock" />
+          {waitingLabel}
+        </button>
+      ) : null}
       <button
         type="button"
         className={clsx(controlClass, "inline-flex items-center gap-1.5 lg:hidden")}

@@ -55,6 +55,7 @@ const COLUMNS: { key: SortKey | null; label: string }[] = [
   { key: "intent", label: "Intent" },
   { key: "owner", label: "Owner" },
   { key: "target", label: "Target / assignee" },
+  { key: null, label: "Waiting on" },
   { key: null, label: "Scope" },
   { key: "started", label: "Started" },
   { key: "ttl", label: "Time left" },

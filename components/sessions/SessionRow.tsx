@@ -15,7 +15,7 @@ import { CompactTime, RelativeTime, TtlCountdown } from "@/components/Time";
 import { clipLine } from "@/lib/client/clip";
 
 export const LIST_GRID =
-  "lg:grid lg:grid-cols-[5rem_6.5rem_10.5rem_minmax(10rem,2fr)_minmax(6rem,1fr)_minmax(6rem,1fr)_minmax(6rem,1fr)_5.5rem_5.5rem_5.5rem] lg:items-center lg:gap-x-3";
+  "lg:grid lg:grid-cols-[5rem_6.5rem_10.5rem_minmax(10rem,2fr)_minmax(6rem,1fr)_minmax(6rem,1fr)_minmax(6rem,1fr)_minmax(6rem,1fr)_5.5rem_5.5rem_5.5rem] lg:items-center lg:gap-x-3";
 
 function Cell({
   label,
@@ -104,6 +104,11 @@ export const SessionRow = memo(function SessionRow({
         </Cell>
         <Cell label={m?.mode === TASK_MODE ? "Assignee" : "Target"} className="truncate">
           <span title={clipLine(summary.currentTarget)}>{clipLine(summary.currentTarget) || "—"}</span>
+        </Cell>
+        <Cell label="Waiting on" className="truncate">
+          <span title={summary.waitingOn.map(clipLine).join(", ")} data-testid="row-waiting-on">
+            {summary.waitingOn.length > 0 ? summary.waitingOn.map(clipLine).join(", ") : "—"}
+          </span>
         </Cell>
         <Cell label="Scope" className="truncate">
           <span title={clipLine(summary.scope)}>{clipLine(summary.scope) || "—"}</span>

@@ -15,8 +15,8 @@ describe("parseListQuery / serializeListQuery", () => {
   });
 
   it("round-trips valid values", () => {
-    const q = parseListQuery(P("mode=task&state=open&phase=InProgress&participant=bob&q=keys&sort=ttl&dir=desc"));
-    expect(q).toEqual({ mode: "task", state: "open", phase: "InProgress", participant: "bob", q: "keys", sort: "ttl", dir: "desc" });
+    const q = parseListQuery(P("mode=task&state=open&phase=InProgress&participant=bob&q=keys&sort=ttl&dir=desc&waiting=human:zoe"));
+    expect(q).toEqual({ mode: "task", state: "open", phase: "InProgress", participant: "bob", q: "keys", sort: "ttl", dir: "desc", waiting: "human:zoe" });
     expect(parseListQuery(P(serializeListQuery(q).slice(1)))).toEqual(q);
   });
 
@@ -54,6 +54,7 @@ describe("toSessionListQuery", () => {
       text: "",
       sort: "activity",
       ascending: false,
+      waitingOn: "",
     });
     const q = parseListQuery(P("mode=handoff&state=resolved&phase=Committed&participant=bob&q=pager%20rotation&sort=intent"));
     expect(toSessionListQuery(q)).toEqual({
@@ -64,7 +65,11 @@ describe("toSessionListQuery", () => {
       text: "pager rotation",
       sort: "intent",
       ascending: true,
+      waitingOn: "",
     });
+    expect(toSessionListQuery(parseListQuery(P("waiting=human:zoe"))).waitingOn).toBe("human:zoe");
+    // Not a participant id (spaces): dropped.
+    expect(parseListQuery(P("waiting=two%20words")).waiting).toBe("");
     expect(toSessionListQuery(parseListQuery(P("sort=started&dir=asc"))).ascending).toBe(true);
   });
 

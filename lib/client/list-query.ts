@@ -26,9 +26,11 @@ export interface ListQuery {
   q: string;
   sort: SortKey;
   dir: SortDir;
+  /** A participant id: only sessions whose next move is theirs ("" for all); `?waiting=` in the URL. */
+  waiting: string;
 }
 
-export const DEFAULT_LIST_QUERY: ListQuery = { participant: "", q: "", sort: "activity", dir: "desc" };
+export const DEFAULT_LIST_QUERY: ListQuery = { participant: "", q: "", sort: "activity", dir: "desc", waiting: "" };
 
 /** Natural direction when a column is first chosen. */
 export function defaultDirFor(sort: SortKey): SortDir {
@@ -55,6 +57,9 @@ export function parseListQuery(params: ParamsLike): ListQuery {
   if (phase && isPhase(phase)) q.phase = phase;
   q.participant = cleanText(params.get("participant"));
   q.q = cleanText(params.get("q"));
+  // A participant id has no spaces; anything else is dropped.
+  const waiting = cleanText(params.get("waiting"));
+  if (!/\s/.test(waiting)) q.waiting = waiting;
   const sort = params.get("sort");
   if (sort && (SORT_KEYS as readonly string[]).includes(sort)) q.sort = sort as SortKey;
   const dir = params.get("dir");
@@ -70,6 +75,7 @@ export function serializeListQuery(q: ListQuery): string {
   if (q.phase) p.set("phase", q.phase);
   if (q.participant) p.set("participant", q.participant);
   if (q.q) p.set("q", q.q);
+  if (q.waiting) p.set("waiting", q.waiting);
   if (q.sort !== DEFAULT_LIST_QUERY.sort) p.set("sort", q.sort);
   if (q.dir !== defaultDirFor(q.sort)) p.set("dir", q.dir);
   const s = p.toString();
@@ -77,7 +83,7 @@ export function serializeListQuery(q: ListQuery): string {
 }
 
 export function hasActiveFilters(q: ListQuery): boolean {
-  return Boolean(q.mode || q.state || q.phase || q.participant || q.q);
+  return Boolean(q.mode || q.state || q.phase || q.participant || q.q || q.waiting);
 }
 
 /** The query as the server's catalog takes it (SessionListQuery). */
@@ -89,6 +95,7 @@ export interface SessionListQueryFields {
   text: string;
   sort: SortKey;
   ascending: boolean;
+  waitingOn: string;
 }
 
 export function toSessionListQuery(q: ListQuery): SessionListQueryFields {
@@ -100,6 +107,7 @@ export function toSessionListQuery(q: ListQuery): SessionListQueryFields {
     text: q.q,
     sort: q.sort,
     ascending: q.dir === "asc",
+    waitingOn: q.waiting,
   };
 }
 
@@ -120,6 +128,7 @@ export function matchesQuery(s: SessionSummary, q: ListQuery): boolean {
   if (q.mode && m?.mode !== MODE_FILTERS[q.mode]) return false;
   if (q.state && stateKeyOf(m?.state) !== q.state) return false;
   if (q.phase && s.phase !== q.phase) return false;
+  if (q.waiting && !s.waitingOn.includes(q.waiting)) return false;
   if (q.participant) {
     const needle = lower(q.participant);
     if (!participantsOf(s).some((p) => lower(p).includes(needle))) return false;

@@ -55,6 +55,8 @@ export interface CatalogQuery {
   text: string;
   sort: SortKey;
   ascending: boolean;
+  /** Exact participant id: only sessions whose next move is theirs. */
+  waitingOn?: string;
 }
 
 export const ALL_SESSIONS: CatalogQuery = { participant: "", text: "", sort: "activity", ascending: false };
@@ -106,6 +108,11 @@ export function parseListQuery(q: SessionListQuery | undefined): CatalogQuery {
   }
   out.participant = filterText(q.participant, "participant");
   out.text = filterText(q.text, "text");
+  if (q.waitingOn !== "") {
+    const id = q.waitingOn.trim();
+    if (CONTROL.test(id) || /\s/.test(id) || [...id].length > 512) throw invalid(`query.waiting_on ${shown(q.waitingOn)} is not a participant id`);
+    out.waitingOn = id;
+  }
   if (q.sort !== "") {
     if (!(SORT_KEYS as readonly string[]).includes(q.sort)) throw invalid(`query.sort ${shown(q.sort)} is not one of ${SORT_KEYS.join(", ")}`);
     out.sort = q.sort as SortKey;
@@ -122,5 +129,5 @@ export function parsePage(offset: number, limit: number): { offset: number; limi
 
 /** A stable key for a query (watchers with the same query share a count). */
 export function queryKey(q: CatalogQuery): string {
-  return JSON.stringify([q.mode ?? "", q.state ?? -1, q.phase ?? "", q.participant, q.text, q.sort, q.ascending]);
+  return JSON.stringify([q.mode ?? "", q.state ?? -1, q.phase ?? "", q.participant, q.text, q.sort, q.ascending, q.waitingOn ?? ""]);
 }

@@ -86,6 +86,8 @@ CREATE INDEX IF NOT EXISTS sessions_mode ON sessions (mode, activity_ms, session
 CREATE INDEX IF NOT EXISTS sessions_owner ON sessions (owner_lc, activity_ms, session_id);
 CREATE INDEX IF NOT EXISTS sessions_target ON sessions (target_lc, activity_ms, session_id);
 CREATE INDEX IF NOT EXISTS sessions_version ON sessions (version);
+-- Sessions waiting on somebody (open ones only): the "waiting on" filter reads these.
+CREATE INDEX IF NOT EXISTS sessions_waiting ON sessions (activity_ms) WHERE next_actors <> '';
 CREATE INDEX IF NOT EXISTS sessions_pending ON sessions (n) WHERE needs_read = 1;
 CREATE INDEX IF NOT EXISTS sessions_unfinished ON sessions (n) WHERE final = 0;
 CREATE VIRTUAL TABLE IF NOT EXISTS sessions_fts USING fts5 (hay, parts, content = '', contentless_delete = 1, tokenize = 'trigram');
@@ -127,6 +129,13 @@ function columns(s: SessionSummary) {
     ttl_key: expires > 0 ? expires : Number.MAX_SAFE_INTEGER,
     activity_ms: Number(s.lastActivityUnixMs),
   };
+}
+
+/** A stored row with who must act now (the catalog's next actors) filled in. */
+function withWaitingOn(summary: Uint8Array, nextActors: string): SessionSummary {
+  const s = fromBinary(SessionSummarySchema, summary);
+  s.waitingOn = nextActors === "" ? [] : nextActors.split("\n");
+  return s;
 }
 
 /** A quoted FTS5 phrase: the needle matched as a substring, never as query syntax. */
@@ -359,6 +368,12 @@ export class SqliteCatalog implements CatalogStore {
       params.push(q.phase);
       key.push("p");
     }
+    if (q.waitingOn !== undefined) {
+      // Only sessions someone must act in (open ones: a few) are looked at, through sessions_waiting.
+      parts.push("next_actors <> '' AND instr(char(10) || next_actors || char(10), char(10) || ? || char(10)) > 0");
+      params.push(q.waitingOn);
+      key.push("w");
+    }
     // Column filters of one MATCH expression, each a quoted phrase built here.
     const fts: string[] = [];
     if (q.participant !== "") {
@@ -396,11 +411,11 @@ export class SqliteCatalog implements CatalogStore {
     const sqlKey = `${w.key}|${q.sort}|${dir}`;
     let stmt = this.pageCache.get(sqlKey);
     if (!stmt) {
-      stmt = this.db.prepare(`SELECT summary FROM sessions ${w.sql} ORDER BY ${order} LIMIT ? OFFSET ?`);
+      stmt = this.db.prepare(`SELECT summary, next_actors FROM sessions ${w.sql} ORDER BY ${order} LIMIT ? OFFSET ?`);
       this.pageCache.set(sqlKey, stmt);
     }
     const read = this.db.transaction(() => {
-      const rows = (stmt.all(...w.params, limit, offset) as { summary: Uint8Array }[]).map((r) => fromBinary(SessionSummarySchema, r.summary));
+      const rows = (stmt.all(...w.params, limit, offset) as { summary: Uint8Array; next_actors: string }[]).map((r) => withWaitingOn(r.summary, r.next_actors));
       return { rows, total: this.countWhere(w), version: this.currentVersion };
     });
     return read();
