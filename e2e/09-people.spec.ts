@@ -145,6 +145,9 @@ test("an on-call rotation with lead approval, driven by people in their own brow
     // Carol finds the approval in her inbox and approves from her card, after confirming:
     // no commit form, no authority scope to type (it comes from the policy).
     const c = carol.page;
+    // The list knows the approver, not the owner, must act now.
+    await c.goto("/?waiting=human%3Acarol");
+    await expect(c.locator("[data-row]").filter({ hasText: intent }).getByTestId("row-waiting-on")).toHaveText("human:carol");
     await c.goto("/inbox");
     const approval = c.getByTestId("inbox-item").filter({ hasText: intent });
     await expect(approval).toHaveAttribute("data-kind", "APPROVAL");

@@ -368,7 +368,9 @@ export class Kernel {
     const view = s.fold.peek();
     // Agents' timestamps are clamped to the server time of the newest record: the row follows from the log.
     const summary = toSummary(meta, view, s.fold.count, s.touchedMs);
-    return { sessionId: s.id, summary: encodeListSummary(summary), nextActors: nextActors(meta, view), final: isTerminal(s.state) };
+    const c = s.policy.rules.commitment;
+    const committers = c.authority === "designated_role" ? c.designatedRoles : undefined;
+    return { sessionId: s.id, summary: encodeListSummary(summary), nextActors: nextActors(meta, view, committers), final: isTerminal(s.state) };
   }
 
   /** A closed session's list row, folded from its stored envelopes (a page at a time, yielding in between). */

@@ -138,6 +138,9 @@ describe("nextActors", () => {
     expect(nextActors(open, fold.view)).toEqual([TARGET]);
     fold.add(s.accept());
     expect(nextActors(open, fold.view)).toEqual([OWNER]);
+    // Under lead approval the designated approvers commit, not the owner.
+    expect(nextActors(open, fold.view, ["human:carol", "human:erin"])).toEqual(["human:carol", "human:erin"]);
+    expect(nextActors(open, fold.view, [])).toEqual([OWNER]);
     fold.add(s.commit());
     expect(nextActors(open, fold.view)).toEqual([]);
   });

@@ -117,17 +117,25 @@ export function toSummary(meta: SessionMetadata, view: SessionView | undefined, 
  * Who must act next in a session (an inbox's candidates): the active offer's
  * target, the committer once an offer is accepted or declined, the task's
  * assignee, or the requester once a report is in. Empty once closed.
+ * `committers`: the approvers a lead-approval policy designates (they commit
+ * instead of the owner); the runtime knows the bound policy, a console
+ * folding a plain runtime's history does not.
  */
-export function nextActors(meta: SessionMetadata, view: SessionView | undefined): string[] {
+export function nextActors(meta: SessionMetadata, view: SessionView | undefined, committers?: readonly string[]): string[] {
   if (!view?.started || isTerminalState(meta.state) || view.commitment) return [];
   const out = new Set<string>();
+  // Who commits: the approvers a lead-approval policy designates, else the owner (the requester for a task).
+  const commit = (fallback: string): void => {
+    if (committers && committers.length > 0) for (const c of committers) out.add(c);
+    else out.add(fallback);
+  };
   const offers = view.handoff?.offers ?? [];
   const last = offers.at(-1);
   if (last && (last.status === "offered" || last.status === "context_sent")) out.add(last.target);
-  if (offers.some((o) => o.status === "accepted") || last?.status === "declined") out.add(view.currentOwner ?? view.initiator);
+  if (offers.some((o) => o.status === "accepted") || last?.status === "declined") commit(view.currentOwner ?? view.initiator);
   const task = view.task?.task;
   if (task) {
-    if (task.terminalReport) out.add(task.requester);
+    if (task.terminalReport) commit(task.requester);
     else {
       const assignee = task.activeAssignee ?? task.requestedAssignee;
       if (assignee) out.add(assignee);
