@@ -5,9 +5,9 @@
 // instead of the 1.3 s it takes to compile on every start (tsx). npm packages
 // stay plain imports, resolved from the project's node_modules.
 //
-// Several commands may start at once (scripts, tests): each builds into its
-// own temporary files and renames them into place, so a reader never sees a
-// half-written bundle. If esbuild is not installed (a production install
+// Several commands may start at once (scripts, tests): one builds, under a
+// lock file, while the others wait for its bundle; the bundle and its record
+// are renamed into place, so a reader never sees them half written. If esbuild is not installed (a production install
 // without dev dependencies), the sources are loaded through tsx instead.
 import fs from "node:fs";
 import path from "node:path";
@@ -41,6 +41,39 @@ export function bundleIsFresh() {
   return true;
 }
 
+/** A stale build lock (its process died) is taken over after this long. */
+const STALE_LOCK_MS = 60_000;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Build under an exclusive lock file, so that commands started at the same
+ * moment build once: the others wait for it and then use its bundle.
+ */
+async function buildOnce(esbuild) {
+  fs.mkdirSync(outDir, { recursive: true });
+  const lock = path.join(outDir, "build.lock");
+  for (;;) {
+    try {
+      fs.closeSync(fs.openSync(lock, "wx"));
+      break;
+    } catch (e) {
+      if (e?.code !== "EEXIST") throw e;
+    }
+    try {
+      if (Date.now() - fs.statSync(lock).mtimeMs > STALE_LOCK_MS) fs.rmSync(lock, { force: true });
+    } catch {
+      // gone meanwhile: try again
+    }
+    await sleep(50);
+    if (bundleIsFresh()) return;
+  }
+  try {
+    if (!bundleIsFresh()) await buildBundle(esbuild);
+  } finally {
+    fs.rmSync(lock, { force: true });
+  }
+}
+
 /** Compile lib/cli/main.ts into .baton/cli/main.mjs and record what it read. */
 export async function buildBundle(esbuild) {
   // Stamped before reading the sources: a file saved during the build makes the next start rebuild.
@@ -65,7 +98,9 @@ export async function buildBundle(esbuild) {
     .map((f) => path.relative(root, path.resolve(root, f)).split(path.sep).join("/"));
   inputs.push("package-lock.json", "tsconfig.json");
   for (const dir of RUNTIME_FILES) {
-    fs.cpSync(dir, path.join(outDir, path.basename(dir)), { recursive: true, force: true });
+    const to = path.join(outDir, path.basename(dir));
+    fs.rmSync(to, { recursive: true, force: true });
+    fs.cpSync(dir, to, { recursive: true });
     for (const name of fs.readdirSync(dir)) inputs.push(path.relative(root, path.join(dir, name)).split(path.sep).join("/"));
   }
   fs.renameSync(tmp, bundle);
@@ -84,7 +119,7 @@ export async function loadCli() {
       const { tsImport } = await import("tsx/esm/api");
       return tsImport(entry, { parentURL: import.meta.url, tsconfig: path.join(root, "tsconfig.json") });
     }
-    await buildBundle(esbuild);
+    await buildOnce(esbuild);
   }
   return import(pathToFileURL(bundle).href);
 }
