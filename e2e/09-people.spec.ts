@@ -128,6 +128,7 @@ test("an on-call rotation with lead approval, driven by people in their own brow
     await expect(mine).toBeVisible();
     await expect(mine.getByTestId("row-waiting-on")).toHaveText("human:dave");
     await expect(d.getByTestId("filter-waiting")).toHaveAttribute("aria-pressed", "true");
+    await d.goto("/inbox");
 
     // Dave accepts from his inbox.
     await expect(d.getByTestId("nav-inbox-count")).toHaveText("1");
