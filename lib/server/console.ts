@@ -216,6 +216,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     maxStreamsPerPerson: config.maxStreamsPerPerson,
     streamBufferBytes: config.streamBufferBytes,
     streamStallMs: config.streamStallMs,
+    stuckAfterMs: config.stuckAfterMs,
     runtimeAddress: embedded ? embedded.address : config.runtime.kind === "external" ? config.runtime.url : client.address,
   });
   let actions: ActionGateway | null = null;
