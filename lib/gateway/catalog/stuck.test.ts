@@ -132,7 +132,7 @@ describe("the catalog's stuck filter", () => {
     expect(c.count(q({ stuckBefore: T0 + 60 * MIN }))).toBe(0);
     c.write([write(create(SessionSummarySchema, { ...s, phase: "Accepted", phaseDetail: "awaiting_approval", phaseSinceUnixMs: BigInt(T0 + MIN) }))]);
     expect(c.count(q({ stuckBefore: T0 + 60 * MIN }))).toBe(1);
-    const m = create(SessionMetadataSchema, { ...s.metadata, state: SessionState.EXPIRED });
+    const m = create(SessionMetadataSchema, { sessionId: "one", mode: HANDOFF_MODE, state: SessionState.EXPIRED, startedAtUnixMs: BigInt(T0) });
     c.write([write(create(SessionSummarySchema, { ...s, metadata: m }))]);
     expect(c.count(q({ stuckBefore: T0 + 60 * MIN }))).toBe(0);
   });
