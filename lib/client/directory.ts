@@ -3,7 +3,7 @@
 // and the display helpers built on it. Pure.
 
 import type { ListDirectoryResponse } from "@/lib/gen/baton/v1/actions_pb";
-import { shortParticipantName } from "@/lib/authz/decide";
+import { shortParticipantName } from "@/lib/authz/participants";
 import { isRole, roleAtLeast, type Role } from "@/lib/authz/roles";
 import { RUNTIME_SENDER } from "@/lib/macp/constants";
 
@@ -30,6 +30,21 @@ export function directoryFrom(res: ListDirectoryResponse): Directory {
     .map((u) => ({ username: u.username, displayName: u.displayName || u.username, role: u.role as Role, participantId: u.participantId, disabled: u.disabled }));
   const agents = [...res.agents].sort((a, b) => Number(b.lastSeenUnixMs - a.lastSeenUnixMs)).map((a) => a.participantId);
   return { people, agents, byParticipant: new Map(people.map((p) => [p.participantId, p])) };
+}
+
+/** A console user as the list names them (read by the server with the list's first view). */
+export interface ListPerson {
+  participantId: string;
+  displayName: string;
+  role: string;
+}
+
+/** A directory of people alone (the list's names, read by the server with its first view). */
+export function directoryFromPeople(people: readonly ListPerson[]): Directory {
+  const list: Person[] = people
+    .filter((p) => isRole(p.role) && p.participantId !== "")
+    .map((p) => ({ username: "", displayName: p.displayName || p.participantId, role: p.role as Role, participantId: p.participantId, disabled: false }));
+  return { people: list, agents: [], byParticipant: new Map(list.map((p) => [p.participantId, p])) };
 }
 
 const MAX_SHORT_NAME = 40;

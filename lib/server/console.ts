@@ -281,6 +281,13 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
   });
   const withdrawPageData = registerPageData({
     fileHandoffsEnabled: () => fileHandoffs.files !== null,
+    stuckAfterMs: () => config.stuckAfterMs,
+    async people(headers) {
+      if (!auth) return null;
+      const who = await auth.accounts.authenticate(headers);
+      if (!who || who.mustChangePassword) return null;
+      return (await auth.accounts.directory.users()).map((u) => ({ participantId: u.participantId, displayName: u.displayName || u.username, role: u.role }));
+    },
     async sessionPreview(headers, sessionId) {
       if (config.requireSignIn && auth) {
         const who = await auth.accounts.authenticate(headers);

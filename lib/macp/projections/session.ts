@@ -8,6 +8,7 @@
 // batch created itself are written in place rather than copied per event
 // (see draft.ts), which keeps a batch linear in its number of events.
 
+import { taskRejected } from "@/lib/macp/projections/status";
 import {
   CORE_TYPES,
   DEFAULT_POLICY_ID,
@@ -231,12 +232,6 @@ export function reduceSessionDraft(view: SessionView, event: SessionEvent, draft
 function statusKeyOf(v: SessionView): string {
   const phase = v.phase === "ContextSharing" ? "OfferPending" : v.phase;
   return `${phase}|${v.handoff?.offers.length ?? 0}|${taskRejected(v) ? 1 : 0}|${v.lifecycle}`;
-}
-
-/** A task turned down by its requested assignee, with nobody working on it (the protocol keeps it requested). */
-export function taskRejected(v: SessionView): boolean {
-  const task = v.task?.task;
-  return v.phase === "Requested" && task?.status === "rejected" && task.activeAssignee === undefined;
 }
 
 /** Fold a list of events into a fresh view. */

@@ -7,6 +7,7 @@
 // the browser renders with it, the console's catalog indexes with it.
 
 import type { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
+import type { SessionView } from "@/lib/macp/projections/session";
 
 /** SessionState values, as plain numbers (lib/client/labels.ts SESSION_STATE checks them against the generated enum). */
 const OPEN = 1;
@@ -49,6 +50,24 @@ export interface StatusFacts {
   outcome: string;
   /** SessionSummary.phase_detail: "awaiting_approval", "rejected" or "". */
   detail: string;
+}
+
+/** A task turned down by its requested assignee, with nobody working on it (the protocol keeps it requested). */
+export function taskRejected(v: Pick<SessionView, "phase" | "task">): boolean {
+  const task = v.task?.task;
+  return v.phase === "Requested" && task?.status === "rejected" && task.activeAssignee === undefined;
+}
+
+/**
+ * What the phase alone does not say (SessionSummary.phase_detail): an
+ * accepted offer awaiting the approvers a lead-approval policy designates
+ * (`committers`: the runtime knows the bound policy; a page knows it once
+ * the policy's rules are loaded), or a task turned down by its assignee.
+ */
+export function phaseDetail(view: Pick<SessionView, "phase" | "task" | "commitment">, committers?: readonly string[]): string {
+  if (view.phase === "Accepted" && !view.commitment && committers !== undefined && committers.length > 0) return PHASE_DETAIL.awaitingApproval;
+  if (taskRejected(view)) return PHASE_DETAIL.rejected;
+  return "";
 }
 
 /** The open-session status a phase stands for (also what a closed session was doing when it closed). */

@@ -9,8 +9,8 @@ import { HandoffContextPayloadSchema } from "@/lib/gen/macp/modes/handoff/v1/han
 import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
 import { SessionState, type Envelope } from "@/lib/gen/macp/v1/envelope_pb";
 import { Draft } from "@/lib/macp/projections/draft";
-import { emptySessionView, reduceSessionDraft, taskRejected, type SessionView } from "@/lib/macp/projections/session";
-import { PHASE_DETAIL } from "@/lib/macp/projections/status";
+import { emptySessionView, reduceSessionDraft, type SessionView } from "@/lib/macp/projections/session";
+import { phaseDetail } from "@/lib/macp/projections/status";
 
 /**
  * Number of client envelopes in the session's accepted history, from
@@ -124,17 +124,6 @@ export function toSummary(
   });
 }
 
-/**
- * What the phase alone does not say (SessionSummary.phase_detail): an
- * accepted offer awaiting the approvers a lead-approval policy designates
- * (`committers`: only the runtime knows the bound policy), or a task turned
- * down by its assignee.
- */
-export function phaseDetail(view: SessionView, committers?: readonly string[]): string {
-  if (view.phase === "Accepted" && !view.commitment && committers !== undefined && committers.length > 0) return PHASE_DETAIL.awaitingApproval;
-  if (taskRejected(view)) return PHASE_DETAIL.rejected;
-  return "";
-}
 
 /**
  * Who must act next in a session (an inbox's candidates): the active offer's
