@@ -47,8 +47,8 @@ test("a task flows from request to commitment with a live progress bar", async (
   await expect(report.locator('[data-content="json"]')).toContainText("48210");
 
   await planner.commit(sid, TASK_MODE, "task.completed", true, "ledger verified");
-  await expectRowPhase(page, sid, "Committed", "Committed · positive");
-  await expectSessionPhase(session, "Committed", "Committed · positive");
+  await expectRowPhase(page, sid, "Committed", "Committed");
+  await expectSessionPhase(session, "Committed", "Committed");
   await expect(session.getByTestId("commitment")).toContainText("task.completed");
   await expect(session.getByTestId("stream-ended")).toBeVisible();
   expect(await timelineSequences(session)).toEqual([1, 2, 3, 4, 5, 6, 7]);

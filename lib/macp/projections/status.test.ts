@@ -113,7 +113,8 @@ describe("the stuck rule", () => {
 
   it("labels the wait in whole minutes, then hours, then days", () => {
     expect(stuckLabel(23 * MIN + 59_000)).toBe("Stuck 23 min");
-    expect(stuckLabel(0)).toBe("Stuck 0 min");
+    expect(stuckLabel(0)).toBe("Stuck <1 min");
+    expect(stuckLabel(59_999)).toBe("Stuck <1 min");
     expect(stuckLabel(60 * MIN)).toBe("Stuck 1 h");
     expect(stuckLabel(125 * MIN)).toBe("Stuck 2 h 5 min");
     expect(stuckLabel(72 * 60 * MIN)).toBe("Stuck 3 d");

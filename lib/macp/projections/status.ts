@@ -159,9 +159,10 @@ export function stuckFor(f: StuckFacts, nowMs: number, thresholdMs: number): num
   return waited >= thresholdMs ? waited : undefined;
 }
 
-/** "Stuck 23 min", "Stuck 2 h 5 min", "Stuck 3 d": whole minutes, rounded down. */
+/** "Stuck 23 min", "Stuck 2 h 5 min", "Stuck 3 d": whole minutes, rounded down ("Stuck <1 min" below one, with a threshold under a minute). */
 export function stuckLabel(waitedMs: number): string {
   const minutes = Math.max(0, Math.floor(waitedMs / 60_000));
+  if (minutes < 1) return "Stuck <1 min";
   if (minutes < 60) return `Stuck ${minutes} min`;
   const hours = Math.floor(minutes / 60);
   if (hours < 48) return `Stuck ${hours} h${minutes % 60 > 0 ? ` ${minutes % 60} min` : ""}`;
