@@ -37,7 +37,7 @@ export default async function SessionsPage({
     read?.kind === "ready" ? { key: listQueryKey(query), page: read.page, allCount: countOf(read.allCount), openCount: countOf(read.openCount) } : undefined;
   return (
     <Suspense fallback={<p className="text-sm text-slate-700 dark:text-slate-300">Loading sessions…</p>}>
-      <SessionListScreen first={first} stuckAfterMs={data?.stuckAfterMs?.() ?? DEFAULT_STUCK_AFTER_MS} people={data?.people ? await data.people(await headers()) : null} />
+      <SessionListScreen first={first} stuckAfterMs={data?.stuckAfterMs?.() ?? DEFAULT_STUCK_AFTER_MS} names={data?.people ? await data.people(await headers()) : null} />
     </Suspense>
   );
 }

@@ -161,16 +161,16 @@ function RowPlaceholder({ failed, height }: { failed: boolean; height: number })
 export function SessionListScreen({
   first,
   stuckAfterMs = DEFAULT_STUCK_AFTER_MS,
-  people,
+  names,
 }: {
   first?: ListFirstView | undefined;
   /** The console's stuck threshold (BATON_STUCK_AFTER_MINUTES). */
   stuckAfterMs?: number;
-  /** The console's people, read by the server (display names in the rows). */
-  people?: readonly ListPerson[] | null | undefined;
+  /** The console's people and the agents directory's names, read by the server (display names in the rows). */
+  names?: { people: readonly ListPerson[]; agentNames: Readonly<Record<string, string>> } | null | undefined;
 }) {
   const [query, setQuery] = useListQuery();
-  const directory = useMemo(() => (people ? directoryFromPeople(people) : EMPTY_DIRECTORY), [people]);
+  const directory = useMemo(() => (names ? directoryFromPeople(names.people, names.agentNames) : EMPTY_DIRECTORY), [names]);
   const router = useRouter();
   const paused = useUiStore((s) => s.paused);
   const setPaused = useUiStore((s) => s.setPaused);

@@ -26,8 +26,8 @@ export interface PageData {
   fileHandoffsEnabled?(): boolean;
   /** The list's stuck threshold (BATON_STUCK_AFTER_MINUTES), in ms. */
   stuckAfterMs?(): number;
-  /** The console's people (display names for the list), for a signed-in person; null when signed out or without accounts. */
-  people?(headers: Headers): Promise<ListPerson[] | null>;
+  /** The console's people and the agents directory's names (for the list), for a signed-in person; null when signed out or without accounts. */
+  people?(headers: Headers): Promise<{ people: ListPerson[]; agentNames: Record<string, string> } | null>;
 }
 
 
