@@ -30,6 +30,16 @@ function Fact({ label, children }: { label: string; children: React.ReactNode })
   );
 }
 
+/** A participant by name, the full id on hover; an agent's id (not a person's) can be copied. */
+function Who({ id, nameOf }: { id: string; nameOf: NameOf }) {
+  return (
+    <>
+      <span title={id}>{nameOf(id)}</span>
+      {id.startsWith("human:") ? null : <CopyButton text={id} label={`Copy the id ${id}`} />}
+    </>
+  );
+}
+
 export function SessionHeader({
   sessionId,
   view,
@@ -90,8 +100,8 @@ export function SessionHeader({
       </div>
       {actions}
       <dl className="grid grid-cols-2 gap-x-6 gap-y-3 rounded-lg border border-slate-200 p-3 sm:grid-cols-4 dark:border-slate-800" data-testid="session-facts">
-        <Fact label={isTask ? "Requester" : "Current owner"}>{owner ? <span title={owner}>{nameOf(owner)}</span> : "—"}</Fact>
-        <Fact label={isTask ? "Assignee" : "Current target"}>{target ? <span title={target}>{nameOf(target)}</span> : "—"}</Fact>
+        <Fact label={isTask ? "Requester" : "Current owner"}>{owner ? <Who id={owner} nameOf={nameOf} /> : "—"}</Fact>
+        <Fact label={isTask ? "Assignee" : "Current target"}>{target ? <Who id={target} nameOf={nameOf} /> : "—"}</Fact>
         <Fact label={isTask ? "Task" : "Scope"}>{view.scope ? clipLine(view.scope) : "—"}</Fact>
         <Fact label="Last activity">
           <RelativeTime ms={view.lastActivityMs} />
