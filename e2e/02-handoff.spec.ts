@@ -43,7 +43,7 @@ test("a full handoff updates the list and the timeline live, step by step", asyn
 
   await alice.start(sid, HANDOFF_MODE, intent, [alice.id, bob.id, carol.id]);
   await expect(listRow(page, sid)).toBeVisible();
-  await expectRowPhase(page, sid, "Pending", "Pending");
+  await expectRowPhase(page, sid, "Pending", "Started");
   await expect(listRow(page, sid)).toContainText(intent);
 
   // The session page, open side by side with the list; neither is reloaded.
@@ -52,7 +52,7 @@ test("a full handoff updates the list and the timeline live, step by step", asyn
   const sessionErrors = watchErrors(session);
   await session.goto(`/sessions/${sid}`);
   await expect(session.getByTestId("session-intent")).toHaveText(intent);
-  await expectSessionPhase(session, "Pending", "Pending");
+  await expectSessionPhase(session, "Pending", "Started");
 
   await alice.offer(sid, "h1", bob.id, "payments-api primary on-call", "shift change at 09:00");
   await expectRowPhase(page, sid, "OfferPending", "Offered");

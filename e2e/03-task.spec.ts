@@ -11,12 +11,12 @@ test("a task flows from request to commitment with a live progress bar", async (
 
   await page.goto("/");
   await planner.start(sid, TASK_MODE, intent, [planner.id, worker.id]);
-  await expectRowPhase(page, sid, "Pending", "Pending");
+  await expectRowPhase(page, sid, "Pending", "Started");
   await expect(listRow(page, sid)).toContainText("Task");
 
   const session = await context.newPage();
   await session.goto(`/sessions/${sid}`);
-  await expectSessionPhase(session, "Pending", "Pending");
+  await expectSessionPhase(session, "Pending", "Started");
 
   await planner.request(sid, "export-q1", "Export Q1 ledger", worker.id, "Export to the finance warehouse");
   await expectRowPhase(page, sid, "Requested", "Requested");

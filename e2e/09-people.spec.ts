@@ -49,7 +49,7 @@ test("an on-call rotation with lead approval, driven by people in their own brow
     await expect(a).toHaveURL(/\/sessions\/[0-9a-f-]{36}$/);
     const sid = sessionIdOf(a);
     await expect(a.getByTestId("session-intent")).toHaveText(intent);
-    await expectSessionPhase(a, "Pending", "Pending");
+    await expectSessionPhase(a, "Pending", "Started");
 
     // The viewer watches from here on.
     const v = victor.page;

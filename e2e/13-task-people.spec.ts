@@ -38,7 +38,7 @@ test("a task driven by people: request, take, progress, complete, commit; the as
     await form.getByTestId("participant-people").getByLabel("Dave Park").check();
     await form.getByTestId("start-session").click();
     await expect(a).toHaveURL(/\/sessions\/[0-9a-f-]{36}$/);
-    await expectSessionPhase(a, "Pending", "Pending");
+    await expectSessionPhase(a, "Pending", "Started");
 
     await actionButton(a, "taskRequest").click();
     const request = a.getByTestId("task-request-form");

@@ -26,10 +26,10 @@ export const SORT_LABELS: Record<SortKey, string> = {
   ttl: "Time left",
   intent: "Intent",
   phase: "Phase",
-  state: "State",
+  state: "Status",
   mode: "Mode",
-  owner: "Owner",
-  target: "Target / assignee",
+  owner: "From / requester",
+  target: "To / assignee",
 };
 
 /** "15 min", "90 s": the threshold as people read it. */

@@ -71,7 +71,7 @@ function ColumnHeader({ query, setQuery }: { query: ListQuery; setQuery: (p: Par
   return (
     <div
       className={clsx(
-        "sticky top-14 z-10 hidden border-b border-slate-300 bg-slate-50 px-3 py-2 text-xs font-semibold text-slate-700 lg:grid dark:border-slate-700 dark:bg-slate-900 dark:text-slate-300",
+        "sticky top-14 z-10 hidden border-b border-l-4 border-b-slate-300 border-l-transparent bg-slate-50 px-3 py-2 text-xs font-semibold text-slate-700 lg:grid dark:border-b-slate-700 dark:bg-slate-900 dark:text-slate-300",
         LIST_GRID,
       )}
       aria-hidden="true"
@@ -142,7 +142,7 @@ const fmt = (n: number): string => n.toLocaleString("en-US");
 function RowPlaceholder({ failed, height }: { failed: boolean; height: number }) {
   return (
     <div
-      className={clsx("flex items-center gap-3 border-b border-slate-200 px-3 text-sm dark:border-slate-800", LIST_GRID)}
+      className={clsx("flex items-center gap-3 border-b border-l-4 border-b-slate-200 border-l-transparent px-3 text-sm dark:border-b-slate-800", LIST_GRID)}
       style={{ height }}
       data-row-placeholder={failed ? "failed" : "loading"}
     >

@@ -155,7 +155,7 @@ export const SessionRow = memo(function SessionRow({
         </span>
       </span>
       <span className="mt-1 flex flex-wrap gap-x-3 gap-y-0.5 text-xs text-slate-700 lg:contents lg:text-sm dark:text-slate-300">
-        <Cell label={m?.mode === TASK_MODE ? "Task" : "Scope"} className="truncate">
+        <Cell label={m?.mode === TASK_MODE ? "Task" : "Scope"} className={clsx("truncate", !summary.scope && "hidden lg:block")}>
           <span title={clipLine(summary.scope)}>{clipLine(summary.scope) || "—"}</span>
         </Cell>
         <Cell label={people.label} className="flex min-w-0 items-center gap-1 lg:flex">
@@ -168,7 +168,8 @@ export const SessionRow = memo(function SessionRow({
             {people.to ? <ActorName id={people.to} directory={directory} /> : <span className="text-slate-600 dark:text-slate-400">nobody yet</span>}
           </span>
         </Cell>
-        <Cell label="Waiting on" className="flex min-w-0 items-center gap-1 lg:flex">
+        {/* On a card, nobody to wait on is said by leaving the line out. */}
+        <Cell label="Waiting on" className={clsx("min-w-0 items-center gap-1 lg:flex", waiting.length > 0 ? "flex" : "hidden")}>
           <span className="inline-flex min-w-0 items-center gap-x-2" data-testid="row-waiting-on">
             {waiting.length > 0 ? waiting.map((w) => <ActorName key={w} id={w} directory={directory} />) : "—"}
           </span>
