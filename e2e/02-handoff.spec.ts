@@ -95,7 +95,8 @@ test("a full handoff updates the list and the timeline live, step by step", asyn
   await expectRowPhase(page, sid, "OfferPending", "Offered");
   await expectSessionPhase(session, "OfferPending", "Offered");
   await expect(session.locator('[data-group="h2"]')).toContainText("Offer 2 of 2");
-  await expect(listRow(page, sid)).toContainText(carol.id);
+  // The target by its readable name, the full id on hover.
+  await expect(listRow(page, sid).getByTestId("row-people").locator(`[data-actor-id="${carol.id}"]`)).toHaveAttribute("title", carol.id);
 
   await carol.acceptHandoff(sid, "h2", "I have the pager");
   await expectRowPhase(page, sid, "Accepted", "Accepted");

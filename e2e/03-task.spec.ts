@@ -21,7 +21,9 @@ test("a task flows from request to commitment with a live progress bar", async (
   await planner.request(sid, "export-q1", "Export Q1 ledger", worker.id, "Export to the finance warehouse");
   await expectRowPhase(page, sid, "Requested", "Requested");
   await expectSessionPhase(session, "Requested", "Requested");
-  await expect(listRow(page, sid)).toContainText(worker.id);
+  // Requester → assignee, the assignee by its readable name, the full id on hover.
+  await expect(listRow(page, sid).getByTestId("row-people").locator(`[data-actor-id="${worker.id}"]`)).toHaveAttribute("title", worker.id);
+  await expect(listRow(page, sid).getByTestId("row-people")).toContainText("billing/worker-7");
   const progress = session.getByTestId("task-summary").getByRole("progressbar", { name: "Task progress" });
   await expect(progress).toHaveAttribute("aria-valuenow", "0");
 
