@@ -60,8 +60,8 @@ test("a full handoff updates the list and the timeline live, step by step", asyn
   await expect(session.locator('[data-group="h1"]')).toContainText("Offer 1 of 1");
 
   await alice.context(sid, "h1", "text/markdown; charset=utf-8", RUNBOOK);
-  await expectRowPhase(page, sid, "ContextSharing", "Context sharing");
-  await expectSessionPhase(session, "ContextSharing", "Context sharing");
+  await expectRowPhase(page, sid, "ContextSharing", "Offered");
+  await expectSessionPhase(session, "ContextSharing", "Offered");
   const runbook = session.locator('[data-sequence="3"] [data-content="markdown"]');
   await expect(runbook.locator("h1")).toHaveText("Payments on-call runbook");
   await expect(runbook.locator("h2")).toHaveText("Before you accept");

@@ -81,7 +81,7 @@ test("an on-call rotation with lead approval, driven by people in their own brow
     await expect(attach.getByTestId("markdown-preview").locator("h1")).toHaveText("Payments on-call runbook");
     await attach.getByTestId("attach-form-submit").click();
     await expect(a.getByTestId("action-done")).toContainText("Runbook attached");
-    await expectSessionPhase(a, "ContextSharing", "Context sharing");
+    await expectSessionPhase(a, "ContextSharing", "Offered");
 
     // Bob: the offer arrives in his inbox (count in the navigation), he reads the runbook and declines.
     const b = bob.page;
