@@ -43,7 +43,7 @@ function Cell({
     <span className={clsx("min-w-0", className)}>
       <span
         className={clsx(
-          "text-[11px] font-medium tracking-wide text-slate-600 uppercase dark:text-slate-400",
+          "text-[11px] font-medium tracking-wide whitespace-nowrap text-slate-600 uppercase dark:text-slate-400",
           hideLabel ? "sr-only" : "lg:sr-only",
         )}
       >
@@ -158,7 +158,7 @@ export const SessionRow = memo(function SessionRow({
         <Cell label={m?.mode === TASK_MODE ? "Task" : "Scope"} className={clsx("truncate", !summary.scope && "hidden lg:block")}>
           <span title={clipLine(summary.scope)}>{clipLine(summary.scope) || "—"}</span>
         </Cell>
-        <Cell label={people.label} className="flex min-w-0 items-center gap-1 lg:flex">
+        <Cell label={people.label} className="flex min-w-0 flex-wrap items-center gap-x-1 lg:flex lg:flex-nowrap">
           <span className="inline-flex min-w-0 items-center gap-1" data-testid="row-people">
             <ActorName id={people.from} directory={directory} />
             <span aria-hidden="true" className="shrink-0 text-slate-500 dark:text-slate-400">
