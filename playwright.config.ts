@@ -90,6 +90,8 @@ export default defineConfig({
         BATON_OIDC_CLIENT_SECRET: OIDC.clientSecret,
         BATON_HANDOFF_DIRS: handoffDir,
         BATON_DATA_DIR: dataDir,
+        // An offer unanswered for 3 s is "stuck" (e2e/05-list.spec.ts); the default is 15 min.
+        BATON_STUCK_AFTER_MINUTES: "0.05",
       },
     },
   ],

@@ -6,6 +6,7 @@ import type { ListFirstView } from "@/lib/client/list-first-view";
 import { parseListQuery, toSessionListQuery } from "@/lib/client/list-query";
 import { countOf, listQueryKey } from "@/lib/client/session-window";
 import { pageData } from "@/lib/server/page-data";
+import { DEFAULT_STUCK_AFTER_MS } from "@/lib/macp/projections/status";
 
 export const metadata: Metadata = { title: "Sessions" };
 
@@ -36,7 +37,7 @@ export default async function SessionsPage({
     read?.kind === "ready" ? { key: listQueryKey(query), page: read.page, allCount: countOf(read.allCount), openCount: countOf(read.openCount) } : undefined;
   return (
     <Suspense fallback={<p className="text-sm text-slate-700 dark:text-slate-300">Loading sessions…</p>}>
-      <SessionListScreen first={first} />
+      <SessionListScreen first={first} stuckAfterMs={data?.stuckAfterMs?.() ?? DEFAULT_STUCK_AFTER_MS} names={data?.people ? await data.people(await headers()) : null} />
     </Suspense>
   );
 }

@@ -43,7 +43,7 @@ test("a full handoff updates the list and the timeline live, step by step", asyn
 
   await alice.start(sid, HANDOFF_MODE, intent, [alice.id, bob.id, carol.id]);
   await expect(listRow(page, sid)).toBeVisible();
-  await expectRowPhase(page, sid, "Pending", "Pending");
+  await expectRowPhase(page, sid, "Pending", "Started");
   await expect(listRow(page, sid)).toContainText(intent);
 
   // The session page, open side by side with the list; neither is reloaded.
@@ -52,16 +52,16 @@ test("a full handoff updates the list and the timeline live, step by step", asyn
   const sessionErrors = watchErrors(session);
   await session.goto(`/sessions/${sid}`);
   await expect(session.getByTestId("session-intent")).toHaveText(intent);
-  await expectSessionPhase(session, "Pending", "Pending");
+  await expectSessionPhase(session, "Pending", "Started");
 
   await alice.offer(sid, "h1", bob.id, "payments-api primary on-call", "shift change at 09:00");
-  await expectRowPhase(page, sid, "OfferPending", "Offer pending");
-  await expectSessionPhase(session, "OfferPending", "Offer pending");
+  await expectRowPhase(page, sid, "OfferPending", "Offered");
+  await expectSessionPhase(session, "OfferPending", "Offered");
   await expect(session.locator('[data-group="h1"]')).toContainText("Offer 1 of 1");
 
   await alice.context(sid, "h1", "text/markdown; charset=utf-8", RUNBOOK);
-  await expectRowPhase(page, sid, "ContextSharing", "Context sharing");
-  await expectSessionPhase(session, "ContextSharing", "Context sharing");
+  await expectRowPhase(page, sid, "ContextSharing", "Offered");
+  await expectSessionPhase(session, "ContextSharing", "Offered");
   const runbook = session.locator('[data-sequence="3"] [data-content="markdown"]');
   await expect(runbook.locator("h1")).toHaveText("Payments on-call runbook");
   await expect(runbook.locator("h2")).toHaveText("Before you accept");
@@ -92,24 +92,27 @@ test("a full handoff updates the list and the timeline live, step by step", asyn
 
   // Re-offer to another target: a second group, in order.
   await alice.offer(sid, "h2", carol.id, "payments-api primary on-call", "bob declined");
-  await expectRowPhase(page, sid, "OfferPending", "Offer pending");
-  await expectSessionPhase(session, "OfferPending", "Offer pending");
+  await expectRowPhase(page, sid, "OfferPending", "Offered");
+  await expectSessionPhase(session, "OfferPending", "Offered");
   await expect(session.locator('[data-group="h2"]')).toContainText("Offer 2 of 2");
-  await expect(listRow(page, sid)).toContainText(carol.id);
+  // The target by its readable name, the full id on hover.
+  await expect(listRow(page, sid).getByTestId("row-people").locator(`[data-actor-id="${carol.id}"]`)).toHaveAttribute("title", carol.id);
 
   await carol.acceptHandoff(sid, "h2", "I have the pager");
   await expectRowPhase(page, sid, "Accepted", "Accepted");
   await expectSessionPhase(session, "Accepted", "Accepted");
 
   await alice.commit(sid, HANDOFF_MODE, "handoff.accepted", true, "carol owns payments-api on-call");
-  await expectRowPhase(page, sid, "Committed", "Committed · positive");
-  await expectSessionPhase(session, "Committed", "Committed · positive");
-  await expect(listRow(page, sid)).toContainText("Resolved");
+  await expectRowPhase(page, sid, "Committed", "Committed");
+  await expectSessionPhase(session, "Committed", "Committed");
+  // One pill says it all: lifecycle (resolved) and phase (committed) merged.
+  await expect(listRow(page, sid).locator("[data-badge]")).toHaveCount(1);
   const commitment = session.getByTestId("commitment");
   await expect(commitment).toHaveAttribute("data-outcome", "positive");
   await expect(commitment).toContainText("handoff.accepted");
   await expect(commitment).toContainText("carol owns payments-api on-call");
-  await expect(session.getByTestId("session-badges")).toContainText("Resolved");
+  await expect(session.getByTestId("session-badges")).toHaveAttribute("data-status", "committed");
+  await expect(session.getByTestId("session-badges").locator("[data-badge]")).toHaveCount(1);
   // The announcer spoke the last phase change.
   await expect(session.getByTestId("announcer")).toContainText("committed");
 

@@ -11,17 +11,19 @@ test("a task flows from request to commitment with a live progress bar", async (
 
   await page.goto("/");
   await planner.start(sid, TASK_MODE, intent, [planner.id, worker.id]);
-  await expectRowPhase(page, sid, "Pending", "Pending");
+  await expectRowPhase(page, sid, "Pending", "Started");
   await expect(listRow(page, sid)).toContainText("Task");
 
   const session = await context.newPage();
   await session.goto(`/sessions/${sid}`);
-  await expectSessionPhase(session, "Pending", "Pending");
+  await expectSessionPhase(session, "Pending", "Started");
 
   await planner.request(sid, "export-q1", "Export Q1 ledger", worker.id, "Export to the finance warehouse");
   await expectRowPhase(page, sid, "Requested", "Requested");
   await expectSessionPhase(session, "Requested", "Requested");
-  await expect(listRow(page, sid)).toContainText(worker.id);
+  // Requester → assignee, the assignee by its readable name, the full id on hover.
+  await expect(listRow(page, sid).getByTestId("row-people").locator(`[data-actor-id="${worker.id}"]`)).toHaveAttribute("title", worker.id);
+  await expect(listRow(page, sid).getByTestId("row-people")).toContainText("billing/worker-7");
   const progress = session.getByTestId("task-summary").getByRole("progressbar", { name: "Task progress" });
   await expect(progress).toHaveAttribute("aria-valuenow", "0");
 
@@ -47,8 +49,8 @@ test("a task flows from request to commitment with a live progress bar", async (
   await expect(report.locator('[data-content="json"]')).toContainText("48210");
 
   await planner.commit(sid, TASK_MODE, "task.completed", true, "ledger verified");
-  await expectRowPhase(page, sid, "Committed", "Committed · positive");
-  await expectSessionPhase(session, "Committed", "Committed · positive");
+  await expectRowPhase(page, sid, "Committed", "Committed");
+  await expectSessionPhase(session, "Committed", "Committed");
   await expect(session.getByTestId("commitment")).toContainText("task.completed");
   await expect(session.getByTestId("stream-ended")).toBeVisible();
   expect(await timelineSequences(session)).toEqual([1, 2, 3, 4, 5, 6, 7]);

@@ -24,7 +24,7 @@ test("cutting the stream connections loses no event and duplicates none", async 
     await alice.offer(sid, "h1", bob.id, "pager", "shift change");
 
     await list.goto("/");
-    await expectRowPhase(list, sid, "OfferPending", "Offer pending");
+    await expectRowPhase(list, sid, "OfferPending", "Offered");
     await page.goto(`/sessions/${sid}`);
     await expect(page.locator("#e-2")).toBeVisible();
     const indicator = page.locator("main [data-connection]").first();
@@ -44,10 +44,10 @@ test("cutting the stream connections loses no event and duplicates none", async 
     proxy.restore();
     await context.setOffline(false);
     await expect(indicator).toHaveAttribute("data-connection", "live", { timeout: 30_000 });
-    await expectSessionPhase(page, "OfferPending", "Offer pending");
+    await expectSessionPhase(page, "OfferPending", "Offered");
     await expect(page.locator("#e-5")).toBeVisible();
     expect(await timelineSequences(page)).toEqual([1, 2, 3, 4, 5]);
-    await expectRowPhase(list, sid, "OfferPending", "Offer pending");
+    await expectRowPhase(list, sid, "OfferPending", "Offered");
 
     // Cut again mid-flow, this time only briefly; live events keep folding in order.
     proxy.sever();
@@ -55,8 +55,8 @@ test("cutting the stream connections loses no event and duplicates none", async 
     proxy.restore();
     await expect(indicator).toHaveAttribute("data-connection", "live", { timeout: 30_000 });
     await alice.commit(sid, HANDOFF_MODE, "handoff.accepted", true, "carol has the pager");
-    await expectSessionPhase(page, "Committed", "Committed · positive");
-    await expectRowPhase(list, sid, "Committed", "Committed · positive");
+    await expectSessionPhase(page, "Committed", "Committed");
+    await expectRowPhase(list, sid, "Committed", "Committed");
     const seqs = await timelineSequences(page);
     expect(seqs).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect(new Set(seqs).size).toBe(seqs.length);

@@ -2,6 +2,7 @@ import { expect, test } from "./support/fixtures";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import { Agent, newSessionId } from "./support/agent";
 import { listRow, uniqueSuffix } from "./support/ui";
+import { connectJson, csrfTokenOf, signedInAs } from "./support/session-ui";
 
 test("filters and sort live in the URL; back and forward walk through them; the keyboard drives the list", async ({ page }) => {
   const tag = uniqueSuffix();
@@ -88,4 +89,64 @@ test("filters and sort live in the URL; back and forward walk through them; the 
   await page.locator("body").click({ position: { x: 5, y: 5 } });
   await page.keyboard.press("/");
   await expect(page.getByTestId("filter-q")).toBeFocused();
+});
+
+test("one status pill, From → To by name, and an offer left unanswered past the threshold shows as stuck and is found by ?stuck=1", async ({ page, browser }) => {
+  const tag = uniqueSuffix();
+  // Alice (an operator) starts two handoffs through the console: one offered to Bob and left unanswered, one never offered.
+  const alice = await signedInAs(browser, "alice");
+  const csrf = await csrfTokenOf(alice.context.request);
+  const call = async (method: string, body: Record<string, unknown>): Promise<{ sessionId: string }> => {
+    const res = await connectJson(alice.context.request, method, { messageId: globalThis.crypto.randomUUID(), ...body }, { "x-baton-csrf": csrf });
+    expect(res.status(), `${method}: ${await res.text()}`).toBe(200);
+    return (await res.json()) as { sessionId: string };
+  };
+  const waiting = (await call("StartSession", { kind: "SESSION_KIND_HANDOFF", intent: `E2E stuck offer ${tag}`, scope: "payments-api primary", participants: ["human:bob"] })).sessionId;
+  await call("Offer", { sessionId: waiting, target: "human:bob", reason: "rotation" });
+  const quiet = (await call("StartSession", { kind: "SESSION_KIND_HANDOFF", intent: `E2E never offered ${tag}`, participants: ["human:bob"] })).sessionId;
+
+  // The e2e console runs with BATON_STUCK_AFTER_MINUTES=0.05 (3 s): wait past it.
+  await page.waitForTimeout(3_500);
+  await page.goto(`/?q=${tag}`);
+  const row = listRow(page, waiting);
+  await expect(row).toBeVisible();
+  // One pill: lifecycle (open) and phase (offered) merged; no separate state pill.
+  await expect(row.locator("[data-badge]")).toHaveCount(1);
+  await expect(row.locator("[data-badge]")).toHaveText("Status: Offered");
+  // People by name, the full id on hover.
+  await expect(row.getByTestId("row-people")).toHaveText(/^Alice Ng \(person\)\s*→\s*to Bob Ito \(person\)$/);
+  await expect(row.getByTestId("row-people").locator('[data-actor-id="human:bob"]')).toHaveAttribute("title", "human:bob");
+  await expect(row.getByTestId("row-waiting-on")).toHaveText("Bob Ito (person)");
+  // Stuck: marked with an icon and words, not colour alone.
+  await expect(row).toHaveAttribute("data-stuck", "");
+  await expect(row.getByTestId("row-stuck")).toHaveText(/^Stuck (<1|\d+) min$/);
+  await expect(listRow(page, quiet)).toBeVisible();
+  await expect(listRow(page, quiet)).not.toHaveAttribute("data-stuck", "");
+  await expect(listRow(page, quiet).locator("[data-badge]")).toHaveText("Status: Started");
+
+  // The "Stuck" filter lives in the URL and is run by the server.
+  await page.getByTestId("filter-stuck").click();
+  await expect(page).toHaveURL(new RegExp(`\\?q=${tag}&stuck=1$`));
+  await expect(page.getByTestId("filter-stuck")).toHaveAttribute("aria-pressed", "true");
+  await expect(listRow(page, waiting)).toBeVisible();
+  await expect(listRow(page, quiet)).toHaveCount(0);
+  await page.goto(`/?stuck=1&q=${tag}`);
+  await expect(listRow(page, waiting)).toBeVisible();
+  await expect(listRow(page, quiet)).toHaveCount(0);
+  await expect(page.getByTestId("list-count")).toContainText("1 of");
+
+  // Bob answers: the session is no longer stuck and leaves the stuck list by itself.
+  const bob = await signedInAs(browser, "bob");
+  await bob.page.goto(`/sessions/${waiting}`);
+  await bob.page.getByTestId("action-panel").getByTestId("action-accept").click();
+  await bob.page.getByTestId("accept-form").getByLabel("Reason").fill("on it");
+  await bob.page.getByTestId("accept-form-submit").click();
+  await expect(listRow(page, waiting)).toHaveCount(0);
+
+  // The viewer this suite signs in as (Wendy) is never offered "Waiting on me"; an operator is.
+  await expect(page.getByTestId("filter-waiting")).toHaveCount(0);
+  await alice.page.goto("/");
+  await expect(alice.page.getByTestId("filter-waiting")).toBeVisible();
+  await alice.context.close();
+  await bob.context.close();
 });

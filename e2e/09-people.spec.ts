@@ -49,7 +49,7 @@ test("an on-call rotation with lead approval, driven by people in their own brow
     await expect(a).toHaveURL(/\/sessions\/[0-9a-f-]{36}$/);
     const sid = sessionIdOf(a);
     await expect(a.getByTestId("session-intent")).toHaveText(intent);
-    await expectSessionPhase(a, "Pending", "Pending");
+    await expectSessionPhase(a, "Pending", "Started");
 
     // The viewer watches from here on.
     const v = victor.page;
@@ -69,7 +69,7 @@ test("an on-call rotation with lead approval, driven by people in their own brow
     await offer.getByLabel("Reason").fill("weekly rotation");
     await offer.getByTestId("offer-form-submit").click();
     await expect(a.getByTestId("action-done")).toContainText("Offer sent to Bob Ito");
-    await expectSessionPhase(a, "OfferPending", "Offer pending");
+    await expectSessionPhase(a, "OfferPending", "Offered");
     await expect(actionButton(a, "offer")).toHaveCount(0);
     await expect(actionButton(a, "commit")).toHaveCount(0);
     await expect(a.getByTestId("waiting-on")).toHaveText("Waiting for Bob Ito to answer the offer.");
@@ -81,7 +81,7 @@ test("an on-call rotation with lead approval, driven by people in their own brow
     await expect(attach.getByTestId("markdown-preview").locator("h1")).toHaveText("Payments on-call runbook");
     await attach.getByTestId("attach-form-submit").click();
     await expect(a.getByTestId("action-done")).toContainText("Runbook attached");
-    await expectSessionPhase(a, "ContextSharing", "Context sharing");
+    await expectSessionPhase(a, "ContextSharing", "Offered");
 
     // Bob: the offer arrives in his inbox (count in the navigation), he reads the runbook and declines.
     const b = bob.page;
@@ -114,7 +114,7 @@ test("an on-call rotation with lead approval, driven by people in their own brow
     await reoffer.getByLabel("Reason").fill("Bob is in an incident review");
     await reoffer.getByTestId("offer-form-submit").dblclick();
     await expect(a.getByTestId("action-done")).toContainText("Offer sent to Dave Park");
-    await expectSessionPhase(a, "OfferPending", "Offer pending");
+    await expectSessionPhase(a, "OfferPending", "Offered");
     await a.waitForTimeout(1_000);
     await expect(a.locator('[data-type="HandoffOffer"]')).toHaveCount(2);
     await expect(v.locator('[data-type="HandoffOffer"]')).toHaveCount(2);
@@ -126,7 +126,8 @@ test("an on-call rotation with lead approval, driven by people in their own brow
     await expect(d).toHaveURL(/[?&]waiting=human%3Adave/);
     const mine = d.locator("[data-row]").filter({ hasText: intent });
     await expect(mine).toBeVisible();
-    await expect(mine.getByTestId("row-waiting-on")).toHaveText("human:dave");
+    await expect(mine.getByTestId("row-waiting-on")).toHaveText("Dave Park (person)");
+    await expect(mine.getByTestId("row-people")).toContainText("Alice Ng");
     await expect(d.getByTestId("filter-waiting")).toHaveAttribute("aria-pressed", "true");
     await d.goto("/inbox");
 
@@ -136,10 +137,11 @@ test("an on-call rotation with lead approval, driven by people in their own brow
     await actionButton(d, "accept").click();
     await d.getByTestId("accept-form").getByLabel("Reason").fill("I have the pager");
     await d.getByTestId("accept-form-submit").click();
-    await expectSessionPhase(d, "Accepted", "Accepted");
+    // Under lead approval an accepted offer reads as what it is: awaiting approval.
+    await expectSessionPhase(d, "Accepted", "Awaiting approval");
 
     // Alice still can't commit; one line says whom the session waits for.
-    await expectSessionPhase(a, "Accepted", "Accepted");
+    await expectSessionPhase(a, "Accepted", "Awaiting approval");
     await expect(actionButton(a, "commit")).toHaveCount(0);
     await expect(a.getByTestId("waiting-on")).toHaveText("Waiting for Carol Lee to approve and commit the handoff to Dave Park.");
 
@@ -148,7 +150,9 @@ test("an on-call rotation with lead approval, driven by people in their own brow
     const c = carol.page;
     // The list knows the approver, not the owner, must act now.
     await c.goto("/?waiting=human%3Acarol");
-    await expect(c.locator("[data-row]").filter({ hasText: intent }).getByTestId("row-waiting-on")).toHaveText("human:carol");
+    const approvalRow = c.locator("[data-row]").filter({ hasText: intent });
+    await expect(approvalRow.getByTestId("row-waiting-on")).toHaveText("Carol Lee (person)");
+    await expect(approvalRow.locator("[data-badge]")).toHaveText("Status: Awaiting approval");
     await c.goto("/inbox");
     const approval = c.getByTestId("inbox-item").filter({ hasText: intent });
     await expect(approval).toHaveAttribute("data-kind", "APPROVAL");
@@ -171,13 +175,13 @@ test("an on-call rotation with lead approval, driven by people in their own brow
     await expect(dialog).toBeHidden();
     await commit.getByTestId("approve-form-submit").click();
     await dialog.getByTestId("approve-confirm-confirm").click();
-    await expectSessionPhase(c, "Committed", "Committed · positive");
+    await expectSessionPhase(c, "Committed", "Committed");
     await expect(c.getByTestId("commitment")).toContainText("Dave Park (human:dave) takes over");
     await expect(c.getByTestId("commitment")).toContainText("Authority scope: approver under");
 
     // Everyone sees the outcome live, the viewer included.
     for (const p of [a, b, d, v]) {
-      await expectSessionPhase(p, "Committed", "Committed · positive");
+      await expectSessionPhase(p, "Committed", "Committed");
       await expect(p.getByTestId("commitment")).toContainText("handoff.accepted");
     }
     await expect(a.getByTestId("action-panel")).toHaveAttribute("data-panel", "closed");

@@ -20,7 +20,7 @@ test("an admin runs a demo scenario from the console; it plays server-side and i
     await expect(run.getByRole("log")).toContainText("FORBIDDEN");
     await run.getByTestId("demo-session-link").click();
     await expect(r).toHaveURL(/\/sessions\//);
-    await expectSessionPhase(r, "Committed", "Committed · positive");
+    await expectSessionPhase(r, "Committed", "Committed");
     // The demo's actors are agents and a human id: the timeline says which.
     await expect(r.locator('[data-type="SessionStart"] [data-actor-kind]')).toHaveAttribute("data-actor-kind", "agent");
     await expect(r.locator('[data-type="Commitment"] [data-actor-kind]')).toHaveAttribute("data-actor-kind", "person");

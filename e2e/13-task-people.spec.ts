@@ -38,7 +38,7 @@ test("a task driven by people: request, take, progress, complete, commit; the as
     await form.getByTestId("participant-people").getByLabel("Dave Park").check();
     await form.getByTestId("start-session").click();
     await expect(a).toHaveURL(/\/sessions\/[0-9a-f-]{36}$/);
-    await expectSessionPhase(a, "Pending", "Pending");
+    await expectSessionPhase(a, "Pending", "Started");
 
     await actionButton(a, "taskRequest").click();
     const request = a.getByTestId("task-request-form");
@@ -85,8 +85,8 @@ test("a task driven by people: request, take, progress, complete, commit; the as
     await expect(commit.getByLabel("Reason")).toHaveValue("Q1 ledger exported");
     await commit.getByTestId("task-commit-form-submit").click();
     await a.getByTestId("task-commit-confirm-confirm").click();
-    await expectSessionPhase(a, "Committed", "Committed · positive");
-    await expectSessionPhase(d, "Committed", "Committed · positive");
+    await expectSessionPhase(a, "Committed", "Committed");
+    await expectSessionPhase(d, "Committed", "Committed");
     await expect(a.getByTestId("commitment")).toContainText("task.completed");
     await expect(a.getByTestId("nav-inbox-count")).toHaveCount(0);
     expect(errors.flat()).toEqual([]);

@@ -20,3 +20,20 @@ export function ActorLabelView({ id, directory = EMPTY_DIRECTORY }: { id: string
     </span>
   );
 }
+
+/**
+ * A participant in a list cell: an icon saying person or agent (and the same
+ * word for screen readers), the display name or the shortened id, and the
+ * full id on hover. No "Sender" prefix: the cell's label says what it is.
+ */
+export function ActorName({ id, directory = EMPTY_DIRECTORY }: { id: string; directory?: Directory }) {
+  if (id === "") return <span>—</span>;
+  const kind = actorKindOf(directory, id);
+  return (
+    <span className="inline-flex min-w-0 items-center gap-1 align-bottom" title={id} data-actor-kind={kind} data-actor-id={id}>
+      <Icon name={ICON[kind]} className="h-3.5 w-3.5 shrink-0 text-slate-500 dark:text-slate-400" />
+      <span className="truncate">{nameIn(directory, id)}</span>
+      <span className="sr-only"> ({ACTOR_KIND_LABEL[kind]})</span>
+    </span>
+  );
+}

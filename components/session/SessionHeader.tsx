@@ -1,4 +1,4 @@
-// Session header: intent, badges (state, phase, outcome), TTL, connection,
+// Session header: intent, one status pill (lifecycle, phase and outcome merged), TTL, connection,
 // and the facts an on-call engineer needs: who owns it, who it's going to,
 // participants, versions and policy. No hooks and no "use client": the
 // server renders it in the session page's first view (only its clock,
@@ -11,8 +11,9 @@ import { TASK_MODE } from "@/lib/macp/constants";
 import type { SessionView } from "@/lib/macp/projections/session";
 import type { ConnectionInfo } from "@/lib/client/connection";
 import { modeLabel } from "@/lib/client/format";
-import { isTerminalSessionState, lifecycleToState, viewPhaseBadge } from "@/lib/client/labels";
-import { Badge, OutcomeBadge, StateBadge } from "@/components/Badge";
+import { isTerminalSessionState, lifecycleToState, statusBadge } from "@/lib/client/labels";
+import { phaseDetail, sessionStatus } from "@/lib/macp/projections/status";
+import { Badge } from "@/components/Badge";
 import { ConnectionBadge } from "@/components/ConnectionIndicator";
 import { CopyButton } from "@/components/CopyButton";
 import { Icon } from "@/components/Icon";
@@ -29,6 +30,16 @@ function Fact({ label, children }: { label: string; children: React.ReactNode })
   );
 }
 
+/** A participant by name, the full id on hover; an agent's id (not a person's) can be copied. */
+function Who({ id, nameOf }: { id: string; nameOf: NameOf }) {
+  return (
+    <>
+      <span title={id}>{nameOf(id)}</span>
+      {id.startsWith("human:") ? null : <CopyButton text={id} label={`Copy the id ${id}`} />}
+    </>
+  );
+}
+
 export function SessionHeader({
   sessionId,
   view,
@@ -37,6 +48,7 @@ export function SessionHeader({
   eventCount,
   actions,
   nameOf = plainName,
+  committers,
 }: {
   sessionId: string;
   view: SessionView;
@@ -47,6 +59,8 @@ export function SessionHeader({
   actions?: React.ReactNode;
   /** Display names (the live view's directory); ids without their prefix otherwise. */
   nameOf?: NameOf;
+  /** The approvers a lead-approval policy designates, once its rules are loaded: an accepted offer then reads "Awaiting approval". */
+  committers?: readonly string[] | undefined;
 }) {
   const owner = view.currentOwner || metadata?.initiator || "";
   const target = view.currentTarget || "";
@@ -57,6 +71,7 @@ export function SessionHeader({
   const isTask = mode === TASK_MODE;
   const participants = metadata?.participants.length ? metadata.participants : view.participants;
   const outcome = view.commitment ? (view.commitment.outcomePositive ? "positive" : "negative") : "";
+  const facts = { state: state ?? 0, phase: view.started ? view.phase : "", outcome, detail: view.started ? phaseDetail(view, committers) : "" };
   return (
     <header className="space-y-3">
       <nav aria-label="Breadcrumb" className="text-sm">
@@ -70,13 +85,11 @@ export function SessionHeader({
         </h1>
         <ConnectionBadge info={connection} label="Session" />
       </div>
-      <div className="flex flex-wrap items-center gap-2" data-testid="session-badges" data-phase={view.started ? view.phase : ""}>
+      <div className="flex flex-wrap items-center gap-2" data-testid="session-badges" data-phase={view.started ? view.phase : ""} data-status={sessionStatus(facts)}>
         <span className="rounded-md bg-slate-100 px-2 py-0.5 text-sm font-medium text-slate-800 dark:bg-slate-800 dark:text-slate-100">
           {modeLabel(mode)}
         </span>
-        <StateBadge state={state} size="md" />
-        {view.started ? <Badge info={viewPhaseBadge(view, outcome)} kind="Phase" size="md" /> : null}
-        {view.commitment ? <OutcomeBadge positive={view.commitment.outcomePositive} size="md" /> : null}
+        <Badge info={statusBadge(facts)} kind="Status" size="md" />
         {terminal ? null : (
           <span className="inline-flex items-center gap-1.5 text-sm text-slate-700 dark:text-slate-300" data-testid="session-ttl">
             <Icon name="clock" />
@@ -87,8 +100,8 @@ export function SessionHeader({
       </div>
       {actions}
       <dl className="grid grid-cols-2 gap-x-6 gap-y-3 rounded-lg border border-slate-200 p-3 sm:grid-cols-4 dark:border-slate-800" data-testid="session-facts">
-        <Fact label={isTask ? "Requester" : "Current owner"}>{owner ? <span title={owner}>{nameOf(owner)}</span> : "—"}</Fact>
-        <Fact label={isTask ? "Assignee" : "Current target"}>{target ? <span title={target}>{nameOf(target)}</span> : "—"}</Fact>
+        <Fact label={isTask ? "Requester" : "Current owner"}>{owner ? <Who id={owner} nameOf={nameOf} /> : "—"}</Fact>
+        <Fact label={isTask ? "Assignee" : "Current target"}>{target ? <Who id={target} nameOf={nameOf} /> : "—"}</Fact>
         <Fact label={isTask ? "Task" : "Scope"}>{view.scope ? clipLine(view.scope) : "—"}</Fact>
         <Fact label="Last activity">
           <RelativeTime ms={view.lastActivityMs} />

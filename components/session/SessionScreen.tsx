@@ -12,7 +12,9 @@ import { downloadBlob } from "@/lib/client/download";
 import { handoverReport } from "@/lib/client/report";
 import { parseEventHash, parseEventParam } from "@/lib/client/route-params";
 import { buildTimeline, newestSequenceNotBy, sequencesByMessageId } from "@/lib/client/timeline";
-import { useDirectory } from "@/lib/client/use-console-data";
+import { useDirectory, usePolicySummary } from "@/lib/client/use-console-data";
+import { policyIdOf } from "@/lib/client/session-authz";
+import { commitmentAuthority, designatedRoles } from "@/lib/authz/policy-summary";
 import { useSessionStream } from "@/lib/client/use-session-stream";
 import { useWhoAmI } from "@/lib/client/use-whoami";
 import { Icon } from "@/components/Icon";
@@ -54,6 +56,9 @@ export function SessionScreen({ sessionId, preview = null }: { sessionId: string
   const { me } = useWhoAmI();
   const { directory } = useDirectory(Boolean(me));
   const nameOf = nameResolver(directory);
+  // The bound policy's rules (shared with the action panel's read): who approves under lead approval.
+  const { policy } = usePolicySummary(policyIdOf(view, metadata), Boolean(me));
+  const committers = policy && commitmentAuthority(policy) === "designated_role" ? designatedRoles(policy) : undefined;
 
   const othersMoved = useMemo(() => newestSequenceNotBy(events, me?.participantId ?? ""), [events, me?.participantId]);
   const sequenceByMessageId = useMemo(() => sequencesByMessageId(events), [events]);
@@ -133,6 +138,7 @@ export function SessionScreen({ sessionId, preview = null }: { sessionId: string
           connection={connection}
           eventCount={events.length}
           nameOf={nameOf}
+          committers={committers}
           actions={<ActionPanel sessionId={sessionId} view={view} metadata={metadata} othersMoved={othersMoved} />}
         />
         {nothingYet ? (

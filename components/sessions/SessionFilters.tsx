@@ -16,6 +16,8 @@ import {
 } from "@/lib/client/list-query";
 import { isPhase } from "@/lib/client/labels";
 import { useWhoAmI } from "@/lib/client/use-whoami";
+import { offersWaitingOnMe } from "@/lib/client/list-query";
+import { formatDuration } from "@/lib/client/format";
 import { Icon } from "@/components/Icon";
 
 export const SORT_LABELS: Record<SortKey, string> = {
@@ -24,11 +26,16 @@ export const SORT_LABELS: Record<SortKey, string> = {
   ttl: "Time left",
   intent: "Intent",
   phase: "Phase",
-  state: "State",
+  state: "Status",
   mode: "Mode",
-  owner: "Owner",
-  target: "Target / assignee",
+  owner: "From / requester",
+  target: "To / assignee",
 };
+
+/** "15 min", "90 s": the threshold as people read it. */
+function formatStuckAfter(ms: number): string {
+  return ms % 60_000 === 0 ? `${ms / 60_000} min` : formatDuration(ms);
+}
 
 const controlClass =
   "h-9 rounded-md border border-slate-300 bg-white px-2 text-sm text-slate-900 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100";
@@ -66,6 +73,7 @@ export const SessionFilters = memo(function SessionFilters({
   paused,
   onTogglePause,
   waiting,
+  stuckAfterMs,
 }: {
   query: ListQuery;
   setQuery: (patch: Partial<ListQuery>, opts?: { replace?: boolean }) => void;
@@ -73,6 +81,8 @@ export const SessionFilters = memo(function SessionFilters({
   paused: boolean;
   onTogglePause: () => void;
   waiting: number;
+  /** The stuck threshold, for the toggle's explanation. */
+  stuckAfterMs: number;
 }) {
   const [q, setQ] = useDebouncedText(query.q, (v) => setQuery({ q: v }, { replace: true }));
   const [participant, setParticipant] = useDebouncedText(query.participant, (v) => setQuery({ participant: v }, { replace: true }));
@@ -81,7 +91,8 @@ export const SessionFilters = memo(function SessionFilters({
   const activeCount = [query.mode, query.state, query.phase, query.participant].filter(Boolean).length;
   // "Waiting on me": the signed-in person's participant id in ?waiting= (a link can name someone else).
   const { me } = useWhoAmI();
-  const mine = me?.participantId ?? "";
+  // Only people who can be asked to act are offered it (a viewer never is); a link naming someone keeps its toggle to turn it off.
+  const mine = offersWaitingOnMe(me) ? (me?.participantId ?? "") : "";
   const waitingLabel = query.waiting === "" || query.waiting === mine ? "Waiting on me" : `Waiting on ${query.waiting}`;
   const onMode = (v: string): void => setQuery({ mode: v === "handoff" || v === "task" ? (v as ModeFilter) : undefined });
   const onState = (v: string): void => setQuery({ state: (STATE_KEYS as string[]).includes(v) ? (v as StateKey) : undefined });
@@ -154,6 +165,21 @@ export const SessionFilters = memo(function SessionFilters({
           {waitingLabel}
         </button>
       ) : null}
+      <button
+        type="button"
+        className={clsx(controlClass, "inline-flex items-center gap-1.5", query.stuck && "ring-2 ring-amber-600 dark:ring-amber-300")}
+        aria-pressed={query.stuck}
+        onClick={() => setQuery({ stuck: !query.stuck })}
+        data-testid="filter-stuck"
+        title={
+          query.stuck
+            ? "Show every session"
+            : `Only sessions whose offer has been unanswered, or approval pending, for ${formatStuckAfter(stuckAfterMs)} or longer`
+        }
+      >
+        <Icon name="alert" />
+        Stuck
+      </button>
       <button
         type="button"
         className={clsx(controlClass, "inline-flex items-center gap-1.5 lg:hidden")}

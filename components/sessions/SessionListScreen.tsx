@@ -31,6 +31,8 @@ import { SessionFilters, SORT_LABELS } from "@/components/sessions/SessionFilter
 import { LIST_GRID, SessionRow } from "@/components/sessions/SessionRow";
 import { useNow } from "@/lib/client/use-now";
 import type { LiveSessionWindowProps } from "@/components/sessions/LiveSessionWindow";
+import { directoryFromPeople, EMPTY_DIRECTORY, type ListPerson } from "@/lib/client/directory";
+import { DEFAULT_STUCK_AFTER_MS } from "@/lib/macp/projections/status";
 
 const loadLive = componentLoader<LiveSessionWindowProps>(() => import("@/components/sessions/LiveSessionWindow").then((m) => m.LiveSessionWindow));
 
@@ -48,18 +50,15 @@ function useHydrated(): boolean {
 /** Rows the server's HTML shows (in flow, before the virtualizer measures the window): a tall screen's worth. */
 const FIRST_VIEW_ROWS = 24;
 
-const COLUMNS: { key: SortKey | null; label: string }[] = [
-  { key: "mode", label: "Mode" },
-  { key: "state", label: "State" },
-  { key: "phase", label: "Phase" },
+const COLUMNS: { key: SortKey | null; label: string; title?: string }[] = [
+  { key: "state", label: "Status" },
   { key: "intent", label: "Intent" },
-  { key: "owner", label: "Owner" },
-  { key: "target", label: "Target / assignee" },
-  { key: null, label: "Waiting on" },
-  { key: null, label: "Scope" },
-  { key: "started", label: "Started" },
+  { key: null, label: "Scope / task" },
+  { key: "owner", label: "From → To", title: "Handoffs: who hands over to whom. Tasks: requester → assignee." },
+  { key: null, label: "Waiting on", title: "Who must act now" },
+  { key: "started", label: "Age", title: "Time since the session started" },
   { key: "ttl", label: "Time left" },
-  { key: "activity", label: "Activity" },
+  { key: "activity", label: "Activity", title: "Last activity" },
 ];
 
 function isTypingTarget(el: Element | null): boolean {
@@ -72,7 +71,7 @@ function ColumnHeader({ query, setQuery }: { query: ListQuery; setQuery: (p: Par
   return (
     <div
       className={clsx(
-        "sticky top-14 z-10 hidden border-b border-slate-300 bg-slate-50 px-3 py-2 text-xs font-semibold text-slate-700 lg:grid dark:border-slate-700 dark:bg-slate-900 dark:text-slate-300",
+        "sticky top-14 z-10 hidden border-b border-l-4 border-b-slate-300 border-l-transparent bg-slate-50 px-3 py-2 text-xs font-semibold text-slate-700 lg:grid dark:border-b-slate-700 dark:bg-slate-900 dark:text-slate-300",
         LIST_GRID,
       )}
       aria-hidden="true"
@@ -83,6 +82,7 @@ function ColumnHeader({ query, setQuery }: { query: ListQuery; setQuery: (p: Par
             key={c.label}
             type="button"
             tabIndex={-1}
+            title={c.title}
             className="flex items-center gap-1 text-left hover:text-slate-950 dark:hover:text-white"
             onClick={() => {
               const key = c.key as SortKey;
@@ -94,7 +94,9 @@ function ColumnHeader({ query, setQuery }: { query: ListQuery; setQuery: (p: Par
             {query.sort === c.key ? <Icon name={query.dir === "asc" ? "arrow-up" : "arrow-down"} className="h-3 w-3" /> : null}
           </button>
         ) : (
-          <span key={c.label}>{c.label}</span>
+          <span key={c.label} title={c.title}>
+            {c.label}
+          </span>
         ),
       )}
     </div>
@@ -140,7 +142,7 @@ const fmt = (n: number): string => n.toLocaleString("en-US");
 function RowPlaceholder({ failed, height }: { failed: boolean; height: number }) {
   return (
     <div
-      className={clsx("flex items-center gap-3 border-b border-slate-200 px-3 text-sm dark:border-slate-800", LIST_GRID)}
+      className={clsx("flex items-center gap-3 border-b border-l-4 border-b-slate-200 border-l-transparent px-3 text-sm dark:border-b-slate-800", LIST_GRID)}
       style={{ height }}
       data-row-placeholder={failed ? "failed" : "loading"}
     >
@@ -156,8 +158,19 @@ function RowPlaceholder({ failed, height }: { failed: boolean; height: number })
   );
 }
 
-export function SessionListScreen({ first }: { first?: ListFirstView | undefined }) {
+export function SessionListScreen({
+  first,
+  stuckAfterMs = DEFAULT_STUCK_AFTER_MS,
+  names,
+}: {
+  first?: ListFirstView | undefined;
+  /** The console's stuck threshold (BATON_STUCK_AFTER_MINUTES). */
+  stuckAfterMs?: number;
+  /** The console's people and the agents directory's names, read by the server (display names in the rows). */
+  names?: { people: readonly ListPerson[]; agentNames: Readonly<Record<string, string>> } | null | undefined;
+}) {
   const [query, setQuery] = useListQuery();
+  const directory = useMemo(() => (names ? directoryFromPeople(names.people, names.agentNames) : EMPTY_DIRECTORY), [names]);
   const router = useRouter();
   const paused = useUiStore((s) => s.paused);
   const setPaused = useUiStore((s) => s.setPaused);
@@ -379,7 +392,7 @@ export function SessionListScreen({ first }: { first?: ListFirstView | undefined
         <button
           type="button"
           className="mt-4 rounded-md px-3 py-1.5 text-sm font-medium text-blue-800 ring-1 ring-blue-300 ring-inset hover:bg-blue-50 dark:text-sky-300 dark:ring-sky-800 dark:hover:bg-slate-900"
-          onClick={() => setQuery({ q: "", participant: "", mode: undefined, state: undefined, phase: undefined })}
+          onClick={() => setQuery({ q: "", participant: "", waiting: "", stuck: false, mode: undefined, state: undefined, phase: undefined })}
         >
           Clear filters
         </button>
@@ -414,7 +427,7 @@ export function SessionListScreen({ first }: { first?: ListFirstView | undefined
                 style={hydrated ? { transform: `translateY(${vi.start - virtualizer.options.scrollMargin}px)` } : undefined}
               >
                 {s ? (
-                  <SessionRow summary={s} selected={vi.index === selectedIndex} onSelect={onSelect} />
+                  <SessionRow summary={s} selected={vi.index === selectedIndex} onSelect={onSelect} directory={directory} stuckAfterMs={stuckAfterMs} />
                 ) : (
                   <RowPlaceholder failed={win.pageStatus(vi.index) === "error"} height={rowHeight} />
                 )}
@@ -464,6 +477,7 @@ export function SessionListScreen({ first }: { first?: ListFirstView | undefined
         paused={paused}
         onTogglePause={togglePause}
         waiting={win.waiting}
+        stuckAfterMs={stuckAfterMs}
       />
       {loaded && connection.state === "reconnecting" ? (
         <div

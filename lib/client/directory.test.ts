@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { ListDirectoryResponseSchema } from "@/lib/gen/baton/v1/actions_pb";
-import { actorKindOf, approverChoices, directoryFrom, nameIn, participantChoices } from "./directory";
+import { actorKindOf, approverChoices, directoryFrom, directoryFromPeople, nameIn, participantChoices } from "./directory";
 
 const dir = directoryFrom(
   create(ListDirectoryResponseSchema, {
@@ -36,5 +36,20 @@ describe("directory", () => {
     expect(participantChoices(dir, "human:alice").people.map((p) => p.username)).toEqual(["carol", "ops"]);
     expect(participantChoices(dir, "human:alice").agents).toEqual(["agent://b", "agent://a"]);
     expect(approverChoices(dir).map((p) => p.username)).toEqual(["carol"]);
+  });
+});
+
+describe("directoryFromPeople", () => {
+  it("names people by display name and leaves everyone else to the short id", () => {
+    const dir = directoryFromPeople([
+      { participantId: "human:alice", displayName: "Alice Ng", role: "operator" },
+      { participantId: "human:ghost", displayName: "Ghost", role: "superuser" },
+      { participantId: "", displayName: "Nobody", role: "viewer" },
+    ]);
+    expect(nameIn(dir, "human:alice")).toBe("Alice Ng");
+    expect(actorKindOf(dir, "human:alice")).toBe("person");
+    expect(nameIn(dir, "human:ghost")).not.toBe("Ghost");
+    expect(nameIn(dir, "agent://oncall/pager-bot")).toBe("oncall/pager-bot");
+    expect(dir.people).toHaveLength(1);
   });
 });

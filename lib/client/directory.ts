@@ -3,7 +3,7 @@
 // and the display helpers built on it. Pure.
 
 import type { ListDirectoryResponse } from "@/lib/gen/baton/v1/actions_pb";
-import { shortParticipantName } from "@/lib/authz/decide";
+import { shortParticipantName } from "@/lib/authz/participants";
 import { isRole, roleAtLeast, type Role } from "@/lib/authz/roles";
 import { RUNTIME_SENDER } from "@/lib/macp/constants";
 
@@ -20,6 +20,8 @@ export interface Directory {
   /** Participant ids seen in sessions that belong to no user, newest first. */
   agents: readonly string[];
   byParticipant: ReadonlyMap<string, Person>;
+  /** Agents' display names from the agents directory (BATON_AGENTS_FILE). */
+  agentNames?: ReadonlyMap<string, string>;
 }
 
 export const EMPTY_DIRECTORY: Directory = Object.freeze({ people: [], agents: [], byParticipant: new Map<string, Person>() });
@@ -29,7 +31,23 @@ export function directoryFrom(res: ListDirectoryResponse): Directory {
     .filter((u) => isRole(u.role))
     .map((u) => ({ username: u.username, displayName: u.displayName || u.username, role: u.role as Role, participantId: u.participantId, disabled: u.disabled }));
   const agents = [...res.agents].sort((a, b) => Number(b.lastSeenUnixMs - a.lastSeenUnixMs)).map((a) => a.participantId);
-  return { people, agents, byParticipant: new Map(people.map((p) => [p.participantId, p])) };
+  const agentNames = new Map(res.agents.filter((a) => a.displayName !== "").map((a) => [a.participantId, a.displayName]));
+  return { people, agents, byParticipant: new Map(people.map((p) => [p.participantId, p])), agentNames };
+}
+
+/** A console user as the list names them (read by the server with the list's first view). */
+export interface ListPerson {
+  participantId: string;
+  displayName: string;
+  role: string;
+}
+
+/** A directory of people alone (the list's names, read by the server with its first view). */
+export function directoryFromPeople(people: readonly ListPerson[], agentNames: Readonly<Record<string, string>> = {}): Directory {
+  const list: Person[] = people
+    .filter((p) => isRole(p.role) && p.participantId !== "")
+    .map((p) => ({ username: "", displayName: p.displayName || p.participantId, role: p.role as Role, participantId: p.participantId, disabled: false }));
+  return { people: list, agents: Object.keys(agentNames), byParticipant: new Map(list.map((p) => [p.participantId, p])), agentNames: new Map(Object.entries(agentNames)) };
 }
 
 const MAX_SHORT_NAME = 40;
@@ -42,6 +60,8 @@ const MAX_SHORT_NAME = 40;
 export function nameIn(dir: Directory, id: string): string {
   const person = dir.byParticipant.get(id)?.displayName;
   if (person !== undefined) return person;
+  const agent = dir.agentNames?.get(id);
+  if (agent !== undefined) return agent;
   const short = shortParticipantName(id);
   return short.length > MAX_SHORT_NAME ? `${short.slice(0, 18)}…${short.slice(-18)}` : short;
 }

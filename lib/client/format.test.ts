@@ -3,6 +3,7 @@ import {
   formatBytes,
   formatClock,
   formatCompact,
+  formatAge,
   formatDuration,
   formatPercent,
   formatRelative,
@@ -152,5 +153,16 @@ describe("small formatters", () => {
     expect(humanizePhase("OfferPending")).toBe("Offer pending");
     expect(humanizePhase("InProgress")).toBe("In progress");
     expect(humanizePhase("Committed")).toBe("Committed");
+  });
+});
+
+describe("formatAge", () => {
+  it("is coarse: seconds, then minutes, then hours and minutes, then days and hours", () => {
+    expect(formatAge(45_000)).toBe("45s");
+    expect(formatAge(12 * 60_000 + 59_000)).toBe("12m");
+    expect(formatAge(2 * 3_600_000 + 3 * 60_000)).toBe("2h 03m");
+    expect(formatAge(3 * 86_400_000 + 4 * 3_600_000)).toBe("3d 04h");
+    expect(formatAge(-5)).toBe("0s");
+    expect(formatAge(NaN)).toBe("—");
   });
 });

@@ -139,6 +139,16 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(abs / DAY)}d ${pad2(Math.floor((abs % DAY) / HOUR))}h`;
 }
 
+/** An age at a glance, coarser than formatDuration so it does not tick every second: "45s", "12m", "2h 03m", "3d 04h". */
+export function formatAge(ms: number): string {
+  if (!Number.isFinite(ms)) return "—";
+  const abs = Math.max(0, ms);
+  if (abs < MINUTE) return `${Math.floor(abs / SECOND)}s`;
+  if (abs < HOUR) return `${Math.floor(abs / MINUTE)}m`;
+  if (abs < DAY) return `${Math.floor(abs / HOUR)}h ${pad2(Math.floor((abs % HOUR) / MINUTE))}m`;
+  return `${Math.floor(abs / DAY)}d ${pad2(Math.floor((abs % DAY) / HOUR))}h`;
+}
+
 export type TtlStatus =
   | { kind: "unknown"; text: string }
   | { kind: "remaining"; ms: number; text: string; urgent: boolean }

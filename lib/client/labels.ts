@@ -5,6 +5,7 @@
 
 import type { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import type { SessionPhase } from "@/lib/macp/projections/session";
+import { phaseStatus, sessionStatus, type StatusFacts, type StatusKey } from "@/lib/macp/projections/status";
 
 /**
  * SessionState's values (lib/gen/macp/v1/envelope_pb), each typed as its
@@ -137,4 +138,49 @@ export function viewPhaseBadge(
     return { label: "Rejected", tone: "warning", icon: "x", hint: "The assignee turned the task down; nobody is working on it" };
   }
   return phaseBadge(view.phase, outcome);
+}
+
+/**
+ * The one status pill (lib/macp/projections/status.ts merges lifecycle and
+ * phase): one label, one colour scale. Blue: someone has been asked (offered,
+ * requested); amber: the ball is back with someone (awaiting approval,
+ * declined, rejected, suspended); violet: work under way; green: done well;
+ * red: done badly or cancelled; grey: started, expired, unknown.
+ */
+export const STATUS_INFO: Readonly<Record<StatusKey, BadgeInfo>> = {
+  started: { label: "Started", tone: "neutral", icon: "circle-dashed", hint: "Started; nothing offered or requested yet" },
+  offered: { label: "Offered", tone: "info", icon: "send", hint: "An offer awaits the target's answer" },
+  accepted: { label: "Accepted", tone: "success", icon: "check", hint: "The target accepted; awaiting the commitment" },
+  awaiting_approval: { label: "Awaiting approval", tone: "warning", icon: "clock", hint: "The target accepted; an approver must approve or reject" },
+  declined: { label: "Declined", tone: "warning", icon: "x", hint: "The target declined; the owner may offer it to someone else or close the handoff" },
+  requested: { label: "Requested", tone: "info", icon: "inbox", hint: "Task requested; awaiting the assignee" },
+  rejected: { label: "Rejected", tone: "warning", icon: "x", hint: "The assignee turned the task down; nobody is working on it" },
+  in_progress: { label: "In progress", tone: "progress", icon: "play", hint: "The assignee is working on the task" },
+  completed: { label: "Completed", tone: "success", icon: "check-circle", hint: "The assignee reported completion; awaiting the commitment" },
+  failed: { label: "Failed", tone: "danger", icon: "alert", hint: "The assignee reported failure; awaiting the commitment" },
+  committed: { label: "Committed", tone: "success", icon: "seal", hint: "Resolved by a positive commitment" },
+  committed_negative: { label: "Committed · negative", tone: "danger", icon: "seal", hint: "Resolved by a negative commitment" },
+  resolved: { label: "Resolved", tone: "success", icon: "seal", hint: "Resolved" },
+  suspended: { label: "Suspended", tone: "warning", icon: "pause", hint: "Paused; time left frozen" },
+  expired: { label: "Expired", tone: "muted", icon: "clock", hint: "Time ran out before a commitment" },
+  cancelled: { label: "Cancelled", tone: "danger", icon: "ban", hint: "Cancelled" },
+  unknown: { label: "Unknown", tone: "muted", icon: "question", hint: "Status not reported yet" },
+};
+
+/** The status pill for a session: its label, tone and icon; a closed or paused one says what it was doing in the hint. */
+export function statusBadge(f: StatusFacts): BadgeInfo {
+  const key = sessionStatus(f);
+  const info = STATUS_INFO[key];
+  if (key === "expired" || key === "cancelled" || key === "suspended") {
+    const was = phaseStatus(f);
+    if (was !== "unknown" && was !== "committed" && was !== "committed_negative") {
+      return { ...info, hint: `${info.hint} (while ${STATUS_INFO[was].label.toLowerCase()})` };
+    }
+  }
+  return info;
+}
+
+/** The status facts of a list row. */
+export function summaryStatusFacts(s: { metadata?: { state: SessionState } | undefined; phase: string; outcome: string; phaseDetail: string }): StatusFacts {
+  return { state: s.metadata?.state ?? 0, phase: s.phase, outcome: s.outcome, detail: s.phaseDetail };
 }

@@ -3,7 +3,7 @@ import { create } from "@bufbuild/protobuf";
 import { SessionListQuerySchema } from "@/lib/gen/baton/v1/console_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { TASK_MODE } from "@/lib/macp/constants";
-import { applyListQuery, DEFAULT_LIST_QUERY, hasActiveFilters, parseListQuery, serializeListQuery, toSessionListQuery } from "./list-query";
+import { applyListQuery, DEFAULT_LIST_QUERY, hasActiveFilters, offersWaitingOnMe, parseListQuery, serializeListQuery, toSessionListQuery } from "./list-query";
 import { summary } from "./test/fixtures";
 
 const P = (s: string) => new URLSearchParams(s);
@@ -15,8 +15,8 @@ describe("parseListQuery / serializeListQuery", () => {
   });
 
   it("round-trips valid values", () => {
-    const q = parseListQuery(P("mode=task&state=open&phase=InProgress&participant=bob&q=keys&sort=ttl&dir=desc&waiting=human:zoe"));
-    expect(q).toEqual({ mode: "task", state: "open", phase: "InProgress", participant: "bob", q: "keys", sort: "ttl", dir: "desc", waiting: "human:zoe" });
+    const q = parseListQuery(P("mode=task&state=open&phase=InProgress&participant=bob&q=keys&sort=ttl&dir=desc&waiting=human:zoe&stuck=1"));
+    expect(q).toEqual({ mode: "task", state: "open", phase: "InProgress", participant: "bob", q: "keys", sort: "ttl", dir: "desc", waiting: "human:zoe", stuck: true });
     expect(parseListQuery(P(serializeListQuery(q).slice(1)))).toEqual(q);
   });
 
@@ -41,6 +41,24 @@ describe("parseListQuery / serializeListQuery", () => {
   it("knows when filters are active", () => {
     expect(hasActiveFilters(DEFAULT_LIST_QUERY)).toBe(false);
     expect(hasActiveFilters({ ...DEFAULT_LIST_QUERY, q: "x" })).toBe(true);
+    expect(hasActiveFilters({ ...DEFAULT_LIST_QUERY, stuck: true })).toBe(true);
+  });
+
+  it("reads ?stuck=1 and nothing else as the stuck filter, and writes it back as 1", () => {
+    expect(parseListQuery(P("stuck=1")).stuck).toBe(true);
+    for (const other of ["stuck=0", "stuck=true", "stuck=yes", "stuck=", "stuck=11", "stuck= 1", "x=1"]) expect(parseListQuery(P(other)).stuck, other).toBe(false);
+    expect(serializeListQuery({ ...DEFAULT_LIST_QUERY, stuck: true })).toBe("?stuck=1");
+    expect(serializeListQuery({ ...DEFAULT_LIST_QUERY, stuck: true, waiting: "human:bob" })).toBe("?waiting=human%3Abob&stuck=1");
+    expect(toSessionListQuery(parseListQuery(P("stuck=1"))).stuck).toBe(true);
+    expect(create(SessionListQuerySchema, toSessionListQuery(parseListQuery(P("stuck=1")))).stuck).toBe(true);
+  });
+
+  it("offers Waiting on me to people who can be asked to act, never to a viewer", () => {
+    expect(offersWaitingOnMe({ role: "viewer", participantId: "human:wendy" })).toBe(false);
+    for (const role of ["operator", "approver", "admin"] as const) expect(offersWaitingOnMe({ role, participantId: "human:bob" }), role).toBe(true);
+    expect(offersWaitingOnMe({ role: "operator", participantId: "" })).toBe(false);
+    expect(offersWaitingOnMe(null)).toBe(false);
+    expect(offersWaitingOnMe(undefined)).toBe(false);
   });
 });
 
@@ -55,6 +73,7 @@ describe("toSessionListQuery", () => {
       sort: "activity",
       ascending: false,
       waitingOn: "",
+      stuck: false,
     });
     const q = parseListQuery(P("mode=handoff&state=resolved&phase=Committed&participant=bob&q=pager%20rotation&sort=intent"));
     expect(toSessionListQuery(q)).toEqual({
@@ -66,6 +85,7 @@ describe("toSessionListQuery", () => {
       sort: "intent",
       ascending: true,
       waitingOn: "",
+      stuck: false,
     });
     expect(toSessionListQuery(parseListQuery(P("waiting=human:zoe"))).waitingOn).toBe("human:zoe");
     // Not a participant id (spaces): dropped.

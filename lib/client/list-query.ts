@@ -8,6 +8,7 @@ import type { SessionSummary } from "@/lib/gen/baton/v1/console_pb";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import type { SessionPhase } from "@/lib/macp/projections/session";
 import { isPhase, PHASE_INFO, STATE_INFO, STATE_KEYS, stateKeyOf, type StateKey } from "@/lib/client/labels";
+import { roleAtLeast, type Role } from "@/lib/authz/roles";
 
 export const MODE_FILTERS = { handoff: HANDOFF_MODE, task: TASK_MODE } as const;
 export type ModeFilter = keyof typeof MODE_FILTERS;
@@ -28,9 +29,11 @@ export interface ListQuery {
   dir: SortDir;
   /** A participant id: only sessions whose next move is theirs ("" for all); `?waiting=` in the URL. */
   waiting: string;
+  /** Only stuck sessions (an offer unanswered or an approval pending past the threshold); `?stuck=1` in the URL. */
+  stuck: boolean;
 }
 
-export const DEFAULT_LIST_QUERY: ListQuery = { participant: "", q: "", sort: "activity", dir: "desc", waiting: "" };
+export const DEFAULT_LIST_QUERY: ListQuery = { participant: "", q: "", sort: "activity", dir: "desc", waiting: "", stuck: false };
 
 /** Natural direction when a column is first chosen. */
 export function defaultDirFor(sort: SortKey): SortDir {
@@ -60,6 +63,8 @@ export function parseListQuery(params: ParamsLike): ListQuery {
   // A participant id has no spaces; anything else is dropped.
   const waiting = cleanText(params.get("waiting"));
   if (!/\s/.test(waiting)) q.waiting = waiting;
+  // Only "1" turns it on ("true", "yes" and the like are not the list's vocabulary).
+  q.stuck = params.get("stuck") === "1";
   const sort = params.get("sort");
   if (sort && (SORT_KEYS as readonly string[]).includes(sort)) q.sort = sort as SortKey;
   const dir = params.get("dir");
@@ -76,6 +81,7 @@ export function serializeListQuery(q: ListQuery): string {
   if (q.participant) p.set("participant", q.participant);
   if (q.q) p.set("q", q.q);
   if (q.waiting) p.set("waiting", q.waiting);
+  if (q.stuck) p.set("stuck", "1");
   if (q.sort !== DEFAULT_LIST_QUERY.sort) p.set("sort", q.sort);
   if (q.dir !== defaultDirFor(q.sort)) p.set("dir", q.dir);
   const s = p.toString();
@@ -83,7 +89,16 @@ export function serializeListQuery(q: ListQuery): string {
 }
 
 export function hasActiveFilters(q: ListQuery): boolean {
-  return Boolean(q.mode || q.state || q.phase || q.participant || q.q || q.waiting);
+  return Boolean(q.mode || q.state || q.phase || q.participant || q.q || q.waiting || q.stuck);
+}
+
+/**
+ * Whether the list offers "Waiting on me" to this person: only to people who
+ * can be asked to act. A viewer never acts, so no session can ever wait on
+ * them; operators, approvers and admins keep it.
+ */
+export function offersWaitingOnMe(me: { role: Role; participantId: string } | null | undefined): boolean {
+  return me !== null && me !== undefined && me.participantId !== "" && roleAtLeast(me.role, "operator");
 }
 
 /** The query as the server's catalog takes it (SessionListQuery). */
@@ -96,6 +111,7 @@ export interface SessionListQueryFields {
   sort: SortKey;
   ascending: boolean;
   waitingOn: string;
+  stuck: boolean;
 }
 
 export function toSessionListQuery(q: ListQuery): SessionListQueryFields {
@@ -108,6 +124,7 @@ export function toSessionListQuery(q: ListQuery): SessionListQueryFields {
     sort: q.sort,
     ascending: q.dir === "asc",
     waitingOn: q.waiting,
+    stuck: q.stuck,
   };
 }
 

@@ -168,3 +168,21 @@ describe("backfillLine", () => {
     );
   });
 });
+
+describe("the stuck list", () => {
+  it("has its own cache key, as Waiting on does", () => {
+    expect(listQueryKey(P("stuck=1"))).not.toBe(listQueryKey(P("")));
+    expect(listQueryKey(P("waiting=human:bob"))).not.toBe(listQueryKey(P("")));
+    expect(rowsCanMove(P("sort=intent&stuck=1"))).toBe(true);
+  });
+
+  it("refetches pages when the clock changed how many rows match, at the same catalog version", () => {
+    const stuck = P("sort=intent&stuck=1");
+    const loaded = [page(0, ["a", "b"], 10n, 2n)];
+    // A re-count notice: same version, another total, overflow.
+    expect(pagesAffected({ version: 10n, total: 3n, sessionIds: [], overflow: true }, loaded, stuck)).toEqual([0]);
+    expect(pagesAffected({ version: 10n, total: 2n, sessionIds: [], overflow: true }, loaded, stuck)).toEqual([]);
+    // Any other list ignores notices it has already read.
+    expect(pagesAffected({ version: 10n, total: 3n, sessionIds: [], overflow: true }, loaded, P("sort=intent"))).toEqual([]);
+  });
+});

@@ -28,6 +28,8 @@ export function listQueryKey(q: ListQuery): string {
   p.set("q", q.q);
   p.set("sort", q.sort);
   p.set("dir", q.dir);
+  if (q.waiting) p.set("waiting", q.waiting);
+  if (q.stuck) p.set("stuck", "1");
   return p.toString();
 }
 
@@ -78,7 +80,7 @@ const MUTABLE_SORTS: ReadonlySet<SortKey> = new Set<SortKey>(["activity", "phase
 export function rowsCanMove(q: ListQuery): boolean {
   // mode and the session id never change; state, phase, owner/target (and so
   // participant and text matches, which cover scope too) do.
-  return MUTABLE_SORTS.has(q.sort) || Boolean(q.state || q.phase || q.participant || q.q);
+  return MUTABLE_SORTS.has(q.sort) || Boolean(q.state || q.phase || q.participant || q.q || q.waiting || q.stuck);
 }
 
 /**
@@ -92,7 +94,9 @@ export function rowsCanMove(q: ListQuery): boolean {
  * what changed before it is unknown, so every older page is affected.
  */
 export function pagesAffected(notice: ChangeNotice, loaded: readonly LoadedPage[], q: ListQuery, initial = false): number[] {
-  const older = loaded.filter((p) => p.version < notice.version);
+  // A stuck list also changes with the clock, at the same catalog version: a
+  // page read when a different number of rows matched is stale too.
+  const older = loaded.filter((p) => p.version < notice.version || (q.stuck && p.total !== notice.total));
   if (older.length === 0) return [];
   const everything = initial || notice.overflow;
   const anyChange = notice.sessionIds.length > 0;

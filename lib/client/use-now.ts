@@ -28,6 +28,18 @@ function subscribe(l: () => void): () => void {
   };
 }
 
+const noSubscription = (): (() => void) => () => {};
+const never = (): number => 0;
+const current = (): number => now || Date.now();
+
+/**
+ * useNow() only while `active` (0 otherwise, and during server rendering): a
+ * row that has nothing to count (most list rows) does not re-render every second.
+ */
+export function useNowWhen(active: boolean): number {
+  return useSyncExternalStore(active ? subscribe : noSubscription, active ? current : never, never);
+}
+
 /** Current time (ms), updated every second; 0 during server rendering. */
 export function useNow(): number {
   return useSyncExternalStore(

@@ -33,6 +33,8 @@ export interface GatewayOptions {
   streamStallMs?: number;
   /** Shown in GetGatewayStats; defaults to the runtime client's address. */
   runtimeAddress?: string;
+  /** The list's stuck threshold (BATON_STUCK_AFTER_MINUTES). Default 15 min. */
+  stuckAfterMs?: number;
 }
 
 export interface GatewayStats {
@@ -68,6 +70,7 @@ export class Gateway {
     this.list = new ListService(this.catalog, this.feeder, {
       ...(options.flushMs !== undefined ? { coalesceMs: options.flushMs } : {}),
       ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
+      ...(options.stuckAfterMs !== undefined ? { stuckAfterMs: options.stuckAfterMs } : {}),
     });
     this.caps = new StreamCaps(options.maxStreamsPerPerson ?? DEFAULT_MAX_STREAMS_PER_PERSON);
     this.streamDeps = {

@@ -367,9 +367,9 @@ export class Kernel {
     // Read and dropped right here (toSummary and nextActors copy what they keep), so the fold's batch goes on.
     const view = s.fold.peek();
     // Agents' timestamps are clamped to the server time of the newest record: the row follows from the log.
-    const summary = toSummary(meta, view, s.fold.count, s.touchedMs);
     const c = s.policy.rules.commitment;
     const committers = c.authority === "designated_role" ? c.designatedRoles : undefined;
+    const summary = toSummary(meta, view, s.fold.count, s.touchedMs, committers);
     return { sessionId: s.id, summary: encodeListSummary(summary), nextActors: nextActors(meta, view, committers), final: isTerminal(s.state) };
   }
 

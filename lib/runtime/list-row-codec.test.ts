@@ -53,6 +53,9 @@ function summary(rand: () => number): SessionSummary {
     lastActivityUnixMs: big(),
     eventCount: big(),
     outcome: s(),
+    phaseSinceUnixMs: big(),
+    phaseDetail: s(),
+    waitingOn: rand() < 0.05 ? list(s) : [],
   });
 }
 

@@ -155,10 +155,13 @@ function size(s: SessionSummary): Sized | null {
   }
   const activity = safe(s.lastActivityUnixMs);
   const count = safe(s.eventCount);
-  if (activity === null || count === null) return null;
+  const since = safe(s.phaseSinceUnixMs);
+  if (activity === null || count === null || since === null || s.waitingOn.length > 0) return null;
   for (const v of [s.phase, s.intent, s.currentOwner, s.currentTarget, s.scope]) total += strSize(v, pushLen(lens, v));
   total += numSize(activity) + numSize(count);
   total += strSize(s.outcome, pushLen(lens, s.outcome));
+  total += numSize(since);
+  total += strSize(s.phaseDetail, pushLen(lens, s.phaseDetail));
   return { total, lens, metaLen };
 }
 
@@ -191,6 +194,12 @@ export function encodeListSummary(s: SessionSummary): Uint8Array {
     }
   }
   w.str(9, s.outcome, next());
+  const since = Number(s.phaseSinceUnixMs);
+  if (since !== 0) {
+    w.buf[w.pos++] = 11 << 3;
+    w.varint(since);
+  }
+  w.str(12, s.phaseDetail, next());
   if (w.pos !== total) throw new Error(`list row encoding: wrote ${w.pos} bytes, sized ${total} (internal error)`);
   return new Uint8Array(w.buf.buffer, w.buf.byteOffset, total);
 }

@@ -43,6 +43,7 @@ import path from "node:path";
 import { ProxyConfigError, trustedProxyHops } from "@/lib/accounts/client-address";
 import { parseRuntimeUrl } from "@/lib/gateway/runtime-client";
 import { batonDataDir } from "@/lib/data-dir";
+import { parseStuckAfter } from "@/lib/macp/projections/status";
 
 type Env = Record<string, string | undefined>;
 
@@ -84,6 +85,8 @@ export interface ConsoleConfig {
   streamBufferBytes: number;
   /** SubscribeSession: a browser reading nothing this long (buffer full) is cut off. */
   streamStallMs: number;
+  /** The list's stuck threshold: an offer unanswered or an approval pending this long (BATON_STUCK_AFTER_MINUTES, default 15). */
+  stuckAfterMs: number;
 }
 
 /** How long a browser connection may take, and how many one address may hold. */
@@ -170,7 +173,16 @@ export function loadConsoleConfig(env: Env, argv: readonly string[], dir: string
     maxStreamsPerPerson: int(env, "BATON_MAX_STREAMS_PER_PERSON", 32, 0, 100_000),
     streamBufferBytes: int(env, "BATON_STREAM_BUFFER_BYTES", 4 * 1_048_576, 65_536, 1024 * 1_048_576),
     streamStallMs: int(env, "BATON_STREAM_STALL_MS", 60_000, 100, 3_600_000),
+    stuckAfterMs: stuckAfter(env),
   };
+}
+
+function stuckAfter(env: Env): number {
+  try {
+    return parseStuckAfter(env.BATON_STUCK_AFTER_MINUTES);
+  } catch (e) {
+    throw new ConsoleConfigError((e as Error).message);
+  }
 }
 
 /** BATON_CATALOG_PATH, else console.sqlite in the data folder (in memory when the embedded runtime is). */

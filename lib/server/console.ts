@@ -1,6 +1,7 @@
 // Start the whole console: the runtime (embedded in-process unless
 // MACP_RUNTIME_URL points elsewhere), the gateway, Next.js and the HTTP server.
 // Used by lib/server/main.ts and by integration tests.
+import { loadAgentNames } from "@/lib/accounts/agents-file";
 import { setMaxListeners } from "node:events";
 import fs from "node:fs";
 import type http from "node:http";
@@ -118,6 +119,13 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
 
   // v0.1 handoff directories: settings are checked before anything starts.
   const filesPlan = planFileHandoffs(env);
+  // The agents directory (display names for agent ids): checked before anything starts.
+  let agents: { file: string; names: Map<string, string> };
+  try {
+    agents = loadAgentNames(env, config.dir);
+  } catch (e) {
+    throw new ConsoleConfigError((e as Error).message);
+  }
   // Outbound notifications: the webhooks file is checked before anything starts.
   const webhooksPlan = planWebhooks(env, config.dir);
   let notifier: Notifier | null = null;
@@ -216,6 +224,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     maxStreamsPerPerson: config.maxStreamsPerPerson,
     streamBufferBytes: config.streamBufferBytes,
     streamStallMs: config.streamStallMs,
+    stuckAfterMs: config.stuckAfterMs,
     runtimeAddress: embedded ? embedded.address : config.runtime.kind === "external" ? config.runtime.url : client.address,
   });
   let actions: ActionGateway | null = null;
@@ -231,6 +240,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       ...(people && userAuthMode === "dev" ? { devCredential: (id: string) => (people as ConsolePeople).credentialFor(id) } : {}),
       maxPayloadBytes: embedded ? embedded.config.maxPayloadBytes : config.maxPayloadBytes,
       participantsSeen: (limit) => catalog.actors(limit),
+      agentNames: agents.names,
       logger: options.logger.child({ component: "actions" }),
       ...(kernel ? { cancelAsInitiator: (sessionId: string, reason: string) => cancelAsInitiator(kernel, sessionId, reason) } : {}),
     });
@@ -280,6 +290,22 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
   });
   const withdrawPageData = registerPageData({
     fileHandoffsEnabled: () => fileHandoffs.files !== null,
+    stuckAfterMs: () => config.stuckAfterMs,
+    async people(headers) {
+      if (!auth) return null;
+      const who = await auth.accounts.authenticate(headers);
+      if (!who || who.mustChangePassword) return null;
+      const people = (await auth.accounts.directory.users()).map((u) => ({ participantId: u.participantId, displayName: u.displayName || u.username, role: u.role }));
+      // Names of the agents the list can show: those seen most recently (bounded), as the directory file names them.
+      const agentNames: Record<string, string> = {};
+      if (agents.names.size > 0) {
+        for (const a of catalog.actors(1_000)) {
+          const name = agents.names.get(a.participantId);
+          if (name !== undefined) agentNames[a.participantId] = name;
+        }
+      }
+      return { people, agentNames };
+    },
     async sessionPreview(headers, sessionId) {
       if (config.requireSignIn && auth) {
         const who = await auth.accounts.authenticate(headers);

@@ -9,6 +9,7 @@
 import type { SessionPreview } from "@/lib/gateway/session-preview";
 import type { ListSessionPageResponse } from "@/lib/gen/baton/v1/console_pb";
 import type { SessionListQueryFields } from "@/lib/client/list-query";
+import type { ListPerson } from "@/lib/client/directory";
 
 /** The session list's first view: its first page and the whole catalog's counts, or why there is none. */
 export type SessionListFirstView =
@@ -23,7 +24,12 @@ export interface PageData {
   sessionListFirstView?(headers: Headers, query: SessionListQueryFields, limit: number): Promise<SessionListFirstView>;
   /** The console watches v0.1 handoff directories (BATON_HANDOFF_DIRS): the header shows "Files". */
   fileHandoffsEnabled?(): boolean;
+  /** The list's stuck threshold (BATON_STUCK_AFTER_MINUTES), in ms. */
+  stuckAfterMs?(): number;
+  /** The console's people and the agents directory's names (for the list), for a signed-in person; null when signed out or without accounts. */
+  people?(headers: Headers): Promise<{ people: ListPerson[]; agentNames: Record<string, string> } | null>;
 }
+
 
 const SLOT = Symbol.for("baton.console.page-data");
 

@@ -44,6 +44,8 @@ export interface ActionGatewayOptions {
   now?: () => number;
   /** Participant ids seen in sessions, most recent first (the console's catalog); the directory's agents. */
   participantsSeen?: (limit: number) => readonly { participantId: string; sessions: number; lastSeenMs: number }[];
+  /** Agents' display names (the agents directory, BATON_AGENTS_FILE). */
+  agentNames?: ReadonlyMap<string, string>;
   /** Time allowed to read a session's history. Default 10 s. */
   historyTimeoutMs?: number;
 }

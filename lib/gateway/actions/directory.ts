@@ -42,6 +42,14 @@ export async function listDirectory(core: ActionCore, signal?: AbortSignal): Pro
       }
     }
   }
+  // Agents named in the agents directory are known even before a session names them.
+  const names = core.options.agentNames;
+  if (names) {
+    for (const id of names.keys()) {
+      if (agents.size >= DIRECTORY_MAX_AGENTS) break;
+      if (!human.has(id) && !agents.has(id)) agents.set(id, { count: 0, last: 0 });
+    }
+  }
   return create(ListDirectoryResponseSchema, {
     users: [...users]
       .sort((a, b) => a.displayName.localeCompare(b.displayName))
@@ -56,6 +64,6 @@ export async function listDirectory(core: ActionCore, signal?: AbortSignal): Pro
       ),
     agents: [...agents.entries()]
       .sort(([a], [b]) => a.localeCompare(b))
-      .map(([participantId, a]) => create(DirectoryAgentSchema, { participantId, sessionCount: a.count, lastSeenUnixMs: BigInt(a.last) })),
+      .map(([participantId, a]) => create(DirectoryAgentSchema, { participantId, sessionCount: a.count, lastSeenUnixMs: BigInt(a.last), displayName: names?.get(participantId) ?? "" })),
   });
 }

@@ -14,6 +14,7 @@ import {
   type WatchSessionChangesResponse,
   type WatchSessionListResponse,
 } from "@/lib/gen/baton/v1/console_pb";
+import { DEFAULT_STUCK_AFTER_MS } from "@/lib/macp/projections/status";
 import { sleep } from "../async";
 import type { CatalogFeeder } from "./feeder";
 import { queryKey, type CatalogQuery } from "./query";
@@ -25,6 +26,12 @@ export interface ListServiceOptions {
   heartbeatMs?: number;
   /** Changed ids per change message (the contract says at most 256). */
   maxIds?: number;
+  /** The stuck threshold (BATON_STUCK_AFTER_MINUTES). Default 15 min. */
+  stuckAfterMs?: number;
+  /** A "stuck" watcher re-counts this often: rows become stuck as time passes, not only on writes. Default 5 s. */
+  stuckRecountMs?: number;
+  /** Clock (tests). */
+  now?: () => number;
 }
 
 /** Signals from the feeder's writes, as an awaitable "something changed since you last looked". */
@@ -65,6 +72,9 @@ export class ListService {
   private readonly coalesceMs: number;
   private readonly heartbeatMs: number;
   private readonly maxIds: number;
+  readonly stuckAfterMs: number;
+  private readonly stuckRecountMs: number;
+  private readonly now: () => number;
   /** Totals per query at a version, shared by watchers of the same query. */
   private readonly totals = new Map<string, { version: number; total: number }>();
 
@@ -76,22 +86,34 @@ export class ListService {
     this.coalesceMs = options.coalesceMs ?? 250;
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
     this.maxIds = Math.min(256, options.maxIds ?? 256);
+    this.stuckAfterMs = options.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS;
+    this.stuckRecountMs = options.stuckRecountMs ?? 5_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The query as the store runs it now: "stuck" becomes a cut-off time (waiting since then or earlier). */
+  private atNow(query: CatalogQuery): CatalogQuery {
+    if (!query.stuck) return query;
+    return { ...query, stuckBefore: this.now() - this.stuckAfterMs };
   }
 
   page(query: CatalogQuery, offset: number, limit: number): ListSessionPageResponse {
     // Rows still queued for writing are written first, so a page never lags behind a change notice.
     this.feeder.flush();
-    const p = this.store.page(query, offset, limit);
+    const p = this.store.page(this.atNow(query), offset, limit);
     return create(ListSessionPageResponseSchema, {
       sessions: p.rows,
       offset,
       total: BigInt(p.total),
       version: BigInt(p.version),
       status: this.feeder.status(),
+      stuckAfterMs: BigInt(this.stuckAfterMs),
     });
   }
 
   private total(query: CatalogQuery): number {
+    // Stuck rows change with the clock, not only with writes: counted afresh.
+    if (query.stuck) return this.store.count(this.atNow(query));
     const key = queryKey(query);
     const version = this.store.version;
     const hit = this.totals.get(key);
@@ -113,16 +135,32 @@ export class ListService {
     const stop = this.feeder.onWrite(() => changes.notify());
     try {
       let seen = this.store.version;
+      let lastTotal = this.total(query);
       yield create(WatchSessionChangesResponseSchema, {
         item: {
           case: "change",
-          value: create(SessionListChangeSchema, { version: BigInt(seen), total: BigInt(this.total(query)), status: this.feeder.status() }),
+          value: create(SessionListChangeSchema, { version: BigInt(seen), total: BigInt(lastTotal), status: this.feeder.status() }),
         },
       });
       let nextHeartbeat = Date.now() + this.heartbeatMs;
+      let nextRecount = query.stuck ? Date.now() + this.stuckRecountMs : Infinity;
       while (!signal.aborted) {
-        const changed = await changes.wait(nextHeartbeat - Date.now(), signal);
+        const changed = await changes.wait(Math.min(nextHeartbeat, nextRecount) - Date.now(), signal);
         if (signal.aborted) return;
+        if (!changed && Date.now() >= nextRecount) {
+          // Sessions became stuck (or stopped being) with time: a changed total means other rows; the browser reads its windows again.
+          nextRecount = Date.now() + this.stuckRecountMs;
+          const total = this.total(query);
+          if (total !== lastTotal) {
+            lastTotal = total;
+            yield create(WatchSessionChangesResponseSchema, {
+              item: {
+                case: "change",
+                value: create(SessionListChangeSchema, { version: BigInt(this.store.version), total: BigInt(total), overflow: true, status: this.feeder.status() }),
+              },
+            });
+          }
+        }
         if (changed) {
           // Let a burst settle into one notice.
           await sleep(this.coalesceMs, signal);
@@ -130,12 +168,13 @@ export class ListService {
           const c = this.store.changedSince(seen, this.maxIds);
           if (c.version === seen) continue;
           seen = c.version;
+          lastTotal = this.total(query);
           yield create(WatchSessionChangesResponseSchema, {
             item: {
               case: "change",
               value: create(SessionListChangeSchema, {
                 version: BigInt(c.version),
-                total: BigInt(this.total(query)),
+                total: BigInt(lastTotal),
                 sessionIds: c.ids,
                 overflow: c.overflow,
                 status: this.feeder.status(),

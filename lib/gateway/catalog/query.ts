@@ -57,6 +57,13 @@ export interface CatalogQuery {
   ascending: boolean;
   /** Exact participant id: only sessions whose next move is theirs. */
   waitingOn?: string;
+  /** Only stuck sessions (SessionListQuery.stuck); the list service turns it into `stuckBefore`. */
+  stuck?: boolean;
+  /**
+   * Only sessions waiting on an answer or an approval since this time (Unix
+   * ms) or earlier: `now - threshold` at the time of the read (status.ts stuckFor).
+   */
+  stuckBefore?: number;
 }
 
 export const ALL_SESSIONS: CatalogQuery = { participant: "", text: "", sort: "activity", ascending: false };
@@ -113,6 +120,7 @@ export function parseListQuery(q: SessionListQuery | undefined): CatalogQuery {
     if (CONTROL.test(id) || /\s/.test(id) || [...id].length > 512) throw invalid(`query.waiting_on ${shown(q.waitingOn)} is not a participant id`);
     out.waitingOn = id;
   }
+  if (q.stuck) out.stuck = true;
   if (q.sort !== "") {
     if (!(SORT_KEYS as readonly string[]).includes(q.sort)) throw invalid(`query.sort ${shown(q.sort)} is not one of ${SORT_KEYS.join(", ")}`);
     out.sort = q.sort as SortKey;
@@ -129,5 +137,5 @@ export function parsePage(offset: number, limit: number): { offset: number; limi
 
 /** A stable key for a query (watchers with the same query share a count). */
 export function queryKey(q: CatalogQuery): string {
-  return JSON.stringify([q.mode ?? "", q.state ?? -1, q.phase ?? "", q.participant, q.text, q.sort, q.ascending, q.waitingOn ?? ""]);
+  return JSON.stringify([q.mode ?? "", q.state ?? -1, q.phase ?? "", q.participant, q.text, q.sort, q.ascending, q.waitingOn ?? "", q.stuck === true, q.stuckBefore ?? 0]);
 }

@@ -74,6 +74,7 @@ function reference(rows: SessionSummary[], q: CatalogQuery): SessionSummary[] {
     participant: q.participant,
     q: "",
     waiting: q.waitingOn ?? "",
+    stuck: false,
     sort: q.sort,
     dir: q.ascending ? "asc" : "desc",
     ...(q.mode ? { mode: q.mode === HANDOFF_MODE ? "handoff" : "task" } : {}),

@@ -15,17 +15,25 @@
 // the transaction that applies the first new rows (applyFeed's `reset`).
 //
 // The catalog is a read model: everything in it can be rebuilt from the
-// runtime. A file with an older schema is therefore emptied and filled again
-// (the feeder reads the history once more); a newer schema is refused.
+// runtime. A file with a schema older than 2 is therefore emptied and filled
+// again (the feeder reads the history once more); schema 2 is migrated in
+// place (rows kept: the new stuck_since_ms column is computed from each
+// stored row); a newer schema is refused.
+//
+// "Stuck" (lib/macp/projections/status.ts): stuck_since_ms is when an open
+// session's offer or approval started waiting (0 when it cannot be stuck),
+// kept with a partial index, so the filter is a range read `stuck_since_ms <=
+// now - threshold` over the few rows that are waiting on someone.
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { SessionSummarySchema, type SessionSummary } from "@/lib/gen/baton/v1/console_pb";
+import { stuckSince } from "@/lib/macp/projections/status";
 import { phaseRank, stateRank, type CatalogQuery, type SortKey } from "./query";
 import type { CatalogActor, CatalogChanges, CatalogCounts, CatalogPage, CatalogRow, CatalogStore, CatalogWrite, FeedCursor, PendingRead } from "./store";
 
-export const CATALOG_SCHEMA_VERSION = 2;
+export const CATALOG_SCHEMA_VERSION = 3;
 
 /** Text filters shorter than this (in characters) cannot use the trigram index: they scan. */
 const TRIGRAM = 3;
@@ -74,7 +82,8 @@ CREATE TABLE IF NOT EXISTS sessions (
   read_after INTEGER NOT NULL DEFAULT 0,
   next_actors TEXT NOT NULL,
   version INTEGER NOT NULL,
-  summary BLOB NOT NULL
+  summary BLOB NOT NULL,
+  stuck_since_ms INTEGER NOT NULL DEFAULT 0
 ) STRICT;
 CREATE INDEX IF NOT EXISTS sessions_activity ON sessions (activity_ms, session_id);
 CREATE INDEX IF NOT EXISTS sessions_started ON sessions (started_ms, activity_ms, session_id);
@@ -90,6 +99,8 @@ CREATE INDEX IF NOT EXISTS sessions_version ON sessions (version);
 CREATE INDEX IF NOT EXISTS sessions_waiting ON sessions (activity_ms) WHERE next_actors <> '';
 CREATE INDEX IF NOT EXISTS sessions_pending ON sessions (n) WHERE needs_read = 1;
 CREATE INDEX IF NOT EXISTS sessions_unfinished ON sessions (n) WHERE final = 0;
+-- Sessions that can get stuck (an offer or an approval waiting): the "stuck" filter is a range read here.
+CREATE INDEX IF NOT EXISTS sessions_stuck ON sessions (stuck_since_ms) WHERE stuck_since_ms > 0;
 CREATE VIRTUAL TABLE IF NOT EXISTS sessions_fts USING fts5 (hay, parts, content = '', contentless_delete = 1, tokenize = 'trigram');
 `;
 
@@ -128,7 +139,22 @@ function columns(s: SessionSummary) {
     started_ms: Number(m?.startedAtUnixMs ?? 0n),
     ttl_key: expires > 0 ? expires : Number.MAX_SAFE_INTEGER,
     activity_ms: Number(s.lastActivityUnixMs),
+    stuck_since_ms: stuckSinceOf(s),
   };
+}
+
+/** When the row started waiting on an answer or an approval (the stuck rule's start), 0 when it cannot be stuck. */
+export function stuckSinceOf(s: SessionSummary): number {
+  return (
+    stuckSince({
+      state: s.metadata?.state ?? 0,
+      phase: s.phase,
+      outcome: s.outcome,
+      detail: s.phaseDetail,
+      phaseSinceMs: Number(s.phaseSinceUnixMs),
+      lastActivityMs: Number(s.lastActivityUnixMs),
+    }) ?? 0
+  );
 }
 
 /** A stored row with who must act now (the catalog's next actors) filled in. */
@@ -178,15 +204,15 @@ export class SqliteCatalog implements CatalogStore {
       get: db.prepare<[string], RowRecord>("SELECT n, summary, folded, final, needs_read, next_actors, version FROM sessions WHERE session_id = ?"),
       insert: db.prepare(
         `INSERT INTO sessions (session_id, mode, state, state_rank, phase, phase_rank, intent_lc, owner_lc, target_lc, participants_lc, hay,
-           started_ms, ttl_key, activity_ms, folded, final, needs_read, read_after, next_actors, version, summary)
+           started_ms, ttl_key, activity_ms, folded, final, needs_read, read_after, next_actors, version, summary, stuck_since_ms)
          VALUES (@session_id, @mode, @state, @state_rank, @phase, @phase_rank, @intent_lc, @owner_lc, @target_lc, @participants_lc, @hay,
-           @started_ms, @ttl_key, @activity_ms, @folded, @final, @needs_read, 0, @next_actors, @version, @summary)`,
+           @started_ms, @ttl_key, @activity_ms, @folded, @final, @needs_read, 0, @next_actors, @version, @summary, @stuck_since_ms)`,
       ),
       update: db.prepare(
         `UPDATE sessions SET mode = @mode, state = @state, state_rank = @state_rank, phase = @phase, phase_rank = @phase_rank,
            intent_lc = @intent_lc, owner_lc = @owner_lc, target_lc = @target_lc, participants_lc = @participants_lc, hay = @hay,
            started_ms = @started_ms, ttl_key = @ttl_key, activity_ms = @activity_ms, folded = @folded, final = @final,
-           needs_read = @needs_read, next_actors = @next_actors, version = @version, summary = @summary
+           needs_read = @needs_read, next_actors = @next_actors, version = @version, summary = @summary, stuck_since_ms = @stuck_since_ms
          WHERE n = @n`,
       ),
       participantsOf: db.prepare<[number], { participants_lc: string }>("SELECT participants_lc FROM sessions WHERE n = ?"),
@@ -232,13 +258,34 @@ export class SqliteCatalog implements CatalogStore {
       throw new Error(`the console catalog was written by a newer Baton (schema ${schema}; this one knows ${CATALOG_SCHEMA_VERSION}); delete it to rebuild it from the runtime`);
     }
     this.db.transaction(() => {
-      if (schema !== CATALOG_SCHEMA_VERSION) {
+      if (schema === 2) this.migrateFrom2();
+      else if (schema !== CATALOG_SCHEMA_VERSION) {
         // Older (or no) schema: a read model is rebuilt, not converted.
         for (const t of ["sessions_fts", "sessions", "actors", "meta"]) this.db.exec(`DROP TABLE IF EXISTS ${t}`);
       }
       this.db.exec(SCHEMA);
       this.db.prepare("INSERT INTO meta (key, value) VALUES ('schema', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(String(CATALOG_SCHEMA_VERSION));
     })();
+  }
+
+  /**
+   * Schema 2 → 3, rows kept: add stuck_since_ms and compute it from each
+   * stored row (rows written before status starts were stored count from
+   * their last activity until the feed brings them again).
+   */
+  private migrateFrom2(): void {
+    this.db.exec("ALTER TABLE sessions ADD COLUMN stuck_since_ms INTEGER NOT NULL DEFAULT 0");
+    const read = this.db.prepare<[number], { n: number; summary: Uint8Array }>("SELECT n, summary FROM sessions WHERE n > ? AND final = 0 ORDER BY n LIMIT 500");
+    const set = this.db.prepare<[number, number]>("UPDATE sessions SET stuck_since_ms = ? WHERE n = ?");
+    for (let after = 0; ; ) {
+      const rows = read.all(after);
+      if (rows.length === 0) break;
+      for (const r of rows) {
+        const since = stuckSinceOf(fromBinary(SessionSummarySchema, r.summary));
+        if (since > 0) set.run(since, r.n);
+      }
+      after = (rows[rows.length - 1] as { n: number }).n;
+    }
   }
 
   /** Set when the file was emptied because it described another runtime. */
@@ -367,6 +414,12 @@ export class SqliteCatalog implements CatalogStore {
       parts.push("phase = ?");
       params.push(q.phase);
       key.push("p");
+    }
+    if (q.stuckBefore !== undefined) {
+      // Through sessions_stuck: only rows waiting on an answer or an approval, started at or before the cut.
+      parts.push("stuck_since_ms > 0 AND stuck_since_ms <= ?");
+      params.push(q.stuckBefore);
+      key.push("k");
     }
     if (q.waitingOn !== undefined) {
       // Only sessions someone must act in (open ones: a few) are looked at, through sessions_waiting.

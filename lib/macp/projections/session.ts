@@ -8,6 +8,7 @@
 // batch created itself are written in place rather than copied per event
 // (see draft.ts), which keeps a batch linear in its number of events.
 
+import { taskRejected } from "@/lib/macp/projections/status";
 import {
   CORE_TYPES,
   DEFAULT_POLICY_ID,
@@ -79,6 +80,15 @@ export interface SessionView {
   lastSequence?: number;
   lifecycle: SessionLifecycle;
   phase: SessionPhase;
+  /**
+   * When the current status began (the time of the event that moved the
+   * session there; lib/macp/projections/status.ts): a new phase, a new offer,
+   * a task turned down, or a lifecycle change. Sharing context on a pending
+   * offer does not restart it: the offer is still unanswered.
+   */
+  phaseSinceMs?: number;
+  /** What phaseSinceMs belongs to (internal: phase, offer count, rejection, lifecycle). */
+  phaseKey?: string;
   /** Handoff: the initiator until a positive commitment with an accepted offer, then its target. Task: the requester. */
   currentOwner?: string;
   /** Handoff: target of the active or last offer. Task: active assignee, else requested assignee. */
@@ -210,7 +220,18 @@ export function reduceSessionDraft(view: SessionView, event: SessionEvent, draft
   if (next.handoff) next.handoff = reduceHandoffDraft(next.handoff, event, draft);
   if (next.task) next.task = reduceTaskDraft(next.task, event, draft);
   derive(next);
+  const key = statusKeyOf(next);
+  if (key !== next.phaseKey) {
+    next.phaseKey = key;
+    if (t > 0) next.phaseSinceMs = t;
+  }
   return next;
+}
+
+/** What a status start belongs to: phase (context sharing is still "offered"), offers made, a task rejection, lifecycle. */
+function statusKeyOf(v: SessionView): string {
+  const phase = v.phase === "ContextSharing" ? "OfferPending" : v.phase;
+  return `${phase}|${v.handoff?.offers.length ?? 0}|${taskRejected(v) ? 1 : 0}|${v.lifecycle}`;
 }
 
 /** Fold a list of events into a fresh view. */

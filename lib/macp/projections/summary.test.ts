@@ -207,3 +207,38 @@ describe("SessionFold.peek", () => {
     expect(phases[1]).toBe("OfferPending");
   });
 });
+
+describe("status start and detail in the list row", () => {
+  const at = (ms: number) => handoff(ms);
+  const fold = (envs: Envelope[]): SessionView => envs.reduce((v, envelope, i) => reduceSession(v, { envelope, sequence: i + 1 }), emptySessionView(SESSION, HANDOFF_MODE));
+  const m = create(SessionMetadataSchema, { sessionId: SESSION, state: SessionState.OPEN, startedAtUnixMs: 1_000n, initiator: OWNER });
+
+  it("dates the status from the offer; context on the pending offer does not restart it; accept, decline and a new offer do", () => {
+    let v = fold([at(1_000).start(), at(2_000).offer(), at(3_000).context()]);
+    expect(v.phase).toBe("ContextSharing");
+    expect(toSummary(m, v, 3, 10_000).phaseSinceUnixMs).toBe(2_000n);
+    v = fold([at(1_000).start(), at(2_000).offer(), at(3_000).context(), at(4_000).decline()]);
+    expect(toSummary(m, v, 4, 10_000).phaseSinceUnixMs).toBe(4_000n);
+    v = fold([at(1_000).start(), at(2_000).offer(), at(4_000).decline(), at(5_000).offer("h2")]);
+    expect(toSummary(m, v, 4, 10_000).phaseSinceUnixMs).toBe(5_000n);
+    v = fold([at(1_000).start(), at(2_000).offer(), at(6_000).accept()]);
+    expect(toSummary(m, v, 3, 10_000).phaseSinceUnixMs).toBe(6_000n);
+  });
+
+  it("clamps an agent's clock to the row's time and to the start", () => {
+    const v = fold([at(1_000).start(), at(99_000).offer()]);
+    const s = toSummary(m, v, 2, 10_000);
+    expect(s.phaseSinceUnixMs).toBe(s.lastActivityUnixMs);
+    const early = fold([at(500).start(), at(600).offer()]);
+    expect(toSummary(m, early, 2, 10_000).phaseSinceUnixMs).toBe(1_000n);
+  });
+
+  it("says an accepted offer awaits approval only when the policy designates approvers", () => {
+    const v = fold([at(1_000).start(), at(2_000).offer(), at(3_000).accept()]);
+    expect(toSummary(m, v, 3, 10_000).phaseDetail).toBe("");
+    expect(toSummary(m, v, 3, 10_000, []).phaseDetail).toBe("");
+    expect(toSummary(m, v, 3, 10_000, ["human:carol"]).phaseDetail).toBe("awaiting_approval");
+    const committed = fold([at(1_000).start(), at(2_000).offer(), at(3_000).accept(), at(4_000).commit()]);
+    expect(toSummary(m, committed, 4, 10_000, ["human:carol"]).phaseDetail).toBe("");
+  });
+});

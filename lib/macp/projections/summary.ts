@@ -10,6 +10,7 @@ import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
 import { SessionState, type Envelope } from "@/lib/gen/macp/v1/envelope_pb";
 import { Draft } from "@/lib/macp/projections/draft";
 import { emptySessionView, reduceSessionDraft, type SessionView } from "@/lib/macp/projections/session";
+import { phaseDetail } from "@/lib/macp/projections/status";
 
 /**
  * Number of client envelopes in the session's accepted history, from
@@ -96,10 +97,18 @@ export function metadataActivityMs(meta: SessionMetadata): number {
  * than `nowMs` (the runtime passes the receive time of the newest record, so
  * its rows follow from the log alone).
  */
-export function toSummary(meta: SessionMetadata, view: SessionView | undefined, eventCount: number, nowMs: number = Date.now()): SessionSummary {
+export function toSummary(
+  meta: SessionMetadata,
+  view: SessionView | undefined,
+  eventCount: number,
+  nowMs: number = Date.now(),
+  committers?: readonly string[],
+): SessionSummary {
   const agentClaimed = Math.min(view?.lastActivityMs ?? 0, nowMs);
   const activity = Math.max(metadataActivityMs(meta), agentClaimed);
   const started = view?.started === true;
+  // When the status began: an agent's clock is clamped as activity is, and never before the start.
+  const since = started && view.phaseSinceMs !== undefined ? Math.max(Math.min(view.phaseSinceMs, activity), Number(meta.startedAtUnixMs)) : 0;
   return create(SessionSummarySchema, {
     metadata: meta,
     phase: started ? view.phase : "",
@@ -110,8 +119,11 @@ export function toSummary(meta: SessionMetadata, view: SessionView | undefined, 
     lastActivityUnixMs: BigInt(Math.trunc(activity)),
     eventCount: BigInt(eventCount),
     outcome: view?.commitment ? (view.commitment.outcomePositive ? "positive" : "negative") : "",
+    phaseSinceUnixMs: BigInt(Math.trunc(since)),
+    phaseDetail: started ? phaseDetail(view, committers) : "",
   });
 }
+
 
 /**
  * Who must act next in a session (an inbox's candidates): the active offer's
