@@ -8,7 +8,8 @@ import type { SessionSummary } from "@/lib/gen/baton/v1/console_pb";
 import { TASK_MODE } from "@/lib/macp/constants";
 import { modeLabel } from "@/lib/client/format";
 import { isTerminalSessionState, SESSION_STATE, stateBadge } from "@/lib/client/labels";
-import { PhaseBadge, StateBadge } from "@/components/Badge";
+import { Badge, PhaseBadge, StateBadge } from "@/components/Badge";
+import { fileRowHref, fileRowPill } from "@/lib/client/file-pill";
 import { FastLink } from "@/components/FastLink";
 import { Icon } from "@/components/Icon";
 import { CompactTime, RelativeTime, TtlCountdown } from "@/components/Time";
@@ -44,6 +45,11 @@ function Cell({
   );
 }
 
+/** A waiting-on entry: "*" is a v0.1 file offered to anyone. */
+function waiterLabel(id: string): string {
+  return id === "*" ? "anyone" : clipLine(id);
+}
+
 export function sessionIdOf(s: SessionSummary): string {
   return s.metadata?.sessionId ?? "";
 }
@@ -62,9 +68,11 @@ export const SessionRow = memo(function SessionRow({
   const state = m?.state;
   const terminal = isTerminalSessionState(state);
   const outcome = summary.outcome === "positive" || summary.outcome === "negative" ? summary.outcome : "";
+  // A v0.1 file handoff (not an MACP session): its own pill and page.
+  const file = summary.fileHandoff;
   return (
     <FastLink
-      href={`/sessions/${encodeURIComponent(id)}`}
+      href={file ? fileRowHref(file) : `/sessions/${encodeURIComponent(id)}`}
       data-row
       data-row-id={id}
       data-phase={summary.phase}
@@ -84,10 +92,10 @@ export const SessionRow = memo(function SessionRow({
           {modeLabel(m?.mode ?? "")}
         </Cell>
         <span className="order-2 lg:order-none">
-          <StateBadge state={state} />
+          {file ? <Badge info={fileRowPill(file)} kind="Status" /> : <StateBadge state={state} />}
         </span>
         <span className="order-1 lg:order-none">
-          <PhaseBadge phase={summary.phase} outcome={outcome} />
+          {file ? null : <PhaseBadge phase={summary.phase} outcome={outcome} />}
         </span>
         <Cell label="Time left" hideLabel className="order-4 ml-auto inline-flex items-center gap-1 text-xs lg:hidden">
           <Icon name="clock" className="h-3.5 w-3.5 text-slate-600 dark:text-slate-400" />
@@ -106,8 +114,8 @@ export const SessionRow = memo(function SessionRow({
           <span title={clipLine(summary.currentTarget)}>{clipLine(summary.currentTarget) || "—"}</span>
         </Cell>
         <Cell label="Waiting on" className="truncate">
-          <span title={summary.waitingOn.map(clipLine).join(", ")} data-testid="row-waiting-on">
-            {summary.waitingOn.length > 0 ? summary.waitingOn.map(clipLine).join(", ") : "—"}
+          <span title={summary.waitingOn.map(waiterLabel).join(", ")} data-testid="row-waiting-on">
+            {summary.waitingOn.length > 0 ? summary.waitingOn.map(waiterLabel).join(", ") : "—"}
           </span>
         </Cell>
         <Cell label="Scope" className="truncate">

@@ -4,6 +4,7 @@
 // behind GetGatewayStats. The Connect routes (routes.ts) are a thin layer over
 // this object.
 import { CatalogFeeder } from "./catalog/feeder";
+import { FileRowWriter, type FileRowSource } from "./catalog/file-rows";
 import { ListService } from "./catalog/list-service";
 import { SqliteCatalog } from "./catalog/sqlite";
 import type { CatalogStore } from "./catalog/store";
@@ -52,6 +53,7 @@ export class Gateway {
   readonly streamDeps: SessionStreamDeps;
   private browser = 0;
   private closed = false;
+  private fileRows: FileRowWriter | null = null;
   private readonly runtimeAddress: string;
 
   constructor(options: GatewayOptions) {
@@ -118,10 +120,21 @@ export class Gateway {
     };
   }
 
+  /**
+   * Keep the catalog's v0.1 file rows in step with the watched directories
+   * (BATON_HANDOFF_DIRS), so the session list shows them beside the sessions.
+   */
+  followFileHandoffs(source: FileRowSource): FileRowWriter {
+    if (this.fileRows) return this.fileRows;
+    this.fileRows = new FileRowWriter({ store: this.catalog, source, written: (v) => this.feeder.announce(v), logger: this.logger });
+    return this.fileRows;
+  }
+
   /** Stop every stream and close the runtime connection and the catalog. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.fileRows?.close();
     this.feeder.close();
     this.runtime.close();
     this.catalog.close();

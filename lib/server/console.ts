@@ -16,6 +16,7 @@ import type { FileHandoffs } from "@/lib/gateway/file-handoffs";
 import { fileRoutes } from "@/lib/gateway/file-routes";
 import { ActionGateway } from "@/lib/gateway/actions";
 import { parseListQuery as parseCatalogQuery } from "@/lib/gateway/catalog/query";
+import { removeFileRows } from "@/lib/gateway/catalog/file-rows";
 import { SqliteCatalog } from "@/lib/gateway/catalog/sqlite";
 import { createGateway, type Gateway } from "@/lib/gateway/gateway";
 import type { UserAuthMode } from "@/lib/gateway/identity";
@@ -218,6 +219,12 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     streamStallMs: config.streamStallMs,
     runtimeAddress: embedded ? embedded.address : config.runtime.kind === "external" ? config.runtime.url : client.address,
   });
+  // v0.1 file handoffs are rows of the session list too (written as the watcher records changes).
+  if (fileHandoffs.files) gateway.followFileHandoffs(fileHandoffs.files.rowSource());
+  else if (catalog.fileCount() > 0) {
+    logger.info({ rows: catalog.fileCount() }, "no v0.1 handoff directories are watched any more: their rows leave the session list");
+    removeFileRows(catalog);
+  }
   let actions: ActionGateway | null = null;
   let demo: DemoService | null = null;
   let oidc: OidcLogin | null = null;
