@@ -95,7 +95,7 @@ export function parseListQuery(q: SessionListQuery | undefined): CatalogQuery {
   if (!q) return { ...ALL_SESSIONS };
   const out: CatalogQuery = { participant: "", text: "", sort: "activity", ascending: q.ascending };
   if (q.mode !== "") {
-    const uri = MODE_KEYS[q.mode];
+    const uri = Object.prototype.hasOwnProperty.call(MODE_KEYS, q.mode) ? MODE_KEYS[q.mode] : undefined;
     if (!uri) throw invalid(`query.mode ${shown(q.mode)} is not one of "", ${Object.keys(MODE_KEYS).map((k) => `"${k}"`).join(", ")}`);
     out.mode = uri;
   }

@@ -335,10 +335,12 @@ describe("parseListQuery / parsePage", () => {
       sort: "ttl",
       ascending: true,
     });
+    expect(parseListQuery(create(SessionListQuerySchema, { mode: "file" })).mode).toBe("v0.1.file");
   });
 
   it("refuses anything else with INVALID_ARGUMENT naming the field", () => {
-    expect(bad({ mode: "chat" })).toMatch(/^InvalidArgument: query.mode "chat"/);
+    expect(bad({ mode: "chat" })).toMatch(/^InvalidArgument: query.mode "chat" is not one of "", "handoff", "task", "file"/);
+    expect(bad({ mode: "__proto__" })).toMatch(/^InvalidArgument: query.mode/);
     expect(bad({ state: "OPEN" })).toMatch(/^InvalidArgument: query.state/);
     expect(bad({ phase: "Done" })).toMatch(/^InvalidArgument: query.phase/);
     expect(bad({ sort: "n; DROP" })).toMatch(/^InvalidArgument: query.sort/);
