@@ -10,6 +10,8 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "@playwright/test";
+import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
+import { Agent, newSessionId } from "./support/agent";
 import { expect, test } from "./support/fixtures";
 import { signedInAs } from "./support/session-ui";
 import { expectNoAxeViolations, shoot, uniqueSuffix, watchErrors } from "./support/ui";
@@ -236,6 +238,16 @@ test("a v0.1 agent's offer appears live in the main session list with its mode l
     await expect(row.locator('[data-badge="Accepted"]')).toBeVisible();
     await expect(row.getByTestId("row-waiting-on")).toHaveText("agent://oncall");
 
+    // An offer to Bob names him (a person), and waits on him: "Waiting on me" lists it.
+    const me = (await (await page.request.get("/auth/whoami")).json()) as { participantId: string };
+    const forBob = agent("offer", handoffDir(), `Check the EU failover ${tag}`, "--from", "agent://planner", "--to", me.participantId);
+    const bobRow = page.locator(`[data-row-id$="/${forBob}.json"]`);
+    await page.goto(`/?q=${tag}&waiting=${encodeURIComponent(me.participantId)}`);
+    await expect(bobRow).toBeVisible();
+    await expect(bobRow).toContainText("Bob Ito");
+    await expect(row).toHaveCount(0);
+    await page.goto(`/?q=${taskId.slice(0, 13)}`);
+
     // The row opens the handoff's page.
     await row.click();
     await expect(page).toHaveURL(new RegExp(`/files/[0-9a-f]{12}/${taskId}$`));
@@ -249,6 +261,13 @@ test("a v0.1 agent's offer appears live in the main session list with its mode l
 for (const scheme of ["light", "dark"] as const) {
   test(`the session list with v0.1 file rows renders well in ${scheme} mode (1440 and 390 px) and passes axe`, async ({ browser }) => {
     const tag = uniqueSuffix();
+    // MACP sessions and v0.1 files side by side.
+    const planner = new Agent("agent://planner");
+    const oncall = new Agent(`agent://oncall-${tag}`);
+    const handoff = newSessionId();
+    await planner.start(handoff, HANDOFF_MODE, `Hand over the pager ${tag}`, [planner.id, oncall.id]);
+    await planner.offer(handoff, "h1", oncall.id, "pager", "night shift");
+    await planner.start(newSessionId(), TASK_MODE, `Patch the staging hosts ${tag}`, [planner.id, oncall.id]);
     agent("offer", handoffDir(), `Rotate the staging keys ${tag}`, "--from", "agent://planner");
     fs.writeFileSync(path.join(handoffDir(), `broken-${tag}.json`), '{"task_id": "');
     const bob = await signedInAs(browser, "bob");
@@ -261,7 +280,7 @@ for (const scheme of ["light", "dark"] as const) {
         const suffix = width === 390 ? `${scheme}-390` : scheme;
         await page.goto(`/?q=${tag}`);
         await expect(page.locator(`[data-row-id$="/broken-${tag}.json"] [data-badge="Invalid"]`)).toBeVisible();
-        await expect(page.locator("[data-row-id]")).toHaveCount(2);
+        await expect(page.locator("[data-row-id]")).toHaveCount(4);
         await settle(page);
         await shoot(page, `sessions-list-files-${suffix}`);
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);

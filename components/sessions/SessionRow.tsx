@@ -9,7 +9,7 @@ import { TASK_MODE } from "@/lib/macp/constants";
 import { modeLabel } from "@/lib/client/format";
 import { isTerminalSessionState, SESSION_STATE, stateBadge } from "@/lib/client/labels";
 import { Badge, PhaseBadge, StateBadge } from "@/components/Badge";
-import { fileRowHref, fileRowPill } from "@/lib/client/file-pill";
+import { fileFromLabel, fileRowHref, fileRowPill, fileToLabel } from "@/lib/client/file-pill";
 import { FastLink } from "@/components/FastLink";
 import { Icon } from "@/components/Icon";
 import { CompactTime, RelativeTime, TtlCountdown } from "@/components/Time";
@@ -108,10 +108,10 @@ export const SessionRow = memo(function SessionRow({
       </span>
       <span className="mt-1 flex flex-wrap gap-x-3 gap-y-0.5 text-xs text-slate-700 lg:contents lg:text-sm dark:text-slate-300">
         <Cell label="Owner" className="truncate">
-          <span title={clipLine(summary.currentOwner)}>{clipLine(summary.currentOwner) || "—"}</span>
+          <span title={clipLine(summary.currentOwner)}>{clipLine(file ? fileFromLabel(file) : summary.currentOwner) || "—"}</span>
         </Cell>
         <Cell label={m?.mode === TASK_MODE ? "Assignee" : "Target"} className="truncate">
-          <span title={clipLine(summary.currentTarget)}>{clipLine(summary.currentTarget) || "—"}</span>
+          <span title={clipLine(summary.currentTarget)}>{clipLine(file ? fileToLabel(file) : summary.currentTarget) || "—"}</span>
         </Cell>
         <Cell label="Waiting on" className="truncate">
           <span title={summary.waitingOn.map(waiterLabel).join(", ")} data-testid="row-waiting-on">

@@ -49,3 +49,13 @@ export function fileRowPill(f: { present: boolean; valid: boolean; status: strin
 export function fileRowHref(f: { dirKey: string; name: string }): string {
   return fileHref(f.dirKey, f.name.endsWith(".json") ? f.name.slice(0, -5) : f.name);
 }
+
+/** A file row's from_agent as shown: the person's name, else the agent id. */
+export function fileFromLabel(f: { fromAgent: string; fromName: string }): string {
+  return f.fromName || f.fromAgent;
+}
+
+/** A file row's to_agent as shown: the person's name, else the agent id; "anyone" when empty. */
+export function fileToLabel(f: { toAgent: string; toName: string }): string {
+  return f.toName || f.toAgent || "anyone";
+}

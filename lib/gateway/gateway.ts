@@ -4,7 +4,7 @@
 // behind GetGatewayStats. The Connect routes (routes.ts) are a thin layer over
 // this object.
 import { CatalogFeeder } from "./catalog/feeder";
-import { FileRowWriter, type FileRowSource } from "./catalog/file-rows";
+import { FileRowWriter, type FileRowSource, type PeopleNames } from "./catalog/file-rows";
 import { ListService } from "./catalog/list-service";
 import { SqliteCatalog } from "./catalog/sqlite";
 import type { CatalogStore } from "./catalog/store";
@@ -32,6 +32,8 @@ export interface GatewayOptions {
   streamBufferBytes?: number;
   /** SubscribeSession: a browser that reads nothing this long with a full buffer is cut off. Default 60 s. */
   streamStallMs?: number;
+  /** The console's people by participant id (v0.1 file rows of the list name them). */
+  people?: () => Promise<PeopleNames>;
   /** Shown in GetGatewayStats; defaults to the runtime client's address. */
   runtimeAddress?: string;
 }
@@ -70,6 +72,7 @@ export class Gateway {
     this.list = new ListService(this.catalog, this.feeder, {
       ...(options.flushMs !== undefined ? { coalesceMs: options.flushMs } : {}),
       ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
+      ...(options.people ? { people: options.people } : {}),
     });
     this.caps = new StreamCaps(options.maxStreamsPerPerson ?? DEFAULT_MAX_STREAMS_PER_PERSON);
     this.streamDeps = {

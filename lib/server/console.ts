@@ -218,6 +218,14 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     streamBufferBytes: config.streamBufferBytes,
     streamStallMs: config.streamStallMs,
     runtimeAddress: embedded ? embedded.address : config.runtime.kind === "external" ? config.runtime.url : client.address,
+    ...(auth
+      ? {
+          people: async () => {
+            const names = new Map((await auth.accounts.directory.users()).map((u) => [u.participantId, u.displayName]));
+            return (id: string) => names.get(id);
+          },
+        }
+      : {}),
   });
   // v0.1 file handoffs are rows of the session list too (written as the watcher records changes).
   if (fileHandoffs.files) gateway.followFileHandoffs(fileHandoffs.files.rowSource());
@@ -304,7 +312,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       try {
         // The same validation and read as ListSessionPage (lib/gateway/routes.ts).
         const read = (fields: MessageInitShape<typeof SessionListQuerySchema>, rows: number) => gateway.list.page(parseCatalogQuery(create(SessionListQuerySchema, fields)), 0, rows);
-        const page = read(query, limit);
+        const page = await gateway.list.pageNamed(parseCatalogQuery(create(SessionListQuerySchema, query)), 0, limit);
         return { kind: "ready", page, allCount: read({}, 1).total, openCount: read({ state: "open" }, 1).total };
       } catch (e) {
         return { kind: "unavailable", detail: e instanceof Error ? e.message : String(e) };

@@ -138,6 +138,20 @@ describe("v0.1 file handoffs in the session list", () => {
     expect(done).toMatchObject({ outcome: "positive", waitingOn: [] });
   });
 
+  it("people among from_agent / to_agent are named by name; agents by id", async () => {
+    const vic = await signedIn(tc, "vic");
+    const alice = (await tc.accounts.directory.users()).find((u) => u.username === "alice");
+    expect(alice).toBeDefined();
+    const taskId = uuid();
+    pythonWrites(`${taskId}.json`, offer(taskId, { to_agent: alice?.participantId }));
+    const row = await until("row for alice", async () =>
+      (await vic.console().listSessionPage({ query: { mode: "file", waitingOn: alice?.participantId ?? "" }, limit: 50 })).sessions.find((s) => s.fileHandoff?.taskId === taskId),
+    );
+    expect(row.fileHandoff).toMatchObject({ toAgent: alice?.participantId, toName: "Alice Park", fromAgent: "agent://planner", fromName: "" });
+    // The stored row keeps ids only (names are the accounts' as they are when served).
+    expect(row.currentTarget).toBe(alice?.participantId);
+  });
+
   it("an invalid file is a row marked invalid with its reason, and the file is left alone", async () => {
     const vic = await signedIn(tc, "vic");
     const name = `broken-${uuid()}.json`;

@@ -111,6 +111,19 @@ export function fileRowOf(s: HandoffSummary, handoff: FileHandoff): CatalogWrite
   return { summary, folded: 0, final: true, needsRead: false, nextActors: fileNextActors(s) };
 }
 
+/** A participant id's display name when it is a console person's. */
+export type PeopleNames = (participantId: string) => string | undefined;
+
+/** Name the people among the file rows' from_agent / to_agent (as the accounts say now; not stored). */
+export function nameFileParties(rows: readonly SessionSummary[], nameOf: PeopleNames): void {
+  for (const r of rows) {
+    const f = r.fileHandoff;
+    if (!f) continue;
+    f.fromName = f.fromAgent !== "" ? (nameOf(f.fromAgent) ?? "") : "";
+    f.toName = f.toAgent !== "" ? (nameOf(f.toAgent) ?? "") : "";
+  }
+}
+
 /** Delete every file row (the console watches no directory any more). Returns the new version. */
 export function removeFileRows(store: CatalogStore, chunk = 500): number {
   let version = store.version;

@@ -16,6 +16,7 @@ import {
 } from "@/lib/gen/baton/v1/console_pb";
 import { sleep } from "../async";
 import type { CatalogFeeder } from "./feeder";
+import { nameFileParties, type PeopleNames } from "./file-rows";
 import { queryKey, type CatalogQuery } from "./query";
 import type { CatalogStore } from "./store";
 
@@ -25,6 +26,8 @@ export interface ListServiceOptions {
   heartbeatMs?: number;
   /** Changed ids per change message (the contract says at most 256). */
   maxIds?: number;
+  /** Who the console's people are now (v0.1 file rows name them: from → to). */
+  people?: () => Promise<PeopleNames>;
 }
 
 /** Signals from the feeder's writes, as an awaitable "something changed since you last looked". */
@@ -65,6 +68,7 @@ export class ListService {
   private readonly coalesceMs: number;
   private readonly heartbeatMs: number;
   private readonly maxIds: number;
+  private readonly people: (() => Promise<PeopleNames>) | undefined;
   /** Totals per query at a version, shared by watchers of the same query. */
   private readonly totals = new Map<string, { version: number; total: number }>();
 
@@ -76,6 +80,7 @@ export class ListService {
     this.coalesceMs = options.coalesceMs ?? 250;
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
     this.maxIds = Math.min(256, options.maxIds ?? 256);
+    this.people = options.people;
   }
 
   page(query: CatalogQuery, offset: number, limit: number): ListSessionPageResponse {
@@ -101,6 +106,13 @@ export class ListService {
     this.totals.set(key, { version, total });
     if (this.totals.size > 256) this.totals.delete(this.totals.keys().next().value as string);
     return total;
+  }
+
+  /** page() with the people among v0.1 file rows' agents named (ListSessionPage, the list's first view). */
+  async pageNamed(query: CatalogQuery, offset: number, limit: number): Promise<ListSessionPageResponse> {
+    const res = this.page(query, offset, limit);
+    if (this.people && res.sessions.some((s) => s.fileHandoff)) nameFileParties(res.sessions, await this.people());
+    return res;
   }
 
   private heartbeatOf<T>(make: (hb: ReturnType<typeof heartbeat>) => T): T {
