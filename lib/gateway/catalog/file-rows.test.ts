@@ -231,6 +231,33 @@ describe("FileRowWriter", () => {
     }
   });
 
+  it("a directory of 2,000 files is written in batched transactions (per 50 ms, at most 500 rows), and paged by the catalog", async () => {
+    const now = new Date().toISOString();
+    await Promise.all(
+      Array.from({ length: 2_000 }, (_, i) => {
+        const id = `bulk-${String(i).padStart(5, "0")}`;
+        return writeFile(path.join(dir, `${id}.json`), JSON.stringify({ task_id: id, from_agent: `agent://a${i % 7}`, to_agent: "", status: "offered", description: `bulk ${i}`, context: {}, created_at: now, updated_at: now }));
+      }),
+    );
+    const catalog = openCatalog();
+    const hub = startHub();
+    const t0 = Date.now();
+    const { writer, versions } = follow(catalog, hub);
+    await writer.ready;
+    const ms = Date.now() - t0;
+    expect(catalog.fileCount()).toBe(2_000);
+    // One transaction per 50 ms window or 500 rows, not one per file.
+    expect(versions.length).toBeGreaterThanOrEqual(4);
+    expect(versions.length).toBeLessThanOrEqual(Math.ceil(ms / 50) + 2_000 / 500 + 2);
+    expect(versions.length).toBeLessThan(2_000 / 5);
+    const last = catalog.page(q({ mode: MODE_KEYS.file, sort: "intent", ascending: true }), 1_990, 50);
+    expect(last.total).toBe(2_000);
+    expect(last.rows).toHaveLength(10);
+    expect(catalog.page(q({ text: "bulk-01999" }), 0, 5).rows.map((r) => r.metadata?.contextId)).toEqual(["bulk-01999"]);
+    // Generous: the first scan reads and records every file too.
+    expect(ms).toBeLessThan(60_000);
+  }, 90_000);
+
   it("keeps file rows when the runtime's rows are reset, and removes them all when no directory is watched", async () => {
     await writeHandoff("stays");
     const catalog = openCatalog();
