@@ -55,7 +55,7 @@ export function fileFromLabel(f: { fromAgent: string; fromName: string }): strin
   return f.fromName || f.fromAgent;
 }
 
-/** A file row's to_agent as shown: the person's name, else the agent id; "anyone" when empty. */
-export function fileToLabel(f: { toAgent: string; toName: string }): string {
-  return f.toName || f.toAgent || "anyone";
+/** A file row's to_agent as shown: the person's name, else the agent id; "anyone" when a valid offer leaves it empty. */
+export function fileToLabel(f: { toAgent: string; toName: string; valid: boolean; status: string }): string {
+  return f.toName || f.toAgent || (f.valid && f.status !== "" ? "anyone" : "");
 }
