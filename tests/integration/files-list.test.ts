@@ -88,15 +88,25 @@ describe("v0.1 file handoffs in the session list", () => {
     })();
     await until("the first notice", async () => (notices.length > 0 ? true : undefined));
 
-    const taskId = uuid();
-    const rowId = `v0.1:${key}/${taskId}.json`;
-    const written = Date.now();
-    pythonWrites(`${taskId}.json`, offer(taskId));
-    const notice = await until("a change notice naming the file", async () => notices.find((n) => n.ids.includes(rowId)));
-    // Within about a second of the write (the watcher, the catalog write and the list's 250 ms coalescing).
-    expect(notice.at - written).toBeLessThan(2_000);
+    // Ten files, one after the other: each is announced to the open list within about a second
+    // of its write (the watcher, the 50 ms catalog batch and the list's 250 ms coalescing).
+    const delays: number[] = [];
+    let taskId = "";
+    let rowId = "";
+    for (let i = 0; i < 10; i++) {
+      taskId = uuid();
+      rowId = `v0.1:${key}/${taskId}.json`;
+      const written = Date.now();
+      pythonWrites(`${taskId}.json`, offer(taskId));
+      const notice = await until("a change notice naming the file", async () => notices.find((n) => n.ids.includes(rowId)));
+      delays.push(notice.at - written);
+    }
     ac.abort();
     await stream;
+    delays.sort((a, b) => a - b);
+    console.log(`file written → list change notice: p50 ${delays[4]} ms, max ${delays[9]} ms`);
+    // Generous (two shared cores); the figure above is what the README reports.
+    expect(delays[9]).toBeLessThan(2_000);
 
     const byMode = await list.listSessionPage({ query: { mode: "file" }, limit: 100 });
     const row = byMode.sessions.find((s) => idOf(s) === rowId);

@@ -3,7 +3,7 @@
 // are written, updated and removed as files change; the list's mode filter,
 // search and "waiting on" find them; runtime resets keep them; rows of files
 // removed (or directories unwatched) while the console was stopped go.
-import { mkdtemp, rename, rm, unlink, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rename, rm, symlink, unlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -144,7 +144,7 @@ describe("FileRowWriter", () => {
     expect(catalog.fileCount()).toBe(1);
   });
 
-  it("shows an invalid file as invalid with its reason, and never changes the file", async () => {
+  it("shows invalid and hostile files as invalid rows with the reason, and never changes them", async () => {
     const catalog = openCatalog();
     const hub = startHub();
     const { writer } = follow(catalog, hub);
@@ -160,6 +160,34 @@ describe("FileRowWriter", () => {
     expect(row?.nextActors).toEqual([]);
     // Searchable by name, listed under the file mode.
     expect(catalog.page(q({ text: "broken" }), 0, 10).rows.map((r) => r.metadata?.sessionId)).toEqual([id]);
+
+    // Hostile files: 10 MB, a link out of the directory, a name that is not the task_id, an illegal step.
+    const outside = path.join(data, "secret.json");
+    await writeFile(outside, "{}");
+    await symlink(outside, path.join(dir, "leak.json"));
+    const big = Buffer.alloc(10 * 1024 * 1024, 0x20);
+    await writeFile(path.join(dir, "big.json"), big);
+    await writeHandoff("other-id");
+    await rename(path.join(dir, "other-id.json"), path.join(dir, "wrong-name.json"));
+    await writeHandoff("stepper", { status: "completed", to_agent: "agent://x" });
+    const stepper = fileRowId(dirKeyOf(dir), "stepper.json");
+    await until(() => catalog.get(stepper)?.summary.fileHandoff?.status === "completed");
+    await writeHandoff("stepper", { status: "offered" });
+    const problems: Record<string, RegExp> = {
+      "leak.json": /outside the handoff directory/,
+      "big.json": /over the \d+-byte limit/,
+      "wrong-name.json": /does not match its task_id/,
+      "stepper.json": /completed/,
+    };
+    for (const [name, problem] of Object.entries(problems)) {
+      const rid = fileRowId(dirKeyOf(dir), name);
+      await until(() => catalog.get(rid)?.summary.fileHandoff?.valid === false);
+      const f = catalog.get(rid)?.summary.fileHandoff;
+      expect(f?.problem, name).toMatch(problem);
+      expect(catalog.get(rid)?.summary.scope, name).toBe(f?.problem);
+    }
+    expect((await readFile(path.join(dir, "big.json"))).equals(big)).toBe(true);
+    expect(await readFile(outside, "utf8")).toBe("{}");
   });
 
   it("is found by the mode filter, by search over task id, description and agents, and by waiting on", async () => {
