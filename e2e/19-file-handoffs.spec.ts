@@ -10,6 +10,8 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "@playwright/test";
+import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
+import { Agent, newSessionId } from "./support/agent";
 import { expect, test } from "./support/fixtures";
 import { signedInAs } from "./support/session-ui";
 import { expectNoAxeViolations, shoot, uniqueSuffix, watchErrors } from "./support/ui";
@@ -192,6 +194,97 @@ for (const scheme of ["light", "dark"] as const) {
         await shoot(page, `files-handoff-${suffix}`, true);
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
         await expectNoAxeViolations(page, `file handoff (${suffix})`);
+      }
+      expect(errors).toEqual([]);
+    } finally {
+      await bob.context.close();
+    }
+  });
+}
+
+test("a v0.1 agent's offer appears live in the main session list with its mode label and pill; the mode filter and search find it; the row opens its page", async ({ browser }) => {
+  const tag = uniqueSuffix();
+  const description = `Drain the EU queue ${tag}`;
+  const bob = await signedInAs(browser, "bob");
+  const page = bob.page;
+  const errors = watchErrors(page);
+  try {
+    // The list is open (and live) before the agent writes anything.
+    await page.goto("/");
+    await settle(page);
+    const taskId = agent("offer", handoffDir(), description, "--from", "agent://planner", "--context", "ticket=OPS-77");
+    const row = page.locator(`[data-row-id$="/${taskId}.json"]`);
+    await expect(row).toBeVisible();
+    await expect(row).toContainText(description);
+    await expect(row).toContainText("v0.1 file");
+    await expect(row.locator('[data-badge="Offered"]')).toBeVisible();
+    await expect(row.getByTestId("row-waiting-on")).toHaveText("anyone");
+
+    // The mode filter is in the URL and keeps it; MACP-only modes do not list it.
+    await page.getByTestId("filter-mode").selectOption("file");
+    await expect(page).toHaveURL(/[?&]mode=file(&|$)/);
+    await expect(row).toBeVisible();
+    await page.getByTestId("filter-mode").selectOption("task");
+    await expect(page).toHaveURL(/[?&]mode=task(&|$)/);
+    await expect(row).toHaveCount(0);
+
+    // Search by part of the task id finds it, from a deep link too.
+    await page.goto(`/?q=${taskId.slice(0, 13)}`);
+    await expect(row).toBeVisible();
+    await expect(page.locator("[data-row-id]")).toHaveCount(1);
+
+    // A status change is followed live (the agent accepts as someone else, then completes).
+    agent("accept", handoffDir(), taskId, "--agent", "agent://oncall");
+    await expect(row.locator('[data-badge="Accepted"]')).toBeVisible();
+    await expect(row.getByTestId("row-waiting-on")).toHaveText("agent://oncall");
+
+    // An offer to Bob names him (a person), and waits on him: "Waiting on me" lists it.
+    const me = (await (await page.request.get("/auth/whoami")).json()) as { participantId: string };
+    const forBob = agent("offer", handoffDir(), `Check the EU failover ${tag}`, "--from", "agent://planner", "--to", me.participantId);
+    const bobRow = page.locator(`[data-row-id$="/${forBob}.json"]`);
+    await page.goto(`/?q=${tag}&waiting=${encodeURIComponent(me.participantId)}`);
+    await expect(bobRow).toBeVisible();
+    await expect(bobRow).toContainText("Bob Ito");
+    await expect(row).toHaveCount(0);
+    await page.goto(`/?q=${taskId.slice(0, 13)}`);
+
+    // The row opens the handoff's page.
+    await row.click();
+    await expect(page).toHaveURL(new RegExp(`/files/[0-9a-f]{12}/${taskId}$`));
+    await expect(page.getByTestId("file-handoff")).toHaveAttribute("data-status", "accepted");
+    expect(errors).toEqual([]);
+  } finally {
+    await bob.context.close();
+  }
+});
+
+for (const scheme of ["light", "dark"] as const) {
+  test(`the session list with v0.1 file rows renders well in ${scheme} mode (1440 and 390 px) and passes axe`, async ({ browser }) => {
+    const tag = uniqueSuffix();
+    // MACP sessions and v0.1 files side by side.
+    const planner = new Agent("agent://planner");
+    const oncall = new Agent(`agent://oncall-${tag}`);
+    const handoff = newSessionId();
+    await planner.start(handoff, HANDOFF_MODE, `Hand over the pager ${tag}`, [planner.id, oncall.id]);
+    await planner.offer(handoff, "h1", oncall.id, "pager", "night shift");
+    await planner.start(newSessionId(), TASK_MODE, `Patch the staging hosts ${tag}`, [planner.id, oncall.id]);
+    agent("offer", handoffDir(), `Rotate the staging keys ${tag}`, "--from", "agent://planner");
+    fs.writeFileSync(path.join(handoffDir(), `broken-${tag}.json`), '{"task_id": "');
+    const bob = await signedInAs(browser, "bob");
+    const page = bob.page;
+    const errors = watchErrors(page);
+    try {
+      await page.emulateMedia({ colorScheme: scheme, reducedMotion: "reduce" });
+      for (const width of [1440, 390]) {
+        await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+        const suffix = width === 390 ? `${scheme}-390` : scheme;
+        await page.goto(`/?q=${tag}`);
+        await expect(page.locator(`[data-row-id$="/broken-${tag}.json"] [data-badge="Invalid"]`)).toBeVisible();
+        await expect(page.locator("[data-row-id]")).toHaveCount(4);
+        await settle(page);
+        await shoot(page, `sessions-list-files-${suffix}`);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+        await expectNoAxeViolations(page, `/ with file rows (${suffix})`);
       }
       expect(errors).toEqual([]);
     } finally {

@@ -11,10 +11,11 @@ import {
   DEFAULT_LIST_QUERY,
   SORT_KEYS,
   type ListQuery,
-  type ModeFilter,
+  isModeFilter,
   type SortKey,
 } from "@/lib/client/list-query";
 import { isPhase } from "@/lib/client/labels";
+import { V01_MODE_LABEL } from "@/lib/client/file-pill";
 import { useWhoAmI } from "@/lib/client/use-whoami";
 import { offersWaitingOnMe } from "@/lib/client/list-query";
 import { formatDuration } from "@/lib/client/format";
@@ -94,7 +95,7 @@ export const SessionFilters = memo(function SessionFilters({
   // Only people who can be asked to act are offered it (a viewer never is); a link naming someone keeps its toggle to turn it off.
   const mine = offersWaitingOnMe(me) ? (me?.participantId ?? "") : "";
   const waitingLabel = query.waiting === "" || query.waiting === mine ? "Waiting on me" : `Waiting on ${query.waiting}`;
-  const onMode = (v: string): void => setQuery({ mode: v === "handoff" || v === "task" ? (v as ModeFilter) : undefined });
+  const onMode = (v: string): void => setQuery({ mode: isModeFilter(v) ? v : undefined });
   const onState = (v: string): void => setQuery({ state: (STATE_KEYS as string[]).includes(v) ? (v as StateKey) : undefined });
   const onPhase = (v: string): void => setQuery({ phase: isPhase(v) ? v : undefined });
   const onSort = (v: string): void => {
@@ -215,6 +216,7 @@ export const SessionFilters = memo(function SessionFilters({
             <option value="">All modes</option>
             <option value="handoff">Handoff</option>
             <option value="task">Task</option>
+            <option value="file">{V01_MODE_LABEL}</option>
           </select>
         </label>
         <label className="flex flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">

@@ -18,6 +18,7 @@ import { useNowWhen } from "@/lib/client/use-now";
 import { useNow } from "@/lib/client/use-now";
 import { useUiStore } from "@/lib/client/ui-store";
 import { Badge } from "@/components/Badge";
+import { fileRowHref, fileRowPill, fileToLabel } from "@/lib/client/file-pill";
 import { FastLink } from "@/components/FastLink";
 import { Icon } from "@/components/Icon";
 import { ActorName } from "@/components/session/ActorLabelView";
@@ -105,9 +106,11 @@ export const SessionRow = memo(function SessionRow({
   const stuckMs = since !== undefined && now > 0 && now - since >= stuckAfterMs ? now - since : undefined;
   const people = rowPeople(summary);
   const waiting = summary.waitingOn;
+  // A v0.1 file handoff (not an MACP session): its own pill and page.
+  const file = summary.fileHandoff;
   return (
     <FastLink
-      href={`/sessions/${encodeURIComponent(id)}`}
+      href={file ? fileRowHref(file) : `/sessions/${encodeURIComponent(id)}`}
       data-row
       data-row-id={id}
       data-phase={summary.phase}
@@ -127,7 +130,7 @@ export const SessionRow = memo(function SessionRow({
       )}
     >
       <span className="flex flex-wrap items-center gap-x-2 gap-y-1 lg:flex-col lg:items-start lg:gap-y-0.5">
-        <Badge info={statusBadge(facts)} kind="Status" />
+        {file ? <Badge info={fileRowPill(file)} kind="Status" /> : <Badge info={statusBadge(facts)} kind="Status" />}
         {stuckMs !== undefined ? (
           <span
             className="inline-flex items-center gap-1 text-xs font-semibold text-amber-900 dark:text-amber-200"
@@ -165,13 +168,18 @@ export const SessionRow = memo(function SessionRow({
               →
             </span>
             <span className="sr-only"> to </span>
-            {people.to ? <ActorName id={people.to} directory={directory} /> : <span className="text-slate-600 dark:text-slate-400">nobody yet</span>}
+            {people.to ? <ActorName id={people.to} directory={directory} /> : <span className="text-slate-600 dark:text-slate-400">{file ? fileToLabel(file) : "nobody yet"}</span>}
           </span>
         </Cell>
         {/* On a card, nobody to wait on is said by leaving the line out. */}
         <Cell label="Waiting on" className={clsx("min-w-0 items-center gap-1 lg:flex", waiting.length > 0 ? "flex" : "hidden")}>
           <span className="inline-flex min-w-0 items-center gap-x-2" data-testid="row-waiting-on">
-            {waiting.length > 0 ? waiting.map((w) => <ActorName key={w} id={w} directory={directory} />) : "—"}
+            {waiting.length > 0
+              ? waiting.map((w) =>
+                  // "*": a v0.1 file offered to anyone.
+                  w === "*" ? <span key={w}>anyone</span> : <ActorName key={w} id={w} directory={directory} />,
+                )
+              : "—"}
           </span>
         </Cell>
       </span>

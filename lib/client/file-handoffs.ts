@@ -4,36 +4,10 @@
 // "someone else changed it: reload", never a silent overwrite).
 
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { BadgeInfo } from "@/lib/client/labels";
 import { outcomeOfError, type ActionOutcome } from "@/lib/client/action-attempt";
 
-export const FILE_STATUSES = ["offered", "accepted", "completed", "failed", "rejected"] as const;
-export type FileStatus = (typeof FILE_STATUSES)[number];
-
-export function isFileStatus(value: unknown): value is FileStatus {
-  return typeof value === "string" && (FILE_STATUSES as readonly string[]).includes(value);
-}
-
-export const FILE_STATUS_INFO: Readonly<Record<FileStatus, BadgeInfo>> = Object.freeze({
-  offered: { label: "Offered", tone: "info", icon: "send", hint: "Waiting for someone to accept it (v0.1 status offered)" },
-  accepted: { label: "Accepted", tone: "progress", icon: "play", hint: "Someone accepted it and is working on it (v0.1 status accepted)" },
-  completed: { label: "Completed", tone: "success", icon: "check-circle", hint: "Done (v0.1 status completed; final)" },
-  failed: { label: "Failed", tone: "danger", icon: "alert", hint: "Whoever took it could not finish it; it can be offered again (v0.1 status failed)" },
-  rejected: { label: "Rejected", tone: "warning", icon: "x", hint: "Turned down (v0.1 status rejected; final)" },
-});
-
-export const INVALID_INFO: BadgeInfo = { label: "Invalid", tone: "danger", icon: "ban", hint: "Not a valid v0.1 handoff: Baton shows it and leaves it alone" };
-export const REMOVED_INFO: BadgeInfo = { label: "Removed", tone: "muted", icon: "circle-dashed", hint: "The file was removed from the directory" };
-
-/** The pill for a row: invalid and removed files first, else the v0.1 status. */
-export function fileBadge(h: { present: boolean; valid: boolean; status: string }): BadgeInfo {
-  if (!h.present) return REMOVED_INFO;
-  if (!h.valid) return INVALID_INFO;
-  return isFileStatus(h.status) ? FILE_STATUS_INFO[h.status] : INVALID_INFO;
-}
-
-/** The mode label shown beside MACP's "Handoff" / "Task". */
-export const V01_MODE_LABEL = "v0.1 file";
+export { FILE_STATUSES, FILE_STATUS_INFO, INVALID_INFO, REMOVED_INFO, V01_MODE_LABEL, fileBadge, fileHref, isFileStatus, type FileStatus } from "@/lib/client/file-pill";
+import { isFileStatus, type FileStatus } from "@/lib/client/file-pill";
 
 /** How one timeline entry moved the status, in words. */
 export function stepSentence(e: { kind: string; valid: boolean; status: string; previousStatus: string; step: string; problem: string }): string {
@@ -59,11 +33,6 @@ export const STEP_LABEL: Readonly<Record<string, string>> = Object.freeze({ firs
 
 function cap(s: string): string {
   return s ? s.charAt(0).toUpperCase() + s.slice(1) : "Unknown";
-}
-
-/** The page of one handoff. */
-export function fileHref(dirKey: string, taskId: string): string {
-  return `/files/${encodeURIComponent(dirKey)}/${encodeURIComponent(taskId)}`;
 }
 
 export interface FileListFilter {

@@ -148,6 +148,7 @@ describe("small formatters", () => {
   it("labels modes and phases", () => {
     expect(modeLabel("macp.mode.handoff.v1")).toBe("Handoff");
     expect(modeLabel("macp.mode.task.v1")).toBe("Task");
+    expect(modeLabel("v0.1.file")).toBe("v0.1 file");
     expect(modeLabel("ext.multi_round.v1")).toBe("ext.multi_round.v1");
     expect(modeLabel("")).toBe("—");
     expect(humanizePhase("OfferPending")).toBe("Offer pending");

@@ -196,6 +196,8 @@ export function formatBytes(n: number): string {
 
 /** Short label for a mode id: "macp.mode.handoff.v1" → "Handoff". */
 export function modeLabel(mode: string): string {
+  // v0.1 file handoffs in the session list (FILE_HANDOFF_MODE; the label of lib/client/file-handoffs.ts V01_MODE_LABEL).
+  if (mode === "v0.1.file") return "v0.1 file";
   const m = /^macp\.mode\.([a-z_]+)\.v\d+$/.exec(mode);
   if (!m || !m[1]) return mode || "—";
   const name = m[1].replace(/_/g, " ");

@@ -24,6 +24,14 @@ describe("parseListQuery / serializeListQuery", () => {
     const q = parseListQuery(P("mode=quorum&state=weird&phase=__proto__&sort=evil&dir=sideways"));
     expect(q).toEqual(DEFAULT_LIST_QUERY);
     expect(parseListQuery(P("phase=constructor")).phase).toBeUndefined();
+    expect(parseListQuery(P("mode=__proto__")).mode).toBeUndefined();
+  });
+
+  it("takes v0.1 file handoffs as a mode (?mode=file), sent to the catalog as such", () => {
+    const q = parseListQuery(P("mode=file&q=3f2a"));
+    expect(q.mode).toBe("file");
+    expect(serializeListQuery(q)).toBe("?mode=file&q=3f2a");
+    expect(toSessionListQuery(q).mode).toBe("file");
   });
 
   it("cleans free text", () => {

@@ -5,13 +5,18 @@
 // toSessionListQuery maps the URL's query to the RPC's.
 
 import type { SessionSummary } from "@/lib/gen/baton/v1/console_pb";
-import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
+import { FILE_HANDOFF_MODE, HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import type { SessionPhase } from "@/lib/macp/projections/session";
 import { isPhase, PHASE_INFO, STATE_INFO, STATE_KEYS, stateKeyOf, type StateKey } from "@/lib/client/labels";
 import { roleAtLeast, type Role } from "@/lib/authz/roles";
 
-export const MODE_FILTERS = { handoff: HANDOFF_MODE, task: TASK_MODE } as const;
+/** `?mode=` values; "file": v0.1 file handoffs of the watched directories (not an MACP mode). */
+export const MODE_FILTERS = { handoff: HANDOFF_MODE, task: TASK_MODE, file: FILE_HANDOFF_MODE } as const;
 export type ModeFilter = keyof typeof MODE_FILTERS;
+
+export function isModeFilter(v: string | null): v is ModeFilter {
+  return v !== null && Object.prototype.hasOwnProperty.call(MODE_FILTERS, v);
+}
 
 export const SORT_KEYS = ["activity", "started", "ttl", "intent", "phase", "state", "mode", "owner", "target"] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
@@ -53,7 +58,7 @@ function cleanText(value: string | null): string {
 export function parseListQuery(params: ParamsLike): ListQuery {
   const q: ListQuery = { ...DEFAULT_LIST_QUERY };
   const mode = params.get("mode");
-  if (mode === "handoff" || mode === "task") q.mode = mode;
+  if (isModeFilter(mode)) q.mode = mode;
   const state = params.get("state");
   if (state && (STATE_KEYS as string[]).includes(state)) q.state = state as StateKey;
   const phase = params.get("phase");
@@ -140,12 +145,18 @@ function participantsOf(s: SessionSummary): string[] {
   return [...(m?.participants ?? []), m?.initiator ?? "", s.currentOwner, s.currentTarget].filter((x) => x !== "");
 }
 
+/** Whether a row waits on `id`: named, or a v0.1 file offered to anyone by someone else. */
+function waitsOn(s: SessionSummary, id: string): boolean {
+  if (s.waitingOn.includes(id)) return true;
+  return s.waitingOn.includes("*") && s.fileHandoff !== undefined && s.fileHandoff.fromAgent !== id;
+}
+
 export function matchesQuery(s: SessionSummary, q: ListQuery): boolean {
   const m = s.metadata;
   if (q.mode && m?.mode !== MODE_FILTERS[q.mode]) return false;
   if (q.state && stateKeyOf(m?.state) !== q.state) return false;
   if (q.phase && s.phase !== q.phase) return false;
-  if (q.waiting && !s.waitingOn.includes(q.waiting)) return false;
+  if (q.waiting && !waitsOn(s, q.waiting)) return false;
   if (q.participant) {
     const needle = lower(q.participant);
     if (!participantsOf(s).some((p) => lower(p).includes(needle))) return false;

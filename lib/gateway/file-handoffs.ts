@@ -25,6 +25,7 @@ import {
   type HandoffSummary,
   type Snapshot,
 } from "@/lib/handoff-files";
+import type { FileRowSource } from "./catalog/file-rows";
 import { silentLogger, type GatewayLogger } from "./logger";
 
 export interface FileHandoffsOptions {
@@ -140,6 +141,32 @@ export class FileHandoffs {
 
   private onChange(c: HandoffChange): void {
     this.notify(c.dir, c.name);
+  }
+
+  /**
+   * Every recorded change, as (directory, file name), after the history store
+   * has it: the watcher's and Baton's own writes (recordSnapshot). The
+   * catalog's file rows follow these (lib/gateway/catalog/file-rows.ts).
+   */
+  subscribe(listener: (dir: string, name: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  /** What the catalog's file rows are written from (Gateway.followFileHandoffs). */
+  rowSource(): FileRowSource {
+    return {
+      find: (dir, name) => this.history.find(dir, name),
+      toProto: (s) => this.toProto(s),
+      keyOf: (dir) => this.keyOf(dir),
+      onChange: (listener) => this.subscribe(listener),
+      ready: this.ready,
+    };
+  }
+
+  /** The key of a watched directory, by its path. */
+  keyOf(dir: string): string | undefined {
+    return this.byPath.get(dir)?.key;
   }
 
   private notify(dir: string, name: string): void {

@@ -4,6 +4,7 @@
 // behind GetGatewayStats. The Connect routes (routes.ts) are a thin layer over
 // this object.
 import { CatalogFeeder } from "./catalog/feeder";
+import { FileRowWriter, type FileRowSource, type PeopleNames } from "./catalog/file-rows";
 import { ListService } from "./catalog/list-service";
 import { SqliteCatalog } from "./catalog/sqlite";
 import type { CatalogStore } from "./catalog/store";
@@ -31,6 +32,8 @@ export interface GatewayOptions {
   streamBufferBytes?: number;
   /** SubscribeSession: a browser that reads nothing this long with a full buffer is cut off. Default 60 s. */
   streamStallMs?: number;
+  /** The console's people by participant id (v0.1 file rows of the list name them). */
+  people?: () => Promise<PeopleNames>;
   /** Shown in GetGatewayStats; defaults to the runtime client's address. */
   runtimeAddress?: string;
   /** The list's stuck threshold (BATON_STUCK_AFTER_MINUTES). Default 15 min. */
@@ -54,6 +57,7 @@ export class Gateway {
   readonly streamDeps: SessionStreamDeps;
   private browser = 0;
   private closed = false;
+  private fileRows: FileRowWriter | null = null;
   private readonly runtimeAddress: string;
 
   constructor(options: GatewayOptions) {
@@ -71,6 +75,7 @@ export class Gateway {
       ...(options.flushMs !== undefined ? { coalesceMs: options.flushMs } : {}),
       ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
       ...(options.stuckAfterMs !== undefined ? { stuckAfterMs: options.stuckAfterMs } : {}),
+      ...(options.people ? { people: options.people } : {}),
     });
     this.caps = new StreamCaps(options.maxStreamsPerPerson ?? DEFAULT_MAX_STREAMS_PER_PERSON);
     this.streamDeps = {
@@ -121,10 +126,21 @@ export class Gateway {
     };
   }
 
+  /**
+   * Keep the catalog's v0.1 file rows in step with the watched directories
+   * (BATON_HANDOFF_DIRS), so the session list shows them beside the sessions.
+   */
+  followFileHandoffs(source: FileRowSource): FileRowWriter {
+    if (this.fileRows) return this.fileRows;
+    this.fileRows = new FileRowWriter({ store: this.catalog, source, written: (v) => this.feeder.announce(v), logger: this.logger });
+    return this.fileRows;
+  }
+
   /** Stop every stream and close the runtime connection and the catalog. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.fileRows?.close();
     this.feeder.close();
     this.runtime.close();
     this.catalog.close();

@@ -55,7 +55,7 @@ export function consoleRoutes(gateway: Gateway, options: ConsoleRoutesOptions = 
         await guard(ctx);
         const query = parseListQuery(req.query);
         const { offset, limit } = parsePage(req.offset, req.limit);
-        return gateway.list.page(query, offset, limit);
+        return gateway.list.pageNamed(query, offset, limit);
       },
 
       async *watchSessionChanges(req, ctx) {

@@ -62,12 +62,17 @@ const NETWORK_FS = new Set<number>([
   0x786f4256, // VirtualBox shared folders
 ]);
 
+/** Whether a statfs filesystem type (Linux magic number) is a network or FUSE filesystem. */
+export function isNetworkFsType(type: number | bigint): boolean {
+  return NETWORK_FS.has(Number(type) >>> 0);
+}
+
 /** Whether `dir` is on a network filesystem (Linux statfs magic), as far as can be told. */
 export async function isNetworkFilesystem(dir: string): Promise<boolean> {
   if (process.platform !== "linux") return false;
   try {
     const st = await statfs(dir);
-    return NETWORK_FS.has(Number(st.type) >>> 0);
+    return isNetworkFsType(st.type);
   } catch {
     return false;
   }

@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HandoffDirectory } from "./directory";
 import { SqliteHistoryStore } from "./history-sqlite";
-import { HandoffWatcher, isNetworkFilesystem, type HandoffChange, type WatcherOptions } from "./watch";
+import { HandoffWatcher, isNetworkFilesystem, isNetworkFsType, type HandoffChange, type WatcherOptions } from "./watch";
 
 let root: string;
 let dir: string;
@@ -122,6 +122,14 @@ describe("directories and history", () => {
     await until("late added", find(changes, (c) => c.taskId === "late"));
     expect(w.status()[0]?.mode).toBe("watch"); // a local filesystem: notifications
     expect(await isNetworkFilesystem(dir)).toBe(false);
+  });
+
+  it("auto mode polls on network and FUSE filesystems (statfs magic), and watches local ones", () => {
+    for (const nfs of [0x6969, 0xff534d42, 0xfe534d42, 0x65735546, 0x01021997, BigInt(0x6969)]) expect(isNetworkFsType(nfs)).toBe(true);
+    // ext4, xfs, btrfs, tmpfs, overlayfs
+    for (const local of [0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630]) expect(isNetworkFsType(local)).toBe(false);
+    // statfs can report the magic as a negative 32-bit number.
+    expect(isNetworkFsType(0xff534d42 | 0)).toBe(true);
   });
 
   it("after a restart records only what changed while it was stopped, with the step from the last run", async () => {

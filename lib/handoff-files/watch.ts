@@ -9,7 +9,7 @@ import { DirWatch } from "./dir-watch";
 import type { HandoffHistoryStore } from "./history";
 import type { ChangeListener, DirectoryStatus, HandoffChange, WatcherOptions } from "./watch-types";
 
-export { isNetworkFilesystem } from "./dir-watch";
+export { isNetworkFilesystem, isNetworkFsType } from "./dir-watch";
 export type { ChangeListener, DirectoryStatus, HandoffChange, WatcherOptions } from "./watch-types";
 
 export class HandoffWatcher {

@@ -17,6 +17,13 @@ export const DECISION_MODE = "macp.mode.decision.v1";
 export const PROPOSAL_MODE = "macp.mode.proposal.v1";
 export const QUORUM_MODE = "macp.mode.quorum.v1";
 
+/**
+ * Not an MACP mode: the mode value of v0.1 file handoffs in the console's
+ * session list (lib/gateway/catalog/file-rows.ts), so they sort, filter
+ * (`?mode=file`) and search beside the sessions. Never sent to a runtime.
+ */
+export const FILE_HANDOFF_MODE = "v0.1.file";
+
 /** Modes Baton's runtime implements. */
 export const IMPLEMENTED_MODES = [HANDOFF_MODE, TASK_MODE] as const;
 export type ImplementedMode = (typeof IMPLEMENTED_MODES)[number];

@@ -207,7 +207,8 @@ export class Notifier {
     const now = Date.now();
     for (const id of c.ids) {
       const row = catalog.get(id);
-      if (!row?.summary.metadata) continue;
+      // v0.1 file rows are not MACP sessions: webhooks are about sessions.
+      if (!row?.summary.metadata || row.kind === "file") continue;
       const before = this.store.state(id);
       if (before?.closed) continue;
       const after = snapshotOf(row.summary);
@@ -252,7 +253,7 @@ export class Notifier {
       const now = Date.now();
       for (const id of c.ids) {
         const row = catalog.get(id);
-        if (!row?.summary.metadata) continue;
+        if (!row?.summary.metadata || row.kind === "file") continue;
         const snap = snapshotOf(row.summary);
         const closed = isClosed(snap.state);
         if (closed && Number(row.summary.lastActivityUnixMs) < now - CLOSED_TTL_MS) continue;

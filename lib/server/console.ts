@@ -17,6 +17,7 @@ import type { FileHandoffs } from "@/lib/gateway/file-handoffs";
 import { fileRoutes } from "@/lib/gateway/file-routes";
 import { ActionGateway } from "@/lib/gateway/actions";
 import { parseListQuery as parseCatalogQuery } from "@/lib/gateway/catalog/query";
+import { removeFileRows } from "@/lib/gateway/catalog/file-rows";
 import { SqliteCatalog } from "@/lib/gateway/catalog/sqlite";
 import { createGateway, type Gateway } from "@/lib/gateway/gateway";
 import type { UserAuthMode } from "@/lib/gateway/identity";
@@ -226,7 +227,21 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     streamStallMs: config.streamStallMs,
     stuckAfterMs: config.stuckAfterMs,
     runtimeAddress: embedded ? embedded.address : config.runtime.kind === "external" ? config.runtime.url : client.address,
+    ...(auth
+      ? {
+          people: async () => {
+            const names = new Map((await auth.accounts.directory.users()).map((u) => [u.participantId, u.displayName]));
+            return (id: string) => names.get(id);
+          },
+        }
+      : {}),
   });
+  // v0.1 file handoffs are rows of the session list too (written as the watcher records changes).
+  if (fileHandoffs.files) gateway.followFileHandoffs(fileHandoffs.files.rowSource());
+  else if (catalog.fileCount() > 0) {
+    logger.info({ rows: catalog.fileCount() }, "no v0.1 handoff directories are watched any more: their rows leave the session list");
+    removeFileRows(catalog);
+  }
   let actions: ActionGateway | null = null;
   let demo: DemoService | null = null;
   let oidc: OidcLogin | null = null;
@@ -323,7 +338,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       try {
         // The same validation and read as ListSessionPage (lib/gateway/routes.ts).
         const read = (fields: MessageInitShape<typeof SessionListQuerySchema>, rows: number) => gateway.list.page(parseCatalogQuery(create(SessionListQuerySchema, fields)), 0, rows);
-        const page = read(query, limit);
+        const page = await gateway.list.pageNamed(parseCatalogQuery(create(SessionListQuerySchema, query)), 0, limit);
         return { kind: "ready", page, allCount: read({}, 1).total, openCount: read({ state: "open" }, 1).total };
       } catch (e) {
         return { kind: "unavailable", detail: e instanceof Error ? e.message : String(e) };

@@ -234,6 +234,41 @@ describe("FileHandoffService", () => {
     expect(await readFile(path.join(dir, `${broken}.json`), "utf8")).toBe(before);
   });
 
+  it("people turn down, mark failed and offer again from the console; each step is in the file and the timeline", async () => {
+    const alice = await signedIn(tc, "alice");
+    const bob = await signedIn(tc, "bob");
+    const onDisk = async (id: string) => JSON.parse(await readFile(path.join(dir, `${id}.json`), "utf8")) as Record<string, unknown>;
+
+    // Alice offers to Bob; Bob turns it down, with a reason.
+    const declined = await files(alice).offerFileHandoff({ dirKey: key, description: "Shadow the night shift", toAgent: "human:bob", messageId: uuid() });
+    const d = declined.handoff;
+    const rejected = await files(bob).actOnFileHandoff({ dirKey: key, taskId: d?.taskId ?? "", action: FileHandoffAction.REJECT, expectHash: d?.hash ?? "", context: { reason: "on leave" } });
+    expect(rejected.handoff?.status).toBe("rejected");
+    expect(await onDisk(d?.taskId ?? "")).toMatchObject({ status: "rejected", from_agent: "human:alice", to_agent: "human:bob", context: { reason: "on leave" } });
+
+    // Alice offers to anyone; Bob takes it and cannot finish it; Alice, who offered it, offers it again to Carol.
+    const offered = await files(alice).offerFileHandoff({ dirKey: key, description: "Restore the staging database", messageId: uuid() });
+    const id = offered.handoff?.taskId ?? "";
+    const accepted = await files(bob).actOnFileHandoff({ dirKey: key, taskId: id, action: FileHandoffAction.ACCEPT, expectHash: offered.handoff?.hash ?? "" });
+    const notHis = await codeOf(files(bob).actOnFileHandoff({ dirKey: key, taskId: id, action: FileHandoffAction.REOFFER, expectHash: accepted.handoff?.hash ?? "" }));
+    expect(notHis.code).toBe(Code.PermissionDenied);
+    const failed = await files(bob).actOnFileHandoff({ dirKey: key, taskId: id, action: FileHandoffAction.FAIL, expectHash: accepted.handoff?.hash ?? "", context: { error: "backup corrupt" } });
+    expect(failed.handoff?.status).toBe("failed");
+    expect(await onDisk(id)).toMatchObject({ status: "failed", to_agent: "human:bob", context: { error: "backup corrupt" } });
+    const bobAgain = await codeOf(files(bob).actOnFileHandoff({ dirKey: key, taskId: id, action: FileHandoffAction.REOFFER, expectHash: failed.handoff?.hash ?? "" }));
+    expect(bobAgain.code).toBe(Code.PermissionDenied);
+    const again = await files(alice).actOnFileHandoff({ dirKey: key, taskId: id, action: FileHandoffAction.REOFFER, expectHash: failed.handoff?.hash ?? "", toAgent: "human:carol" });
+    expect(again.handoff?.status).toBe("offered");
+    expect(await onDisk(id)).toMatchObject({ status: "offered", from_agent: "human:alice", to_agent: "human:carol" });
+    const page = await files(alice).getFileHandoff({ dirKey: key, taskId: id });
+    expect(page.timeline.map((e) => [e.previousStatus, e.status, e.step])).toEqual([
+      ["", "offered", "first"],
+      ["offered", "accepted", "legal"],
+      ["accepted", "failed", "legal"],
+      ["failed", "offered", "legal"],
+    ]);
+  });
+
   it("offers from the console are v0.1 files from the person; a retried offer makes one file", async () => {
     const alice = await signedIn(tc, "alice");
     const messageId = uuid();

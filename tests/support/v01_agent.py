@@ -8,6 +8,7 @@ exclusive-create lock file (<task_id>.json.lock) Baton takes before a write.
 
   v01_agent.py offer    DIR DESCRIPTION --from AGENT [--to AGENT] [--context k=v ...]
   v01_agent.py wait     DIR TASK_ID --status STATUS [--timeout SECONDS]
+  v01_agent.py accept   DIR TASK_ID --agent AGENT
   v01_agent.py complete DIR TASK_ID [--context k=v ...]
 
 Exit codes: 0 ok, 1 timeout or error, 2 refused (wrong status).
@@ -118,6 +119,26 @@ def complete(args):
         os.unlink(lock)
 
 
+def accept(args):
+    lock = take_lock(args.dir, args.task_id)
+    try:
+        with open(path_of(args.dir, args.task_id)) as f:
+            record = json.load(f)
+        if record.get("status") != "offered":
+            print("cannot accept: status is " + str(record.get("status")), file=sys.stderr)
+            return 2
+        if record.get("to_agent") and record.get("to_agent") != args.agent:
+            print("cannot accept: offered to " + str(record.get("to_agent")), file=sys.stderr)
+            return 2
+        record["status"] = "accepted"
+        record["to_agent"] = args.agent
+        record["updated_at"] = now()
+        write_atomically(args.dir, args.task_id, record)
+        return 0
+    finally:
+        os.unlink(lock)
+
+
 def main():
     parser = argparse.ArgumentParser(prog="v01_agent.py")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -132,12 +153,16 @@ def main():
     p.add_argument("task_id")
     p.add_argument("--status", required=True)
     p.add_argument("--timeout", type=float, default=10.0)
+    p = sub.add_parser("accept")
+    p.add_argument("dir")
+    p.add_argument("task_id")
+    p.add_argument("--agent", required=True)
     p = sub.add_parser("complete")
     p.add_argument("dir")
     p.add_argument("task_id")
     p.add_argument("--context", action="append")
     args = parser.parse_args()
-    return {"offer": offer, "wait": wait, "complete": complete}[args.command](args)
+    return {"offer": offer, "wait": wait, "accept": accept, "complete": complete}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -203,6 +203,15 @@ export class CatalogFeeder implements LifecycleSource {
     return () => void this.writeListeners.delete(listener);
   }
 
+  /**
+   * A write by the catalog's other writer (v0.1 file rows, file-rows.ts):
+   * the list's change notices and the webhooks hear it like the feed's own.
+   */
+  announce(version: number): void {
+    if (this.isClosed) return;
+    for (const l of [...this.writeListeners]) l(version);
+  }
+
   /** Follow the open sessions (the inbox) until `signal` aborts. */
   observeOpen(observer: OpenSessionObserver, signal: AbortSignal): void {
     if (this.isClosed) throw new ConnectError("the console is shutting down", Code.Unavailable);

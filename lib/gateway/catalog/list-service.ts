@@ -17,6 +17,7 @@ import {
 import { DEFAULT_STUCK_AFTER_MS } from "@/lib/macp/projections/status";
 import { sleep } from "../async";
 import type { CatalogFeeder } from "./feeder";
+import { nameFileParties, type PeopleNames } from "./file-rows";
 import { queryKey, type CatalogQuery } from "./query";
 import type { CatalogStore } from "./store";
 
@@ -32,6 +33,8 @@ export interface ListServiceOptions {
   stuckRecountMs?: number;
   /** Clock (tests). */
   now?: () => number;
+  /** Who the console's people are now (v0.1 file rows name them: from → to). */
+  people?: () => Promise<PeopleNames>;
 }
 
 /** Signals from the feeder's writes, as an awaitable "something changed since you last looked". */
@@ -75,6 +78,7 @@ export class ListService {
   readonly stuckAfterMs: number;
   private readonly stuckRecountMs: number;
   private readonly now: () => number;
+  private readonly people: (() => Promise<PeopleNames>) | undefined;
   /** Totals per query at a version, shared by watchers of the same query. */
   private readonly totals = new Map<string, { version: number; total: number }>();
 
@@ -89,6 +93,7 @@ export class ListService {
     this.stuckAfterMs = options.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS;
     this.stuckRecountMs = options.stuckRecountMs ?? 5_000;
     this.now = options.now ?? Date.now;
+    this.people = options.people;
   }
 
   /** The query as the store runs it now: "stuck" becomes a cut-off time (waiting since then or earlier). */
@@ -123,6 +128,13 @@ export class ListService {
     this.totals.set(key, { version, total });
     if (this.totals.size > 256) this.totals.delete(this.totals.keys().next().value as string);
     return total;
+  }
+
+  /** page() with the people among v0.1 file rows' agents named (ListSessionPage, the list's first view). */
+  async pageNamed(query: CatalogQuery, offset: number, limit: number): Promise<ListSessionPageResponse> {
+    const res = this.page(query, offset, limit);
+    if (this.people && res.sessions.some((s) => s.fileHandoff)) nameFileParties(res.sessions, await this.people());
+    return res;
   }
 
   private heartbeatOf<T>(make: (hb: ReturnType<typeof heartbeat>) => T): T {

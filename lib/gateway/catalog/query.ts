@@ -6,7 +6,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { SessionListQuery } from "@/lib/gen/baton/v1/console_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
-import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
+import { FILE_HANDOFF_MODE, HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 
 export const SORT_KEYS = ["activity", "started", "ttl", "intent", "phase", "state", "mode", "owner", "target"] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
@@ -36,7 +36,8 @@ export const PHASE_ORDER = [
   "Failed",
 ] as const;
 
-export const MODE_KEYS: Readonly<Record<string, string>> = { handoff: HANDOFF_MODE, task: TASK_MODE };
+/** Mode keys of the list's URL and query; "file": v0.1 file handoffs (not an MACP mode). */
+export const MODE_KEYS: Readonly<Record<string, string>> = { handoff: HANDOFF_MODE, task: TASK_MODE, file: FILE_HANDOFF_MODE };
 
 /** Longest participant or text filter (the browser caps its inputs at 200 too). */
 export const MAX_FILTER_CHARS = 200;
@@ -101,8 +102,8 @@ export function parseListQuery(q: SessionListQuery | undefined): CatalogQuery {
   if (!q) return { ...ALL_SESSIONS };
   const out: CatalogQuery = { participant: "", text: "", sort: "activity", ascending: q.ascending };
   if (q.mode !== "") {
-    const uri = MODE_KEYS[q.mode];
-    if (!uri) throw invalid(`query.mode ${shown(q.mode)} is not one of "", "handoff", "task"`);
+    const uri = Object.prototype.hasOwnProperty.call(MODE_KEYS, q.mode) ? MODE_KEYS[q.mode] : undefined;
+    if (!uri) throw invalid(`query.mode ${shown(q.mode)} is not one of "", ${Object.keys(MODE_KEYS).map((k) => `"${k}"`).join(", ")}`);
     out.mode = uri;
   }
   if (q.state !== "") {

@@ -267,6 +267,34 @@ describe("SqliteCatalog", () => {
     expect(b.counts().known).toBe(0);
   });
 
+  it("migrates a schema 2 catalog (before v0.1 file rows) in place, keeping its rows, cursor and search", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-catalog-"));
+    dirs.push(dir);
+    const file = path.join(dir, "console.sqlite");
+    const c = catalog(file);
+    c.applyFeed(rows.slice(0, 5).map((s) => write(s)), { storeId: "store-1", change: 7n });
+    const version = c.version;
+    c.close();
+    // Make it exactly what schema 2 wrote: no kind column, no file index.
+    const raw = new Database(file);
+    raw.exec("DROP INDEX sessions_files; ALTER TABLE sessions DROP COLUMN kind; UPDATE meta SET value = '2' WHERE key = 'schema';");
+    expect(raw.prepare("SELECT count(*) AS c FROM pragma_table_info('sessions') WHERE name = 'kind'").get()).toEqual({ c: 0 });
+    raw.close();
+    const migrated = catalog(file);
+    expect(migrated.migratedFrom).toBe(2);
+    expect(migrated.counts().known).toBe(5);
+    expect(migrated.version).toBe(version);
+    expect(migrated.cursor).toEqual({ storeId: "store-1", change: 7n });
+    const first = rows[0] as SessionSummary;
+    expect(migrated.get(first.metadata?.sessionId ?? "")).toMatchObject({ kind: "macp" });
+    expect(ids(migrated.page(q({ text: first.metadata?.sessionId ?? "" }), 0, 10).rows)).toEqual([first.metadata?.sessionId]);
+    expect(migrated.fileCount()).toBe(0);
+    migrated.close();
+    const raw2 = new Database(file);
+    expect(raw2.prepare("SELECT value FROM meta WHERE key = 'schema'").get()).toEqual({ value: "3" });
+    raw2.close();
+  });
+
   it("rebuilds a catalog of an older schema and refuses a newer one", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-catalog-"));
     dirs.push(dir);
@@ -308,10 +336,12 @@ describe("parseListQuery / parsePage", () => {
       sort: "ttl",
       ascending: true,
     });
+    expect(parseListQuery(create(SessionListQuerySchema, { mode: "file" })).mode).toBe("v0.1.file");
   });
 
   it("refuses anything else with INVALID_ARGUMENT naming the field", () => {
-    expect(bad({ mode: "chat" })).toMatch(/^InvalidArgument: query.mode "chat"/);
+    expect(bad({ mode: "chat" })).toMatch(/^InvalidArgument: query.mode "chat" is not one of "", "handoff", "task", "file"/);
+    expect(bad({ mode: "__proto__" })).toMatch(/^InvalidArgument: query.mode/);
     expect(bad({ state: "OPEN" })).toMatch(/^InvalidArgument: query.state/);
     expect(bad({ phase: "Done" })).toMatch(/^InvalidArgument: query.phase/);
     expect(bad({ sort: "n; DROP" })).toMatch(/^InvalidArgument: query.sort/);

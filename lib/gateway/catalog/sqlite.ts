@@ -14,11 +14,17 @@
 // (its data was replaced) or its feed restarts from 0, every row is deleted in
 // the transaction that applies the first new rows (applyFeed's `reset`).
 //
+// Rows have a kind: "macp" (a session of the runtime) or "file" (a v0.1 file
+// handoff of a watched directory, written by catalog/file-rows.ts as the
+// console's watcher observes changes). Resets for the runtime (a replaced
+// store, another runtime) delete the runtime's rows only; file rows have
+// their own writer and stay.
+//
 // The catalog is a read model: everything in it can be rebuilt from the
-// runtime. A file with a schema older than 2 is therefore emptied and filled
-// again (the feeder reads the history once more); schema 2 is migrated in
-// place (rows kept: the new stuck_since_ms column is computed from each
-// stored row); a newer schema is refused.
+// runtime and the watched directories. Schema 2 (before file rows and the
+// stuck column) is migrated in place, keeping its rows; an older file is
+// emptied and filled again (the feeder reads the history once more); a newer
+// schema is refused.
 //
 // "Stuck" (lib/macp/projections/status.ts): stuck_since_ms is when an open
 // session's offer or approval started waiting (0 when it cannot be stuck),
@@ -83,7 +89,8 @@ CREATE TABLE IF NOT EXISTS sessions (
   next_actors TEXT NOT NULL,
   version INTEGER NOT NULL,
   summary BLOB NOT NULL,
-  stuck_since_ms INTEGER NOT NULL DEFAULT 0
+  stuck_since_ms INTEGER NOT NULL DEFAULT 0,
+  kind TEXT NOT NULL DEFAULT 'macp'
 ) STRICT;
 CREATE INDEX IF NOT EXISTS sessions_activity ON sessions (activity_ms, session_id);
 CREATE INDEX IF NOT EXISTS sessions_started ON sessions (started_ms, activity_ms, session_id);
@@ -101,11 +108,21 @@ CREATE INDEX IF NOT EXISTS sessions_pending ON sessions (n) WHERE needs_read = 1
 CREATE INDEX IF NOT EXISTS sessions_unfinished ON sessions (n) WHERE final = 0;
 -- Sessions that can get stuck (an offer or an approval waiting): the "stuck" filter is a range read here.
 CREATE INDEX IF NOT EXISTS sessions_stuck ON sessions (stuck_since_ms) WHERE stuck_since_ms > 0;
+-- v0.1 file rows (start-up reconciliation with the watched directories).
+CREATE INDEX IF NOT EXISTS sessions_files ON sessions (n) WHERE kind = 'file';
 CREATE VIRTUAL TABLE IF NOT EXISTS sessions_fts USING fts5 (hay, parts, content = '', contentless_delete = 1, tokenize = 'trigram');
 `;
 
+/** Where a row comes from: the runtime, or a watched v0.1 handoff directory. */
+export type RowKind = "macp" | "file";
+
+/** Deletes the runtime's rows (and their search entries), keeping file rows. */
+const DELETE_MACP_ROWS =
+  "DELETE FROM sessions_fts WHERE rowid IN (SELECT n FROM sessions WHERE kind = 'macp'); DELETE FROM sessions WHERE kind = 'macp'; DELETE FROM actors;";
+
 interface RowRecord {
   n: number;
+  kind: string;
   summary: Uint8Array;
   folded: number;
   final: number;
@@ -157,10 +174,22 @@ export function stuckSinceOf(s: SessionSummary): number {
   );
 }
 
+/**
+ * Who must act, as stored: one participant id a line; a file row offered to
+ * anyone stores "*" and "!<from_agent>" (anyone but them).
+ */
+export const ANYONE = "*";
+export const EXCEPT = "!";
+
+/** The stored next actors as SessionSummary.waiting_on (exclusions dropped). */
+export function waitingOnOf(nextActors: string): string[] {
+  return nextActors === "" ? [] : nextActors.split("\n").filter((id) => !id.startsWith(EXCEPT));
+}
+
 /** A stored row with who must act now (the catalog's next actors) filled in. */
 function withWaitingOn(summary: Uint8Array, nextActors: string): SessionSummary {
   const s = fromBinary(SessionSummarySchema, summary);
-  s.waitingOn = nextActors === "" ? [] : nextActors.split("\n");
+  s.waitingOn = waitingOnOf(nextActors);
   return s;
 }
 
@@ -201,18 +230,18 @@ export class SqliteCatalog implements CatalogStore {
     }
     const db = this.db;
     this.stmts = {
-      get: db.prepare<[string], RowRecord>("SELECT n, summary, folded, final, needs_read, next_actors, version FROM sessions WHERE session_id = ?"),
+      get: db.prepare<[string], RowRecord>("SELECT n, kind, summary, folded, final, needs_read, next_actors, version FROM sessions WHERE session_id = ?"),
       insert: db.prepare(
         `INSERT INTO sessions (session_id, mode, state, state_rank, phase, phase_rank, intent_lc, owner_lc, target_lc, participants_lc, hay,
-           started_ms, ttl_key, activity_ms, folded, final, needs_read, read_after, next_actors, version, summary, stuck_since_ms)
+           started_ms, ttl_key, activity_ms, folded, final, needs_read, read_after, next_actors, version, summary, stuck_since_ms, kind)
          VALUES (@session_id, @mode, @state, @state_rank, @phase, @phase_rank, @intent_lc, @owner_lc, @target_lc, @participants_lc, @hay,
-           @started_ms, @ttl_key, @activity_ms, @folded, @final, @needs_read, 0, @next_actors, @version, @summary, @stuck_since_ms)`,
+           @started_ms, @ttl_key, @activity_ms, @folded, @final, @needs_read, 0, @next_actors, @version, @summary, @stuck_since_ms, @kind)`,
       ),
       update: db.prepare(
         `UPDATE sessions SET mode = @mode, state = @state, state_rank = @state_rank, phase = @phase, phase_rank = @phase_rank,
            intent_lc = @intent_lc, owner_lc = @owner_lc, target_lc = @target_lc, participants_lc = @participants_lc, hay = @hay,
            started_ms = @started_ms, ttl_key = @ttl_key, activity_ms = @activity_ms, folded = @folded, final = @final,
-           needs_read = @needs_read, next_actors = @next_actors, version = @version, summary = @summary, stuck_since_ms = @stuck_since_ms
+           needs_read = @needs_read, next_actors = @next_actors, version = @version, summary = @summary, stuck_since_ms = @stuck_since_ms, kind = @kind
          WHERE n = @n`,
       ),
       participantsOf: db.prepare<[number], { participants_lc: string }>("SELECT participants_lc FROM sessions WHERE n = ?"),
@@ -238,9 +267,12 @@ export class SqliteCatalog implements CatalogStore {
       ),
       defer: db.prepare("UPDATE sessions SET read_after = ? WHERE session_id = ?"),
       nextDeferred: db.prepare<[], { t: number | null }>("SELECT min(read_after) AS t FROM sessions WHERE needs_read = 1 AND read_after > 0"),
-      known: db.prepare<[], { c: number }>("SELECT count(*) AS c FROM sessions"),
+      known: db.prepare<[], { c: number }>("SELECT count(*) AS c FROM sessions WHERE kind = 'macp'"),
       pendingCount: db.prepare<[], { c: number }>("SELECT count(*) AS c FROM sessions WHERE needs_read = 1"),
-      reset: db.prepare("UPDATE sessions SET needs_read = 1, read_after = 0 WHERE final = 0"),
+      fileCount: db.prepare<[], { c: number }>("SELECT count(*) AS c FROM sessions WHERE kind = 'file'"),
+      reset: db.prepare("UPDATE sessions SET needs_read = 1, read_after = 0 WHERE final = 0 AND kind = 'macp'"),
+      deleteRow: db.prepare<[number]>("DELETE FROM sessions WHERE n = ?"),
+      fileRows: db.prepare<[number, number], { n: number; summary: Uint8Array }>("SELECT n, summary FROM sessions WHERE kind = 'file' AND n > ? ORDER BY n LIMIT ?"),
     };
     this.currentVersion = Number(this.db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'version'").get()?.value ?? "0");
     const storeId = this.db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'feed_store'").get()?.value;
@@ -269,12 +301,14 @@ export class SqliteCatalog implements CatalogStore {
   }
 
   /**
-   * Schema 2 → 3, rows kept: add stuck_since_ms and compute it from each
+   * Schema 2 → 3, rows kept: every row is the runtime's (kind 'macp'); add stuck_since_ms and compute it from each
    * stored row (rows written before status starts were stored count from
    * their last activity until the feed brings them again).
    */
   private migrateFrom2(): void {
+    this.db.exec("ALTER TABLE sessions ADD COLUMN kind TEXT NOT NULL DEFAULT 'macp'");
     this.db.exec("ALTER TABLE sessions ADD COLUMN stuck_since_ms INTEGER NOT NULL DEFAULT 0");
+    this.migratedFrom = 2;
     const read = this.db.prepare<[number], { n: number; summary: Uint8Array }>("SELECT n, summary FROM sessions WHERE n > ? AND final = 0 ORDER BY n LIMIT 500");
     const set = this.db.prepare<[number, number]>("UPDATE sessions SET stuck_since_ms = ? WHERE n = ?");
     for (let after = 0; ; ) {
@@ -288,6 +322,9 @@ export class SqliteCatalog implements CatalogStore {
     }
   }
 
+  /** The schema the file was migrated from at open (0: none needed). */
+  migratedFrom = 0;
+
   /** Set when the file was emptied because it described another runtime. */
   replacedSource: string | null = null;
 
@@ -297,7 +334,7 @@ export class SqliteCatalog implements CatalogStore {
     this.db.transaction(() => {
       if (found !== undefined) {
         this.replacedSource = found;
-        this.db.exec("DELETE FROM sessions; DELETE FROM sessions_fts; DELETE FROM actors; DELETE FROM meta WHERE key IN ('feed_store', 'feed_change');");
+        this.db.exec(`${DELETE_MACP_ROWS} DELETE FROM meta WHERE key IN ('feed_store', 'feed_change');`);
       }
       this.db.prepare("INSERT INTO meta (key, value) VALUES ('source', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(source);
     })();
@@ -311,6 +348,7 @@ export class SqliteCatalog implements CatalogStore {
     const r = this.stmts.get.get(sessionId);
     if (!r) return undefined;
     return {
+      kind: r.kind === "file" ? "file" : "macp",
       summary: fromBinary(SessionSummarySchema, r.summary),
       folded: r.folded,
       final: r.final === 1,
@@ -341,7 +379,7 @@ export class SqliteCatalog implements CatalogStore {
     const bump = rows.length > 0 || reset;
     const version = bump ? this.currentVersion + 1 : this.currentVersion;
     this.db.transaction(() => {
-      if (reset) this.db.exec("DELETE FROM sessions; DELETE FROM sessions_fts; DELETE FROM actors;");
+      if (reset) this.db.exec(DELETE_MACP_ROWS);
       if (bump) this.writeRows(rows, version);
       this.stmts.setMeta.run("feed_store", cursor.storeId);
       this.stmts.setMeta.run("feed_change", cursor.change.toString());
@@ -361,22 +399,31 @@ export class SqliteCatalog implements CatalogStore {
   }
 
   /** Upsert rows at `version` (inside a transaction); the version is stored too. */
-  private writeRows(rows: readonly CatalogWrite[], version: number): void {
+  private writeRows(rows: readonly CatalogWrite[], version: number, kind: RowKind = "macp"): number {
+    let written = 0;
     for (const w of rows) {
       const cols = columns(w.summary);
       if (cols.session_id === "") continue;
+      const summary = toBinary(SessionSummarySchema, w.summary);
+      const nextActors = w.nextActors.join("\n");
+      const existing = this.stmts.get.get(cols.session_id);
+      // Runtime rows and file rows never take each other's place (their ids cannot collide: PROTOCOL.md §2.6).
+      if (existing && existing.kind !== kind) continue;
+      // A file row the watcher reports again unchanged (every start) is not a change.
+      if (kind === "file" && existing && existing.next_actors === nextActors && Buffer.from(existing.summary).equals(Buffer.from(summary))) continue;
+      written++;
       const params = {
+        kind,
         ...cols,
         folded: w.folded,
         final: w.final ? 1 : 0,
         needs_read: w.needsRead ? 1 : 0,
-        next_actors: w.nextActors.join("\n"),
+        next_actors: nextActors,
         version,
-        summary: toBinary(SessionSummarySchema, w.summary),
+        summary,
       };
-      const existing = this.stmts.get.get(cols.session_id);
-      // A session's participants are counted once: when it is first known with them.
-      const countActors = !existing || this.stmts.participantsOf.get(existing.n)?.participants_lc === "";
+      // A session's participants are counted once: when it is first known with them (the people picker's agents: MACP only).
+      const countActors = kind === "macp" && (!existing || this.stmts.participantsOf.get(existing.n)?.participants_lc === "");
       if (countActors && cols.participants_lc !== "") {
         const m = w.summary.metadata;
         const ids = new Set([...(m?.participants ?? []), m?.initiator ?? ""]);
@@ -393,6 +440,37 @@ export class SqliteCatalog implements CatalogStore {
       this.stmts.ftsInsert.run(n, cols.hay, cols.participants_lc);
     }
     this.stmts.setVersion.run(String(version));
+    return written;
+  }
+
+  writeFiles(rows: readonly CatalogWrite[], removed: readonly string[]): number {
+    if (rows.length === 0 && removed.length === 0) return this.currentVersion;
+    const version = this.currentVersion + 1;
+    const changed = this.db.transaction(() => {
+      let n = this.writeRows(rows, version, "file");
+      for (const id of removed) {
+        const r = this.stmts.get.get(id);
+        if (!r || r.kind !== "file") continue;
+        this.stmts.ftsDelete.run(r.n);
+        this.stmts.deleteRow.run(r.n);
+        n++;
+      }
+      // Nothing changed: the stored version stays as it was.
+      if (n === 0) this.stmts.setVersion.run(String(this.currentVersion));
+      return n;
+    })();
+    if (changed === 0) return this.currentVersion;
+    this.currentVersion = version;
+    return version;
+  }
+
+  fileRows(after: number, limit: number): { rows: SessionSummary[]; last: number } {
+    const rows = this.stmts.fileRows.all(after, limit);
+    return { rows: rows.map((r) => fromBinary(SessionSummarySchema, r.summary)), last: rows.at(-1)?.n ?? after };
+  }
+
+  fileCount(): number {
+    return this.stmts.fileCount.get()?.c ?? 0;
   }
 
   /** WHERE clause and parameters for a query. */
@@ -423,8 +501,12 @@ export class SqliteCatalog implements CatalogStore {
     }
     if (q.waitingOn !== undefined) {
       // Only sessions someone must act in (open ones: a few) are looked at, through sessions_waiting.
-      parts.push("next_actors <> '' AND instr(char(10) || next_actors || char(10), char(10) || ? || char(10)) > 0");
-      params.push(q.waitingOn);
+      // A file row offered to anyone ("*") waits on everyone but its offerer ("!<from_agent>").
+      parts.push(
+        "next_actors <> '' AND (instr(char(10) || next_actors || char(10), char(10) || ? || char(10)) > 0" +
+          " OR (instr(char(10) || next_actors || char(10), char(10) || '*' || char(10)) > 0 AND instr(char(10) || next_actors || char(10), char(10) || '!' || ? || char(10)) = 0))",
+      );
+      params.push(q.waitingOn, q.waitingOn);
       key.push("w");
     }
     // Column filters of one MATCH expression, each a quoted phrase built here.

@@ -23,6 +23,8 @@ export interface CatalogWrite {
 export interface CatalogRow extends CatalogWrite {
   /** Catalog version of the row's last change. */
   version: number;
+  /** "macp": a session of the runtime; "file": a v0.1 file handoff of a watched directory. */
+  kind: "macp" | "file";
 }
 
 export interface CatalogPage {
@@ -45,7 +47,7 @@ export interface CatalogChanges {
 }
 
 export interface CatalogCounts {
-  /** Sessions in the catalog. */
+  /** Sessions of the runtime in the catalog (file rows not counted). */
   known: number;
   /** Of those, sessions whose history still has to be read. */
   pending: number;
@@ -96,6 +98,17 @@ export interface CatalogStore {
    * Returns the new version (bumped whenever rows changed or were deleted).
    */
   applyFeed(rows: readonly CatalogWrite[], cursor: FeedCursor, reset?: boolean): number;
+  /**
+   * Upsert v0.1 file rows and delete removed ones (by id), in one
+   * transaction. Rows identical to the stored ones are skipped; returns the
+   * new version, unchanged when nothing changed. Runtime rows are never
+   * touched, and resets for the runtime keep file rows.
+   */
+  writeFiles(rows: readonly CatalogWrite[], removed: readonly string[]): number;
+  /** File rows in catalog order after `after` (reconciliation with the directories). */
+  fileRows(after: number, limit: number): { rows: SessionSummary[]; last: number };
+  /** File rows stored. */
+  fileCount(): number;
   /** Forget the feed position (the catalog is fed from histories again). */
   clearCursor(): void;
   /** One window of the sorted, filtered list. */
