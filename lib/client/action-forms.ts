@@ -278,11 +278,71 @@ export function readRunbookFile(name: string, data: Uint8Array, maxPayloadBytes:
   return { ok: true, value };
 }
 
-/** A template's name, checked by the action contract. */
-export function validateTemplateName(raw: string): Validation<string> {
+/** What SaveHandoffTemplate takes (the proto's HandoffTemplate fields). */
+export interface TemplateFields {
+  id: string;
+  name: string;
+  target: string;
+  scope: string;
+  reason: string;
+  runbookMarkdown: string;
+  policy: PolicyChoice;
+  approvers: string[];
+  implicitAcceptTimeoutMs: number;
+  ttlMs: number;
+}
+
+/**
+ * The form as a template: everything is optional but the name; what is
+ * filled in must be valid by the same contract as a hand-off.
+ */
+export function validateTemplate(v: HandOffValues, name: string, id: string): Validation<TemplateFields> {
   const errors: Errors = {};
-  const name = text(errors, "templateName", raw, "a name for the template");
-  return done(errors, name);
+  const templateName = text(errors, "templateName", name, "a name for the template");
+  const target = participant(errors, "target", v.target, "who takes it over", false);
+  const scope = text(errors, "scope", v.scope, "a scope");
+  const reason = text(errors, "reason", v.reason, "a reason");
+  const problem = checkRunbook(v.runbook, LIMITS.runbookBytes);
+  if (problem) errors.runbook = runbookSentence(problem, LIMITS.runbookBytes);
+  const minutes = wholeNumber(errors, "ttlMinutes", v.ttlMinutes, 1, LIMITS.maxTtlMs / 60_000, "a time to live in minutes");
+  let policy = PolicyChoice.DEFAULT;
+  let approvers: string[] = [];
+  let implicitAcceptTimeoutMs = 0;
+  if (v.policy === "approval") {
+    policy = PolicyChoice.LEAD_APPROVAL;
+    approvers = [...new Set(v.approvers.map((a) => a.trim()).filter((a) => a !== ""))];
+    if (approvers.length > LIMITS.approvers) errors.approvers = `Choose at most ${LIMITS.approvers} approvers.`;
+  } else if (v.policy === "implicit") {
+    policy = PolicyChoice.IMPLICIT_ACCEPT;
+    implicitAcceptTimeoutMs =
+      wholeNumber(errors, "implicitAcceptSeconds", v.implicitAcceptSeconds, LIMITS.minImplicitAcceptMs / 1000, LIMITS.maxTtlMs / 1000, "a timeout in seconds") * 1000;
+  }
+  return done(errors, {
+    id,
+    name: templateName,
+    target,
+    scope,
+    reason,
+    runbookMarkdown: v.runbook.trim() === "" ? "" : v.runbook,
+    policy,
+    approvers,
+    implicitAcceptTimeoutMs,
+    ttlMs: minutes * 60_000,
+  });
+}
+
+/** A saved template as the form's values. */
+export function handOffValuesOf(t: Omit<TemplateFields, "id" | "name">): HandOffValues {
+  return {
+    target: t.target,
+    scope: t.scope,
+    reason: t.reason,
+    runbook: t.runbookMarkdown,
+    ttlMinutes: String(Math.max(1, Math.round((t.ttlMs || LIMITS.defaultTtlMs) / 60_000))),
+    policy: t.policy === PolicyChoice.LEAD_APPROVAL ? "approval" : t.policy === PolicyChoice.IMPLICIT_ACCEPT ? "implicit" : "default",
+    approvers: [...t.approvers],
+    implicitAcceptSeconds: t.implicitAcceptTimeoutMs > 0 ? String(Math.round(t.implicitAcceptTimeoutMs / 1000)) : "300",
+  };
 }
 
 // ------------------------------------------------------------------ handoff

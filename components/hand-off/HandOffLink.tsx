@@ -1,0 +1,34 @@
+"use client";
+// "Hand off…": opens the one-dialog hand-off (/handoff), for people whose
+// role may start a session (the rules table's minimum role; the header is on
+// every page, so it stays clear of decide()'s protocol rules, which the
+// /handoff page and the server apply). `compact` is the header's: the word
+// from 640 px up, the icon alone (named for screen readers) on phones.
+
+import clsx from "clsx";
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import { roleAtLeast } from "@/lib/authz/roles";
+import { MINIMUM_ROLE } from "@/lib/authz/rules";
+import { useWhoAmI } from "@/lib/client/use-whoami";
+import { Icon } from "@/components/Icon";
+import { buttonClass } from "@/components/ui/forms";
+
+export function HandOffLink({ compact = false, className }: { compact?: boolean; className?: string }) {
+  const { me } = useWhoAmI();
+  const pathname = usePathname();
+  if (!me || me.participantId === "" || !roleAtLeast(me.role, MINIMUM_ROLE.startSession)) return null;
+  if (compact && pathname === "/handoff") return null;
+  const href = pathname && pathname !== "/" && pathname !== "/handoff" ? `/handoff?${new URLSearchParams({ from: pathname }).toString()}` : "/handoff";
+  return (
+    <Link
+      href={href}
+      className={clsx(buttonClass("primary", compact ? "min-h-8 px-2 sm:px-3" : undefined), className)}
+      data-testid={compact ? "header-hand-off" : "hand-off"}
+      aria-label={compact ? "Hand off…" : undefined}
+    >
+      <Icon name="send" className="h-4 w-4" />
+      <span className={clsx(compact && "max-sm:hidden")}>Hand off…</span>
+    </Link>
+  );
+}
