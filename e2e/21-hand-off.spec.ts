@@ -21,9 +21,9 @@ Check the error budget first.
 
 async function fillDialog(page: Page, scope: string): Promise<void> {
   const d = page.getByTestId("hand-off-dialog");
-  await d.getByLabel("To").selectOption("human:bob");
+  await d.getByLabel("To", { exact: true }).selectOption("human:bob");
   await d.getByLabel("What you hand over").fill(scope);
-  await d.getByLabel("Reason").fill("end of my rotation");
+  await d.locator("#ho-reason").fill("end of my rotation");
   await d.getByLabel("Runbook (Markdown, optional)").fill(RUNBOOK);
   await d.getByTestId("hand-off-policy-approval").check();
   await d.getByTestId("hand-off-approver-carol").check();
@@ -42,13 +42,13 @@ test("alice hands off to bob in one dialog; bob's phone shows the brief with the
   const dialog = a.getByTestId("hand-off-dialog");
   await expect(dialog).toBeVisible();
   // Focus starts in the dialog, on the first field.
-  await expect(dialog.getByLabel("To")).toBeFocused();
+  await expect(dialog.getByLabel("To", { exact: true })).toBeFocused();
 
   // Nothing filled in: the errors are said next to the fields, and focus goes to the first.
   await dialog.getByTestId("hand-off-submit").click();
-  await expect(dialog.getByLabel("To")).toHaveAttribute("aria-invalid", "true");
+  await expect(dialog.getByLabel("To", { exact: true })).toHaveAttribute("aria-invalid", "true");
   await expect(dialog.getByText("Choose who takes it over.")).toBeVisible();
-  await expect(dialog.getByLabel("To")).toBeFocused();
+  await expect(dialog.getByLabel("To", { exact: true })).toBeFocused();
 
   await fillDialog(a, scope);
   for (const scheme of ["light", "dark"] as const) {
@@ -98,7 +98,7 @@ test("alice hands off to bob in one dialog; bob's phone shows the brief with the
   await a.goto("/handoff");
   await expect(dialog).toBeVisible();
   await dialog.getByTestId("hand-off-template").selectOption({ label: `Weekly payments ${tag}` });
-  await expect(dialog.getByLabel("To")).toHaveValue("human:bob");
+  await expect(dialog.getByLabel("To", { exact: true })).toHaveValue("human:bob");
   await expect(dialog.getByLabel("What you hand over")).toHaveValue(scope);
   await expect(dialog.getByLabel("Runbook (Markdown, optional)")).toHaveValue(RUNBOOK);
   await expect(dialog.getByTestId("hand-off-policy-approval")).toBeChecked();
@@ -117,7 +117,7 @@ test("alice hands off to bob in one dialog; bob's phone shows the brief with the
     await p.goto(templateUrl);
     const d = p.getByTestId("hand-off-dialog");
     await expect(d.getByLabel("What you hand over")).toHaveValue(scope);
-    await expect(d.getByLabel("To")).toHaveValue("human:bob");
+    await expect(d.getByLabel("To", { exact: true })).toHaveValue("human:bob");
     // The dialog fills the phone's width without sideways scrolling.
     expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
     await shoot(p, `hand-off-dialog-390-${scheme}`);
@@ -130,6 +130,46 @@ test("alice hands off to bob in one dialog; bob's phone shows the brief with the
     }
     await phone.context.close();
   }
+});
+
+test("after a partial failure the dialog says what was sent, survives a reload, and finishes the same hand-off", async ({ browser }) => {
+  const tag = uniqueSuffix();
+  const scope = `search-api secondary on-call ${tag}`;
+  const alice = await signedInAs(browser, "alice");
+  const a = alice.page;
+  await a.goto("/handoff");
+  const dialog = a.getByTestId("hand-off-dialog");
+  await fillDialog(a, scope);
+  // The runbook's request never reaches the console (the connection drops).
+  await a.route("**/baton.v1.ActionService/AttachContext", (route) => route.abort("connectionreset"));
+  await dialog.getByTestId("hand-off-submit").click();
+  const progress = dialog.getByTestId("hand-off-progress");
+  await expect(progress.locator('[data-step="start"]')).toHaveText("Session started.");
+  await expect(progress.locator('[data-step="offer"]')).toHaveText("Offer sent.");
+  await expect(progress.locator('[data-step="context"]')).toHaveAttribute("data-state", "failed");
+  await expect(progress.locator('[data-step="context"]')).toContainText("Runbook not attached: No connection to the console server.");
+  await expect(dialog.getByTestId("hand-off-submit")).toHaveText("Finish handing off");
+  await expect(dialog.getByLabel("What you hand over")).toBeDisabled();
+  await shoot(a, "hand-off-partial-1440-light");
+  await a.unroute("**/baton.v1.ActionService/AttachContext");
+
+  // A reload keeps the attempt: the same form, locked, and Finish sends only the runbook.
+  await a.reload();
+  await expect(dialog.getByTestId("hand-off-interrupted")).toBeVisible();
+  await expect(progress.locator('[data-step="offer"]')).toHaveText("Offer sent.");
+  await expect(progress.locator('[data-step="context"]')).toHaveText("Runbook not attached yet.");
+  await expect(dialog.getByLabel("What you hand over")).toHaveValue(scope);
+  await dialog.getByTestId("hand-off-submit").click();
+  await a.waitForURL(/\/sessions\/[^/?]+$/);
+  // One session, one offer, one runbook.
+  await expect(a.locator('[data-type="HandoffContext"]')).toHaveCount(1);
+  await expect(a.locator('[data-type="HandoffOffer"]')).toHaveCount(1);
+  await expect(a.locator('[data-type="SessionStart"]')).toHaveCount(1);
+  // Done: the dialog starts empty again.
+  await a.goto("/handoff");
+  await expect(dialog.getByLabel("What you hand over")).toHaveValue("");
+  await expect(dialog.getByTestId("hand-off-submit")).toHaveText("Hand off");
+  await alice.context.close();
 });
 
 test("a person who may not start sessions is told so on /handoff and gets no button", async ({ browser }) => {

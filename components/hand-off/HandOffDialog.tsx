@@ -104,9 +104,31 @@ export function HandOffDialog({
   const handOff = useHandOff(sender, onDone);
   const locked = handOff.partial || handOff.state.pending;
 
+  // An interrupted attempt restored after a reload: show what it sends.
+  const shownPlan = useRef<string>("");
+  const plan = handOff.state.plan;
+  useEffect(() => {
+    if (!handOff.partial || !plan || shownPlan.current === plan.attemptId) return;
+    shownPlan.current = plan.attemptId;
+    setV(
+      handOffValuesOf({
+        target: plan.offer.target,
+        scope: plan.offer.scope,
+        reason: plan.offer.reason,
+        runbookMarkdown: plan.runbook,
+        policy: plan.start.policy,
+        approvers: plan.start.approvers,
+        implicitAcceptTimeoutMs: plan.start.implicitAcceptTimeoutMs,
+        ttlMs: plan.start.ttlMs,
+      }),
+    );
+  }, [handOff.partial, plan]);
+
   useEffect(() => {
     const d = ref.current;
     if (d && !d.open) d.showModal();
+    // showModal() focuses the first focusable element (the close button); start on the first field instead.
+    d?.querySelector<HTMLElement>("#ho-target")?.focus();
     return () => {
       if (d?.open) d.close();
     };
@@ -133,8 +155,10 @@ export function HandOffDialog({
   // A deep link (?template=…) prefills once the templates are in.
   const applied = useRef(false);
   useEffect(() => {
-    if (applied.current || !templates.loaded || initialTemplateId === "") return;
+    // Only the address the dialog was opened with: later changes are the dialog's own (a saved template).
+    if (applied.current || !templates.loaded) return;
     applied.current = true;
+    if (initialTemplateId === "") return;
     const t = templates.templates.find((x) => x.id === initialTemplateId);
     if (t) apply(t);
     else setNotice({ ok: false, text: "That template no longer exists; the form is empty." });
@@ -238,7 +262,9 @@ export function HandOffDialog({
   };
 
   const lines = handOff.state.plan && handOff.state.progress ? progressLines(handOff.state.plan, handOff.state.progress) : [];
-  const showLines = lines.length > 0 && (handOff.state.pending || handOff.state.progress?.failed !== undefined || handOff.state.progress?.done.length === lines.length);
+  const showLines =
+    lines.length > 0 && (handOff.state.pending || handOff.partial || handOff.state.progress?.failed !== undefined || handOff.state.progress?.done.length === lines.length);
+  const interrupted = handOff.partial && !handOff.state.pending && handOff.state.progress?.failed === undefined;
   const selectedTarget = otherTarget ? OTHER : v.target;
 
   return (
@@ -310,7 +336,6 @@ export function HandOffDialog({
                 id="ho-target"
                 data-field="target"
                 value={selectedTarget}
-                autoFocus
                 hasHint
                 invalid={Boolean(errors.target)}
                 onChange={(e) => {
@@ -537,6 +562,11 @@ export function HandOffDialog({
                 {notice.text}
               </p>
             ) : null}
+            {interrupted ? (
+              <p className="text-sm font-medium" data-testid="hand-off-interrupted">
+                This hand-off did not finish. Finish it to send the rest, with the same ids: nothing is sent twice.
+              </p>
+            ) : null}
             {showLines ? (
               <ol
                 className={clsx(
@@ -567,7 +597,20 @@ export function HandOffDialog({
                 <Link href={`/sessions/${encodeURIComponent(handOff.state.progress.sessionId)}`} className="text-blue-800 underline dark:text-sky-300">
                   Open the session
                 </Link>
-              ) : null}
+              ) : null}{" "}
+              <button
+                type="button"
+                className="text-blue-800 underline disabled:opacity-60 dark:text-sky-300"
+                disabled={handOff.state.pending}
+                onClick={() => {
+                  handOff.discard();
+                  setV(INITIAL_HAND_OFF);
+                }}
+                data-testid="hand-off-discard"
+              >
+                Start over
+              </button>{" "}
+              (what was sent stays sent).
             </p>
           ) : (
             <>

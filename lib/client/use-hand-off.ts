@@ -5,13 +5,56 @@
 // then on (lib/client/hand-off.ts). Once a step went through, the attempt is
 // kept until it is complete: "Finish" sends the rest with the same ids. A
 // second press while one is in flight does nothing.
+//
+// The attempt is also kept in the tab's sessionStorage while it is not
+// complete, so a reload in the middle (or a tab restored later) shows what
+// was sent and offers to finish the same attempt instead of starting a
+// second session.
 
-import { useCallback, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { attemptFor, fingerprintOf, newMessageId, type Attempt } from "@/lib/client/action-attempt";
 import type { HandOffFields } from "@/lib/client/action-forms";
 import { announce } from "@/lib/client/announcer";
 import { csrfStore } from "@/lib/client/csrf-store";
-import { isComplete, isPartial, newProgress, progressSentence, runHandOff, type HandOffPlan, type HandOffProgress, type HandOffSender, type HandOffStep } from "@/lib/client/hand-off";
+import { HAND_OFF_STEPS, isComplete, newProgress, progressSentence, runHandOff, type HandOffPlan, type HandOffProgress, type HandOffSender, type HandOffStep } from "@/lib/client/hand-off";
+
+const STORAGE_KEY = "baton.handOff.attempt";
+
+function keep(plan: HandOffPlan, p: HandOffProgress): void {
+  try {
+    window.sessionStorage.setItem(STORAGE_KEY, JSON.stringify({ plan, progress: { attemptId: p.attemptId, sessionId: p.sessionId, done: p.done, duplicates: p.duplicates } }));
+  } catch {
+    // Storage full or disabled: the attempt still works in memory.
+  }
+}
+
+function forget(): void {
+  try {
+    window.sessionStorage.removeItem(STORAGE_KEY);
+  } catch {
+    // nothing kept
+  }
+}
+
+const isStep = (x: unknown): x is HandOffStep => typeof x === "string" && (HAND_OFF_STEPS as readonly string[]).includes(x);
+
+/** An interrupted attempt kept by this tab, if any (checked: it is only this page's own data, but storage can be edited). */
+function kept(): { plan: HandOffPlan; progress: HandOffProgress } | undefined {
+  try {
+    const raw = window.sessionStorage.getItem(STORAGE_KEY);
+    if (!raw) return undefined;
+    const v = JSON.parse(raw) as { plan?: HandOffPlan; progress?: Partial<HandOffProgress> };
+    const plan = v.plan;
+    const p = v.progress;
+    if (!plan || !p || typeof plan.attemptId !== "string" || p.attemptId !== plan.attemptId || typeof plan.runbook !== "string") return undefined;
+    if (typeof plan.start !== "object" || typeof plan.offer !== "object" || typeof p.sessionId !== "string") return undefined;
+    if (!Array.isArray(p.done) || !p.done.every(isStep) || !Array.isArray(p.duplicates) || !p.duplicates.every(isStep)) return undefined;
+    const progress: HandOffProgress = { attemptId: p.attemptId, sessionId: p.sessionId, done: p.done, duplicates: p.duplicates };
+    return isComplete(plan, progress) ? undefined : { plan, progress };
+  } catch {
+    return undefined;
+  }
+}
 
 export interface HandOffState {
   pending: boolean;
@@ -32,6 +75,8 @@ export interface UseHandOff {
   finish(targetName: string): Promise<HandOffProgress | undefined>;
   /** Forget a finished or never-started attempt (the form was edited). */
   reset(): void;
+  /** Give up an interrupted attempt (what was sent stays sent). */
+  discard(): void;
 }
 
 async function refreshCsrf(): Promise<void> {
@@ -44,10 +89,22 @@ export function useHandOff(sender: () => HandOffSender, onDone: (sessionId: stri
   const inFlight = useRef(false);
   const [state, setState] = useState<HandOffState>({ pending: false });
   const current = useRef<{ plan: HandOffPlan; progress: HandOffProgress } | undefined>(undefined);
+  /** An attempt that was sent (or may have been) and is not complete: only "Finish" or "Discard" go on. */
+  const [locked, setLocked] = useState(false);
+
+  useEffect(() => {
+    const k = kept();
+    if (!k) return;
+    current.current = k;
+    setLocked(true);
+    const lines = k.progress.done.length > 0 ? progressSentence(k.plan, k.progress, k.plan.offer.target) : "Nothing is known to have been sent.";
+    setState({ pending: false, plan: k.plan, progress: k.progress, sentence: `This hand-off was interrupted. ${lines}` });
+  }, []);
 
   const run = useCallback(
     async (plan: HandOffPlan, from: HandOffProgress, targetName: string): Promise<HandOffProgress> => {
       inFlight.current = true;
+      keep(plan, from);
       setState({ pending: true, plan, progress: from });
       const progress = await runHandOff(plan, from, sender(), {
         refreshCsrf,
@@ -58,27 +115,31 @@ export function useHandOff(sender: () => HandOffSender, onDone: (sessionId: stri
       // A definitive answer to the start ends the attempt (nothing was sent): the next press is a new one.
       const a = attempt.current;
       if (a && (progress.done.length > 0 || (progress.failed && progress.failed.outcome.kind !== "retryable"))) attempt.current = { ...a, settled: true };
+      const over = isComplete(plan, progress) || (progress.done.length === 0 && progress.failed !== undefined && progress.failed.outcome.kind !== "retryable");
+      if (over) forget();
+      else keep(plan, progress);
+      setLocked(!over && (progress.done.length > 0 || locked));
       const sentence = progressSentence(plan, progress, targetName);
       setState({ pending: false, plan, progress, sentence });
       announce(sentence);
       if (isComplete(plan, progress)) onDone(progress.sessionId);
       return progress;
     },
-    [sender, onDone],
+    [sender, onDone, locked],
   );
 
   const submit = useCallback(
     async (fields: HandOffFields, targetName: string) => {
       if (inFlight.current) return undefined;
       const held = current.current;
-      if (held && isPartial(held.plan, held.progress)) return run(held.plan, held.progress, targetName);
+      if (held && locked) return run(held.plan, held.progress, targetName);
       const a = attemptFor(attempt.current, fingerprintOf(fields), newMessageId);
       attempt.current = a;
       const plan: HandOffPlan = { attemptId: a.messageId, ...fields };
       const from = held && held.plan.attemptId === a.messageId ? held.progress : newProgress(a.messageId);
       return run(plan, from, targetName);
     },
-    [run],
+    [run, locked],
   );
 
   const finish = useCallback(
@@ -91,12 +152,18 @@ export function useHandOff(sender: () => HandOffSender, onDone: (sessionId: stri
   );
 
   const reset = useCallback(() => {
+    if (inFlight.current || locked) return; // locked until finished or discarded
+    setState({ pending: false });
+  }, [locked]);
+
+  const discard = useCallback(() => {
     if (inFlight.current) return;
-    const held = current.current;
-    if (held && isPartial(held.plan, held.progress)) return; // locked until finished
+    forget();
+    current.current = undefined;
+    attempt.current = undefined;
+    setLocked(false);
     setState({ pending: false });
   }, []);
 
-  const partial = state.plan !== undefined && state.progress !== undefined && isPartial(state.plan, state.progress);
-  return { state, partial, submit, finish, reset };
+  return { state, partial: locked, submit, finish, reset, discard };
 }
