@@ -114,6 +114,11 @@ test("alice hands off to bob in one dialog; bob's phone shows the brief with the
     const phone = await signedInAs(browser, "alice", { viewport: PHONE });
     const p = phone.page;
     await p.emulateMedia({ colorScheme: scheme, reducedMotion: "reduce" });
+    // On a phone the way in is the list's button, on the first screen (the header has no room for it).
+    await p.goto("/");
+    await expect(p.getByTestId("hand-off")).toBeInViewport();
+    await expect(p.getByTestId("header-hand-off")).toBeHidden();
+    await shoot(p, `hand-off-list-390-${scheme}`);
     await p.goto(templateUrl);
     const d = p.getByTestId("hand-off-dialog");
     await expect(d.getByLabel("What you hand over")).toHaveValue(scope);

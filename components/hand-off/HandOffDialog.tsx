@@ -32,7 +32,7 @@ import {
 import { ROLE_LABELS, type WhoAmI } from "@/lib/client/auth";
 import { approverChoices, nameIn, participantChoices, type Directory } from "@/lib/client/directory";
 import { formatBytes } from "@/lib/client/format";
-import { progressLines } from "@/lib/client/hand-off";
+import { progressLines, type HandOffStep } from "@/lib/client/hand-off";
 import type { HandoffTemplate } from "@/lib/gen/baton/v1/actions_pb";
 import { actionClient } from "@/lib/client/transport";
 import { useHandOff } from "@/lib/client/use-hand-off";
@@ -51,6 +51,7 @@ export const INITIAL_HAND_OFF: HandOffValues = {
 };
 
 const OTHER = "__other__";
+const SENDING: Readonly<Record<HandOffStep, string>> = { start: "Starting the session…", offer: "Sending the offer…", context: "Attaching the runbook…" };
 const FIELD_ORDER = ["target", "scope", "reason", "runbook", "policy", "approvers", "implicitAcceptSeconds", "ttlMinutes", "templateName"];
 
 export interface TemplatesApi {
@@ -556,7 +557,11 @@ export function HandOffDialog({
             </div>
           ) : null}
 
-          <div role="status" aria-live="polite" className="space-y-2" data-testid="hand-off-status">
+        </div>
+
+        <div className="flex flex-wrap items-center gap-2 border-t border-slate-200 px-4 py-3 dark:border-slate-800">
+          {/* What happened stays in sight next to the buttons, whatever the form's scroll position. */}
+          <div role="status" aria-live="polite" className="w-full space-y-2" data-testid="hand-off-status">
             {notice ? (
               <p className={clsx("text-sm", notice.ok ? "text-emerald-800 dark:text-emerald-300" : "text-red-800 dark:text-red-300")} data-testid="hand-off-notice">
                 {notice.text}
@@ -581,15 +586,12 @@ export function HandOffDialog({
                 {lines.map((l) => (
                   <li key={l.step} className="flex items-start gap-2" data-state={l.state} data-step={l.step}>
                     <Icon name={l.state === "done" ? "check-circle" : l.state === "failed" ? "alert" : "circle-dashed"} className="mt-0.5 h-4 w-4 shrink-0" />
-                    <span className="min-w-0 break-words">{handOff.state.pending && handOff.state.step === l.step && l.state === "waiting" ? `${l.text.replace(/ yet\.$/, "")}: sending…` : l.text}</span>
+                    <span className="min-w-0 break-words">{handOff.state.pending && handOff.state.step === l.step && l.state === "waiting" ? SENDING[l.step] : l.text}</span>
                   </li>
                 ))}
               </ol>
             ) : null}
           </div>
-        </div>
-
-        <div className="flex flex-wrap items-center gap-2 border-t border-slate-200 px-4 py-3 dark:border-slate-800">
           {handOff.partial ? (
             <p className="w-full text-xs text-slate-700 dark:text-slate-300">
               The form is locked: finishing sends the rest of this same hand-off, never a second one.{" "}
@@ -597,7 +599,8 @@ export function HandOffDialog({
                 <Link href={`/sessions/${encodeURIComponent(handOff.state.progress.sessionId)}`} className="text-blue-800 underline dark:text-sky-300">
                   Open the session
                 </Link>
-              ) : null}{" "}
+              ) : null}
+              {handOff.state.progress?.sessionId ? " · " : null}
               <button
                 type="button"
                 className="text-blue-800 underline disabled:opacity-60 dark:text-sky-300"

@@ -2,8 +2,9 @@
 // "Hand off…": opens the one-dialog hand-off (/handoff), for people whose
 // role may start a session (the rules table's minimum role; the header is on
 // every page, so it stays clear of decide()'s protocol rules, which the
-// /handoff page and the server apply). `compact` is the header's: the word
-// from 640 px up, the icon alone (named for screen readers) on phones.
+// /handoff page and the server apply). `compact` is the header's, from
+// 640 px up only: a phone's header has no room left, and the list's full
+// button is a phone's way in.
 
 import clsx from "clsx";
 import Link from "next/link";
@@ -23,12 +24,11 @@ export function HandOffLink({ compact = false, className }: { compact?: boolean;
   return (
     <Link
       href={href}
-      className={clsx(buttonClass("primary", compact ? "min-h-8 px-2 sm:px-3" : undefined), className)}
+      className={clsx(buttonClass("primary", compact ? "min-h-8 max-sm:hidden" : undefined), className)}
       data-testid={compact ? "header-hand-off" : "hand-off"}
-      aria-label={compact ? "Hand off…" : undefined}
     >
       <Icon name="send" className="h-4 w-4" />
-      <span className={clsx(compact && "max-sm:hidden")}>Hand off…</span>
+      Hand off…
     </Link>
   );
 }
