@@ -102,7 +102,7 @@ export function HandOffDialog({
   const targetName = v.target ? nameIn(directory, v.target) : "";
 
   const sender = useCallback(() => actionClient(), []);
-  const handOff = useHandOff(sender, onDone);
+  const handOff = useHandOff(me.participantId, sender, onDone);
   const locked = handOff.partial || handOff.state.pending;
 
   // An interrupted attempt restored after a reload: show what it sends.

@@ -20,9 +20,9 @@ import { HAND_OFF_STEPS, isComplete, newProgress, progressSentence, runHandOff, 
 
 const STORAGE_KEY = "baton.handOff.attempt";
 
-function keep(plan: HandOffPlan, p: HandOffProgress): void {
+function keep(owner: string, plan: HandOffPlan, p: HandOffProgress): void {
   try {
-    window.sessionStorage.setItem(STORAGE_KEY, JSON.stringify({ plan, progress: { attemptId: p.attemptId, sessionId: p.sessionId, done: p.done, duplicates: p.duplicates } }));
+    window.sessionStorage.setItem(STORAGE_KEY, JSON.stringify({ owner, plan, progress: { attemptId: p.attemptId, sessionId: p.sessionId, done: p.done, duplicates: p.duplicates } }));
   } catch {
     // Storage full or disabled: the attempt still works in memory.
   }
@@ -38,12 +38,14 @@ function forget(): void {
 
 const isStep = (x: unknown): x is HandOffStep => typeof x === "string" && (HAND_OFF_STEPS as readonly string[]).includes(x);
 
-/** An interrupted attempt kept by this tab, if any (checked: it is only this page's own data, but storage can be edited). */
-function kept(): { plan: HandOffPlan; progress: HandOffProgress } | undefined {
+/** An interrupted attempt `owner` left in this tab, if any (checked: it is only this page's own data, but storage can be edited). */
+function kept(owner: string): { plan: HandOffPlan; progress: HandOffProgress } | undefined {
   try {
     const raw = window.sessionStorage.getItem(STORAGE_KEY);
     if (!raw) return undefined;
-    const v = JSON.parse(raw) as { plan?: HandOffPlan; progress?: Partial<HandOffProgress> };
+    const v = JSON.parse(raw) as { owner?: string; plan?: HandOffPlan; progress?: Partial<HandOffProgress> };
+    // Someone else signed in in this tab since: not theirs to finish.
+    if (v.owner !== owner) return undefined;
     const plan = v.plan;
     const p = v.progress;
     if (!plan || !p || typeof plan.attemptId !== "string" || p.attemptId !== plan.attemptId || typeof plan.runbook !== "string") return undefined;
@@ -84,7 +86,8 @@ async function refreshCsrf(): Promise<void> {
   await csrfStore.get();
 }
 
-export function useHandOff(sender: () => HandOffSender, onDone: (sessionId: string) => void): UseHandOff {
+/** `owner`: the signed-in person's participant id (an interrupted attempt is only restored for them). */
+export function useHandOff(owner: string, sender: () => HandOffSender, onDone: (sessionId: string) => void): UseHandOff {
   const attempt = useRef<Attempt | undefined>(undefined);
   const inFlight = useRef(false);
   const [state, setState] = useState<HandOffState>({ pending: false });
@@ -93,18 +96,18 @@ export function useHandOff(sender: () => HandOffSender, onDone: (sessionId: stri
   const [locked, setLocked] = useState(false);
 
   useEffect(() => {
-    const k = kept();
+    const k = kept(owner);
     if (!k) return;
     current.current = k;
     setLocked(true);
     const lines = k.progress.done.length > 0 ? progressSentence(k.plan, k.progress, k.plan.offer.target) : "Nothing is known to have been sent.";
     setState({ pending: false, plan: k.plan, progress: k.progress, sentence: `This hand-off was interrupted. ${lines}` });
-  }, []);
+  }, [owner]);
 
   const run = useCallback(
     async (plan: HandOffPlan, from: HandOffProgress, targetName: string): Promise<HandOffProgress> => {
       inFlight.current = true;
-      keep(plan, from);
+      keep(owner, plan, from);
       setState({ pending: true, plan, progress: from });
       const progress = await runHandOff(plan, from, sender(), {
         refreshCsrf,
@@ -117,7 +120,7 @@ export function useHandOff(sender: () => HandOffSender, onDone: (sessionId: stri
       if (a && (progress.done.length > 0 || (progress.failed && progress.failed.outcome.kind !== "retryable"))) attempt.current = { ...a, settled: true };
       const over = isComplete(plan, progress) || (progress.done.length === 0 && progress.failed !== undefined && progress.failed.outcome.kind !== "retryable");
       if (over) forget();
-      else keep(plan, progress);
+      else keep(owner, plan, progress);
       setLocked(!over && (progress.done.length > 0 || locked));
       const sentence = progressSentence(plan, progress, targetName);
       setState({ pending: false, plan, progress, sentence });
@@ -125,7 +128,7 @@ export function useHandOff(sender: () => HandOffSender, onDone: (sessionId: stri
       if (isComplete(plan, progress)) onDone(progress.sessionId);
       return progress;
     },
-    [sender, onDone, locked],
+    [sender, onDone, locked, owner],
   );
 
   const submit = useCallback(
