@@ -24,6 +24,8 @@ export function HandOffLink({ compact = false, className }: { compact?: boolean;
   return (
     <Link
       href={href}
+      // On every page's header: no prefetch of /handoff (with each page's own ?from=) for every page view.
+      prefetch={false}
       className={clsx(buttonClass("primary", compact ? "min-h-8 max-sm:hidden" : undefined), className)}
       data-testid={compact ? "header-hand-off" : "hand-off"}
     >
