@@ -42,6 +42,13 @@ export default defineConfig({
   timeout: 120_000,
   expect: { timeout: 15_000 },
   reporter: [["list"]],
+  // The list-scale spec seeds the shared runtime with thousands of sessions,
+  // so it runs after every other spec whatever its number: its own project,
+  // listed last (one worker runs the projects in this order).
+  projects: [
+    { name: "console", testIgnore: /20-list-scale\.spec\.ts$/ },
+    { name: "list-scale", testMatch: /20-list-scale\.spec\.ts$/ },
+  ],
   use: {
     baseURL: ORIGIN,
     browserName: "chromium",

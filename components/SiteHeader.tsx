@@ -11,6 +11,7 @@ import { ThemeToggle, TimeZoneToggle } from "@/components/HeaderControls";
 import { UserMenu } from "@/components/auth/UserMenu";
 import { Icon } from "@/components/Icon";
 import { InboxNavLink } from "@/components/inbox/InboxNavLink";
+import { HandOffLink } from "@/components/hand-off/HandOffLink";
 import { useWhoAmI } from "@/lib/client/use-whoami";
 
 function Logo() {
@@ -83,6 +84,7 @@ export function SiteHeader({ filesEnabled = false }: { filesEnabled?: boolean })
           </nav>
         )}
         <div className="ml-auto flex items-center gap-1.5 sm:gap-2">
+          {onLogin ? null : <HandOffLink compact />}
           {onLogin ? null : (
             /* With the extra "Files" link a 390 px header keeps only the status dot (the words stay for screen readers). */
             <span data-testid="site-connection" className={clsx("contents", filesEnabled && "max-sm:[&_[data-connection]>span:last-child]:sr-only")}>

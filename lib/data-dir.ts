@@ -1,7 +1,8 @@
 // The one data folder: everything the console and the embedded runtime write
 // lives under BATON_DATA_DIR (default ./data, relative to the working
 // directory): the runtime store (runtime/), the console catalog
-// (console.sqlite), the users file, the sign-ins and the session secret. Each
+// (console.sqlite) with the webhook outbox and the saved hand-off templates
+// beside it (webhooks.sqlite, handoff-templates.sqlite), the users file, the sign-ins and the session secret. Each
 // keeps its own override variable (MACP_DATA_DIR, BATON_CATALOG_PATH,
 // BATON_USERS_FILE, BATON_LOGINS_FILE, BATON_SESSION_SECRET_FILE). No imports:
 // the runtime, the accounts and the console server all use it.

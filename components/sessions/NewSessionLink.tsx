@@ -1,18 +1,24 @@
 "use client";
-// "New session" next to the list's heading, for people who may start one (decide()).
+// "Hand off…" (one dialog) and "New session" (the step-by-step path, for
+// agents' operators and experts) next to the list's heading, for people who
+// may start one (decide()).
 
 import Link from "next/link";
 import { decide } from "@/lib/authz/decide";
 import { useWhoAmI } from "@/lib/client/use-whoami";
 import { Icon } from "@/components/Icon";
 import { buttonClass } from "@/components/ui/forms";
+import { HandOffLink } from "@/components/hand-off/HandOffLink";
 
 export function NewSessionLink() {
   const { me } = useWhoAmI();
   if (!me || !decide({ role: me.role, participantId: me.participantId }, undefined, "startSession").allowed) return null;
   return (
-    <Link href="/sessions/new" className={buttonClass("primary", "ml-auto")} data-testid="new-session">
-      <Icon name="plus" /> New session
-    </Link>
+    <span className="ml-auto flex flex-wrap items-center gap-2">
+      <HandOffLink />
+      <Link href="/sessions/new" className={buttonClass("secondary")} data-testid="new-session">
+        <Icon name="plus" /> New session
+      </Link>
+    </span>
   );
 }

@@ -12,6 +12,9 @@ import {
   formFieldOf,
   LIMITS,
   TEXT_FIELDS,
+  checkRunbook,
+  checkRunbookFileName,
+  runbookFileText,
 } from "./rules";
 
 describe("the action contract", () => {
@@ -67,5 +70,32 @@ describe("the action contract", () => {
     expect(formFieldOf("error_code")).toBe("errorCode");
     expect(formFieldOf("intent")).toBe("intent");
     expect(LIMITS.maxTtlMs).toBe(MAX_TTL_MS);
+  });
+});
+
+describe("runbooks and templates (Hand off…)", () => {
+  it("takes .md, .markdown and .txt files, any case, and nothing else", () => {
+    for (const ok of ["a.md", "B.MARKDOWN", "notes.txt"]) expect(checkRunbookFileName(ok)).toBeUndefined();
+    for (const bad of ["a.html", "a.svg", "runbook", "a.md.exe"]) expect(checkRunbookFileName(bad)).toEqual({ code: "runbook-file" });
+  });
+  it("bounds a runbook by the contract, or by a lower limit", () => {
+    expect(checkRunbook("   ")).toBeUndefined();
+    expect(checkRunbook("x".repeat(LIMITS.runbookBytes))).toBeUndefined();
+    expect(checkRunbook("x".repeat(LIMITS.runbookBytes + 1))).toEqual({ code: "too-large", bytes: LIMITS.runbookBytes + 1, max: LIMITS.runbookBytes });
+    expect(checkRunbook("x".repeat(11), 10)).toEqual({ code: "too-large", bytes: 11, max: 10 });
+    // A higher limit never raises the contract's.
+    expect(checkRunbook("x".repeat(LIMITS.runbookBytes + 1), 10 * LIMITS.runbookBytes)?.code).toBe("too-large");
+    expect(checkRunbook("a\u0000b")).toEqual({ code: "nul" });
+  });
+  it("reads a runbook file as UTF-8 text, dropping a byte-order mark", () => {
+    expect(runbookFileText(new Uint8Array([0xef, 0xbb, 0xbf, 0x23, 0x20, 0x52]))).toEqual({ value: "# R" });
+    expect(runbookFileText(new Uint8Array([0xc3, 0x28])).problem).toEqual({ code: "not-utf8" });
+    expect(runbookFileText(new Uint8Array()).problem).toEqual({ code: "required" });
+    expect(runbookFileText(new Uint8Array(11), 10).problem).toEqual({ code: "too-large", bytes: 11, max: 10 });
+  });
+  it("maps a template's name problems to the form's field", () => {
+    expect(formFieldOf("name")).toBe("templateName");
+    expect(checkText("", TEXT_FIELDS.templateName.rule).problem).toEqual({ code: "required" });
+    expect(checkText("a\nb", TEXT_FIELDS.templateName.rule).problem).toEqual({ code: "line-break" });
   });
 });

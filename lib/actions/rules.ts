@@ -27,7 +27,52 @@ export const LIMITS = Object.freeze({
   minImplicitAcceptMs: 1_000,
   /** handoff_id / task_id naming an existing record. */
   recordId: 256,
+  /** A runbook written or uploaded in "Hand off…" (and kept in a template), in UTF-8 bytes; the runtime's payload limit may be lower. */
+  runbookBytes: 131_072,
+  /** A saved hand-off template's name. */
+  templateName: 80,
+  /** Saved hand-off templates per person. */
+  templatesPerPerson: 20,
+  /** A template id (the server makes UUIDs). */
+  templateId: 64,
 });
+
+/** Runbook files "Hand off…" takes, by extension: text the runbook textarea can hold. */
+export const RUNBOOK_FILE_EXTENSIONS: readonly string[] = Object.freeze(["md", "markdown", "txt"]);
+
+/** A runbook file's extension problem: only .md, .markdown and .txt. */
+export function checkRunbookFileName(name: string): Problem | undefined {
+  const ext = name.includes(".") ? (name.split(".").pop() ?? "").toLowerCase() : "";
+  return RUNBOOK_FILE_EXTENSIONS.includes(ext) ? undefined : { code: "runbook-file" };
+}
+
+/**
+ * An optional runbook (Markdown text): within `maxBytes` (at most
+ * LIMITS.runbookBytes), no NUL characters. Blank is no runbook.
+ */
+export function checkRunbook(text: string, maxBytes: number = LIMITS.runbookBytes): Problem | undefined {
+  if (text.trim() === "") return undefined;
+  const max = Math.min(maxBytes, LIMITS.runbookBytes);
+  const bytes = byteLength(text);
+  if (bytes > max) return { code: "too-large", bytes, max };
+  if (text.includes("\u0000")) return { code: "nul" };
+  return undefined;
+}
+
+/** A runbook file's bytes as text: UTF-8 (a byte-order mark dropped), within the runbook limit. */
+export function runbookFileText(data: Uint8Array, maxBytes: number = LIMITS.runbookBytes): Checked<string> {
+  const max = Math.min(maxBytes, LIMITS.runbookBytes);
+  if (data.byteLength === 0) return { value: "", problem: { code: "required" } };
+  if (data.byteLength > max) return { value: "", problem: { code: "too-large", bytes: data.byteLength, max } };
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(data);
+  } catch {
+    return { value: "", problem: { code: "not-utf8" } };
+  }
+  const problem = checkRunbook(text, max);
+  return problem ? { value: text, problem } : { value: text };
+}
 
 /** Room left in an envelope for the fields around an upload (ids, content type). */
 export const ENVELOPE_OVERHEAD_BYTES = 1_024;
@@ -49,7 +94,8 @@ export type Problem =
   | { code: "active-type"; essence: string }
   | { code: "not-utf8" }
   | { code: "nul" }
-  | { code: "spaces" };
+  | { code: "spaces" }
+  | { code: "runbook-file" };
 
 export interface Checked<T> {
   value: T;
@@ -204,6 +250,9 @@ export const TEXT_FIELDS = Object.freeze({
   message: { field: "message", form: "message", rule: { max: LIMITS.message, multiline: true } },
   summary: { field: "summary", form: "summary", rule: { max: LIMITS.summary, multiline: true } },
   errorCode: { field: "error_code", form: "errorCode", rule: { required: true, max: LIMITS.errorCode, pattern: ERROR_CODE_PATTERN } },
+  /** "Hand off…": the scope is what the whole session is about, so it is required there. */
+  handOffScope: { field: "scope", form: "scope", rule: { required: true, max: LIMITS.scope } },
+  templateName: { field: "name", form: "templateName", rule: { required: true, max: LIMITS.templateName } },
 } satisfies Record<string, { field: string; form: string; rule: TextRule }>);
 
 /**

@@ -177,13 +177,13 @@ const TASK: Record<string, Scenario> = {
 // Actions every role at or above the minimum may always do, whatever the session.
 const ALWAYS: Record<ActorName, Action[]> = {
   vic: ["view"],
-  alice: ["view", "startSession"],
-  aliceApprover: ["view", "startSession"],
-  bob: ["view", "startSession"],
-  carol: ["view", "startSession"],
-  carolOperator: ["view", "startSession"],
-  dave: ["view", "startSession"],
-  root: ["view", "startSession", "runDemo", "manageUsers", "managePolicies"],
+  alice: ["view", "startSession", "manageHandoffTemplates"],
+  aliceApprover: ["view", "startSession", "manageHandoffTemplates"],
+  bob: ["view", "startSession", "manageHandoffTemplates"],
+  carol: ["view", "startSession", "manageHandoffTemplates"],
+  carolOperator: ["view", "startSession", "manageHandoffTemplates"],
+  dave: ["view", "startSession", "manageHandoffTemplates"],
+  root: ["view", "startSession", "runDemo", "manageUsers", "managePolicies", "manageHandoffTemplates"],
 };
 
 type Expectation = Partial<Record<ActorName, Action[]>>;

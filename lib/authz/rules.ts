@@ -22,6 +22,7 @@ export const ACTIONS = [
   "runDemo",
   "manageUsers",
   "managePolicies",
+  "manageHandoffTemplates",
 ] as const;
 
 /**
@@ -61,6 +62,8 @@ export const MINIMUM_ROLE: Readonly<Record<Action, Role>> = Object.freeze({
   runDemo: "admin",
   manageUsers: "admin",
   managePolicies: "admin",
+  /** One's own saved "Hand off…" templates: whoever may start a handoff. */
+  manageHandoffTemplates: "operator",
   fileOffer: "operator",
   fileAccept: "operator",
   fileReject: "operator",
@@ -79,4 +82,4 @@ export const TASK_ACTIONS: ReadonlySet<Action> = new Set<Action>([
   "taskComplete",
   "taskFail",
 ]);
-export const GLOBAL_ACTIONS: ReadonlySet<Action> = new Set<Action>(["view", "startSession", "runDemo", "manageUsers", "managePolicies"]);
+export const GLOBAL_ACTIONS: ReadonlySet<Action> = new Set<Action>(["view", "startSession", "runDemo", "manageUsers", "managePolicies", "manageHandoffTemplates"]);

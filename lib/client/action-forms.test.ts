@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { LIMITS } from "@/lib/actions/rules";
 import { HandoffOutcome, PolicyChoice, SessionKind, TaskOutcome } from "@/lib/gen/baton/v1/actions_pb";
 import {
+  handOffValuesOf,
+  readRunbookFile,
+  runbookRoom,
+  validateHandOff,
+  validateTemplate,
   ENVELOPE_OVERHEAD_BYTES,
   contentTypeForFile,
   formFieldOf,
@@ -165,4 +171,79 @@ it("maps server field paths to form fields", () => {
   expect(formFieldOf("content.markdown")).toBe("markdown");
   expect(formFieldOf("frozen_context_json")).toBe("frozenContext");
   expect(formFieldOf("target")).toBe("target");
+});
+
+describe("hand off (one dialog)", () => {
+  const form = {
+    target: "human:bob",
+    scope: "payments-api primary on-call",
+    reason: "end of my rotation",
+    runbook: "# Runbook\n\n1. Check.",
+    ttlMinutes: "90",
+    policy: "approval" as const,
+    approvers: ["human:carol"],
+    implicitAcceptSeconds: "300",
+  };
+
+  it("makes the start, the offer and the runbook from one form", () => {
+    const r = validateHandOff(form, "human:alice", 1_048_576);
+    expect(r).toEqual({
+      ok: true,
+      value: {
+        start: {
+          kind: SessionKind.HANDOFF,
+          intent: form.scope,
+          scope: form.scope,
+          participants: ["human:bob"],
+          ttlMs: 5_400_000,
+          policy: PolicyChoice.LEAD_APPROVAL,
+          approvers: ["human:carol"],
+          implicitAcceptTimeoutMs: 0,
+          frozenContextJson: "",
+        },
+        offer: { target: "human:bob", scope: form.scope, reason: form.reason },
+        runbook: form.runbook,
+      },
+    });
+    const blank = validateHandOff({ ...form, runbook: "  \n" }, "human:alice", 1_048_576);
+    expect(blank.ok && blank.value.runbook).toBe("");
+  });
+
+  it("says what is wrong, field by field, by the action contract", () => {
+    const r = validateHandOff({ ...form, target: "", scope: "", approvers: [], ttlMinutes: "0" }, "human:alice", 1_048_576);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.errors).toMatchObject({ target: "Choose who takes it over.", scope: "Enter what you hand over.", approvers: "Choose at least one approver." });
+    expect(r.errors.ttlMinutes).toMatch(/time to live/);
+    const self = validateHandOff({ ...form, target: "human:alice" }, "human:alice", 1_048_576);
+    expect(!self.ok && self.errors.target).toMatch(/someone else/);
+  });
+
+  it("bounds the runbook by the contract and by the runtime's message limit, whichever is lower", () => {
+    expect(runbookRoom(1_048_576)).toBe(LIMITS.runbookBytes);
+    expect(runbookRoom(10_000)).toBe(10_000 - ENVELOPE_OVERHEAD_BYTES);
+    const big = validateHandOff({ ...form, runbook: "x".repeat(LIMITS.runbookBytes + 1) }, "human:alice", 1_048_576);
+    expect(!big.ok && big.errors.runbook).toBe("The runbook is 128.0 KB; at most 128.0 KB fit.");
+    const small = validateHandOff({ ...form, runbook: "x".repeat(9_000) }, "human:alice", 10_000);
+    expect(!small.ok && small.errors.runbook).toMatch(/fit/);
+  });
+
+  it("reads .md and .txt runbook files as UTF-8 text, and refuses others", () => {
+    const bytes = new TextEncoder().encode("# Runbook\n");
+    expect(readRunbookFile("runbook.md", bytes, 1_048_576)).toEqual({ ok: true, value: "# Runbook\n" });
+    expect(readRunbookFile("notes.TXT", bytes, 1_048_576)).toEqual({ ok: true, value: "# Runbook\n" });
+    expect(readRunbookFile("page.html", bytes, 1_048_576)).toEqual({ ok: false, errors: { runbook: "page.html: Choose a .md, .markdown or .txt file." } });
+    expect(readRunbookFile("a.md", new Uint8Array([0xff, 0xfe, 0x00]), 1_048_576)).toEqual({ ok: false, errors: { runbook: "a.md is not UTF-8 text." } });
+    expect(readRunbookFile("a.md", new Uint8Array(), 1_048_576)).toEqual({ ok: false, errors: { runbook: "a.md is empty." } });
+  });
+
+  it("saves the form as a template (only the name is required) and reads it back", () => {
+    const t = validateTemplate(form, " Weekly ", "");
+    expect(t.ok).toBe(true);
+    if (!t.ok) return;
+    expect(t.value).toMatchObject({ name: "Weekly", target: "human:bob", ttlMs: 5_400_000, policy: PolicyChoice.LEAD_APPROVAL, approvers: ["human:carol"] });
+    expect(handOffValuesOf(t.value)).toEqual(form);
+    expect(validateTemplate({ ...form, target: "" }, "", "")).toEqual({ ok: false, errors: { templateName: "Enter a name for the template." } });
+    expect(validateTemplate(form, "x".repeat(LIMITS.templateName + 1), "").ok).toBe(false);
+  });
 });

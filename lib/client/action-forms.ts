@@ -8,6 +8,9 @@
 
 import {
   byteLength,
+  checkRunbook,
+  checkRunbookFileName,
+  runbookFileText,
   checkContextBytes,
   checkJsonText,
   checkLink,
@@ -67,6 +70,8 @@ function sentence(problem: Problem, value: string, label: string, patternHint = 
       return "Remove the NUL characters.";
     case "spaces":
       return "Remove the spaces.";
+    case "runbook-file":
+      return "Choose a .md, .markdown or .txt file.";
   }
 }
 
@@ -189,6 +194,155 @@ export function validateNewSession(v: NewSessionValues, me: string): Validation<
     implicitAcceptTimeoutMs,
     frozenContextJson,
   });
+}
+
+// ---------------------------------------------------------------- hand off
+
+/** "Hand off…": one form for SessionStart, Offer and the runbook as Context. */
+export interface HandOffValues {
+  target: string;
+  scope: string;
+  reason: string;
+  /** Markdown; blank: no runbook. */
+  runbook: string;
+  ttlMinutes: string;
+  policy: PolicyKind;
+  approvers: readonly string[];
+  implicitAcceptSeconds: string;
+}
+
+export interface HandOffFields {
+  start: StartFields;
+  offer: { target: string; scope: string; reason: string };
+  /** "" when there is no runbook to attach. */
+  runbook: string;
+}
+
+/** The room a runbook has: the contract's limit, or less when the runtime's message limit is lower. */
+export function runbookRoom(maxPayloadBytes: number): number {
+  return Math.min(LIMITS.runbookBytes, Math.max(0, maxPayloadBytes - ENVELOPE_OVERHEAD_BYTES));
+}
+
+function runbookSentence(problem: Problem, room: number): string {
+  if (problem.code === "too-large") return `The runbook is ${formatBytes(problem.bytes)}; at most ${formatBytes(room)} fit.`;
+  return sentence(problem, "", "the runbook");
+}
+
+export function validateHandOff(v: HandOffValues, me: string, maxPayloadBytes: number): Validation<HandOffFields> {
+  const errors: Errors = {};
+  const target = participant(errors, "target", v.target, "who takes it over");
+  if (!errors.target && target === me) errors.target = "Choose someone else: you already hold it.";
+  const scope = text(errors, "handOffScope", v.scope, "what you hand over");
+  const reason = text(errors, "reason", v.reason, "a reason");
+  const room = runbookRoom(maxPayloadBytes);
+  const problem = checkRunbook(v.runbook, room);
+  if (problem) errors.runbook = runbookSentence(problem, room);
+  // The session: the target (and any approvers) with the same rules as "New session".
+  const start = validateNewSession(
+    {
+      kind: "handoff",
+      intent: scope === "" ? "-" : scope,
+      scope,
+      participants: target === "" ? [] : [target],
+      ttlMinutes: v.ttlMinutes,
+      policy: v.policy,
+      approvers: v.approvers,
+      implicitAcceptSeconds: v.implicitAcceptSeconds,
+      frozenContext: "",
+    },
+    me,
+  );
+  if (!start.ok) {
+    for (const [k, msg] of Object.entries(start.errors)) {
+      if (k === "participants" || k === "intent") continue; // said about the target or the scope already
+      errors[k] = msg;
+    }
+  }
+  if (!start.ok || Object.keys(errors).length > 0) return { ok: false, errors };
+  return {
+    ok: true,
+    value: { start: start.value, offer: { target, scope, reason }, runbook: v.runbook.trim() === "" ? "" : v.runbook },
+  };
+}
+
+/** A runbook file's text, or what is wrong with it (extension, size, encoding). */
+export function readRunbookFile(name: string, data: Uint8Array, maxPayloadBytes: number): Validation<string> {
+  const room = runbookRoom(maxPayloadBytes);
+  const ext = checkRunbookFileName(name);
+  if (ext) return { ok: false, errors: { runbook: `${name}: ${sentence(ext, name, "a file")}` } };
+  const { value, problem } = runbookFileText(data, room);
+  if (problem?.code === "required") return { ok: false, errors: { runbook: `${name} is empty.` } };
+  if (problem?.code === "too-large") return { ok: false, errors: { runbook: `${name} is ${formatBytes(problem.bytes)}; at most ${formatBytes(room)} fit.` } };
+  if (problem?.code === "not-utf8") return { ok: false, errors: { runbook: `${name} is not UTF-8 text.` } };
+  if (problem) return { ok: false, errors: { runbook: `${name}: ${sentence(problem, name, "a file")}` } };
+  return { ok: true, value };
+}
+
+/** What SaveHandoffTemplate takes (the proto's HandoffTemplate fields). */
+export interface TemplateFields {
+  id: string;
+  name: string;
+  target: string;
+  scope: string;
+  reason: string;
+  runbookMarkdown: string;
+  policy: PolicyChoice;
+  approvers: string[];
+  implicitAcceptTimeoutMs: number;
+  ttlMs: number;
+}
+
+/**
+ * The form as a template: everything is optional but the name; what is
+ * filled in must be valid by the same contract as a hand-off.
+ */
+export function validateTemplate(v: HandOffValues, name: string, id: string): Validation<TemplateFields> {
+  const errors: Errors = {};
+  const templateName = text(errors, "templateName", name, "a name for the template");
+  const target = participant(errors, "target", v.target, "who takes it over", false);
+  const scope = text(errors, "scope", v.scope, "a scope");
+  const reason = text(errors, "reason", v.reason, "a reason");
+  const problem = checkRunbook(v.runbook, LIMITS.runbookBytes);
+  if (problem) errors.runbook = runbookSentence(problem, LIMITS.runbookBytes);
+  const minutes = wholeNumber(errors, "ttlMinutes", v.ttlMinutes, 1, LIMITS.maxTtlMs / 60_000, "a time to live in minutes");
+  let policy = PolicyChoice.DEFAULT;
+  let approvers: string[] = [];
+  let implicitAcceptTimeoutMs = 0;
+  if (v.policy === "approval") {
+    policy = PolicyChoice.LEAD_APPROVAL;
+    approvers = [...new Set(v.approvers.map((a) => a.trim()).filter((a) => a !== ""))];
+    if (approvers.length > LIMITS.approvers) errors.approvers = `Choose at most ${LIMITS.approvers} approvers.`;
+  } else if (v.policy === "implicit") {
+    policy = PolicyChoice.IMPLICIT_ACCEPT;
+    implicitAcceptTimeoutMs =
+      wholeNumber(errors, "implicitAcceptSeconds", v.implicitAcceptSeconds, LIMITS.minImplicitAcceptMs / 1000, LIMITS.maxTtlMs / 1000, "a timeout in seconds") * 1000;
+  }
+  return done(errors, {
+    id,
+    name: templateName,
+    target,
+    scope,
+    reason,
+    runbookMarkdown: v.runbook.trim() === "" ? "" : v.runbook,
+    policy,
+    approvers,
+    implicitAcceptTimeoutMs,
+    ttlMs: minutes * 60_000,
+  });
+}
+
+/** A saved template as the form's values. */
+export function handOffValuesOf(t: Omit<TemplateFields, "id" | "name">): HandOffValues {
+  return {
+    target: t.target,
+    scope: t.scope,
+    reason: t.reason,
+    runbook: t.runbookMarkdown,
+    ttlMinutes: String(Math.max(1, Math.round((t.ttlMs || LIMITS.defaultTtlMs) / 60_000))),
+    policy: t.policy === PolicyChoice.LEAD_APPROVAL ? "approval" : t.policy === PolicyChoice.IMPLICIT_ACCEPT ? "implicit" : "default",
+    approvers: [...t.approvers],
+    implicitAcceptSeconds: t.implicitAcceptTimeoutMs > 0 ? String(Math.round(t.implicitAcceptTimeoutMs / 1000)) : "300",
+  };
 }
 
 // ------------------------------------------------------------------ handoff

@@ -107,6 +107,8 @@ function describe(problem: Problem, value: string, patternHint = "has characters
       return "contains NUL characters";
     case "spaces":
       return "must not contain spaces";
+    case "runbook-file":
+      return "must be a .md, .markdown or .txt file";
   }
 }
 

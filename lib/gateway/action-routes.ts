@@ -9,6 +9,10 @@ import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { Code, ConnectError } from "@connectrpc/connect";
 import {
   ActionService,
+  DeleteHandoffTemplateResponseSchema,
+  HandoffTemplateSchema,
+  ListHandoffTemplatesResponseSchema,
+  SaveHandoffTemplateResponseSchema,
   GetCapabilitiesResponseSchema,
   GetPolicyResponseSchema,
   ListWebhookDeliveriesResponseSchema,
@@ -35,7 +39,8 @@ import type { Gateway } from "./gateway";
 import type { SignedInUser } from "./identity";
 import { watchInbox } from "./inbox";
 import { requireSignedIn, signedInUser, type RequestAuthOptions } from "./request-auth";
-import { shortParticipantName } from "@/lib/authz/decide";
+import { decide, shortParticipantName } from "@/lib/authz/decide";
+import { parseTemplate, parseTemplateId, type HandoffTemplateStore, type TemplateRecord } from "./handoff-templates";
 import type { HookStatus } from "@/lib/notify/notifier";
 
 /** Outbound webhooks' state for admins (lib/notify/notifier.ts). */
@@ -59,6 +64,24 @@ export interface ActionRoutesOptions extends RequestAuthOptions {
   demo?: DemoRunner;
   /** The console's notifier, when webhooks are configured (read at call time). */
   webhooks?: () => WebhookStatusSource | null;
+  /** Saved "Hand off…" templates; without it the template calls answer UNIMPLEMENTED. */
+  templates?: HandoffTemplateStore;
+}
+
+function templateMessage(t: TemplateRecord) {
+  return create(HandoffTemplateSchema, {
+    id: t.id,
+    name: t.name,
+    target: t.target,
+    scope: t.scope,
+    reason: t.reason,
+    runbookMarkdown: t.runbookMarkdown,
+    policy: t.policy,
+    approvers: t.approvers,
+    implicitAcceptTimeoutMs: t.implicitAcceptTimeoutMs,
+    ttlMs: t.ttlMs,
+    updatedUnixMs: BigInt(t.updatedMs),
+  });
 }
 
 const POLICY_ID = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,255}$/;
@@ -75,8 +98,31 @@ export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRout
     return run(signedInUser(auth));
   };
 
+  /** Signed in (CSRF when it changes something), allowed by decide() to keep templates; the store and the owner key. */
+  const templatesFor = async (ctx: HandlerContext, csrf: boolean): Promise<{ store: HandoffTemplateStore; owner: string }> => {
+    ensureOpen();
+    const auth = await requireSignedIn(ctx, options, { csrf });
+    const d = decide({ role: auth.user.role, participantId: auth.user.participantId }, undefined, "manageHandoffTemplates");
+    if (!d.allowed) throw new ConnectError(d.reason, Code.PermissionDenied, { "x-baton-deny": d.code });
+    if (!options.templates) throw new ConnectError("This console keeps no hand-off templates.", Code.Unimplemented);
+    return { store: options.templates, owner: auth.user.username };
+  };
+
   return (router) => {
     router.service(ActionService, {
+      async listHandoffTemplates(_req, ctx) {
+        const { store, owner } = await templatesFor(ctx, false);
+        return create(ListHandoffTemplatesResponseSchema, { templates: store.list(owner).map(templateMessage), maxTemplates: store.maxPerPerson });
+      },
+      async saveHandoffTemplate(req, ctx) {
+        const { store, owner } = await templatesFor(ctx, true);
+        return create(SaveHandoffTemplateResponseSchema, { template: templateMessage(store.save(owner, parseTemplate(req.template))) });
+      },
+      async deleteHandoffTemplate(req, ctx) {
+        const { store, owner } = await templatesFor(ctx, true);
+        return create(DeleteHandoffTemplateResponseSchema, { deleted: store.delete(owner, parseTemplateId(req.id)) });
+      },
+
       startSession: (req, ctx) =>
         act(ctx, async (user) => actions.startSession(user, parseStart(req, user.participantId, await options.accounts.directory.users()), ctx.signal)),
       offer: (req, ctx) => act(ctx, (user) => actions.offer(user, parseOffer(req), ctx.signal)),

@@ -38,6 +38,7 @@ import { createDemoService, type DemoService } from "./demo";
 import { planFileHandoffs, startFileHandoffs, type RunningFileHandoffs } from "./file-handoffs-setup";
 import { startEmbeddedRuntime } from "./embedded";
 import { planWebhooks, startWebhooks } from "./webhooks-setup";
+import { HandoffTemplateStore } from "@/lib/gateway/handoff-templates";
 import type { Notifier } from "@/lib/notify/notifier";
 import { createConsoleServer, listen, type Fallback } from "./http";
 import { registerPageData } from "./page-data";
@@ -243,6 +244,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     removeFileRows(catalog);
   }
   let actions: ActionGateway | null = null;
+  let templates: HandoffTemplateStore | null = null;
   let demo: DemoService | null = null;
   let oidc: OidcLogin | null = null;
   if (auth && writer) {
@@ -259,6 +261,18 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       logger: options.logger.child({ component: "actions" }),
       ...(kernel ? { cancelAsInitiator: (sessionId: string, reason: string) => cancelAsInitiator(kernel, sessionId, reason) } : {}),
     });
+    // Saved "Hand off…" templates: next to the catalog, in the data folder (in memory with an in-memory catalog).
+    const templatesPath = config.catalogPath === ":memory:" ? ":memory:" : path.join(path.dirname(config.catalogPath), "handoff-templates.sqlite");
+    try {
+      templates = new HandoffTemplateStore(templatesPath);
+    } catch (e) {
+      catalog.close();
+      client.close();
+      people?.close();
+      await fileHandoffs.close();
+      await embedded?.close().catch(() => undefined);
+      throw new ConsoleConfigError(`cannot open the hand-off templates ${templatesPath}: ${(e as Error).message}`);
+    }
     demo = createDemoService({
       address: embedded ? embedded.address : "",
       tls: embedded ? embedded.url.startsWith("https:") : false,
@@ -278,7 +292,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
         : {}),
     })(router);
     if (auth && actions) {
-      actionRoutes({ gateway, actions, accounts: auth.accounts, env, heartbeatMs: config.heartbeatMs, ...(demo ? { demo } : {}), webhooks: () => notifier })(router);
+      actionRoutes({ gateway, actions, accounts: auth.accounts, env, heartbeatMs: config.heartbeatMs, ...(demo ? { demo } : {}), webhooks: () => notifier, ...(templates ? { templates } : {}) })(router);
     }
     fileRoutes({
       files: fileHandoffs.files,
@@ -421,6 +435,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     shutdown.abort();
     demo?.close();
     gateway.close();
+    templates?.close();
     writer?.close();
     await fileHandoffs.close();
     await app?.close().catch(() => undefined);
@@ -507,6 +522,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
             server.closeIdleConnections();
           });
           await fileHandoffs.close();
+          templates?.close();
           // No request can change a sign-in any more: save them for the next start.
           await auth?.accounts.flushLogins();
           await app?.close().catch((err: unknown) => logger.warn({ err }, "Next.js did not close cleanly"));

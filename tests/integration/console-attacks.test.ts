@@ -124,6 +124,10 @@ describe("a viewer", () => {
       }],
       // Admin-only read: a viewer may not see the webhooks either.
       ["listWebhookDeliveries", () => a.listWebhookDeliveries({})],
+      // "Hand off…" templates are for people who may start sessions (decide()'s manageHandoffTemplates).
+      ["listHandoffTemplates", () => a.listHandoffTemplates({})],
+      ["saveHandoffTemplate", () => a.saveHandoffTemplate({ template: { name: "mine", scope: "pager" } })],
+      ["deleteHandoffTemplate", () => a.deleteHandoffTemplate({ id: uuid() })],
     ];
     // Every mutating method of the service is in the list.
     const reads = new Set(["listDirectory", "watchInbox", "getPolicy", "getCapabilities"]);
