@@ -1,9 +1,8 @@
-// Phase, state and outcome badges: icon + text, never colour alone; tone
+// Status and outcome badges: icon + text, never colour alone; tone
 // colours meet WCAG AA in light and dark themes.
 
 import clsx from "clsx";
-import type { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
-import { phaseBadge, stateBadge, type BadgeInfo, type Tone } from "@/lib/client/labels";
+import type { BadgeInfo, Tone } from "@/lib/client/labels";
 import { Icon } from "@/components/Icon";
 
 export const TONE_CLASSES: Record<Tone, string> = {
@@ -44,22 +43,6 @@ export function Badge({
       <span className="truncate">{info.label}</span>
     </span>
   );
-}
-
-export function PhaseBadge({
-  phase,
-  outcome,
-  size,
-}: {
-  phase: string;
-  outcome?: "positive" | "negative" | "";
-  size?: "sm" | "md";
-}) {
-  return <Badge info={phaseBadge(phase, outcome)} kind="Phase" {...(size ? { size } : {})} />;
-}
-
-export function StateBadge({ state, size }: { state: SessionState | undefined; size?: "sm" | "md" }) {
-  return <Badge info={stateBadge(state)} kind="State" {...(size ? { size } : {})} />;
 }
 
 export function OutcomeBadge({ positive, size }: { positive: boolean; size?: "sm" | "md" }) {

@@ -49,11 +49,12 @@ export interface BadgeInfo {
   hint: string;
 }
 
+/** The projection's phases as the list's Phase filter names them (in the status pill's words). */
 export const PHASE_INFO: Readonly<Record<SessionPhase, BadgeInfo>> = {
-  Pending: { label: "Pending", tone: "neutral", icon: "circle-dashed", hint: "Started; nothing offered or requested yet" },
-  OfferPending: { label: "Offer pending", tone: "info", icon: "send", hint: "An offer awaits the target's answer" },
-  ContextSharing: { label: "Context sharing", tone: "info", icon: "document", hint: "The owner is sharing context with the target" },
-  Accepted: { label: "Accepted", tone: "success", icon: "check", hint: "The target accepted; awaiting commitment" },
+  Pending: { label: "Started", tone: "neutral", icon: "circle-dashed", hint: "Started; nothing offered or requested yet" },
+  OfferPending: { label: "Offered", tone: "info", icon: "send", hint: "An offer awaits the target's answer" },
+  ContextSharing: { label: "Offered, context being shared", tone: "info", icon: "document", hint: "The owner is sharing context with the target" },
+  Accepted: { label: "Accepted or awaiting approval", tone: "success", icon: "check", hint: "The target accepted; awaiting commitment" },
   Declined: { label: "Declined", tone: "warning", icon: "x", hint: "The target declined; a new offer or a commitment may follow" },
   Committed: { label: "Committed", tone: "success", icon: "seal", hint: "A commitment resolved the session" },
   Requested: { label: "Requested", tone: "info", icon: "inbox", hint: "Task requested; awaiting an assignee" },
@@ -66,21 +67,6 @@ export const PHASES = Object.keys(PHASE_INFO) as SessionPhase[];
 
 export function isPhase(value: string): value is SessionPhase {
   return Object.prototype.hasOwnProperty.call(PHASE_INFO, value);
-}
-
-/** Badge for a phase string from a summary (unknown strings shown as-is). */
-export function phaseBadge(phase: string, outcome?: "positive" | "negative" | ""): BadgeInfo {
-  if (!isPhase(phase)) {
-    return { label: phase || "Unknown", tone: "muted", icon: "question", hint: "Phase not reported" };
-  }
-  const info = PHASE_INFO[phase];
-  if (phase === "Committed" && outcome === "negative") {
-    return { ...info, label: "Committed · negative", tone: "danger", hint: "Resolved with a negative outcome" };
-  }
-  if (phase === "Committed" && outcome === "positive") {
-    return { ...info, label: "Committed · positive", hint: "Resolved with a positive outcome" };
-  }
-  return info;
 }
 
 export type StateKey = "open" | "suspended" | "resolved" | "expired" | "cancelled";
@@ -122,22 +108,6 @@ export function lifecycleToState(lifecycle: "Open" | "Resolved" | "Suspended" | 
     case "Expired":
       return SESSION_STATE.EXPIRED;
   }
-}
-
-/**
- * The phase badge a session view shows: the projection's phase, except that a
- * task turned down by its requested assignee reads "Rejected" rather than
- * "Requested" (the protocol keeps it requested; nobody is working on it).
- */
-export function viewPhaseBadge(
-  view: { phase: SessionPhase; task?: { task?: { status: string; activeAssignee?: string } } },
-  outcome?: "positive" | "negative" | "",
-): BadgeInfo {
-  const task = view.task?.task;
-  if (view.phase === "Requested" && task?.status === "rejected" && task.activeAssignee === undefined) {
-    return { label: "Rejected", tone: "warning", icon: "x", hint: "The assignee turned the task down; nobody is working on it" };
-  }
-  return phaseBadge(view.phase, outcome);
 }
 
 /**
