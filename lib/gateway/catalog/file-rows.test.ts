@@ -269,14 +269,12 @@ describe("FileRowWriter", () => {
     );
     const catalog = openCatalog();
     const hub = startHub();
-    const t0 = Date.now();
     const { writer, versions } = follow(catalog, hub);
     await writer.ready;
-    const ms = Date.now() - t0;
     expect(catalog.fileCount()).toBe(2_000);
-    // One transaction per 50 ms window or 500 rows, not one per file.
+    // Batched (a transaction per 50 ms window, at most 500 rows each), not one per file; how many
+    // windows it takes depends on the machine's speed, so only the bounds that do not are checked.
     expect(versions.length).toBeGreaterThanOrEqual(4);
-    expect(versions.length).toBeLessThanOrEqual(Math.ceil(ms / 50) + 2_000 / 500 + 2);
     expect(versions.length).toBeLessThan(2_000 / 5);
     const last = catalog.page(q({ mode: MODE_KEYS.file, sort: "intent", ascending: true }), 1_990, 50);
     expect(last.total).toBe(2_000);

@@ -275,9 +275,11 @@ describe("SqliteCatalog", () => {
     c.applyFeed(rows.slice(0, 5).map((s) => write(s)), { storeId: "store-1", change: 7n });
     const version = c.version;
     c.close();
-    // Make it exactly what schema 2 wrote: no kind column, no file index.
+    // Make it exactly what schema 2 wrote: no kind or stuck column, neither of their indexes.
     const raw = new Database(file);
-    raw.exec("DROP INDEX sessions_files; ALTER TABLE sessions DROP COLUMN kind; UPDATE meta SET value = '2' WHERE key = 'schema';");
+    raw.exec(
+      "DROP INDEX sessions_files; DROP INDEX sessions_stuck; ALTER TABLE sessions DROP COLUMN kind; ALTER TABLE sessions DROP COLUMN stuck_since_ms; UPDATE meta SET value = '2' WHERE key = 'schema';",
+    );
     expect(raw.prepare("SELECT count(*) AS c FROM pragma_table_info('sessions') WHERE name = 'kind'").get()).toEqual({ c: 0 });
     raw.close();
     const migrated = catalog(file);

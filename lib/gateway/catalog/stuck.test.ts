@@ -145,9 +145,11 @@ describe("the catalog's stuck filter", () => {
     c.write(rows.map(write));
     const version = c.version;
     c.close();
-    // What schema 2 looked like: no stuck_since_ms, no sessions_stuck.
+    // What schema 2 looked like: no stuck_since_ms, no row kind, and neither of their indexes.
     const raw = new Database(file);
-    raw.exec("DROP INDEX sessions_stuck; ALTER TABLE sessions DROP COLUMN stuck_since_ms; UPDATE meta SET value = '2' WHERE key = 'schema';");
+    raw.exec(
+      "DROP INDEX sessions_stuck; DROP INDEX sessions_files; ALTER TABLE sessions DROP COLUMN stuck_since_ms; ALTER TABLE sessions DROP COLUMN kind; UPDATE meta SET value = '2' WHERE key = 'schema';",
+    );
     expect((raw.prepare("SELECT count(*) AS c FROM pragma_table_info('sessions') WHERE name = 'stuck_since_ms'").get() as { c: number }).c).toBe(0);
     raw.close();
     const migrated = catalog(file);
