@@ -280,8 +280,6 @@ describe("FileRowWriter", () => {
     expect(last.total).toBe(2_000);
     expect(last.rows).toHaveLength(10);
     expect(catalog.page(q({ text: "bulk-01999" }), 0, 5).rows.map((r) => r.metadata?.contextId)).toEqual(["bulk-01999"]);
-    // Generous: the first scan reads and records every file too.
-    expect(ms).toBeLessThan(60_000);
   }, 90_000);
 
   it("keeps file rows when the runtime's rows are reset, and removes them all when no directory is watched", async () => {
