@@ -147,6 +147,8 @@ test("one status pill, From → To by name, and an offer left unanswered past th
   await expect(page.getByTestId("filter-waiting")).toHaveCount(0);
   await alice.page.goto("/");
   await expect(alice.page.getByTestId("filter-waiting")).toBeVisible();
+  // Leave nothing waiting on Alice (the accepted offer awaits her commit): later specs count her inbox exactly.
+  for (const sessionId of [waiting, quiet]) await call("Cancel", { sessionId, reason: "e2e clean-up" });
   await alice.context.close();
   await bob.context.close();
 });
