@@ -236,7 +236,8 @@ test("a v0.1 agent's offer appears live in the main session list with its mode l
     // A status change is followed live (the agent accepts as someone else, then completes).
     agent("accept", handoffDir(), taskId, "--agent", "agent://oncall");
     await expect(row.locator('[data-badge="Accepted"]')).toBeVisible();
-    await expect(row.getByTestId("row-waiting-on")).toHaveText("agent://oncall");
+    // An agent is named by the agents directory or its shortened id, the full id on hover.
+    await expect(row.getByTestId("row-waiting-on").locator('[data-actor-id="agent://oncall"]')).toHaveAttribute("title", "agent://oncall");
 
     // An offer to Bob names him (a person), and waits on him: "Waiting on me" lists it.
     const me = (await (await page.request.get("/auth/whoami")).json()) as { participantId: string };
