@@ -15,7 +15,8 @@ export function NewSessionLink() {
   if (!me || !decide({ role: me.role, participantId: me.participantId }, undefined, "startSession").allowed) return null;
   return (
     <span className="ml-auto flex flex-wrap items-center gap-2">
-      <HandOffLink />
+      {/* From 640 px up the header has its own Hand off…; here it is a phone's way in. */}
+      <HandOffLink className="sm:hidden" />
       <Link href="/sessions/new" className={buttonClass("secondary")} data-testid="new-session">
         <Icon name="plus" /> New session
       </Link>

@@ -168,7 +168,7 @@ export const SessionRow = memo(function SessionRow({
               →
             </span>
             <span className="sr-only"> to </span>
-            {people.to ? <ActorName id={people.to} directory={directory} /> : <span className="text-slate-600 dark:text-slate-400">{file ? fileToLabel(file) : "nobody yet"}</span>}
+            {people.to ? <ActorName id={people.to} directory={directory} /> : <span className="text-slate-600 dark:text-slate-400">{file ? fileToLabel(file) || "—" : "nobody yet"}</span>}
           </span>
         </Cell>
         {/* On a card, nobody to wait on is said by leaving the line out. */}
