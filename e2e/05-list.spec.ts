@@ -1,7 +1,7 @@
 import { expect, test } from "./support/fixtures";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import { Agent, newSessionId } from "./support/agent";
-import { listRow, uniqueSuffix } from "./support/ui";
+import { listLive, listRow, uniqueSuffix } from "./support/ui";
 import { connectJson, csrfTokenOf, signedInAs } from "./support/session-ui";
 
 test("filters and sort live in the URL; back and forward walk through them; the keyboard drives the list", async ({ page }) => {
@@ -21,6 +21,7 @@ test("filters and sort live in the URL; back and forward walk through them; the 
   await expect(listRow(page, handoff)).toHaveCount(0);
   await expect(page.getByTestId("filter-mode")).toHaveValue("task");
   await expect(page.getByTestId("filter-q")).toHaveValue(tag);
+  await listLive(page);
 
   // Changing a select pushes a history entry.
   await page.getByTestId("filter-mode").selectOption("handoff");
@@ -54,6 +55,7 @@ test("filters and sort live in the URL; back and forward walk through them; the 
   await expect(page.getByTestId("filter-mode")).toHaveValue("");
   await expect(listRow(page, task)).toBeVisible();
   await expect(listRow(page, handoff)).toBeVisible();
+  await listLive(page);
 
   // Sort by intent ascending: handoff before task.
   await page.getByTestId("sort").selectOption("intent");
@@ -125,6 +127,7 @@ test("one status pill, From → To by name, and an offer left unanswered past th
   await expect(listRow(page, quiet).locator("[data-badge]")).toHaveText("Status: Started");
 
   // The "Stuck" filter lives in the URL and is run by the server.
+  await listLive(page);
   await page.getByTestId("filter-stuck").click();
   await expect(page).toHaveURL(new RegExp(`\\?q=${tag}&stuck=1$`));
   await expect(page.getByTestId("filter-stuck")).toHaveAttribute("aria-pressed", "true");

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { request } from "@playwright/test";
 import { expect, test } from "./support/fixtures";
-import { expectSessionPhase, uniqueSuffix, watchErrors } from "./support/ui";
+import { expectSessionPhase, listLive, uniqueSuffix, watchErrors } from "./support/ui";
 import { actionButton, connectJson, csrfTokenOf, expectConnectError, sessionIdOf, signedInAs } from "./support/session-ui";
 
 const RUNBOOK = `# Payments on-call runbook
@@ -122,6 +122,7 @@ test("an on-call rotation with lead approval, driven by people in their own brow
     // Dave's list shows, with one toggle (kept in the URL), the sessions waiting on him: this one.
     const d = dave.page;
     await d.goto("/");
+    await listLive(d);
     await d.getByTestId("filter-waiting").click();
     await expect(d).toHaveURL(/[?&]waiting=human%3Adave/);
     const mine = d.locator("[data-row]").filter({ hasText: intent });

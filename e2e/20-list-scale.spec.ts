@@ -15,7 +15,7 @@ import { HANDOFF_MODE } from "@/lib/macp/constants";
 import { Agent, newSessionId, RUNTIME_URL } from "./support/agent";
 import { seedSessions, seededSession, type SeedPlan } from "./support/bulk-seed";
 import { signedInAs } from "./support/session-ui";
-import { expectNoAxeViolations, listRow, shoot, uniqueSuffix, watchErrors } from "./support/ui";
+import { expectNoAxeViolations, listLive, listRow, shoot, uniqueSuffix, watchErrors } from "./support/ui";
 
 /**
  * Sessions seeded. The suite runs 2,000 (the seeding is this spec's slow part); the 20,000 the
@@ -124,6 +124,7 @@ test("one session among 20,000 is found by search: the text box, ?q= in the URL,
   await waitIndexed(page);
   await page.goto("/");
   await expect(page.locator("[data-row-id]").first()).toBeVisible({ timeout: 60_000 });
+  await listLive(page, 60_000);
   await page.getByTestId("filter-q").fill(target.id);
   await expect(page).toHaveURL(new RegExp(`\\?q=${target.id}$`));
   await expect(listRow(page, target.id)).toBeVisible();

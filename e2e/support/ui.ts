@@ -20,6 +20,15 @@ export function listRow(page: Page, sessionId: string): Locator {
   return page.locator(`[data-row-id="${sessionId}"]`);
 }
 
+/**
+ * The list page has hydrated and its live stream is up. Its first rows are
+ * server-rendered, so a visible row does not mean the filters work yet: a
+ * select changed before hydration is set back by React.
+ */
+export async function listLive(page: Page, timeout?: number): Promise<void> {
+  await expect(page.locator('[data-connection="live"]').first()).toBeVisible(timeout ? { timeout } : undefined);
+}
+
 /** A list row shows this phase (the attribute is the projection phase, the text its label). */
 export async function expectRowPhase(page: Page, sessionId: string, phase: string, label: string): Promise<void> {
   const row = listRow(page, sessionId);
