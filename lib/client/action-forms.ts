@@ -24,7 +24,7 @@ import {
   TEXT_FIELDS,
   type Problem,
 } from "@/lib/actions/rules";
-import { HandoffOutcome, PolicyChoice, SessionKind, TaskOutcome } from "@/lib/gen/baton/v1/actions_pb";
+import { HandoffOutcome, PolicyChoice, SessionKind, TaskOutcome, type HandoffTemplate } from "@/lib/gen/baton/v1/actions_pb";
 import type { ActionOutcome } from "@/lib/client/action-attempt";
 import { formatBytes } from "@/lib/client/format";
 
@@ -278,19 +278,8 @@ export function readRunbookFile(name: string, data: Uint8Array, maxPayloadBytes:
   return { ok: true, value };
 }
 
-/** What SaveHandoffTemplate takes (the proto's HandoffTemplate fields). */
-export interface TemplateFields {
-  id: string;
-  name: string;
-  target: string;
-  scope: string;
-  reason: string;
-  runbookMarkdown: string;
-  policy: PolicyChoice;
-  approvers: string[];
-  implicitAcceptTimeoutMs: number;
-  ttlMs: number;
-}
+/** What SaveHandoffTemplate takes: the generated HandoffTemplate's fields, without the server's time stamp. */
+export type TemplateFields = Omit<HandoffTemplate, "$typeName" | "$unknown" | "updatedUnixMs">;
 
 /**
  * The form as a template: everything is optional but the name; what is

@@ -15,22 +15,13 @@ import { PolicyChoice, type HandoffTemplate } from "@/lib/gen/baton/v1/actions_p
 import { MAX_TTL_MS } from "@/lib/macp/constants";
 import { invalidField } from "./action-input";
 
-/** A template as stored and returned (the proto's fields, plain). */
-export interface TemplateRecord {
-  id: string;
-  name: string;
-  target: string;
-  scope: string;
-  reason: string;
-  runbookMarkdown: string;
-  policy: PolicyChoice;
-  approvers: string[];
-  implicitAcceptTimeoutMs: number;
-  ttlMs: number;
+/** A template as given: the generated HandoffTemplate's fields, without the server's time stamp. */
+export type TemplateInput = Omit<HandoffTemplate, "$typeName" | "$unknown" | "updatedUnixMs">;
+
+/** A template as stored and returned. */
+export interface TemplateRecord extends TemplateInput {
   updatedMs: number;
 }
-
-export type TemplateInput = Omit<TemplateRecord, "updatedMs">;
 
 const TEMPLATE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
