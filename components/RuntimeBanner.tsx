@@ -40,7 +40,7 @@ export function RuntimeBanner() {
   return (
     <div
       role="alert"
-      className="border-b border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 sm:px-5 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-50"
+      className="border-b border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 sm:px-5 print:hidden dark:border-amber-800 dark:bg-amber-950 dark:text-amber-50"
       data-testid="outage-banner"
       data-outage={outage.kind}
     >

@@ -40,7 +40,7 @@ export function SiteHeader({ filesEnabled = false }: { filesEnabled?: boolean })
   const onLogin = pathname === "/login";
   const onSessions = pathname === "/" || (pathname.startsWith("/sessions") && pathname !== "/sessions/new");
   return (
-    <header className="sticky top-0 z-30 border-b border-slate-200 bg-white/95 backdrop-blur dark:border-slate-800 dark:bg-slate-950/95">
+    <header className="sticky top-0 z-30 print:hidden border-b border-slate-200 bg-white/95 backdrop-blur dark:border-slate-800 dark:bg-slate-950/95">
       <a
         href="#main"
         className="sr-only focus:not-sr-only focus:absolute focus:top-2 focus:left-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2 focus:text-sm dark:focus:bg-slate-900"

@@ -111,7 +111,7 @@ function renderBlocks(blocks: MdBlock[], tight: boolean): ReactNode[] {
             <CopyButton
               text={b.text}
               label={`Copy ${b.lang ? `${b.lang} ` : ""}code`}
-              className="absolute top-1 right-1 bg-white/90 px-1.5 py-0.5 no-underline ring-1 ring-slate-300 ring-inset dark:bg-slate-950/90 dark:ring-slate-600"
+              className="absolute top-1 right-1 print:hidden bg-white/90 px-1.5 py-0.5 no-underline ring-1 ring-slate-300 ring-inset dark:bg-slate-950/90 dark:ring-slate-600"
             />
           </div>
         );

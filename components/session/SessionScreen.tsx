@@ -174,6 +174,9 @@ export function SessionScreen({ sessionId, preview = null }: { sessionId: string
               <button type="button" className={toolButton} onClick={exportMarkdown} disabled={events.length === 0} data-testid="export-markdown" title="A readable handover report (Markdown)">
                 <Icon name="download" /> Report
               </button>
+              <Link href={`/sessions/${encodeURIComponent(sessionId)}/report`} className={toolButton} data-testid="open-report" title="The handover report as a page to read or print">
+                Printable report
+              </Link>
               <button type="button" className={toolButton} onClick={exportJson} disabled={events.length === 0} data-testid="export-json">
                 <Icon name="download" /> JSON
               </button>

@@ -60,6 +60,21 @@ describe("handoverReport", () => {
     expect(md.split("\n").filter((l) => /^\| \d+ \|/.test(l))).toHaveLength(events.length);
   });
 
+  it("lists at most maxSteps steps, says how many more there are, and keeps the outcome and runbook whatever the cap", () => {
+    const events = rotation();
+    const view = events.reduce(reduceSession, emptySessionView());
+    const md = handoverReport({ sessionId: "s-cap", view, events, nameOf, kindOf, maxSteps: 3 });
+    const rows = md.split("\n").filter((l) => /^\| \d+ \|/.test(l));
+    expect(rows.map((r) => r.split("|")[1]?.trim())).toEqual(["1", "2", "3"]);
+    expect(md).toContain(`…and ${events.length - 3} later steps not listed here`);
+    expect(md).toContain("kubectl get pods");
+    expect(md).toContain("## Commitment");
+    // At or above the number of events: every step, no note.
+    const all = handoverReport({ sessionId: "s-cap", view, events, nameOf, kindOf, maxSteps: events.length });
+    expect(all).not.toContain("later step");
+    expect(all.split("\n").filter((l) => /^\| \d+ \|/.test(l))).toHaveLength(events.length);
+  });
+
   it("reports a task and an open session without a commitment", () => {
     const events = [
       makeEvent(TASK_MODE, "SessionStart", { intent: "rotate keys", participants: [ALICE, BOB], ttlMs: 60_000n }, { sender: ALICE, ts: T0, sequence: 1 }),

@@ -17,6 +17,12 @@ export interface ReportInput {
   events: readonly SessionEvent[];
   nameOf: NameOf;
   kindOf: (participantId: string) => ActorKind;
+  /**
+   * At most this many rows in "Every step" (the newest are dropped and the
+   * report says how many): a printed page of a 20,000-event task stays
+   * readable. Unset: every event.
+   */
+  maxSteps?: number;
 }
 
 const iso = (ms: number | undefined): string => (ms !== undefined && ms > 0 ? new Date(ms).toISOString() : "unknown time");
@@ -37,7 +43,7 @@ function quote(s: string): string {
   return `“${s.replace(/\s+/g, " ").trim()}”`;
 }
 
-export function handoverReport({ sessionId, view, events, nameOf, kindOf }: ReportInput): string {
+export function handoverReport({ sessionId, view, events, nameOf, kindOf, maxSteps }: ReportInput): string {
   const who = (id: string): string => (id ? `${nameOf(id)} (${kindOf(id)}, \`${id}\`)` : "the runtime");
   const lines: string[] = [];
   const title = view.intent || `Session ${sessionId}`;
@@ -110,12 +116,17 @@ export function handoverReport({ sessionId, view, events, nameOf, kindOf }: Repo
   lines.push("");
 
   lines.push("## Every step", "", "| # | Time (UTC) | Who | What | Reason |", "| --- | --- | --- | --- | --- |");
-  for (const e of events) {
+  const shown = maxSteps !== undefined && events.length > maxSteps ? events.slice(0, Math.max(0, maxSteps)) : events;
+  for (const e of shown) {
     const d = describeEvent(e, nameOf);
     const sender = e.envelope.sender;
     const actor = sender ? `${nameOf(sender)} (${kindOf(sender)})` : "runtime";
     const t = Number(e.envelope.timestampUnixMs) || e.receivedAtMs;
     lines.push(`| ${e.sequence ?? ""} | ${iso(t)} | ${cell(actor)} | ${cell(d.summary)} | ${cell(d.reason ?? "")} |`);
+  }
+  if (shown.length < events.length) {
+    const more = events.length - shown.length;
+    lines.push("", `…and ${more.toLocaleString("en-US")} later ${more === 1 ? "step" : "steps"} not listed here: the Markdown, JSON and NDJSON exports hold every one.`);
   }
   return `${lines.join("\n")}\n`;
 }
