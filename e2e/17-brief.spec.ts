@@ -170,8 +170,23 @@ test("the brief comes first for the target, the re-offer's target sees the earli
   await shoot(d, "brief-reoffer-390-light");
   await dave.close();
 
-  // Dave accepts; Carol, the approver, gets the approval brief.
+  // Carol, the approver, is told before Dave answers: "coming up", not counted as waiting on her.
+  const carolInbox = await signedInAs(browser, "carol", { viewport: PHONE });
+  const ci = carolInbox.page;
+  await ci.goto("/inbox");
+  const ahead = ci.getByTestId("inbox-ahead").locator(`[data-session="${sid}"]`);
+  await expect(ahead).toHaveAttribute("data-kind", "APPROVAL_AHEAD");
+  await expect(ahead).toContainText("Your approval next");
+  await expect(ahead).toContainText(`Alice Ng offered ${scope} to Dave Park; your approval comes next, once Dave Park answers.`);
+  await expect(ci.locator(`[data-testid="inbox-item"][data-kind="APPROVAL"][data-session="${sid}"]`)).toHaveCount(0);
+  await shoot(ci, "inbox-ahead-390-light");
+  await expectNoAxeViolations(ci, "inbox with an approval ahead (390)");
+
+  // Dave accepts; Carol's early notice becomes the approval itself, and she gets the approval brief.
   await as(browser, "dave", (req) => call(req, "Accept", { sessionId: sid, handoffId: offer2, reason: "I have the pager" }));
+  await expect(ci.locator(`[data-testid="inbox-item"][data-kind="APPROVAL"][data-session="${sid}"]`)).toContainText("Needs your approval");
+  await expect(ci.getByTestId("inbox-ahead").locator(`[data-session="${sid}"]`)).toHaveCount(0);
+  await carolInbox.context.close();
   const carol = await openAs(browser, "carol", sid, { width: 1440, height: 900 }, "dark");
   const c = carol.page;
   await expect(c.getByTestId("brief")).toHaveAttribute("data-kind", "approval");

@@ -29,6 +29,7 @@ const INBOX_KIND_LABEL: Readonly<Record<InboxItemKind, string>> = Object.freeze(
   [InboxItemKind.OFFER]: "Offer to you",
   [InboxItemKind.APPROVAL]: "Needs your commit",
   [InboxItemKind.TASK]: "Task for you",
+  [InboxItemKind.APPROVAL_AHEAD]: "Your approval next",
 });
 
 const INBOX_KIND_ICON: Readonly<Record<InboxItemKind, "send" | "seal" | "inbox" | "question">> = Object.freeze({
@@ -36,15 +37,23 @@ const INBOX_KIND_ICON: Readonly<Record<InboxItemKind, "send" | "seal" | "inbox" 
   [InboxItemKind.OFFER]: "send",
   [InboxItemKind.APPROVAL]: "seal",
   [InboxItemKind.TASK]: "inbox",
+  [InboxItemKind.APPROVAL_AHEAD]: "seal",
 });
 
-const KIND_TONE = { [InboxItemKind.OFFER]: "info", [InboxItemKind.APPROVAL]: "success", [InboxItemKind.TASK]: "progress", [InboxItemKind.UNSPECIFIED]: "neutral" } as const;
+const KIND_TONE = {
+  [InboxItemKind.OFFER]: "info",
+  [InboxItemKind.APPROVAL]: "success",
+  [InboxItemKind.TASK]: "progress",
+  [InboxItemKind.APPROVAL_AHEAD]: "neutral",
+  [InboxItemKind.UNSPECIFIED]: "neutral",
+} as const;
 
 const ACTION_HINT: Record<InboxItemKind, string> = {
   [InboxItemKind.UNSPECIFIED]: "Open",
   [InboxItemKind.OFFER]: "Accept or decline",
   [InboxItemKind.APPROVAL]: "Review and commit",
   [InboxItemKind.TASK]: "Work on the task",
+  [InboxItemKind.APPROVAL_AHEAD]: "See the offer",
 };
 
 /** Above this many items the list is virtualized. */
@@ -52,7 +61,8 @@ const VIRTUALIZE_ABOVE = 40;
 const ITEM_GAP = 8;
 
 function Row({ item, from }: { item: InboxItem; from: string }) {
-  const label = item.asApprover ? "Needs your approval" : INBOX_KIND_LABEL[item.kind];
+  const ahead = item.kind === InboxItemKind.APPROVAL_AHEAD;
+  const label = item.asApprover && !ahead ? "Needs your approval" : INBOX_KIND_LABEL[item.kind];
   return (
     <div className="rounded-lg border border-slate-200 p-3 dark:border-slate-800" data-testid="inbox-item" data-kind={InboxItemKind[item.kind]} data-session={item.sessionId}>
       <div className="flex flex-wrap items-center gap-x-3 gap-y-1.5">
@@ -77,7 +87,7 @@ function Row({ item, from }: { item: InboxItem; from: string }) {
         className="mt-2 inline-flex items-center gap-1 text-sm font-semibold text-blue-800 hover:underline dark:text-sky-300"
         data-testid="inbox-open"
       >
-        {item.asApprover ? "Approve or reject" : ACTION_HINT[item.kind]} <Icon name="chevron-right" className="h-3.5 w-3.5" />
+        {item.asApprover && !ahead ? "Approve or reject" : ACTION_HINT[item.kind]} <Icon name="chevron-right" className="h-3.5 w-3.5" />
         <span className="sr-only">: {clipLine(item.intent)}</span>
       </Link>
     </div>
@@ -121,9 +131,11 @@ export interface InboxItemsProps {
   /** The stream's first update has arrived. */
   loaded: boolean;
   items: readonly InboxItem[];
+  /** Approvals that will be mine once an offer is answered (not counted). */
+  ahead: readonly InboxItem[];
 }
 
-function Items({ loaded, items }: InboxItemsProps) {
+function Items({ loaded, items, ahead }: InboxItemsProps) {
   const { me } = useWhoAmI();
   const { directory } = useDirectory(Boolean(me));
   return (
@@ -141,6 +153,23 @@ function Items({ loaded, items }: InboxItemsProps) {
           ))}
         </ul>
       )}
+      {ahead.length > 0 ? (
+        <section aria-labelledby="inbox-ahead-title" className="space-y-2" data-testid="inbox-ahead">
+          <h2 id="inbox-ahead-title" className="pt-2 text-base font-semibold">
+            Coming up for you
+          </h2>
+          <p className="text-sm text-slate-700 dark:text-slate-300">
+            Nothing to do yet: you approve these once the person offered the handoff answers.
+          </p>
+          <ul className="space-y-2" aria-label="Coming up for you">
+            {ahead.map((item) => (
+              <li key={inboxKey(item)}>
+                <Row item={item} from={nameIn(directory, item.fromParticipant)} />
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
       <FileInboxCard />
     </>
   );

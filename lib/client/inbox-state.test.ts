@@ -32,6 +32,25 @@ describe("inbox fold", () => {
     expect(applyInboxMessage(s, heartbeat)).toBe(s);
   });
 
+  it("keeps approvals ahead apart from what waits now, and announces a new one once", () => {
+    const withAhead = (ahead: ItemFields[]) => {
+      const m = update([{ sessionId: "a" }]);
+      if (m.item.case === "update") m.item.value.ahead = ahead.map((i) => create(InboxItemSchema, { kind: InboxItemKind.APPROVAL_AHEAD, sessionId: "s", subjectId: "h1", sinceUnixMs: 1n, ...i }));
+      return m;
+    };
+    let s = applyInboxMessage(INITIAL_INBOX, withAhead([]));
+    s = applyInboxMessage(s, withAhead([{ sessionId: "x", sinceUnixMs: 3n }]));
+    expect(s.items.map((i) => i.sessionId)).toEqual(["a"]);
+    expect(s.ahead.map((i) => i.sessionId)).toEqual(["x"]);
+    expect(s.fresh.map((i) => i.kind)).toEqual([InboxItemKind.APPROVAL_AHEAD]);
+    s = applyInboxMessage(s, withAhead([{ sessionId: "x", sinceUnixMs: 3n }]));
+    expect(s.fresh).toEqual([]);
+    // When the offer is answered the approval itself is new (another kind): told again.
+    s = applyInboxMessage(s, update([{ sessionId: "a" }, { sessionId: "x", kind: InboxItemKind.APPROVAL }]));
+    expect(s.ahead).toEqual([]);
+    expect(s.fresh.map((i) => [i.sessionId, i.kind])).toEqual([["x", InboxItemKind.APPROVAL]]);
+  });
+
   it("labels", () => {
     const item = update([{ sessionId: "s", subjectId: "h" }]).item;
     expect(item.case === "update" && inboxKey(item.value.items[0] as InboxItem)).toBe(`${InboxItemKind.OFFER}:s:h`);

@@ -9,15 +9,17 @@ import type { InboxItem, WatchInboxResponse } from "@/lib/gen/baton/v1/actions_p
 
 export interface InboxState {
   items: readonly InboxItem[];
+  /** Told early, not counted: approvals that will be mine once an offer is answered. */
+  ahead: readonly InboxItem[];
   /** Keys of every item ever shown in this page's life (to spot new ones). */
   seen: ReadonlySet<string>;
-  /** Items that arrived in the latest update and were never seen before. */
+  /** Items (or items ahead) that arrived in the latest update and were never seen before. */
   fresh: readonly InboxItem[];
   /** An update has arrived (the first one is the inbox as it was; nothing in it is "new"). */
   loaded: boolean;
 }
 
-export const INITIAL_INBOX: InboxState = Object.freeze({ items: [], seen: new Set<string>(), fresh: [], loaded: false });
+export const INITIAL_INBOX: InboxState = Object.freeze({ items: [], ahead: [], seen: new Set<string>(), fresh: [], loaded: false });
 
 export function inboxKey(item: InboxItem): string {
   return `${item.kind}:${item.sessionId}:${item.subjectId}`;
@@ -25,17 +27,19 @@ export function inboxKey(item: InboxItem): string {
 
 export function applyInboxMessage(state: InboxState, m: WatchInboxResponse): InboxState {
   if (m.item.case !== "update") return state;
-  const items = [...m.item.value.items].sort((a, b) => Number(b.sinceUnixMs - a.sinceUnixMs));
+  const newestFirst = (a: InboxItem, b: InboxItem) => Number(b.sinceUnixMs - a.sinceUnixMs);
+  const items = [...m.item.value.items].sort(newestFirst);
+  const ahead = [...m.item.value.ahead].sort(newestFirst);
   const seen = new Set(state.seen);
   const fresh: InboxItem[] = [];
-  for (const it of items) {
+  for (const it of [...items, ...ahead]) {
     const key = inboxKey(it);
     if (!seen.has(key)) {
       seen.add(key);
       if (state.loaded) fresh.push(it);
     }
   }
-  return { items, seen, fresh, loaded: true };
+  return { items, ahead, seen, fresh, loaded: true };
 }
 
 /** "Waiting on me (3)" style count text for the navigation. */

@@ -9,7 +9,7 @@ import { viewFromEvents } from "@/lib/macp/projections/session";
 import type { SessionEvent } from "@/lib/macp/projections/types";
 import { makeEvent } from "@/lib/macp/test-utils";
 import { sessionIdForStart } from "./actions";
-import { inboxItemsFor } from "./inbox";
+import { approvalAheadFor, inboxItemsFor } from "./inbox";
 import { policyDescriptorFor } from "./policies";
 
 const SID = "01JTESTSESSION000000000001";
@@ -55,6 +55,38 @@ describe("inboxItemsFor", () => {
     expect(inboxItemsFor(carol, m, accepted, ctx)).toEqual([]);
     // Nothing waits in a session that is no longer open.
     expect(inboxItemsFor(carol, meta(HANDOFF_MODE, SessionState.CANCELLED, policyId), accepted, { ...ctx, policy })).toEqual([]);
+  });
+
+  it("tells a designated approver early, while the offer waits (not counted as waiting on them), and nobody else", () => {
+    const approval = policyDescriptorFor(HANDOFF_MODE, { kind: "approval", approvers: ["human:carol"] }, (id) => id);
+    const policyId = approval?.policyId ?? "";
+    const policy = summarizePolicyRules(approval?.rules ?? "");
+    const events = [
+      start(HANDOFF_MODE, ["human:alice", "human:bob", "human:carol"], "human:alice", policyId),
+      h("HandoffOffer", { handoffId: "h1", targetParticipant: "human:bob", scope: "pager" }, "human:alice"),
+    ];
+    const m = meta(HANDOFF_MODE, SessionState.OPEN, policyId);
+    const offered = viewFromEvents(events);
+    const ahead = approvalAheadFor(carol, m, offered, { ...ctx, policy });
+    expect(ahead && [ahead.kind, ahead.fromParticipant, ahead.subjectId, ahead.asApprover, ahead.summary]).toEqual([
+      InboxItemKind.APPROVAL_AHEAD,
+      "human:alice",
+      "h1",
+      true,
+      "Alice Ng offered pager to Bob Ito; your approval comes next, once Bob Ito answers.",
+    ]);
+    // The owner and the target are not approvers-in-waiting.
+    expect(approvalAheadFor(alice, m, offered, { ...ctx, policy })).toBeUndefined();
+    expect(approvalAheadFor(bob, m, offered, { ...ctx, policy })).toBeUndefined();
+    // Without approvers (the default policy, or its rules not loaded yet) nobody is told early.
+    expect(approvalAheadFor(carol, meta(HANDOFF_MODE), offered, ctx)).toBeUndefined();
+    expect(approvalAheadFor(carol, m, offered, ctx)).toBeUndefined();
+    // Once answered it is a real approval item, no longer "ahead"; nor in a closed session.
+    const accepted = viewFromEvents([...events, h("HandoffAccept", { handoffId: "h1", acceptedBy: "human:bob" }, "human:bob")]);
+    expect(approvalAheadFor(carol, m, accepted, { ...ctx, policy })).toBeUndefined();
+    expect(approvalAheadFor(carol, meta(HANDOFF_MODE, SessionState.CANCELLED, policyId), offered, { ...ctx, policy })).toBeUndefined();
+    // A viewer named in the policy cannot commit: decide() refuses for authority, so nothing is promised.
+    expect(approvalAheadFor({ role: "viewer", participantId: "human:carol" }, m, offered, { ...ctx, policy })).toBeUndefined();
   });
 
   it("does not ask for a commitment while a new offer waits after a decline", () => {

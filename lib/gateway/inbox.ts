@@ -7,6 +7,11 @@
 // Every item is also something decide() lets them do right now (accept,
 // commit, take or report on the task), so the inbox never lists what the
 // person's buttons would refuse.
+//   - APPROVAL_AHEAD (InboxUpdate.ahead, not counted): an offer waits for its
+//     target in a session whose policy designates them to approve, so the
+//     approver hears of it before the target answers. decide() says so too:
+//     "commit" is refused for the state (the offer is unanswered), not for
+//     authority.
 //
 // Only OPEN sessions can hold inbox items, so the stream rides on the open
 // sessions the catalog feeder follows anyway (lib/gateway/catalog/feeder.ts:
@@ -27,7 +32,7 @@ import { HeartbeatSchema } from "@/lib/gen/baton/v1/console_pb";
 import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { decide, shortParticipantName, type Actor, type DecideContext } from "@/lib/authz/decide";
-import type { PolicySummary } from "@/lib/authz/policy-summary";
+import { commitmentAuthority, type PolicySummary } from "@/lib/authz/policy-summary";
 import { DEFAULT_POLICY_ID } from "@/lib/macp/constants";
 import type { SessionView } from "@/lib/macp/projections/session";
 import type { GatewayLogger } from "./logger";
@@ -176,6 +181,42 @@ export function inboxItemsFor(user: Actor, meta: SessionMetadata, view: SessionV
   return out;
 }
 
+/**
+ * The approval that will be `user`'s once the pending offer is answered, or
+ * undefined. Only under a policy that designates approvers, only for someone
+ * who is neither the owner nor the offer's target, and only when decide()
+ * refuses "commit" for the session's state (not for authority). Pure.
+ */
+export function approvalAheadFor(user: Actor, meta: SessionMetadata, view: SessionView | undefined, ctx: InboxContext): InboxItem | undefined {
+  if (!view?.started || !view.handoff || meta.state !== SessionState.OPEN || view.commitment) return undefined;
+  if (!ctx.policy || commitmentAuthority(ctx.policy) !== "designated_role") return undefined;
+  const pending = view.handoff.offers.filter((o) => o.status === "offered" || o.status === "context_sent").at(-1);
+  const me = user.participantId;
+  if (!pending) return undefined;
+  const owner = pending.offeredBy || view.initiator;
+  if (me === owner || me === view.initiator || me === pending.target) return undefined;
+  const d = decide(user, view, "commit", {
+    policy: ctx.policy,
+    lifecycle: lifecycleOf(meta.state),
+    ...(Number(meta.expiresAtUnixMs) > 0 ? { expiresAt: Number(meta.expiresAtUnixMs) } : {}),
+    now: ctx.now,
+    nameOf: ctx.nameOf,
+  });
+  if (d.allowed || d.code !== "state") return undefined;
+  const what = pending.scope || "a handoff";
+  return item({
+    kind: InboxItemKind.APPROVAL_AHEAD,
+    meta,
+    view,
+    scope: pending.scope,
+    from: owner,
+    subject: pending.handoffId,
+    since: pending.offeredAt,
+    asApprover: true,
+    summary: `${ctx.nameOf(owner)} offered ${what} to ${ctx.nameOf(pending.target)}; your approval comes next, once ${ctx.nameOf(pending.target)} answers.`,
+  });
+}
+
 function signature(items: readonly InboxItem[]): string {
   return items.map((i) => `${i.kind}\u0000${i.subjectId}\u0000${i.fromParticipant}\u0000${i.sinceUnixMs}\u0000${i.expiresAtUnixMs}\u0000${i.summary}`).join("\u0001");
 }
@@ -206,6 +247,7 @@ export async function* watchInbox(
   const now = options.now ?? Date.now;
   const sessions = new Map<string, { meta: SessionMetadata; view: SessionView }>();
   const items = new Map<string, InboxItem[]>();
+  const ahead = new Map<string, InboxItem>();
   let loaded = false;
   let dirty = false;
   let wake: (() => void) | null = null;
@@ -235,12 +277,21 @@ export async function* watchInbox(
         );
       }
     }
-    const next = inboxItemsFor(user, s.meta, s.view, { ...(policy ? { policy } : {}), nameOf: names, now: now() });
+    const ctx: InboxContext = { ...(policy ? { policy } : {}), nameOf: names, now: now() };
+    const next = inboxItemsFor(user, s.meta, s.view, ctx);
     const before = items.get(id) ?? [];
-    if (signature(before) === signature(next)) return;
-    if (next.length === 0) items.delete(id);
-    else items.set(id, next);
-    dirty = true;
+    if (signature(before) !== signature(next)) {
+      if (next.length === 0) items.delete(id);
+      else items.set(id, next);
+      dirty = true;
+    }
+    const soon = approvalAheadFor(user, s.meta, s.view, ctx);
+    const was = ahead.get(id);
+    if (signature(was ? [was] : []) !== signature(soon ? [soon] : [])) {
+      if (soon) ahead.set(id, soon);
+      else ahead.delete(id);
+      dirty = true;
+    }
   };
 
   const ended = new AbortController();
@@ -256,7 +307,7 @@ export async function* watchInbox(
         },
         closed(sessionId) {
           sessions.delete(sessionId);
-          if (items.delete(sessionId)) {
+          if (items.delete(sessionId) || ahead.delete(sessionId)) {
             dirty = true;
             poke();
           }
@@ -299,9 +350,10 @@ export async function* watchInbox(
       if (flushMs > 0) await new Promise((r) => setTimeout(r, flushMs));
       if (ended.signal.aborted) return;
       dirty = false;
-      const all = [...items.values()].flat().sort((a, b) => (a.sinceUnixMs < b.sinceUnixMs ? -1 : a.sinceUnixMs > b.sinceUnixMs ? 1 : 0));
+      const bySince = (a: InboxItem, b: InboxItem) => (a.sinceUnixMs < b.sinceUnixMs ? -1 : a.sinceUnixMs > b.sinceUnixMs ? 1 : 0);
+      const all = [...items.values()].flat().sort(bySince);
       yield create(WatchInboxResponseSchema, {
-        item: { case: "update", value: create(InboxUpdateSchema, { items: all, count: all.length }) },
+        item: { case: "update", value: create(InboxUpdateSchema, { items: all, count: all.length, ahead: [...ahead.values()].sort(bySince) }) },
       });
     }
   } finally {

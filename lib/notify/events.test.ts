@@ -65,6 +65,17 @@ describe("deriveEvents: handoff", () => {
     expect(events[1]?.involved).toContain("human:carol");
   });
 
+  it("tells the approvers as soon as an offer waits, not only once it is answered (never the owner or the target)", () => {
+    const events = deriveEvents(snapshotOf(declined), offeredDave, ["human:dave"], ["human:carol", "human:dave", "human:alice"]);
+    expect(events.map((e) => `${e.kind} ${e.from} -> ${e.to.join(",")} waiting ${e.waitingOn.join(",")}`)).toEqual([
+      "offer.waiting human:alice -> human:dave waiting human:dave",
+      "approval.upcoming human:alice -> human:carol waiting human:dave",
+    ]);
+    // Without approvers nothing more is said; an unchanged row says nothing again.
+    expect(kinds(snapshotOf(declined), offeredDave, ["human:dave"])).toEqual(["offer.waiting human:alice -> human:dave"]);
+    expect(deriveEvents(snapshotOf(offeredDave), offeredDave, ["human:dave"], ["human:carol"])).toEqual([]);
+  });
+
   it("a session first seen mid-way tells what is pending now", () => {
     expect(kinds(undefined, offeredBob)).toEqual(["offer.waiting human:alice -> human:bob"]);
   });

@@ -15,6 +15,7 @@ export const EVENT_KINDS = [
   "offer.waiting",
   "offer.declined",
   "offer.accepted",
+  "approval.upcoming",
   "approval.needed",
   "session.committed",
   "session.expired",
@@ -112,6 +113,9 @@ export function deriveEvents(
   if (mode === HANDOFF_MODE) {
     if (OFFERING.has(now.phase) && (!before || !OFFERING.has(before.phase) || before.target !== now.target) && now.target !== "") {
       add("offer.waiting", owner, [now.target]);
+      // The approvers hear of it now, not only once the target has answered.
+      const upcoming = approvers.filter((a) => a !== owner && a !== now.target);
+      if (upcoming.length > 0) add("approval.upcoming", owner, upcoming);
     }
     if (now.phase === "Declined" && (changed((s) => s.phase) || before?.target !== now.target)) {
       add("offer.declined", now.target, [owner]);

@@ -81,6 +81,8 @@ export function sentence(event: NotifyEvent, nameOf: NameOf): string {
       return `${from} declined ${what}: ${to} may re-offer or cancel`;
     case "offer.accepted":
       return `${from} accepted ${what}`;
+    case "approval.upcoming":
+      return `${from} offered ${what} to ${people(event.waitingOn, nameOf)}: ${to} approve${event.to.length === 1 ? "s" : ""} once they answer`;
     case "approval.needed":
       return `${from}'s handoff of ${what} needs approval from ${to}`;
     case "session.committed":

@@ -163,20 +163,23 @@ describe("webhooks", () => {
     const step = async (n: number, what: string) => waitFor(() => events().length >= n, 10_000, what);
 
     ok(await alice.actions().offer({ sessionId: sid, messageId: uuid(), target: "human:bob", reason: "end of my week" }));
-    await step(1, "offer.waiting for bob");
+    await step(2, "offer.waiting for bob, approval.upcoming for carol");
     ok(await bob.actions().decline({ sessionId: sid, messageId: uuid(), reason: "on leave" }));
-    await step(2, "offer.declined");
+    await step(3, "offer.declined");
     ok(await alice.actions().offer({ sessionId: sid, messageId: uuid(), target: "human:dave" }));
-    await step(3, "offer.waiting for dave");
+    await step(5, "offer.waiting for dave, approval.upcoming for carol");
     ok(await dave.actions().accept({ sessionId: sid, messageId: uuid(), reason: "dashboards checked" }));
-    await step(5, "offer.accepted and approval.needed");
+    await step(7, "offer.accepted and approval.needed");
     ok(await carol.actions().commit({ sessionId: sid, messageId: uuid(), outcome: HandoffOutcome.ACCEPTED, reason: "approved" }));
-    await step(6, "session.committed");
+    await step(8, "session.committed");
 
     expect(events()).toEqual([
       "offer.waiting human:alice -> human:bob",
+      // The approver is told from the moment an approval will be needed.
+      "approval.upcoming human:alice -> human:carol",
       "offer.declined human:bob -> human:alice",
       "offer.waiting human:alice -> human:dave",
+      "approval.upcoming human:alice -> human:carol",
       "offer.accepted human:dave -> human:alice",
       "approval.needed human:alice -> human:carol",
       `session.committed human:dave -> ${["human:alice", "human:bob", "human:dave", "human:carol"].join(",")}`,
@@ -191,8 +194,9 @@ describe("webhooks", () => {
       url: `https://baton.example.com/sessions/${sid}`,
       names: { "human:alice": "Alice Ng", "human:bob": "Bob Ito" },
     });
-    expect(bodies[4]?.waiting_on).toEqual(["human:carol"]);
-    expect(bodies[5]?.outcome).toBe("positive");
+    expect(bodies[1]).toMatchObject({ event: "approval.upcoming", waiting_on: ["human:bob"], to: ["human:carol"] });
+    expect(bodies[6]?.waiting_on).toEqual(["human:carol"]);
+    expect(bodies[7]?.outcome).toBe("positive");
     const requests = receiver.got.filter((r) => r.path === "/all" && r.raw.includes(sid));
     for (const r of requests) {
       expect(validSignature(r)).toBe(true);
