@@ -180,15 +180,19 @@ export async function signedIn(tc: TestConsole, username: string, password = PAS
   return b;
 }
 
-/** A background WatchInbox: keeps every InboxUpdate's items. */
+/** A background WatchInbox: keeps every InboxUpdate's items (and its approvals ahead). */
 export function watchInbox(b: Browser) {
   const updates: InboxItem[][] = [];
+  const aheads: InboxItem[][] = [];
   const ac = new AbortController();
   let error: unknown = null;
   const done = (async () => {
     try {
       for await (const m of b.actions().watchInbox({}, { signal: ac.signal }) as AsyncIterable<WatchInboxResponse>) {
-        if (m.item.case === "update") updates.push(m.item.value.items);
+        if (m.item.case === "update") {
+          updates.push(m.item.value.items);
+          aheads.push(m.item.value.ahead);
+        }
       }
     } catch (e) {
       if (!ac.signal.aborted) error = e;
@@ -198,6 +202,9 @@ export function watchInbox(b: Browser) {
     updates,
     get latest(): InboxItem[] | undefined {
       return updates[updates.length - 1];
+    },
+    get latestAhead(): InboxItem[] | undefined {
+      return aheads[aheads.length - 1];
     },
     get error() {
       return error;

@@ -99,6 +99,7 @@ describe("a rotation that needs the lead's approval, driven by people", () => {
   it("offer with a runbook → decline → re-offer → accept → the owner and another approver are refused → the designated approver commits", async () => {
     const sid = await startRotation();
     const bobInbox = watchInbox(bob);
+    const carolInbox = watchInbox(carol);
     try {
       const offer1 = ok(await alice.actions().offer({ sessionId: sid, messageId: uuid(), target: "human:bob", reason: "end of my week" }));
       expect(offer1.handoffId).toBe(offer1.messageId);
@@ -109,13 +110,27 @@ describe("a rotation that needs the lead's approval, driven by people", () => {
       const item = bobInbox.latest?.find((i) => i.sessionId === sid);
       expect(item).toMatchObject({ fromParticipant: "human:alice", scope: "payments on-call", subjectId: offer1.handoffId });
       expect(item?.summary).toBe("Alice Ng offered you payments on-call.");
+      // Carol, the approver, is told now (ahead, not counted), before Bob answers.
+      await waitFor(() => carolInbox.latestAhead?.some((i) => i.sessionId === sid) === true, 5_000, "the approval ahead in carol's inbox");
+      expect(carolInbox.latestAhead?.find((i) => i.sessionId === sid)).toMatchObject({
+        kind: InboxItemKind.APPROVAL_AHEAD,
+        fromParticipant: "human:alice",
+        subjectId: offer1.handoffId,
+        asApprover: true,
+        summary: "Alice Ng offered payments on-call to Bob Ito; your approval comes next, once Bob Ito answers.",
+      });
+      expect(carolInbox.latest?.some((i) => i.sessionId === sid)).toBe(false);
 
       // …and it clears once he answers.
       ok(await bob.actions().decline({ sessionId: sid, messageId: uuid(), reason: "on leave next week" }));
       await waitFor(() => bobInbox.latest !== undefined && !bobInbox.latest.some((i) => i.sessionId === sid), 5_000, "bob's inbox cleared");
       expect(bobInbox.error).toBeNull();
+      // A declined offer that nobody re-offered yet: nothing is ahead of Carol (the owner decides next).
+      await waitFor(() => carolInbox.latestAhead !== undefined && !carolInbox.latestAhead.some((i) => i.sessionId === sid), 5_000, "carol's approval ahead cleared");
+      expect(carolInbox.error).toBeNull();
     } finally {
       await bobInbox.stop();
+      await carolInbox.stop();
     }
 
     ok(await alice.actions().offer({ sessionId: sid, messageId: uuid(), target: "human:dave" }));
