@@ -81,6 +81,13 @@ describe("inboxItemsFor", () => {
     // Without approvers (the default policy, or its rules not loaded yet) nobody is told early.
     expect(approvalAheadFor(carol, meta(HANDOFF_MODE), offered, ctx)).toBeUndefined();
     expect(approvalAheadFor(carol, m, offered, ctx)).toBeUndefined();
+    // A re-offer after a decline: still ahead (the approval that matters is the new offer's answer).
+    const reoffered = viewFromEvents([
+      ...events,
+      h("HandoffDecline", { handoffId: "h1", reason: "busy" }, "human:bob"),
+      h("HandoffOffer", { handoffId: "h2", targetParticipant: "human:dave", scope: "pager" }, "human:alice"),
+    ]);
+    expect(approvalAheadFor(carol, m, reoffered, { ...ctx, policy })?.subjectId).toBe("h2");
     // Once answered it is a real approval item, no longer "ahead"; nor in a closed session.
     const accepted = viewFromEvents([...events, h("HandoffAccept", { handoffId: "h1", acceptedBy: "human:bob" }, "human:bob")]);
     expect(approvalAheadFor(carol, m, accepted, { ...ctx, policy })).toBeUndefined();

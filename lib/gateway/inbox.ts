@@ -9,9 +9,8 @@
 // person's buttons would refuse.
 //   - APPROVAL_AHEAD (InboxUpdate.ahead, not counted): an offer waits for its
 //     target in a session whose policy designates them to approve, so the
-//     approver hears of it before the target answers. decide() says so too:
-//     "commit" is refused for the state (the offer is unanswered), not for
-//     authority.
+//     approver hears of it before the target answers. decide() has the last
+//     word: "commit" is not refused to them for authority.
 //
 // Only OPEN sessions can hold inbox items, so the stream rides on the open
 // sessions the catalog feeder follows anyway (lib/gateway/catalog/feeder.ts:
@@ -185,7 +184,7 @@ export function inboxItemsFor(user: Actor, meta: SessionMetadata, view: SessionV
  * The approval that will be `user`'s once the pending offer is answered, or
  * undefined. Only under a policy that designates approvers, only for someone
  * who is neither the owner nor the offer's target, and only when decide()
- * refuses "commit" for the session's state (not for authority). Pure.
+ * does not refuse them "commit" for authority. Pure.
  */
 export function approvalAheadFor(user: Actor, meta: SessionMetadata, view: SessionView | undefined, ctx: InboxContext): InboxItem | undefined {
   if (!view?.started || !view.handoff || meta.state !== SessionState.OPEN || view.commitment) return undefined;
@@ -202,7 +201,11 @@ export function approvalAheadFor(user: Actor, meta: SessionMetadata, view: Sessi
     now: ctx.now,
     nameOf: ctx.nameOf,
   });
-  if (d.allowed || d.code !== "state") return undefined;
+  // Refused for authority (not an approver, a viewer): nothing to promise. Refused
+  // for the state (the offer is unanswered) or allowed (an earlier offer was
+  // declined, so a negative commit is possible already): the approval that
+  // matters comes once this offer is answered.
+  if (!d.allowed && d.code !== "state") return undefined;
   const what = pending.scope || "a handoff";
   return item({
     kind: InboxItemKind.APPROVAL_AHEAD,
