@@ -1,20 +1,27 @@
 "use client";
 // Admins' "Run demo": pick a scenario from lib/demo/scenarios and a pace; the
 // console server plays it against the runtime (RunDemo) while the narration
-// streams in here and the sessions it starts are linked as they appear.
+// streams in here, beside the session it is playing, live. Pause, Step and the
+// pace work while it plays (ControlDemo); refused steps (the runtime does not
+// broadcast refusals) show in that session's timeline as local annotations.
 
 import Link from "next/link";
-import { useEffect, useRef, useState, type FormEvent } from "react";
+import { lazy, Suspense, useEffect, useRef, useState, type FormEvent } from "react";
 import { roleAtLeast } from "@/lib/authz/roles";
 import { outcomeOfError, outcomeSentence } from "@/lib/client/action-attempt";
 import { announce } from "@/lib/client/announcer";
-import { applyDemoMessage, DEMO_SPEEDS, EMPTY_DEMO_RUN, type DemoRunState } from "@/lib/client/demo-run";
+import { applyDemoMessage, DEMO_SPEEDS, EMPTY_DEMO_RUN, paceValueOf, refusalOfStep, type DemoRunState } from "@/lib/client/demo-run";
+import { recordRefusal } from "@/lib/client/refusals";
+import { DemoControlAction } from "@/lib/gen/baton/v1/actions_pb";
 import { sessionHref } from "@/lib/client/route-params";
 import { actionClient } from "@/lib/client/transport";
 import { useCapabilities } from "@/lib/client/use-console-data";
 import { useWhoAmI } from "@/lib/client/use-whoami";
 import { Icon } from "@/components/Icon";
 import { Button, Field, Select } from "@/components/ui/forms";
+
+// The live session beside the script: the session page's screen, loaded when a run starts one.
+const LiveSessionScreen = lazy(() => import("@/components/session/LiveSessionScreen").then((m) => ({ default: m.LiveSessionScreen })));
 
 export function DemoRunner() {
   const { me } = useWhoAmI();
@@ -25,7 +32,18 @@ export function DemoRunner() {
   const [run, setRun] = useState<DemoRunState | null>(null);
   const [running, setRunning] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [startPaused, setStartPaused] = useState(false);
+  const [controlling, setControlling] = useState(false);
   const reader = useRef<AbortController | null>(null);
+
+  // Refused steps become local annotations of their session's timeline.
+  useEffect(() => {
+    if (!run?.runId) return;
+    for (const step of run.steps) {
+      const r = refusalOfStep(run.runId, step);
+      if (r) recordRefusal(r);
+    }
+  }, [run?.runId, run?.steps]);
 
   useEffect(() => () => reader.current?.abort(), []);
   useEffect(() => {
@@ -55,7 +73,7 @@ export function DemoRunner() {
     reader.current = ac;
     let state = EMPTY_DEMO_RUN;
     try {
-      for await (const m of actionClient().runDemo({ scenario: chosen.name, speed: pace.speed, instant: pace.instant }, { signal: ac.signal })) {
+      for await (const m of actionClient().runDemo({ scenario: chosen.name, speed: pace.speed, instant: pace.instant, startPaused }, { signal: ac.signal })) {
         state = applyDemoMessage(state, m);
         setRun(state);
       }
@@ -70,6 +88,33 @@ export function DemoRunner() {
       setRunning(false);
     }
   };
+
+  const live = running && run?.runId !== undefined && !run.finished;
+  const control = async (action: DemoControlAction, paceValue?: string): Promise<void> => {
+    if (!run?.runId) return;
+    const p = paceValue !== undefined ? DEMO_SPEEDS.find((x) => x.value === paceValue) : undefined;
+    setControlling(true);
+    setError(null);
+    try {
+      const res = await actionClient().controlDemo({ runId: run.runId, action, speed: p?.speed ?? 0, instant: p?.instant ?? false });
+      const c = res.state;
+      if (c) setRun((r) => (r ? { ...r, control: { paused: c.paused, played: c.played, speed: c.speed, instant: c.instant } } : r));
+      if (action === DemoControlAction.PAUSE) announce("Demo paused before its next step.");
+      if (action === DemoControlAction.RESUME) announce("Demo resumed.");
+    } catch (err) {
+      const sentence = outcomeSentence(outcomeOfError(err), "Done");
+      setError(sentence);
+      announce(sentence);
+    } finally {
+      setControlling(false);
+    }
+  };
+  const onPace = (value: string): void => {
+    setSpeed(value);
+    if (live) void control(DemoControlAction.SET_PACE, value);
+  };
+  const paused = run?.control?.paused === true;
+  const current = run?.sessions.at(-1);
 
   return (
     <div className="space-y-4">
@@ -90,7 +135,7 @@ export function DemoRunner() {
             </Select>
           </Field>
           <Field id="demo-speed" label="Pace">
-            <Select id="demo-speed" value={speed} onChange={(e) => setSpeed(e.currentTarget.value)}>
+            <Select id="demo-speed" value={live && run?.control ? paceValueOf(run.control) : speed} onChange={(e) => onPace(e.currentTarget.value)}>
               {DEMO_SPEEDS.map((s) => (
                 <option key={s.value} value={s.value}>
                   {s.label}
@@ -104,9 +149,39 @@ export function DemoRunner() {
             <span className="font-mono text-xs">{chosen.name}</span> · {chosen.steps} steps. {chosen.description}
           </p>
         ) : null}
-        <Button type="submit" variant="primary" pending={running} aria-disabled={running || !caps.demoAvailable ? true : undefined} data-testid="run-demo">
-          <Icon name="play" /> {running ? "Playing…" : "Run demo"}
-        </Button>
+        <label className="flex items-center gap-2 text-sm">
+          <input type="checkbox" checked={startPaused} onChange={(e) => setStartPaused(e.currentTarget.checked)} className="h-4 w-4" data-testid="demo-start-paused" />
+          Start paused, to go step by step
+        </label>
+        <div className="flex flex-wrap items-center gap-2">
+          <Button type="submit" variant="primary" pending={running} aria-disabled={running || !caps.demoAvailable ? true : undefined} data-testid="run-demo">
+            <Icon name="play" /> {running ? "Playing…" : "Run demo"}
+          </Button>
+          {live ? (
+            <>
+              <Button
+                type="button"
+                onClick={() => void control(paused ? DemoControlAction.RESUME : DemoControlAction.PAUSE)}
+                aria-disabled={controlling ? true : undefined}
+                data-testid={paused ? "demo-resume" : "demo-pause"}
+              >
+                {paused ? "Resume" : "Pause"}
+              </Button>
+              <Button
+                type="button"
+                onClick={() => void control(DemoControlAction.STEP)}
+                aria-disabled={!paused || controlling ? true : undefined}
+                title={paused ? "Play the next step, then hold" : "Pause first, then step"}
+                data-testid="demo-step"
+              >
+                Step
+              </Button>
+              <span className="text-sm text-slate-700 dark:text-slate-300" role="status" data-testid="demo-position">
+                {run?.control ? `Step ${run.control.played} of ${run.totalSteps}${paused ? " · paused" : ""}` : null}
+              </span>
+            </>
+          ) : null}
+        </div>
       </form>
       {error ? (
         <p role="alert" className="text-sm font-medium text-red-800 dark:text-red-300" data-testid="demo-error">
@@ -129,9 +204,22 @@ export function DemoRunner() {
               ))}
             </ul>
           ) : null}
-          <pre className="max-h-96 overflow-auto rounded-md bg-slate-100 p-3 font-mono text-xs whitespace-pre-wrap text-slate-900 dark:bg-slate-900 dark:text-slate-100" role="log" aria-label="Demo narration">
-            {run.lines.join("\n")}
-          </pre>
+          <div className="grid gap-4 xl:grid-cols-2">
+            <pre
+              className="max-h-[36rem] overflow-auto rounded-md bg-slate-100 p-3 font-mono text-xs whitespace-pre-wrap text-slate-900 dark:bg-slate-900 dark:text-slate-100"
+              role="log"
+              aria-label="Demo narration"
+            >
+              {run.lines.join("\n")}
+            </pre>
+            {current ? (
+              <section aria-label={`Session “${current.alias}”, live`} className="min-w-0 rounded-md border border-slate-200 p-3 dark:border-slate-800" data-testid="demo-live-session">
+                <Suspense fallback={<p className="text-sm text-slate-700 dark:text-slate-300">Loading the session…</p>}>
+                  <LiveSessionScreen key={current.sessionId} sessionId={current.sessionId} preview={null} />
+                </Suspense>
+              </section>
+            ) : null}
+          </div>
         </section>
       ) : null}
     </div>

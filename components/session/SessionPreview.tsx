@@ -11,7 +11,7 @@ import { SessionHeader } from "@/components/session/SessionHeader";
 import { SessionSummaries } from "@/components/session/Summaries";
 import { ActorLabelView } from "@/components/session/ActorLabelView";
 import { StaticPayload } from "@/components/session/StaticPayload";
-import { EventCardView, GroupHeaderView, TimelineBar } from "@/components/session/TimelineRowViews";
+import { EventCardView, GroupHeaderView, RefusalNoteView, TimelineBar } from "@/components/session/TimelineRowViews";
 
 /** Rows shown before the live view: more than a tall screen holds. */
 export const PREVIEW_ROWS = 24;
@@ -58,6 +58,8 @@ export function SessionPreview({ state, aroundSequence }: { state: SessionStream
           {rows.map((row) =>
             row.kind === "group" ? (
               <GroupHeaderView key={row.key} row={row} />
+            ) : row.kind === "refusal" ? (
+              <RefusalNoteView key={row.key} refusal={row.refusal} />
             ) : (
               <EventCardView
                 key={row.key}

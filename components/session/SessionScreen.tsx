@@ -12,6 +12,7 @@ import { downloadBlob } from "@/lib/client/download";
 import { handoverReport } from "@/lib/client/report";
 import { parseEventHash, parseEventParam } from "@/lib/client/route-params";
 import { buildTimeline, newestSequenceNotBy, sequencesByMessageId } from "@/lib/client/timeline";
+import { useRefusals } from "@/lib/client/refusals";
 import { useDirectory, usePolicySummary } from "@/lib/client/use-console-data";
 import { policyIdOf } from "@/lib/client/session-authz";
 import { commitmentAuthority, designatedRoles } from "@/lib/authz/policy-summary";
@@ -46,7 +47,8 @@ function useHashTarget(): number | undefined {
 export function SessionScreen({ sessionId, preview = null }: { sessionId: string; preview?: ReactNode }) {
   const { stream, connection, retryNow } = useSessionStream(sessionId);
   const { view, metadata, events } = stream;
-  const timeline = useMemo(() => buildTimeline(view, events), [view, events]);
+  const refusals = useRefusals(sessionId);
+  const timeline = useMemo(() => buildTimeline(view, events, refusals), [view, events, refusals]);
   const params = useSearchParams();
   const hashTarget = useHashTarget();
   const target = parseEventParam(params.get("event")) ?? hashTarget;

@@ -9,7 +9,7 @@ import { useWindowVirtualizer } from "@tanstack/react-virtual";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { EventRow, Timeline as TimelineModel } from "@/lib/client/timeline";
 import { useOffsetTop } from "@/lib/client/use-offset-top";
-import { EventCard, GroupHeader } from "@/components/session/TimelineRows";
+import { EventCard, GroupHeader, RefusalNote } from "@/components/session/TimelineRows";
 
 function isTypingTarget(el: Element | null): boolean {
   if (!el) return false;
@@ -56,7 +56,7 @@ export function Timeline({
 
   const virtualizer = useWindowVirtualizer({
     count: rows.length,
-    estimateSize: (i) => (rows[i]?.kind === "group" ? 64 : 96),
+    estimateSize: (i) => (rows[i]?.kind === "group" ? 64 : rows[i]?.kind === "refusal" ? 72 : 96),
     overscan: 8,
     scrollMargin,
     getItemKey: (i) => rows[i]?.key ?? i,
@@ -256,6 +256,8 @@ export function Timeline({
           >
             {row.kind === "group" ? (
               <GroupHeader row={row} />
+            ) : row.kind === "refusal" ? (
+              <RefusalNote refusal={row.refusal} />
             ) : (
               <EventCard
                 row={row}

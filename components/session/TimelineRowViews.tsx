@@ -11,6 +11,7 @@ import { plainName, type EventDetails, type NameOf, type PayloadBlob } from "@/l
 import type { Tone } from "@/lib/client/labels";
 import { eventAnchorId, sessionHref } from "@/lib/client/route-params";
 import type { EventRow, GroupRow } from "@/lib/client/timeline";
+import type { LocalRefusal } from "@/lib/client/refusals";
 import { Badge } from "@/components/Badge";
 import { FastLink } from "@/components/FastLink";
 import { Icon } from "@/components/Icon";
@@ -34,6 +35,35 @@ const RAIL: Record<Tone, string> = {
   danger: "border-red-600 dark:border-red-400",
   muted: "border-slate-300 dark:border-slate-600",
 };
+
+const REFUSED_BY: Record<LocalRefusal["source"], string> = {
+  runtime: "the runtime refused it; seen by this console",
+  console: "the console refused it before sending",
+  demo: "the runtime refused the demo player's step",
+};
+
+/** A refused attempt: a local annotation between the events, never one of them. */
+export function RefusalNoteView({ refusal: r, nameOf = plainName }: { refusal: LocalRefusal; nameOf?: NameOf }) {
+  return (
+    <div
+      className="my-1.5 ml-3 rounded-md border border-dashed border-red-400 bg-red-50/60 px-3 py-2 text-sm dark:border-red-700 dark:bg-red-950/40"
+      data-testid="refusal-note"
+      data-code={r.code}
+      data-source={r.source}
+    >
+      <p className="flex flex-wrap items-center gap-x-2 gap-y-0.5">
+        <Icon name="x" className="h-3.5 w-3.5 text-red-700 dark:text-red-300" />
+        <strong className="font-semibold text-red-900 dark:text-red-100">
+          refused: {r.code}
+        </strong>
+        <span className="text-red-950 dark:text-red-50">— {clipLine(r.explanation)}</span>
+      </p>
+      <p className="mt-0.5 text-xs text-slate-700 dark:text-slate-300">
+        <span title={r.actor}>{clipLine(nameOf(r.actor))}</span> attempted “{clipLine(r.attempt)}” · <Timestamp ms={r.atMs} /> · local annotation ({REFUSED_BY[r.source]}; not in the session’s history)
+      </p>
+    </div>
+  );
+}
 
 export function GroupHeaderView({ row, nameOf = plainName }: { row: GroupRow; nameOf?: NameOf }) {
   const o = row.offer;

@@ -11,7 +11,11 @@ import { Icon } from "@/components/Icon";
 import { PayloadView, UntypedPayloadView } from "@/components/session/PayloadView";
 import { RawEnvelope } from "@/components/session/RawEnvelope";
 import { ActorDirectoryContext, ActorLabel } from "@/components/session/ActorLabel";
-import { EventCardView, GroupHeaderView } from "@/components/session/TimelineRowViews";
+import { EventCardView, GroupHeaderView, RefusalNoteView } from "@/components/session/TimelineRowViews";
+
+export const RefusalNote = memo(function RefusalNote(props: Omit<Parameters<typeof RefusalNoteView>[0], "nameOf">) {
+  return <RefusalNoteView {...props} nameOf={nameResolver(useContext(ActorDirectoryContext))} />;
+});
 
 export const GroupHeader = memo(function GroupHeader(props: Omit<Parameters<typeof GroupHeaderView>[0], "nameOf">) {
   return <GroupHeaderView {...props} nameOf={nameResolver(useContext(ActorDirectoryContext))} />;

@@ -1,15 +1,38 @@
 // Admins' "Run demo": the RunDemo stream folded into what the page shows
-// (narration lines, the sessions the scenario started, the verdict). Pure.
+// (narration lines, the sessions the scenario started, each step's answer,
+// pause/step/pace as in force, the verdict). Pure.
 
 import type { RunDemoResponse } from "@/lib/gen/baton/v1/actions_pb";
+import type { LocalRefusal } from "@/lib/client/refusals";
+
+export interface DemoStepState {
+  index: number;
+  sessionId: string;
+  actor: string;
+  action: string;
+  /** "ok" or the MACP code. */
+  result: string;
+  runtimeMessage: string;
+  explanation: string;
+  asExpected: boolean;
+  atMs: number;
+}
 
 export interface DemoRunState {
   lines: readonly string[];
   sessions: readonly { alias: string; sessionId: string }[];
   finished?: { passed: boolean; problems: readonly string[]; durationMs: number };
+  /** For ControlDemo, once the server has said. */
+  runId?: string;
+  totalSteps: number;
+  control?: { paused: boolean; played: number; speed: number; instant: boolean };
+  /** Steps as played (the last MAX_STEPS). */
+  steps: readonly DemoStepState[];
 }
 
-export const EMPTY_DEMO_RUN: DemoRunState = Object.freeze({ lines: [], sessions: [] });
+export const EMPTY_DEMO_RUN: DemoRunState = Object.freeze({ lines: [], sessions: [], totalSteps: 0, steps: [] });
+/** Steps kept on the page (scenarios have a few dozen). */
+const MAX_STEPS = 200;
 /** Narration kept on the page (a whole scenario is far below this). */
 const MAX_LINES = 500;
 
@@ -23,6 +46,27 @@ export function applyDemoMessage(s: DemoRunState, m: RunDemoResponse): DemoRunSt
       return { ...s, sessions: [...s.sessions, { alias: m.item.value.alias, sessionId: m.item.value.sessionId }] };
     case "finished":
       return { ...s, finished: { passed: m.item.value.passed, problems: m.item.value.problems, durationMs: Number(m.item.value.durationMs) } };
+    case "started":
+      return { ...s, runId: m.item.value.runId, totalSteps: m.item.value.steps };
+    case "control": {
+      const c = m.item.value;
+      return { ...s, control: { paused: c.paused, played: c.played, speed: c.speed, instant: c.instant } };
+    }
+    case "step": {
+      const v = m.item.value;
+      const step: DemoStepState = {
+        index: v.index,
+        sessionId: v.sessionId,
+        actor: v.actor,
+        action: v.action,
+        result: v.result,
+        runtimeMessage: v.runtimeMessage,
+        explanation: v.explanation,
+        asExpected: v.asExpected,
+        atMs: Number(v.atUnixMs),
+      };
+      return { ...s, steps: [...s.steps, step].slice(-MAX_STEPS) };
+    }
     default:
       return s;
   }
@@ -35,3 +79,24 @@ export const DEMO_SPEEDS: readonly { value: string; label: string; speed: number
   { value: "4", label: "Faster (4×)", speed: 4, instant: false },
   { value: "instant", label: "Instant (no pauses)", speed: 0, instant: true },
 ];
+
+/** The pace option of a control state (for the select while a run plays). */
+export function paceValueOf(c: { speed: number; instant: boolean }): string {
+  if (c.instant) return "instant";
+  return DEMO_SPEEDS.find((s) => !s.instant && s.speed === c.speed)?.value ?? String(c.speed);
+}
+
+/** A refused step as the timeline's local annotation (lib/client/refusals.ts). */
+export function refusalOfStep(runId: string, step: DemoStepState): LocalRefusal | null {
+  if (step.result === "ok") return null;
+  return {
+    id: `demo-${runId}-${step.index}`,
+    sessionId: step.sessionId,
+    atMs: step.atMs,
+    actor: step.actor,
+    attempt: `${step.action} (demo step ${step.index}${step.asExpected ? ", refused as the script expects" : ""})`,
+    code: step.result,
+    explanation: [step.explanation, step.runtimeMessage ? `Runtime: ${step.runtimeMessage}` : ""].filter(Boolean).join(" "),
+    source: "demo",
+  };
+}

@@ -7,6 +7,7 @@
 import type { HandoffRecord } from "@/lib/macp/projections/handoff";
 import type { SessionView } from "@/lib/macp/projections/session";
 import type { SessionEvent } from "@/lib/macp/projections/types";
+import type { LocalRefusal } from "@/lib/client/refusals";
 
 export interface GroupRow {
   kind: "group";
@@ -31,7 +32,14 @@ export interface EventRow {
   groupEnd?: boolean;
 }
 
-export type TimelineRow = GroupRow | EventRow;
+/** A refused attempt: a local annotation, not an event of the session (lib/client/refusals.ts). */
+export interface RefusalRow {
+  kind: "refusal";
+  key: string;
+  refusal: LocalRefusal;
+}
+
+export type TimelineRow = GroupRow | EventRow | RefusalRow;
 
 export interface Timeline {
   rows: TimelineRow[];
@@ -46,7 +54,7 @@ interface Membership {
   late: boolean;
 }
 
-export function buildTimeline(view: SessionView, events: readonly SessionEvent[]): Timeline {
+export function buildTimeline(view: SessionView, events: readonly SessionEvent[], refusals: readonly LocalRefusal[] = []): Timeline {
   const offers = view.handoff?.offers ?? [];
   const members = new Map<string, Membership>();
   offers.forEach((o) => {
@@ -99,9 +107,47 @@ export function buildTimeline(view: SessionView, events: readonly SessionEvent[]
       pushEvent(ge, extra);
     });
   }
-  const timeline: Timeline = { rows, rowOfSequence };
+  const placed = refusals.length > 0 ? withRefusals(rows, refusals) : rows;
+  if (placed !== rows) {
+    rowOfSequence.clear();
+    placed.forEach((r, i) => {
+      if (r.kind === "event") rowOfSequence.set(r.sequence, i);
+    });
+  }
+  const timeline: Timeline = { rows: placed, rowOfSequence };
   if (newest !== undefined) timeline.newestSequence = newest;
   return timeline;
+}
+
+const timeOf = (e: SessionEvent): number => Number(e.envelope.timestampUnixMs) || e.receivedAtMs || 0;
+
+/**
+ * Rows with each refusal after the last event row whose timestamp is not later
+ * than the attempt (before every event when it is earlier than all of them),
+ * refusals at the same place in the order they were made. Pure.
+ */
+export function withRefusals(rows: readonly TimelineRow[], refusals: readonly LocalRefusal[]): TimelineRow[] {
+  const sorted = [...refusals].sort((a, b) => a.atMs - b.atMs);
+  const after = new Map<number, LocalRefusal[]>(); // row index → refusals after it (-1: before all)
+  for (const r of sorted) {
+    let at = -1;
+    rows.forEach((row, i) => {
+      if (row.kind === "event" && timeOf(row.event) <= r.atMs) at = i;
+    });
+    const list = after.get(at);
+    if (list) list.push(r);
+    else after.set(at, [r]);
+  }
+  const out: TimelineRow[] = [];
+  const emit = (i: number): void => {
+    for (const r of after.get(i) ?? []) out.push({ kind: "refusal", key: `r-${r.id}`, refusal: r });
+  };
+  emit(-1);
+  rows.forEach((row, i) => {
+    out.push(row);
+    emit(i);
+  });
+  return out;
 }
 
 /** Each event's sequence by message id (links from the summaries to their events). */

@@ -6,7 +6,7 @@
 // retries once with the same id. The outcome sentence goes to the page's
 // aria-live announcer and is returned for the form to show.
 
-import { useCallback, useRef, useState } from "react";
+import { useCallback, useContext, useRef, useState } from "react";
 import type { ActionResult } from "@/lib/gen/baton/v1/actions_pb";
 import {
   attemptFor,
@@ -22,6 +22,7 @@ import {
 } from "@/lib/client/action-attempt";
 import { announce } from "@/lib/client/announcer";
 import { csrfStore } from "@/lib/client/csrf-store";
+import { recordRefusal, RefusalScope } from "@/lib/client/refusals";
 
 export interface ActionState {
   pending: boolean;
@@ -56,6 +57,8 @@ export function useAction(done: string, onOk?: (outcome: Extract<ActionOutcome, 
   const attempt = useRef<Attempt | undefined>(undefined);
   const inFlight = useRef(false);
   const [state, setState] = useState<ActionState>({ pending: false });
+  // Inside a session's action panel, a refused attempt is noted in its timeline.
+  const scope = useContext(RefusalScope);
 
   const submit = useCallback(
     async (fields: unknown, call: (messageId: string) => Promise<ActionResult>) => {
@@ -76,9 +79,21 @@ export function useAction(done: string, onOk?: (outcome: Extract<ActionOutcome, 
       setState({ pending: false, outcome, sentence, messageId: a.messageId });
       announce(sentence);
       if (outcome.kind === "ok") onOk?.(outcome);
+      if (scope && (outcome.kind === "rejected" || outcome.kind === "denied")) {
+        recordRefusal({
+          id: a.messageId,
+          sessionId: scope.sessionId,
+          atMs: Date.now(),
+          actor: scope.actor,
+          attempt: done,
+          code: outcome.kind === "rejected" ? outcome.code : "FORBIDDEN",
+          explanation: outcome.kind === "rejected" ? [outcome.explanation, outcome.detail].filter(Boolean).join(" ") : outcome.reason,
+          source: outcome.kind === "rejected" ? "runtime" : "console",
+        });
+      }
       return outcome;
     },
-    [done, onOk],
+    [done, onOk, scope],
   );
 
   const reset = useCallback(() => {

@@ -36,6 +36,7 @@ import { describeOutcome, describeStep, humanDuration, shortName, wrapText } fro
 import { checkExpectations, type ScenarioResult, type SessionOutcome, type StepOutcome } from "./outcomes";
 import { sendStep, substituteDeep, type LiveSession } from "./steps";
 import type { DemoStep, Scenario, StepExpectation } from "./types";
+import type { DemoControl } from "./control";
 
 export type { ScenarioResult, SessionOutcome, StepOutcome } from "./outcomes";
 export { shortName } from "./narration";
@@ -66,6 +67,24 @@ export interface PlayerOptions {
   onHumanPrompt?: (info: { scenario: string; sessionId: string; actor: string; handoffId: string }) => void;
   /** Called when a scenario's session has been started (the runtime accepted its SessionStart). */
   onSessionStarted?: (info: { scenario: string; alias: string; sessionId: string }) => void;
+  /** Pause, step and pace from outside (the console's demo runner); its pace replaces `speed`. */
+  control?: DemoControl;
+  /** Called after each step with what the runtime answered (refusals included); `atMs` is on the scenario clock envelope timestamps use. */
+  onStepPlayed?: (info: StepPlayed) => void;
+}
+
+/** One step as played, for onStepPlayed. */
+export interface StepPlayed {
+  index: number;
+  sessionId: string;
+  actor: string;
+  action: string;
+  /** "ok" or the MACP error code. */
+  result: string;
+  runtimeMessage: string;
+  explanation: string;
+  asExpected: boolean;
+  atMs: number;
 }
 
 export class DemoPlayer {
@@ -87,6 +106,12 @@ export class DemoPlayer {
   }
 
   private async pause(ms: number): Promise<void> {
+    const control = this.opts.control;
+    if (control) {
+      const wait = control.scaled(ms);
+      if (wait > 0) await sleep(wait, this.opts.signal);
+      return;
+    }
     if (!Number.isFinite(this.speed)) return;
     await sleep(ms / this.speed, this.opts.signal);
   }
@@ -146,8 +171,14 @@ export class DemoPlayer {
             break;
           }
           await this.pause(step.pauseMs ?? DEFAULT_PAUSE_MS);
+          await this.opts.control?.gate(this.opts.signal);
+          if (this.opts.signal?.aborted) {
+            problems.push("interrupted");
+            break;
+          }
           const outcome = await this.playStep(scenario, step, index + 1, sessions);
           steps.push(outcome);
+          this.opts.control?.played();
           if (step.action === "start" && outcome.result === "ok") {
             const started = sessions.get(outcome.session);
             if (started) this.opts.onSessionStarted?.({ scenario: scenario.name, alias: started.alias, sessionId: started.sessionId });
@@ -270,6 +301,7 @@ export class DemoPlayer {
       outcome.matched = expected === "ok";
       if (outcome.matched) this.log(`     ✓ accepted · session ${live.sessionId.slice(0, 8)}… is ${SessionState[ack.sessionState]?.replace("SESSION_STATE_", "")}`);
       else this.log(`     ✗ accepted, but the script expected ${typeof expected === "object" ? expected.error : "acceptance"}`);
+      this.stepPlayed(index, live.sessionId, step, "ok", "", "", outcome.matched);
     } catch (e) {
       if (!(e instanceof MacpError)) throw e;
       outcome.result = e.code;
@@ -278,8 +310,13 @@ export class DemoPlayer {
       const why = explainError(e.code) ?? "";
       if (outcome.matched) this.log(`     ✓ refused as expected: ${e.code}: ${why} (runtime: ${e.runtimeMessage})`);
       else this.log(`     ✗ refused: ${e.code}: ${why} (runtime: ${e.runtimeMessage})`);
+      this.stepPlayed(index, live.sessionId, step, e.code, e.runtimeMessage, why, outcome.matched);
     }
     return outcome;
+  }
+
+  private stepPlayed(index: number, sessionId: string, step: DemoStep, result: string, runtimeMessage: string, explanation: string, asExpected: boolean): void {
+    this.opts.onStepPlayed?.({ index, sessionId, actor: step.actor, action: step.action, result, runtimeMessage, explanation, asExpected, atMs: this.now() });
   }
 
 

@@ -13,11 +13,14 @@ import {
   HandoffTemplateSchema,
   ListHandoffTemplatesResponseSchema,
   SaveHandoffTemplateResponseSchema,
+  ControlDemoResponseSchema,
   GetCapabilitiesResponseSchema,
   GetPolicyResponseSchema,
   ListWebhookDeliveriesResponseSchema,
   type DemoScenario,
   type RunDemoResponse,
+  type DemoControlState,
+  type DemoControlAction,
 } from "@/lib/gen/baton/v1/actions_pb";
 import { roleAtLeast } from "@/lib/authz/roles";
 import {
@@ -53,7 +56,8 @@ export interface DemoRunner {
   /** Null when demos can be played here, else why not. */
   unavailableReason(): string | null;
   scenarios(): DemoScenario[];
-  run(input: { scenario: string; speed: number; instant: boolean; requestedBy: string; signal?: AbortSignal }): AsyncIterable<RunDemoResponse>;
+  run(input: { scenario: string; speed: number; instant: boolean; startPaused?: boolean; requestedBy: string; signal?: AbortSignal }): AsyncIterable<RunDemoResponse>;
+  control(input: { runId: string; action: DemoControlAction; speed: number; instant: boolean }): DemoControlState;
 }
 
 export interface ActionRoutesOptions extends RequestAuthOptions {
@@ -174,8 +178,16 @@ export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRout
         const auth = await requireSignedIn(ctx, options, { csrf: true, minimumRole: "admin" });
         const demo = options.demo;
         if (!demo) throw new ConnectError("This console was started without the demo player.", Code.Unimplemented);
-        const run = demo.run({ scenario: req.scenario, speed: req.speed, instant: req.instant, requestedBy: auth.user.username, signal: ctx.signal });
+        const run = demo.run({ scenario: req.scenario, speed: req.speed, instant: req.instant, startPaused: req.startPaused, requestedBy: auth.user.username, signal: ctx.signal });
         yield* gateway.trackBrowserStream(run, ctx.signal);
+      },
+
+      async controlDemo(req, ctx) {
+        ensureOpen();
+        await requireSignedIn(ctx, options, { csrf: true, minimumRole: "admin" });
+        const demo = options.demo;
+        if (!demo) throw new ConnectError("This console was started without the demo player.", Code.Unimplemented);
+        return create(ControlDemoResponseSchema, { state: demo.control({ runId: req.runId, action: req.action, speed: req.speed, instant: req.instant }) });
       },
 
       async listWebhookDeliveries(req, ctx) {

@@ -9,12 +9,24 @@
 // the reason (GetCapabilities tells the browser beforehand).
 //
 // A run keeps going when the browser stops reading (closing the tab must not
-// leave a half-played session behind); at most MAX_RUNS play at once.
+// leave a half-played session behind); at most MAX_RUNS play at once. While
+// it plays, ControlDemo pauses, steps or re-paces it by its run id, and every
+// step's answer (refusals included: the runtime does not broadcast those) is
+// streamed as DemoStepPlayed.
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { DemoControl, type ControlSnapshot } from "@/lib/demo/control";
 import { DemoPlayer } from "@/lib/demo/player";
 import { SCENARIOS, findScenario } from "@/lib/demo/scenarios";
-import { DemoScenarioSchema, RunDemoResponseSchema, type DemoScenario, type RunDemoResponse } from "@/lib/gen/baton/v1/actions_pb";
+import {
+  DemoControlAction,
+  DemoControlStateSchema,
+  DemoScenarioSchema,
+  RunDemoResponseSchema,
+  type DemoControlState,
+  type DemoScenario,
+  type RunDemoResponse,
+} from "@/lib/gen/baton/v1/actions_pb";
 import { AsyncQueue } from "@/lib/gateway/async";
 import type { GatewayLogger } from "@/lib/gateway/logger";
 
@@ -31,9 +43,20 @@ export interface DemoService {
    * does or when `signal` (the reader) aborts; the run itself goes on. Throws
    * ConnectErrors for bad input.
    */
-  run(input: { scenario: string; speed: number; instant: boolean; requestedBy: string; signal?: AbortSignal }): AsyncIterable<RunDemoResponse>;
+  run(input: { scenario: string; speed: number; instant: boolean; startPaused?: boolean; requestedBy: string; signal?: AbortSignal }): AsyncIterable<RunDemoResponse>;
+  /** Pause, resume, step or re-pace a playing run. Throws NOT_FOUND once it has ended, INVALID_ARGUMENT for bad input. */
+  control(input: { runId: string; action: DemoControlAction; speed: number; instant: boolean }): DemoControlState;
   /** Stop every run (console shutdown). */
   close(): void;
+}
+
+function controlState(s: ControlSnapshot): DemoControlState {
+  return create(DemoControlStateSchema, {
+    paused: s.paused,
+    played: s.played,
+    speed: s.pace === "instant" ? 0 : s.pace,
+    instant: s.pace === "instant",
+  });
 }
 
 export interface DemoServiceOptions {
@@ -58,6 +81,7 @@ export function parseDemoSpeed(speed: number, instant: boolean): number | "insta
 export function createDemoService(options: DemoServiceOptions): DemoService {
   let running = 0;
   const shutdown = new AbortController();
+  const runs = new Map<string, DemoControl>();
 
   return {
     unavailableReason: () => options.unavailable,
@@ -67,7 +91,7 @@ export function createDemoService(options: DemoServiceOptions): DemoService {
         create(DemoScenarioSchema, { name: s.name, title: s.title, description: s.description, steps: s.steps.length }),
       ),
 
-    run({ scenario: name, speed, instant, requestedBy, signal }) {
+    run({ scenario: name, speed, instant, startPaused, requestedBy, signal }) {
       if (options.unavailable !== null) throw new ConnectError(options.unavailable, Code.FailedPrecondition);
       const scenario = findScenario(name);
       if (!scenario) {
@@ -82,7 +106,28 @@ export function createDemoService(options: DemoServiceOptions): DemoService {
       // The reader left: stop collecting progress; the run finishes on its own.
       signal?.addEventListener("abort", () => queue.close(), { once: true });
       const say = (item: MessageInitShape<typeof RunDemoResponseSchema>["item"]): void => queue.push(create(RunDemoResponseSchema, { item }));
+      const runId = globalThis.crypto.randomUUID();
+      const control = new DemoControl(pace, (snapshot) => say({ case: "control", value: controlState(snapshot) }), { paused: startPaused === true });
+      runs.set(runId, control);
+      say({ case: "started", value: { runId, steps: scenario.steps.length } });
+      say({ case: "control", value: controlState(control.snapshot) });
       const player = new DemoPlayer({
+        control,
+        onStepPlayed: (p) =>
+          say({
+            case: "step",
+            value: {
+              index: p.index,
+              sessionId: p.sessionId,
+              actor: p.actor,
+              action: p.action,
+              result: p.result,
+              runtimeMessage: p.runtimeMessage,
+              explanation: p.explanation,
+              asExpected: p.asExpected,
+              atUnixMs: BigInt(p.atMs),
+            },
+          }),
         address: options.address,
         tls: options.tls,
         ...(options.caPath !== undefined ? { caPath: options.caPath } : {}),
@@ -108,14 +153,40 @@ export function createDemoService(options: DemoServiceOptions): DemoService {
         )
         .finally(() => {
           running -= 1;
+          runs.delete(runId);
+          // A paused run released by the shutdown signal ends; nothing else waits on it.
+          control.resume();
           player.close();
           queue.close();
         });
       return queue;
     },
 
+    control({ runId, action, speed, instant }) {
+      const control = runs.get(runId);
+      if (!control) throw new ConnectError("No demo is playing with this run id (it has finished, or the console restarted).", Code.NotFound);
+      switch (action) {
+        case DemoControlAction.PAUSE:
+          control.pause();
+          break;
+        case DemoControlAction.RESUME:
+          control.resume();
+          break;
+        case DemoControlAction.STEP:
+          if (!control.step()) throw new ConnectError("The demo is not paused: pause it first, then step.", Code.FailedPrecondition);
+          break;
+        case DemoControlAction.SET_PACE:
+          control.setPace(parseDemoSpeed(speed, instant));
+          break;
+        default:
+          throw new ConnectError("action: one of pause, resume, step or set_pace", Code.InvalidArgument);
+      }
+      return controlState(control.snapshot);
+    },
+
     close() {
       shutdown.abort();
+      for (const c of runs.values()) c.resume();
     },
   };
 }

@@ -4,7 +4,7 @@
 // server-side against the embedded runtime, refused for everyone else.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PolicyChoice, SessionKind, type RunDemoResponse } from "@/lib/gen/baton/v1/actions_pb";
+import { DemoControlAction, PolicyChoice, SessionKind, type RunDemoResponse } from "@/lib/gen/baton/v1/actions_pb";
 import { summarizePolicyRules } from "@/lib/authz/policy-summary";
 import { Browser, signedIn, startTestConsole, uuid, type TestConsole } from "./actions-harness";
 
@@ -91,6 +91,52 @@ describe("RunDemo", () => {
     // The session is real: anyone signed in can read it.
     const summary = await victor.console().getSessionSummary({ sessionId: sessions[0]?.sessionId ?? "" });
     expect(summary.summary?.phase).toBe("Committed");
+  });
+
+  it("starts paused, plays exactly one step per Step, resumes, and reports the refused step (FORBIDDEN) with what the runtime said", async () => {
+    const messages: RunDemoResponse[] = [];
+    const ac = new AbortController();
+    const reading = (async () => {
+      for await (const m of root.actions().runDemo({ scenario: "lead-approval", instant: true, startPaused: true }, { signal: ac.signal })) messages.push(m);
+    })();
+    const until = async (what: string, ok: () => boolean): Promise<void> => {
+      const end = Date.now() + 10_000;
+      while (!ok()) {
+        if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    const steps = () => messages.flatMap((m) => (m.item.case === "step" ? [m.item.value] : []));
+    await until("the run id", () => messages.some((m) => m.item.case === "started"));
+    const started = messages.find((m) => m.item.case === "started")?.item;
+    const runId = started?.case === "started" ? started.value.runId : "";
+    expect(started?.case === "started" && started.value.steps).toBe(6);
+    // Paused before the first step: nothing is played while nobody steps.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(steps()).toHaveLength(0);
+    for (let n = 1; n <= 2; n++) {
+      const res = await root.actions().controlDemo({ runId, action: DemoControlAction.STEP });
+      expect(res.state?.paused).toBe(true);
+      await until(`step ${n}`, () => steps().length === n);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(steps()).toHaveLength(n);
+    }
+    // Only admins steer, behind CSRF; a step while playing is refused; a pace is checked.
+    expect((await refusal(alice.actions().controlDemo({ runId, action: DemoControlAction.PAUSE }))).code).toBe(Code.PermissionDenied);
+    expect((await refusal(root.actions().controlDemo({ runId, action: DemoControlAction.SET_PACE, speed: 500 }))).code).toBe(Code.InvalidArgument);
+    expect((await refusal(root.actions().controlDemo({ runId: "no-such-run", action: DemoControlAction.STEP }))).code).toBe(Code.NotFound);
+    expect((await root.actions().controlDemo({ runId, action: DemoControlAction.RESUME })).state?.paused).toBe(false);
+    await until("the end", () => messages.some((m) => m.item.case === "finished"));
+    await reading;
+    expect((await refusal(root.actions().controlDemo({ runId, action: DemoControlAction.PAUSE }))).code).toBe(Code.NotFound);
+    const all = steps();
+    expect(all.map((s) => s.result)).toEqual(["ok", "ok", "ok", "ok", "FORBIDDEN", "ok"]);
+    const refused = all[4];
+    expect(refused).toMatchObject({ index: 5, action: "commit", actor: "agent://dba/alice", asExpected: true });
+    expect(refused?.runtimeMessage).not.toBe("");
+    expect(refused?.explanation).not.toBe("");
+    const finished = messages.find((m) => m.item.case === "finished")?.item;
+    expect(finished?.case === "finished" && finished.value.passed).toBe(true);
   });
 
   it("is refused for non-admins, without CSRF, and for unknown scenarios or speeds", async () => {

@@ -4,6 +4,7 @@
 // reason shown next to it; one form open at a time; the implicit-accept
 // countdown of a pending offer. Viewers see none of the controls.
 
+import { RefusalScope } from "@/lib/client/refusals";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Action } from "@/lib/authz/decide";
 import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
@@ -69,7 +70,18 @@ function ImplicitAcceptNotice({ at, target, now, mine }: { at: number; target: s
   );
 }
 
-export function ActionPanel({
+/** The panel, with refused attempts of its forms noted in the session's timeline (lib/client/refusals.ts). */
+export function ActionPanel(props: Parameters<typeof PanelBody>[0]) {
+  const { me } = useWhoAmI();
+  const scope = useMemo(() => ({ sessionId: props.sessionId, actor: me?.participantId ?? "" }), [props.sessionId, me?.participantId]);
+  return (
+    <RefusalScope.Provider value={scope}>
+      <PanelBody {...props} />
+    </RefusalScope.Provider>
+  );
+}
+
+function PanelBody({
   sessionId,
   view,
   metadata,

@@ -38,7 +38,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file baton/v1/actions.proto.
  */
 export const file_baton_v1_actions: GenFile = /*@__PURE__*/
-  fileDesc("ChZiYXRvbi92MS9hY3Rpb25zLnByb3RvEghiYXRvbi52MSKMAgoMQWN0aW9uUmVzdWx0EgoKAm9rGAEgASgIEhEKCWR1cGxpY2F0ZRgCIAEoCBISCgpzZXNzaW9uX2lkGAMgASgJEhIKCm1lc3NhZ2VfaWQYBCABKAkSLAoNc2Vzc2lvbl9zdGF0ZRgFIAEoDjIVLm1hY3AudjEuU2Vzc2lvblN0YXRlEhsKE2FjY2VwdGVkX2F0X3VuaXhfbXMYBiABKAMSDAoEY29kZRgHIAEoCRITCgtleHBsYW5hdGlvbhgIIAEoCRIPCgdtZXNzYWdlGAkgASgJEhIKCmhhbmRvZmZfaWQYCiABKAkSDwoHdGFza19pZBgLIAEoCRIRCglwb2xpY3lfaWQYDCABKAkiNAoORmllbGRWaW9sYXRpb24SDQoFZmllbGQYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkiowIKE1N0YXJ0U2Vzc2lvblJlcXVlc3QSEgoKbWVzc2FnZV9pZBgBIAEoCRIjCgRraW5kGAIgASgOMhUuYmF0b24udjEuU2Vzc2lvbktpbmQSDgoGaW50ZW50GAMgASgJEg0KBXNjb3BlGAQgASgJEhQKDHBhcnRpY2lwYW50cxgFIAMoCRIOCgZ0dGxfbXMYBiABKA0SJgoGcG9saWN5GAcgASgOMhYuYmF0b24udjEuUG9saWN5Q2hvaWNlEhEKCWFwcHJvdmVycxgIIAMoCRIiChppbXBsaWNpdF9hY2NlcHRfdGltZW91dF9tcxgJIAEoDRIbChNmcm96ZW5fY29udGV4dF9qc29uGAogASgJEhIKCmNvbnRleHRfaWQYCyABKAkiZQoMT2ZmZXJSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIOCgZ0YXJnZXQYAyABKAkSDQoFc2NvcGUYBCABKAkSDgoGcmVhc29uGAUgASgJIjEKC0ZpbGVDb250ZW50EhQKDGNvbnRlbnRfdHlwZRgBIAEoCRIMCgRkYXRhGAIgASgMIqgBChRBdHRhY2hDb250ZXh0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSEgoKaGFuZG9mZl9pZBgDIAEoCRIlCgRmaWxlGAQgASgLMhUuYmF0b24udjEuRmlsZUNvbnRlbnRIABISCghtYXJrZG93bhgFIAEoCUgAEg4KBGxpbmsYBiABKAlIAEIJCgdjb250ZW50IlwKDlJlc3BvbmRSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRISCgpoYW5kb2ZmX2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCSKLAQoNQ29tbWl0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSKQoHb3V0Y29tZRgDIAEoDjIYLmJhdG9uLnYxLkhhbmRvZmZPdXRjb21lEhcKD2F1dGhvcml0eV9zY29wZRgEIAEoCRIOCgZyZWFzb24YBSABKAkiRwoNQ2FuY2VsUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSDgoGcmVhc29uGAMgASgJIqEBChJUYXNrUmVxdWVzdFJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgJEg0KBXRpdGxlGAMgASgJEhQKDGluc3RydWN0aW9ucxgEIAEoCRIQCghhc3NpZ25lZRgFIAEoCRISCgppbnB1dF9qc29uGAYgASgJEhgKEGRlYWRsaW5lX3VuaXhfbXMYByABKAMiXQoSVGFza1Jlc3BvbmRSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIPCgd0YXNrX2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCSJ/ChFUYXNrVXBkYXRlUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSDwoHdGFza19pZBgDIAEoCRIQCghwcm9ncmVzcxgEIAEoARIOCgZzdGF0dXMYBSABKAkSDwoHbWVzc2FnZRgGIAEoCSJvChNUYXNrQ29tcGxldGVSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIPCgd0YXNrX2lkGAMgASgJEg4KBm91dHB1dBgEIAEoDBIPCgdzdW1tYXJ5GAUgASgJIoEBCg9UYXNrRmFpbFJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgJEg8KB3Rhc2tfaWQYAyABKAkSEgoKZXJyb3JfY29kZRgEIAEoCRIOCgZyZWFzb24YBSABKAkSEQoJcmV0cnlhYmxlGAYgASgIIowBChFUYXNrQ29tbWl0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSJgoHb3V0Y29tZRgDIAEoDjIVLmJhdG9uLnYxLlRhc2tPdXRjb21lEhcKD2F1dGhvcml0eV9zY29wZRgEIAEoCRIOCgZyZWFzb24YBSABKAkiFgoUTGlzdERpcmVjdG9yeVJlcXVlc3QibwoNRGlyZWN0b3J5VXNlchIQCgh1c2VybmFtZRgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSDAoEcm9sZRgDIAEoCRIWCg5wYXJ0aWNpcGFudF9pZBgEIAEoCRIQCghkaXNhYmxlZBgFIAEoCCJwCg5EaXJlY3RvcnlBZ2VudBIWCg5wYXJ0aWNpcGFudF9pZBgBIAEoCRIVCg1zZXNzaW9uX2NvdW50GAIgASgNEhkKEWxhc3Rfc2Vlbl91bml4X21zGAMgASgDEhQKDGRpc3BsYXlfbmFtZRgEIAEoCSJpChVMaXN0RGlyZWN0b3J5UmVzcG9uc2USJgoFdXNlcnMYASADKAsyFy5iYXRvbi52MS5EaXJlY3RvcnlVc2VyEigKBmFnZW50cxgCIAMoCzIYLmJhdG9uLnYxLkRpcmVjdG9yeUFnZW50IvoBCglJbmJveEl0ZW0SJQoEa2luZBgBIAEoDjIXLmJhdG9uLnYxLkluYm94SXRlbUtpbmQSEgoKc2Vzc2lvbl9pZBgCIAEoCRIMCgRtb2RlGAMgASgJEg4KBmludGVudBgEIAEoCRINCgVzY29wZRgFIAEoCRIYChBmcm9tX3BhcnRpY2lwYW50GAYgASgJEhIKCnN1YmplY3RfaWQYByABKAkSFQoNc2luY2VfdW5peF9tcxgIIAEoAxIaChJleHBpcmVzX2F0X3VuaXhfbXMYCSABKAMSDwoHc3VtbWFyeRgKIAEoCRITCgthc19hcHByb3ZlchgLIAEoCCITChFXYXRjaEluYm94UmVxdWVzdCJkCgtJbmJveFVwZGF0ZRIiCgVpdGVtcxgBIAMoCzITLmJhdG9uLnYxLkluYm94SXRlbRINCgVjb3VudBgCIAEoDRIiCgVhaGVhZBgDIAMoCzITLmJhdG9uLnYxLkluYm94SXRlbSJvChJXYXRjaEluYm94UmVzcG9uc2USJwoGdXBkYXRlGAEgASgLMhUuYmF0b24udjEuSW5ib3hVcGRhdGVIABIoCgloZWFydGJlYXQYAiABKAsyEy5iYXRvbi52MS5IZWFydGJlYXRIAEIGCgRpdGVtIiUKEEdldFBvbGljeVJlcXVlc3QSEQoJcG9saWN5X2lkGAEgASgJImwKEUdldFBvbGljeVJlc3BvbnNlEg0KBWZvdW5kGAEgASgIEhEKCXBvbGljeV9pZBgCIAEoCRIMCgRtb2RlGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEhIKCnJ1bGVzX2pzb24YBSABKAkiGAoWR2V0Q2FwYWJpbGl0aWVzUmVxdWVzdCJPCgxEZW1vU2NlbmFyaW8SDAoEbmFtZRgBIAEoCRINCgV0aXRsZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRINCgVzdGVwcxgEIAEoDSKdAQoXR2V0Q2FwYWJpbGl0aWVzUmVzcG9uc2USGQoRbWF4X3BheWxvYWRfYnl0ZXMYASABKA0SLgoOZGVtb19zY2VuYXJpb3MYAiADKAsyFi5iYXRvbi52MS5EZW1vU2NlbmFyaW8SFgoOZGVtb19hdmFpbGFibGUYAyABKAgSHwoXZGVtb191bmF2YWlsYWJsZV9yZWFzb24YBCABKAkiQgoOUnVuRGVtb1JlcXVlc3QSEAoIc2NlbmFyaW8YASABKAkSDQoFc3BlZWQYAiABKAESDwoHaW5zdGFudBgDIAEoCCI3ChJEZW1vU2Vzc2lvblN0YXJ0ZWQSDQoFYWxpYXMYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSJFCgxEZW1vRmluaXNoZWQSDgoGcGFzc2VkGAEgASgIEhAKCHByb2JsZW1zGAIgAygJEhMKC2R1cmF0aW9uX21zGAMgASgDIrABCg9SdW5EZW1vUmVzcG9uc2USDgoEbGluZRgBIAEoCUgAEi8KB3Nlc3Npb24YAiABKAsyHC5iYXRvbi52MS5EZW1vU2Vzc2lvblN0YXJ0ZWRIABIqCghmaW5pc2hlZBgDIAEoCzIWLmJhdG9uLnYxLkRlbW9GaW5pc2hlZEgAEigKCWhlYXJ0YmVhdBgEIAEoCzITLmJhdG9uLnYxLkhlYXJ0YmVhdEgAQgYKBGl0ZW0iLQocTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVxdWVzdBINCgVsaW1pdBgBIAEoDSLuAQoPV2ViaG9va0RlbGl2ZXJ5EhMKC2RlbGl2ZXJ5X2lkGAEgASgJEg0KBWV2ZW50GAIgASgJEhIKCnNlc3Npb25faWQYAyABKAkSDgoGc3RhdHVzGAQgASgJEhAKCGF0dGVtcHRzGAUgASgNEhgKEGxhc3Rfc3RhdHVzX2NvZGUYBiABKA0SEgoKbGFzdF9lcnJvchgHIAEoCRIXCg9jcmVhdGVkX3VuaXhfbXMYCCABKAMSHAoUbGFzdF9hdHRlbXB0X3VuaXhfbXMYCSABKAMSHAoUbmV4dF9hdHRlbXB0X3VuaXhfbXMYCiABKAMijAEKDVdlYmhvb2tTdGF0dXMSCgoCaWQYASABKAkSDgoGZm9ybWF0GAIgASgJEhMKC2Rlc3RpbmF0aW9uGAMgASgJEg8KB3BlbmRpbmcYBCABKAQSDgoGZmFpbGVkGAUgASgEEikKBnJlY2VudBgGIAMoCzIZLmJhdG9uLnYxLldlYmhvb2tEZWxpdmVyeSJbCh1MaXN0V2ViaG9va0RlbGl2ZXJpZXNSZXNwb25zZRISCgpjb25maWd1cmVkGAEgASgIEiYKBWhvb2tzGAIgAygLMhcuYmF0b24udjEuV2ViaG9va1N0YXR1cyL8AQoPSGFuZG9mZlRlbXBsYXRlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSDgoGdGFyZ2V0GAMgASgJEg0KBXNjb3BlGAQgASgJEg4KBnJlYXNvbhgFIAEoCRIYChBydW5ib29rX21hcmtkb3duGAYgASgJEiYKBnBvbGljeRgHIAEoDjIWLmJhdG9uLnYxLlBvbGljeUNob2ljZRIRCglhcHByb3ZlcnMYCCADKAkSIgoaaW1wbGljaXRfYWNjZXB0X3RpbWVvdXRfbXMYCSABKA0SDgoGdHRsX21zGAogASgNEhcKD3VwZGF0ZWRfdW5peF9tcxgLIAEoAyIdChtMaXN0SGFuZG9mZlRlbXBsYXRlc1JlcXVlc3QiYwocTGlzdEhhbmRvZmZUZW1wbGF0ZXNSZXNwb25zZRIsCgl0ZW1wbGF0ZXMYASADKAsyGS5iYXRvbi52MS5IYW5kb2ZmVGVtcGxhdGUSFQoNbWF4X3RlbXBsYXRlcxgCIAEoDSJJChpTYXZlSGFuZG9mZlRlbXBsYXRlUmVxdWVzdBIrCgh0ZW1wbGF0ZRgBIAEoCzIZLmJhdG9uLnYxLkhhbmRvZmZUZW1wbGF0ZSJKChtTYXZlSGFuZG9mZlRlbXBsYXRlUmVzcG9uc2USKwoIdGVtcGxhdGUYASABKAsyGS5iYXRvbi52MS5IYW5kb2ZmVGVtcGxhdGUiKgocRGVsZXRlSGFuZG9mZlRlbXBsYXRlUmVxdWVzdBIKCgJpZBgBIAEoCSIwCh1EZWxldGVIYW5kb2ZmVGVtcGxhdGVSZXNwb25zZRIPCgdkZWxldGVkGAEgASgIKlwKC1Nlc3Npb25LaW5kEhwKGFNFU1NJT05fS0lORF9VTlNQRUNJRklFRBAAEhgKFFNFU1NJT05fS0lORF9IQU5ET0ZGEAESFQoRU0VTU0lPTl9LSU5EX1RBU0sQAiqMAQoMUG9saWN5Q2hvaWNlEh0KGVBPTElDWV9DSE9JQ0VfVU5TUEVDSUZJRUQQABIZChVQT0xJQ1lfQ0hPSUNFX0RFRkFVTFQQARIfChtQT0xJQ1lfQ0hPSUNFX0xFQURfQVBQUk9WQUwQAhIhCh1QT0xJQ1lfQ0hPSUNFX0lNUExJQ0lUX0FDQ0VQVBADKm0KDkhhbmRvZmZPdXRjb21lEh8KG0hBTkRPRkZfT1VUQ09NRV9VTlNQRUNJRklFRBAAEhwKGEhBTkRPRkZfT1VUQ09NRV9BQ0NFUFRFRBABEhwKGEhBTkRPRkZfT1VUQ09NRV9ERUNMSU5FRBACKmAKC1Rhc2tPdXRjb21lEhwKGFRBU0tfT1VUQ09NRV9VTlNQRUNJRklFRBAAEhoKFlRBU0tfT1VUQ09NRV9DT01QTEVURUQQARIXChNUQVNLX09VVENPTUVfRkFJTEVEEAIqpwEKDUluYm94SXRlbUtpbmQSHwobSU5CT1hfSVRFTV9LSU5EX1VOU1BFQ0lGSUVEEAASGQoVSU5CT1hfSVRFTV9LSU5EX09GRkVSEAESHAoYSU5CT1hfSVRFTV9LSU5EX0FQUFJPVkFMEAISGAoUSU5CT1hfSVRFTV9LSU5EX1RBU0sQAxIiCh5JTkJPWF9JVEVNX0tJTkRfQVBQUk9WQUxfQUhFQUQQBDK8DQoNQWN0aW9uU2VydmljZRJFCgxTdGFydFNlc3Npb24SHS5iYXRvbi52MS5TdGFydFNlc3Npb25SZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EjcKBU9mZmVyEhYuYmF0b24udjEuT2ZmZXJSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EkcKDUF0dGFjaENvbnRleHQSHi5iYXRvbi52MS5BdHRhY2hDb250ZXh0UmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBI6CgZBY2NlcHQSGC5iYXRvbi52MS5SZXNwb25kUmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBI7CgdEZWNsaW5lEhguYmF0b24udjEuUmVzcG9uZFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSOQoGQ29tbWl0EhcuYmF0b24udjEuQ29tbWl0UmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBI5CgZDYW5jZWwSFy5iYXRvbi52MS5DYW5jZWxSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EkMKC1Rhc2tSZXF1ZXN0EhwuYmF0b24udjEuVGFza1JlcXVlc3RSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EkIKClRhc2tBY2NlcHQSHC5iYXRvbi52MS5UYXNrUmVzcG9uZFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSQgoKVGFza1JlamVjdBIcLmJhdG9uLnYxLlRhc2tSZXNwb25kUmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBJBCgpUYXNrVXBkYXRlEhsuYmF0b24udjEuVGFza1VwZGF0ZVJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSRQoMVGFza0NvbXBsZXRlEh0uYmF0b24udjEuVGFza0NvbXBsZXRlUmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBI9CghUYXNrRmFpbBIZLmJhdG9uLnYxLlRhc2tGYWlsUmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBJBCgpUYXNrQ29tbWl0EhsuYmF0b24udjEuVGFza0NvbW1pdFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSUAoNTGlzdERpcmVjdG9yeRIeLmJhdG9uLnYxLkxpc3REaXJlY3RvcnlSZXF1ZXN0Gh8uYmF0b24udjEuTGlzdERpcmVjdG9yeVJlc3BvbnNlEkkKCldhdGNoSW5ib3gSGy5iYXRvbi52MS5XYXRjaEluYm94UmVxdWVzdBocLmJhdG9uLnYxLldhdGNoSW5ib3hSZXNwb25zZTABEkQKCUdldFBvbGljeRIaLmJhdG9uLnYxLkdldFBvbGljeVJlcXVlc3QaGy5iYXRvbi52MS5HZXRQb2xpY3lSZXNwb25zZRJWCg9HZXRDYXBhYmlsaXRpZXMSIC5iYXRvbi52MS5HZXRDYXBhYmlsaXRpZXNSZXF1ZXN0GiEuYmF0b24udjEuR2V0Q2FwYWJpbGl0aWVzUmVzcG9uc2USQAoHUnVuRGVtbxIYLmJhdG9uLnYxLlJ1bkRlbW9SZXF1ZXN0GhkuYmF0b24udjEuUnVuRGVtb1Jlc3BvbnNlMAESaAoVTGlzdFdlYmhvb2tEZWxpdmVyaWVzEiYuYmF0b24udjEuTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVxdWVzdBonLmJhdG9uLnYxLkxpc3RXZWJob29rRGVsaXZlcmllc1Jlc3BvbnNlEmUKFExpc3RIYW5kb2ZmVGVtcGxhdGVzEiUuYmF0b24udjEuTGlzdEhhbmRvZmZUZW1wbGF0ZXNSZXF1ZXN0GiYuYmF0b24udjEuTGlzdEhhbmRvZmZUZW1wbGF0ZXNSZXNwb25zZRJiChNTYXZlSGFuZG9mZlRlbXBsYXRlEiQuYmF0b24udjEuU2F2ZUhhbmRvZmZUZW1wbGF0ZVJlcXVlc3QaJS5iYXRvbi52MS5TYXZlSGFuZG9mZlRlbXBsYXRlUmVzcG9uc2USaAoVRGVsZXRlSGFuZG9mZlRlbXBsYXRlEiYuYmF0b24udjEuRGVsZXRlSGFuZG9mZlRlbXBsYXRlUmVxdWVzdBonLmJhdG9uLnYxLkRlbGV0ZUhhbmRvZmZUZW1wbGF0ZVJlc3BvbnNlYgZwcm90bzM", [file_baton_v1_console, file_macp_v1_envelope]);
+  fileDesc("ChZiYXRvbi92MS9hY3Rpb25zLnByb3RvEghiYXRvbi52MSKMAgoMQWN0aW9uUmVzdWx0EgoKAm9rGAEgASgIEhEKCWR1cGxpY2F0ZRgCIAEoCBISCgpzZXNzaW9uX2lkGAMgASgJEhIKCm1lc3NhZ2VfaWQYBCABKAkSLAoNc2Vzc2lvbl9zdGF0ZRgFIAEoDjIVLm1hY3AudjEuU2Vzc2lvblN0YXRlEhsKE2FjY2VwdGVkX2F0X3VuaXhfbXMYBiABKAMSDAoEY29kZRgHIAEoCRITCgtleHBsYW5hdGlvbhgIIAEoCRIPCgdtZXNzYWdlGAkgASgJEhIKCmhhbmRvZmZfaWQYCiABKAkSDwoHdGFza19pZBgLIAEoCRIRCglwb2xpY3lfaWQYDCABKAkiNAoORmllbGRWaW9sYXRpb24SDQoFZmllbGQYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkiowIKE1N0YXJ0U2Vzc2lvblJlcXVlc3QSEgoKbWVzc2FnZV9pZBgBIAEoCRIjCgRraW5kGAIgASgOMhUuYmF0b24udjEuU2Vzc2lvbktpbmQSDgoGaW50ZW50GAMgASgJEg0KBXNjb3BlGAQgASgJEhQKDHBhcnRpY2lwYW50cxgFIAMoCRIOCgZ0dGxfbXMYBiABKA0SJgoGcG9saWN5GAcgASgOMhYuYmF0b24udjEuUG9saWN5Q2hvaWNlEhEKCWFwcHJvdmVycxgIIAMoCRIiChppbXBsaWNpdF9hY2NlcHRfdGltZW91dF9tcxgJIAEoDRIbChNmcm96ZW5fY29udGV4dF9qc29uGAogASgJEhIKCmNvbnRleHRfaWQYCyABKAkiZQoMT2ZmZXJSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIOCgZ0YXJnZXQYAyABKAkSDQoFc2NvcGUYBCABKAkSDgoGcmVhc29uGAUgASgJIjEKC0ZpbGVDb250ZW50EhQKDGNvbnRlbnRfdHlwZRgBIAEoCRIMCgRkYXRhGAIgASgMIqgBChRBdHRhY2hDb250ZXh0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSEgoKaGFuZG9mZl9pZBgDIAEoCRIlCgRmaWxlGAQgASgLMhUuYmF0b24udjEuRmlsZUNvbnRlbnRIABISCghtYXJrZG93bhgFIAEoCUgAEg4KBGxpbmsYBiABKAlIAEIJCgdjb250ZW50IlwKDlJlc3BvbmRSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRISCgpoYW5kb2ZmX2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCSKLAQoNQ29tbWl0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSKQoHb3V0Y29tZRgDIAEoDjIYLmJhdG9uLnYxLkhhbmRvZmZPdXRjb21lEhcKD2F1dGhvcml0eV9zY29wZRgEIAEoCRIOCgZyZWFzb24YBSABKAkiRwoNQ2FuY2VsUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSDgoGcmVhc29uGAMgASgJIqEBChJUYXNrUmVxdWVzdFJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgJEg0KBXRpdGxlGAMgASgJEhQKDGluc3RydWN0aW9ucxgEIAEoCRIQCghhc3NpZ25lZRgFIAEoCRISCgppbnB1dF9qc29uGAYgASgJEhgKEGRlYWRsaW5lX3VuaXhfbXMYByABKAMiXQoSVGFza1Jlc3BvbmRSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIPCgd0YXNrX2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCSJ/ChFUYXNrVXBkYXRlUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSDwoHdGFza19pZBgDIAEoCRIQCghwcm9ncmVzcxgEIAEoARIOCgZzdGF0dXMYBSABKAkSDwoHbWVzc2FnZRgGIAEoCSJvChNUYXNrQ29tcGxldGVSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIPCgd0YXNrX2lkGAMgASgJEg4KBm91dHB1dBgEIAEoDBIPCgdzdW1tYXJ5GAUgASgJIoEBCg9UYXNrRmFpbFJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgJEg8KB3Rhc2tfaWQYAyABKAkSEgoKZXJyb3JfY29kZRgEIAEoCRIOCgZyZWFzb24YBSABKAkSEQoJcmV0cnlhYmxlGAYgASgIIowBChFUYXNrQ29tbWl0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSJgoHb3V0Y29tZRgDIAEoDjIVLmJhdG9uLnYxLlRhc2tPdXRjb21lEhcKD2F1dGhvcml0eV9zY29wZRgEIAEoCRIOCgZyZWFzb24YBSABKAkiFgoUTGlzdERpcmVjdG9yeVJlcXVlc3QibwoNRGlyZWN0b3J5VXNlchIQCgh1c2VybmFtZRgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSDAoEcm9sZRgDIAEoCRIWCg5wYXJ0aWNpcGFudF9pZBgEIAEoCRIQCghkaXNhYmxlZBgFIAEoCCJwCg5EaXJlY3RvcnlBZ2VudBIWCg5wYXJ0aWNpcGFudF9pZBgBIAEoCRIVCg1zZXNzaW9uX2NvdW50GAIgASgNEhkKEWxhc3Rfc2Vlbl91bml4X21zGAMgASgDEhQKDGRpc3BsYXlfbmFtZRgEIAEoCSJpChVMaXN0RGlyZWN0b3J5UmVzcG9uc2USJgoFdXNlcnMYASADKAsyFy5iYXRvbi52MS5EaXJlY3RvcnlVc2VyEigKBmFnZW50cxgCIAMoCzIYLmJhdG9uLnYxLkRpcmVjdG9yeUFnZW50IvoBCglJbmJveEl0ZW0SJQoEa2luZBgBIAEoDjIXLmJhdG9uLnYxLkluYm94SXRlbUtpbmQSEgoKc2Vzc2lvbl9pZBgCIAEoCRIMCgRtb2RlGAMgASgJEg4KBmludGVudBgEIAEoCRINCgVzY29wZRgFIAEoCRIYChBmcm9tX3BhcnRpY2lwYW50GAYgASgJEhIKCnN1YmplY3RfaWQYByABKAkSFQoNc2luY2VfdW5peF9tcxgIIAEoAxIaChJleHBpcmVzX2F0X3VuaXhfbXMYCSABKAMSDwoHc3VtbWFyeRgKIAEoCRITCgthc19hcHByb3ZlchgLIAEoCCITChFXYXRjaEluYm94UmVxdWVzdCJkCgtJbmJveFVwZGF0ZRIiCgVpdGVtcxgBIAMoCzITLmJhdG9uLnYxLkluYm94SXRlbRINCgVjb3VudBgCIAEoDRIiCgVhaGVhZBgDIAMoCzITLmJhdG9uLnYxLkluYm94SXRlbSJvChJXYXRjaEluYm94UmVzcG9uc2USJwoGdXBkYXRlGAEgASgLMhUuYmF0b24udjEuSW5ib3hVcGRhdGVIABIoCgloZWFydGJlYXQYAiABKAsyEy5iYXRvbi52MS5IZWFydGJlYXRIAEIGCgRpdGVtIiUKEEdldFBvbGljeVJlcXVlc3QSEQoJcG9saWN5X2lkGAEgASgJImwKEUdldFBvbGljeVJlc3BvbnNlEg0KBWZvdW5kGAEgASgIEhEKCXBvbGljeV9pZBgCIAEoCRIMCgRtb2RlGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEhIKCnJ1bGVzX2pzb24YBSABKAkiGAoWR2V0Q2FwYWJpbGl0aWVzUmVxdWVzdCJPCgxEZW1vU2NlbmFyaW8SDAoEbmFtZRgBIAEoCRINCgV0aXRsZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRINCgVzdGVwcxgEIAEoDSKdAQoXR2V0Q2FwYWJpbGl0aWVzUmVzcG9uc2USGQoRbWF4X3BheWxvYWRfYnl0ZXMYASABKA0SLgoOZGVtb19zY2VuYXJpb3MYAiADKAsyFi5iYXRvbi52MS5EZW1vU2NlbmFyaW8SFgoOZGVtb19hdmFpbGFibGUYAyABKAgSHwoXZGVtb191bmF2YWlsYWJsZV9yZWFzb24YBCABKAkiWAoOUnVuRGVtb1JlcXVlc3QSEAoIc2NlbmFyaW8YASABKAkSDQoFc3BlZWQYAiABKAESDwoHaW5zdGFudBgDIAEoCBIUCgxzdGFydF9wYXVzZWQYBCABKAgiNwoSRGVtb1Nlc3Npb25TdGFydGVkEg0KBWFsaWFzGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiRQoMRGVtb0ZpbmlzaGVkEg4KBnBhc3NlZBgBIAEoCBIQCghwcm9ibGVtcxgCIAMoCRITCgtkdXJhdGlvbl9tcxgDIAEoAyIvCg5EZW1vUnVuU3RhcnRlZBIOCgZydW5faWQYASABKAkSDQoFc3RlcHMYAiABKA0iuQEKDkRlbW9TdGVwUGxheWVkEg0KBWluZGV4GAEgASgNEhIKCnNlc3Npb25faWQYAiABKAkSDQoFYWN0b3IYAyABKAkSDgoGYWN0aW9uGAQgASgJEg4KBnJlc3VsdBgFIAEoCRIXCg9ydW50aW1lX21lc3NhZ2UYBiABKAkSEwoLZXhwbGFuYXRpb24YByABKAkSEwoLYXNfZXhwZWN0ZWQYCCABKAgSEgoKYXRfdW5peF9tcxgJIAEoAyJSChBEZW1vQ29udHJvbFN0YXRlEg4KBnBhdXNlZBgBIAEoCBIOCgZwbGF5ZWQYAiABKA0SDQoFc3BlZWQYAyABKAESDwoHaW5zdGFudBgEIAEoCCK2AgoPUnVuRGVtb1Jlc3BvbnNlEg4KBGxpbmUYASABKAlIABIvCgdzZXNzaW9uGAIgASgLMhwuYmF0b24udjEuRGVtb1Nlc3Npb25TdGFydGVkSAASKgoIZmluaXNoZWQYAyABKAsyFi5iYXRvbi52MS5EZW1vRmluaXNoZWRIABIoCgloZWFydGJlYXQYBCABKAsyEy5iYXRvbi52MS5IZWFydGJlYXRIABIrCgdzdGFydGVkGAUgASgLMhguYmF0b24udjEuRGVtb1J1blN0YXJ0ZWRIABIoCgRzdGVwGAYgASgLMhguYmF0b24udjEuRGVtb1N0ZXBQbGF5ZWRIABItCgdjb250cm9sGAcgASgLMhouYmF0b24udjEuRGVtb0NvbnRyb2xTdGF0ZUgAQgYKBGl0ZW0icQoSQ29udHJvbERlbW9SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRIrCgZhY3Rpb24YAiABKA4yGy5iYXRvbi52MS5EZW1vQ29udHJvbEFjdGlvbhINCgVzcGVlZBgDIAEoARIPCgdpbnN0YW50GAQgASgIIkAKE0NvbnRyb2xEZW1vUmVzcG9uc2USKQoFc3RhdGUYASABKAsyGi5iYXRvbi52MS5EZW1vQ29udHJvbFN0YXRlIi0KHExpc3RXZWJob29rRGVsaXZlcmllc1JlcXVlc3QSDQoFbGltaXQYASABKA0i7gEKD1dlYmhvb2tEZWxpdmVyeRITCgtkZWxpdmVyeV9pZBgBIAEoCRINCgVldmVudBgCIAEoCRISCgpzZXNzaW9uX2lkGAMgASgJEg4KBnN0YXR1cxgEIAEoCRIQCghhdHRlbXB0cxgFIAEoDRIYChBsYXN0X3N0YXR1c19jb2RlGAYgASgNEhIKCmxhc3RfZXJyb3IYByABKAkSFwoPY3JlYXRlZF91bml4X21zGAggASgDEhwKFGxhc3RfYXR0ZW1wdF91bml4X21zGAkgASgDEhwKFG5leHRfYXR0ZW1wdF91bml4X21zGAogASgDIowBCg1XZWJob29rU3RhdHVzEgoKAmlkGAEgASgJEg4KBmZvcm1hdBgCIAEoCRITCgtkZXN0aW5hdGlvbhgDIAEoCRIPCgdwZW5kaW5nGAQgASgEEg4KBmZhaWxlZBgFIAEoBBIpCgZyZWNlbnQYBiADKAsyGS5iYXRvbi52MS5XZWJob29rRGVsaXZlcnkiWwodTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVzcG9uc2USEgoKY29uZmlndXJlZBgBIAEoCBImCgVob29rcxgCIAMoCzIXLmJhdG9uLnYxLldlYmhvb2tTdGF0dXMi/AEKD0hhbmRvZmZUZW1wbGF0ZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnRhcmdldBgDIAEoCRINCgVzY29wZRgEIAEoCRIOCgZyZWFzb24YBSABKAkSGAoQcnVuYm9va19tYXJrZG93bhgGIAEoCRImCgZwb2xpY3kYByABKA4yFi5iYXRvbi52MS5Qb2xpY3lDaG9pY2USEQoJYXBwcm92ZXJzGAggAygJEiIKGmltcGxpY2l0X2FjY2VwdF90aW1lb3V0X21zGAkgASgNEg4KBnR0bF9tcxgKIAEoDRIXCg91cGRhdGVkX3VuaXhfbXMYCyABKAMiHQobTGlzdEhhbmRvZmZUZW1wbGF0ZXNSZXF1ZXN0ImMKHExpc3RIYW5kb2ZmVGVtcGxhdGVzUmVzcG9uc2USLAoJdGVtcGxhdGVzGAEgAygLMhkuYmF0b24udjEuSGFuZG9mZlRlbXBsYXRlEhUKDW1heF90ZW1wbGF0ZXMYAiABKA0iSQoaU2F2ZUhhbmRvZmZUZW1wbGF0ZVJlcXVlc3QSKwoIdGVtcGxhdGUYASABKAsyGS5iYXRvbi52MS5IYW5kb2ZmVGVtcGxhdGUiSgobU2F2ZUhhbmRvZmZUZW1wbGF0ZVJlc3BvbnNlEisKCHRlbXBsYXRlGAEgASgLMhkuYmF0b24udjEuSGFuZG9mZlRlbXBsYXRlIioKHERlbGV0ZUhhbmRvZmZUZW1wbGF0ZVJlcXVlc3QSCgoCaWQYASABKAkiMAodRGVsZXRlSGFuZG9mZlRlbXBsYXRlUmVzcG9uc2USDwoHZGVsZXRlZBgBIAEoCCpcCgtTZXNzaW9uS2luZBIcChhTRVNTSU9OX0tJTkRfVU5TUEVDSUZJRUQQABIYChRTRVNTSU9OX0tJTkRfSEFORE9GRhABEhUKEVNFU1NJT05fS0lORF9UQVNLEAIqjAEKDFBvbGljeUNob2ljZRIdChlQT0xJQ1lfQ0hPSUNFX1VOU1BFQ0lGSUVEEAASGQoVUE9MSUNZX0NIT0lDRV9ERUZBVUxUEAESHwobUE9MSUNZX0NIT0lDRV9MRUFEX0FQUFJPVkFMEAISIQodUE9MSUNZX0NIT0lDRV9JTVBMSUNJVF9BQ0NFUFQQAyptCg5IYW5kb2ZmT3V0Y29tZRIfChtIQU5ET0ZGX09VVENPTUVfVU5TUEVDSUZJRUQQABIcChhIQU5ET0ZGX09VVENPTUVfQUNDRVBURUQQARIcChhIQU5ET0ZGX09VVENPTUVfREVDTElORUQQAipgCgtUYXNrT3V0Y29tZRIcChhUQVNLX09VVENPTUVfVU5TUEVDSUZJRUQQABIaChZUQVNLX09VVENPTUVfQ09NUExFVEVEEAESFwoTVEFTS19PVVRDT01FX0ZBSUxFRBACKqcBCg1JbmJveEl0ZW1LaW5kEh8KG0lOQk9YX0lURU1fS0lORF9VTlNQRUNJRklFRBAAEhkKFUlOQk9YX0lURU1fS0lORF9PRkZFUhABEhwKGElOQk9YX0lURU1fS0lORF9BUFBST1ZBTBACEhgKFElOQk9YX0lURU1fS0lORF9UQVNLEAMSIgoeSU5CT1hfSVRFTV9LSU5EX0FQUFJPVkFMX0FIRUFEEAQqtwEKEURlbW9Db250cm9sQWN0aW9uEiMKH0RFTU9fQ09OVFJPTF9BQ1RJT05fVU5TUEVDSUZJRUQQABIdChlERU1PX0NPTlRST0xfQUNUSU9OX1BBVVNFEAESHgoaREVNT19DT05UUk9MX0FDVElPTl9SRVNVTUUQAhIcChhERU1PX0NPTlRST0xfQUNUSU9OX1NURVAQAxIgChxERU1PX0NPTlRST0xfQUNUSU9OX1NFVF9QQUNFEAQyiA4KDUFjdGlvblNlcnZpY2USRQoMU3RhcnRTZXNzaW9uEh0uYmF0b24udjEuU3RhcnRTZXNzaW9uUmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBI3CgVPZmZlchIWLmJhdG9uLnYxLk9mZmVyUmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBJHCg1BdHRhY2hDb250ZXh0Eh4uYmF0b24udjEuQXR0YWNoQ29udGV4dFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSOgoGQWNjZXB0EhguYmF0b24udjEuUmVzcG9uZFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSOwoHRGVjbGluZRIYLmJhdG9uLnYxLlJlc3BvbmRSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EjkKBkNvbW1pdBIXLmJhdG9uLnYxLkNvbW1pdFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSOQoGQ2FuY2VsEhcuYmF0b24udjEuQ2FuY2VsUmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBJDCgtUYXNrUmVxdWVzdBIcLmJhdG9uLnYxLlRhc2tSZXF1ZXN0UmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBJCCgpUYXNrQWNjZXB0EhwuYmF0b24udjEuVGFza1Jlc3BvbmRSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EkIKClRhc2tSZWplY3QSHC5iYXRvbi52MS5UYXNrUmVzcG9uZFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSQQoKVGFza1VwZGF0ZRIbLmJhdG9uLnYxLlRhc2tVcGRhdGVSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EkUKDFRhc2tDb21wbGV0ZRIdLmJhdG9uLnYxLlRhc2tDb21wbGV0ZVJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSPQoIVGFza0ZhaWwSGS5iYXRvbi52MS5UYXNrRmFpbFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSQQoKVGFza0NvbW1pdBIbLmJhdG9uLnYxLlRhc2tDb21taXRSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0ElAKDUxpc3REaXJlY3RvcnkSHi5iYXRvbi52MS5MaXN0RGlyZWN0b3J5UmVxdWVzdBofLmJhdG9uLnYxLkxpc3REaXJlY3RvcnlSZXNwb25zZRJJCgpXYXRjaEluYm94EhsuYmF0b24udjEuV2F0Y2hJbmJveFJlcXVlc3QaHC5iYXRvbi52MS5XYXRjaEluYm94UmVzcG9uc2UwARJECglHZXRQb2xpY3kSGi5iYXRvbi52MS5HZXRQb2xpY3lSZXF1ZXN0GhsuYmF0b24udjEuR2V0UG9saWN5UmVzcG9uc2USVgoPR2V0Q2FwYWJpbGl0aWVzEiAuYmF0b24udjEuR2V0Q2FwYWJpbGl0aWVzUmVxdWVzdBohLmJhdG9uLnYxLkdldENhcGFiaWxpdGllc1Jlc3BvbnNlEkAKB1J1bkRlbW8SGC5iYXRvbi52MS5SdW5EZW1vUmVxdWVzdBoZLmJhdG9uLnYxLlJ1bkRlbW9SZXNwb25zZTABEkoKC0NvbnRyb2xEZW1vEhwuYmF0b24udjEuQ29udHJvbERlbW9SZXF1ZXN0Gh0uYmF0b24udjEuQ29udHJvbERlbW9SZXNwb25zZRJoChVMaXN0V2ViaG9va0RlbGl2ZXJpZXMSJi5iYXRvbi52MS5MaXN0V2ViaG9va0RlbGl2ZXJpZXNSZXF1ZXN0GicuYmF0b24udjEuTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVzcG9uc2USZQoUTGlzdEhhbmRvZmZUZW1wbGF0ZXMSJS5iYXRvbi52MS5MaXN0SGFuZG9mZlRlbXBsYXRlc1JlcXVlc3QaJi5iYXRvbi52MS5MaXN0SGFuZG9mZlRlbXBsYXRlc1Jlc3BvbnNlEmIKE1NhdmVIYW5kb2ZmVGVtcGxhdGUSJC5iYXRvbi52MS5TYXZlSGFuZG9mZlRlbXBsYXRlUmVxdWVzdBolLmJhdG9uLnYxLlNhdmVIYW5kb2ZmVGVtcGxhdGVSZXNwb25zZRJoChVEZWxldGVIYW5kb2ZmVGVtcGxhdGUSJi5iYXRvbi52MS5EZWxldGVIYW5kb2ZmVGVtcGxhdGVSZXF1ZXN0GicuYmF0b24udjEuRGVsZXRlSGFuZG9mZlRlbXBsYXRlUmVzcG9uc2ViBnByb3RvMw", [file_baton_v1_console, file_macp_v1_envelope]);
 
 /**
  * Outcome of one action, mirroring the runtime's Ack.
@@ -1176,6 +1176,13 @@ export type RunDemoRequest = Message<"baton.v1.RunDemoRequest"> & {
    * @generated from field: bool instant = 3;
    */
   instant: boolean;
+
+  /**
+   * Hold before the first step (ControlDemo steps or resumes it).
+   *
+   * @generated from field: bool start_paused = 4;
+   */
+  startPaused: boolean;
 };
 
 /**
@@ -1239,6 +1246,137 @@ export const DemoFinishedSchema: GenMessage<DemoFinished> = /*@__PURE__*/
   messageDesc(file_baton_v1_actions, 30);
 
 /**
+ * The run's id (for ControlDemo) and whether it starts paused.
+ *
+ * @generated from message baton.v1.DemoRunStarted
+ */
+export type DemoRunStarted = Message<"baton.v1.DemoRunStarted"> & {
+  /**
+   * @generated from field: string run_id = 1;
+   */
+  runId: string;
+
+  /**
+   * @generated from field: uint32 steps = 2;
+   */
+  steps: number;
+};
+
+/**
+ * Describes the message baton.v1.DemoRunStarted.
+ * Use `create(DemoRunStartedSchema)` to create a new message.
+ */
+export const DemoRunStartedSchema: GenMessage<DemoRunStarted> = /*@__PURE__*/
+  messageDesc(file_baton_v1_actions, 31);
+
+/**
+ * One scripted step as played: accepted, or refused by the runtime. Refusals
+ * are not in the session's history (the runtime does not broadcast them):
+ * the console shows them in the timeline as local annotations.
+ *
+ * @generated from message baton.v1.DemoStepPlayed
+ */
+export type DemoStepPlayed = Message<"baton.v1.DemoStepPlayed"> & {
+  /**
+   * 1-based.
+   *
+   * @generated from field: uint32 index = 1;
+   */
+  index: number;
+
+  /**
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+
+  /**
+   * @generated from field: string actor = 3;
+   */
+  actor: string;
+
+  /**
+   * The step's action, e.g. "commit", "offer".
+   *
+   * @generated from field: string action = 4;
+   */
+  action: string;
+
+  /**
+   * "ok", or the MACP error code the runtime answered (e.g. "FORBIDDEN").
+   *
+   * @generated from field: string result = 5;
+   */
+  result: string;
+
+  /**
+   * The runtime's message for a refusal; what the code means.
+   *
+   * @generated from field: string runtime_message = 6;
+   */
+  runtimeMessage: string;
+
+  /**
+   * @generated from field: string explanation = 7;
+   */
+  explanation: string;
+
+  /**
+   * The script expected this result.
+   *
+   * @generated from field: bool as_expected = 8;
+   */
+  asExpected: boolean;
+
+  /**
+   * @generated from field: int64 at_unix_ms = 9;
+   */
+  atUnixMs: bigint;
+};
+
+/**
+ * Describes the message baton.v1.DemoStepPlayed.
+ * Use `create(DemoStepPlayedSchema)` to create a new message.
+ */
+export const DemoStepPlayedSchema: GenMessage<DemoStepPlayed> = /*@__PURE__*/
+  messageDesc(file_baton_v1_actions, 32);
+
+/**
+ * Pause, step and pace, as now in force.
+ *
+ * @generated from message baton.v1.DemoControlState
+ */
+export type DemoControlState = Message<"baton.v1.DemoControlState"> & {
+  /**
+   * @generated from field: bool paused = 1;
+   */
+  paused: boolean;
+
+  /**
+   * Steps played so far.
+   *
+   * @generated from field: uint32 played = 2;
+   */
+  played: number;
+
+  /**
+   * @generated from field: double speed = 3;
+   */
+  speed: number;
+
+  /**
+   * @generated from field: bool instant = 4;
+   */
+  instant: boolean;
+};
+
+/**
+ * Describes the message baton.v1.DemoControlState.
+ * Use `create(DemoControlStateSchema)` to create a new message.
+ */
+export const DemoControlStateSchema: GenMessage<DemoControlState> = /*@__PURE__*/
+  messageDesc(file_baton_v1_actions, 33);
+
+/**
  * Progress of one demo run. The run continues on the server even when the
  * browser stops reading.
  *
@@ -1274,6 +1412,24 @@ export type RunDemoResponse = Message<"baton.v1.RunDemoResponse"> & {
      */
     value: Heartbeat;
     case: "heartbeat";
+  } | {
+    /**
+     * @generated from field: baton.v1.DemoRunStarted started = 5;
+     */
+    value: DemoRunStarted;
+    case: "started";
+  } | {
+    /**
+     * @generated from field: baton.v1.DemoStepPlayed step = 6;
+     */
+    value: DemoStepPlayed;
+    case: "step";
+  } | {
+    /**
+     * @generated from field: baton.v1.DemoControlState control = 7;
+     */
+    value: DemoControlState;
+    case: "control";
   } | { case: undefined; value?: undefined };
 };
 
@@ -1282,7 +1438,58 @@ export type RunDemoResponse = Message<"baton.v1.RunDemoResponse"> & {
  * Use `create(RunDemoResponseSchema)` to create a new message.
  */
 export const RunDemoResponseSchema: GenMessage<RunDemoResponse> = /*@__PURE__*/
-  messageDesc(file_baton_v1_actions, 31);
+  messageDesc(file_baton_v1_actions, 34);
+
+/**
+ * @generated from message baton.v1.ControlDemoRequest
+ */
+export type ControlDemoRequest = Message<"baton.v1.ControlDemoRequest"> & {
+  /**
+   * @generated from field: string run_id = 1;
+   */
+  runId: string;
+
+  /**
+   * @generated from field: baton.v1.DemoControlAction action = 2;
+   */
+  action: DemoControlAction;
+
+  /**
+   * SET_PACE: as RunDemoRequest.
+   *
+   * @generated from field: double speed = 3;
+   */
+  speed: number;
+
+  /**
+   * @generated from field: bool instant = 4;
+   */
+  instant: boolean;
+};
+
+/**
+ * Describes the message baton.v1.ControlDemoRequest.
+ * Use `create(ControlDemoRequestSchema)` to create a new message.
+ */
+export const ControlDemoRequestSchema: GenMessage<ControlDemoRequest> = /*@__PURE__*/
+  messageDesc(file_baton_v1_actions, 35);
+
+/**
+ * @generated from message baton.v1.ControlDemoResponse
+ */
+export type ControlDemoResponse = Message<"baton.v1.ControlDemoResponse"> & {
+  /**
+   * @generated from field: baton.v1.DemoControlState state = 1;
+   */
+  state?: DemoControlState | undefined;
+};
+
+/**
+ * Describes the message baton.v1.ControlDemoResponse.
+ * Use `create(ControlDemoResponseSchema)` to create a new message.
+ */
+export const ControlDemoResponseSchema: GenMessage<ControlDemoResponse> = /*@__PURE__*/
+  messageDesc(file_baton_v1_actions, 36);
 
 /**
  * @generated from message baton.v1.ListWebhookDeliveriesRequest
@@ -1301,7 +1508,7 @@ export type ListWebhookDeliveriesRequest = Message<"baton.v1.ListWebhookDeliveri
  * Use `create(ListWebhookDeliveriesRequestSchema)` to create a new message.
  */
 export const ListWebhookDeliveriesRequestSchema: GenMessage<ListWebhookDeliveriesRequest> = /*@__PURE__*/
-  messageDesc(file_baton_v1_actions, 32);
+  messageDesc(file_baton_v1_actions, 37);
 
 /**
  * One delivery of one event to one webhook.
@@ -1375,7 +1582,7 @@ export type WebhookDelivery = Message<"baton.v1.WebhookDelivery"> & {
  * Use `create(WebhookDeliverySchema)` to create a new message.
  */
 export const WebhookDeliverySchema: GenMessage<WebhookDelivery> = /*@__PURE__*/
-  messageDesc(file_baton_v1_actions, 33);
+  messageDesc(file_baton_v1_actions, 38);
 
 /**
  * @generated from message baton.v1.WebhookStatus
@@ -1421,7 +1628,7 @@ export type WebhookStatus = Message<"baton.v1.WebhookStatus"> & {
  * Use `create(WebhookStatusSchema)` to create a new message.
  */
 export const WebhookStatusSchema: GenMessage<WebhookStatus> = /*@__PURE__*/
-  messageDesc(file_baton_v1_actions, 34);
+  messageDesc(file_baton_v1_actions, 39);
 
 /**
  * @generated from message baton.v1.ListWebhookDeliveriesResponse
@@ -1445,7 +1652,7 @@ export type ListWebhookDeliveriesResponse = Message<"baton.v1.ListWebhookDeliver
  * Use `create(ListWebhookDeliveriesResponseSchema)` to create a new message.
  */
 export const ListWebhookDeliveriesResponseSchema: GenMessage<ListWebhookDeliveriesResponse> = /*@__PURE__*/
-  messageDesc(file_baton_v1_actions, 35);
+  messageDesc(file_baton_v1_actions, 40);
 
 /**
  * A saved "Hand off…" form for a recurring rotation: the signed-in person's
@@ -1530,7 +1737,7 @@ export type HandoffTemplate = Message<"baton.v1.HandoffTemplate"> & {
  * Use `create(HandoffTemplateSchema)` to create a new message.
  */
 export const HandoffTemplateSchema: GenMessage<HandoffTemplate> = /*@__PURE__*/
-  messageDesc(file_baton_v1_actions, 36);
+  messageDesc(file_baton_v1_actions, 41);
 
 /**
  * @generated from message baton.v1.ListHandoffTemplatesRequest
@@ -1543,7 +1750,7 @@ export type ListHandoffTemplatesRequest = Message<"baton.v1.ListHandoffTemplates
  * Use `create(ListHandoffTemplatesRequestSchema)` to create a new message.
  */
 export const ListHandoffTemplatesRequestSchema: GenMessage<ListHandoffTemplatesRequest> = /*@__PURE__*/
-  messageDesc(file_baton_v1_actions, 37);
+  messageDesc(file_baton_v1_actions, 42);
 
 /**
  * @generated from message baton.v1.ListHandoffTemplatesResponse
@@ -1569,7 +1776,7 @@ export type ListHandoffTemplatesResponse = Message<"baton.v1.ListHandoffTemplate
  * Use `create(ListHandoffTemplatesResponseSchema)` to create a new message.
  */
 export const ListHandoffTemplatesResponseSchema: GenMessage<ListHandoffTemplatesResponse> = /*@__PURE__*/
-  messageDesc(file_baton_v1_actions, 38);
+  messageDesc(file_baton_v1_actions, 43);
 
 /**
  * @generated from message baton.v1.SaveHandoffTemplateRequest
@@ -1586,7 +1793,7 @@ export type SaveHandoffTemplateRequest = Message<"baton.v1.SaveHandoffTemplateRe
  * Use `create(SaveHandoffTemplateRequestSchema)` to create a new message.
  */
 export const SaveHandoffTemplateRequestSchema: GenMessage<SaveHandoffTemplateRequest> = /*@__PURE__*/
-  messageDesc(file_baton_v1_actions, 39);
+  messageDesc(file_baton_v1_actions, 44);
 
 /**
  * @generated from message baton.v1.SaveHandoffTemplateResponse
@@ -1603,7 +1810,7 @@ export type SaveHandoffTemplateResponse = Message<"baton.v1.SaveHandoffTemplateR
  * Use `create(SaveHandoffTemplateResponseSchema)` to create a new message.
  */
 export const SaveHandoffTemplateResponseSchema: GenMessage<SaveHandoffTemplateResponse> = /*@__PURE__*/
-  messageDesc(file_baton_v1_actions, 40);
+  messageDesc(file_baton_v1_actions, 45);
 
 /**
  * @generated from message baton.v1.DeleteHandoffTemplateRequest
@@ -1620,7 +1827,7 @@ export type DeleteHandoffTemplateRequest = Message<"baton.v1.DeleteHandoffTempla
  * Use `create(DeleteHandoffTemplateRequestSchema)` to create a new message.
  */
 export const DeleteHandoffTemplateRequestSchema: GenMessage<DeleteHandoffTemplateRequest> = /*@__PURE__*/
-  messageDesc(file_baton_v1_actions, 41);
+  messageDesc(file_baton_v1_actions, 46);
 
 /**
  * @generated from message baton.v1.DeleteHandoffTemplateResponse
@@ -1639,7 +1846,7 @@ export type DeleteHandoffTemplateResponse = Message<"baton.v1.DeleteHandoffTempl
  * Use `create(DeleteHandoffTemplateResponseSchema)` to create a new message.
  */
 export const DeleteHandoffTemplateResponseSchema: GenMessage<DeleteHandoffTemplateResponse> = /*@__PURE__*/
-  messageDesc(file_baton_v1_actions, 42);
+  messageDesc(file_baton_v1_actions, 47);
 
 /**
  * @generated from enum baton.v1.SessionKind
@@ -1812,6 +2019,48 @@ export const InboxItemKindSchema: GenEnum<InboxItemKind> = /*@__PURE__*/
   enumDesc(file_baton_v1_actions, 4);
 
 /**
+ * @generated from enum baton.v1.DemoControlAction
+ */
+export enum DemoControlAction {
+  /**
+   * @generated from enum value: DEMO_CONTROL_ACTION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Hold before the next step.
+   *
+   * @generated from enum value: DEMO_CONTROL_ACTION_PAUSE = 1;
+   */
+  PAUSE = 1,
+
+  /**
+   * @generated from enum value: DEMO_CONTROL_ACTION_RESUME = 2;
+   */
+  RESUME = 2,
+
+  /**
+   * While paused: play exactly one more step, then hold again.
+   *
+   * @generated from enum value: DEMO_CONTROL_ACTION_STEP = 3;
+   */
+  STEP = 3,
+
+  /**
+   * Change the pace (speed, or instant) from the next pause on.
+   *
+   * @generated from enum value: DEMO_CONTROL_ACTION_SET_PACE = 4;
+   */
+  SET_PACE = 4,
+}
+
+/**
+ * Describes the enum baton.v1.DemoControlAction.
+ */
+export const DemoControlActionSchema: GenEnum<DemoControlAction> = /*@__PURE__*/
+  enumDesc(file_baton_v1_actions, 5);
+
+/**
  * @generated from service baton.v1.ActionService
  */
 export const ActionService: GenService<{
@@ -1977,6 +2226,17 @@ export const ActionService: GenService<{
     methodKind: "server_streaming";
     input: typeof RunDemoRequestSchema;
     output: typeof RunDemoResponseSchema;
+  },
+  /**
+   * Admins only (CSRF checked): pause, resume, step or re-pace a run RunDemo
+   * started (its DemoRunStarted.run_id). NOT_FOUND once the run has ended.
+   *
+   * @generated from rpc baton.v1.ActionService.ControlDemo
+   */
+  controlDemo: {
+    methodKind: "unary";
+    input: typeof ControlDemoRequestSchema;
+    output: typeof ControlDemoResponseSchema;
   },
   /**
    * Admins only: the outbound webhooks and their recent deliveries and failures.
