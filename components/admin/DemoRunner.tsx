@@ -33,7 +33,6 @@ export function DemoRunner() {
   const [running, setRunning] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [startPaused, setStartPaused] = useState(false);
-  const [controlling, setControlling] = useState(false);
   const reader = useRef<AbortController | null>(null);
 
   // Refused steps become local annotations of their session's timeline.
@@ -93,20 +92,16 @@ export function DemoRunner() {
   const control = async (action: DemoControlAction, paceValue?: string): Promise<void> => {
     if (!run?.runId) return;
     const p = paceValue !== undefined ? DEMO_SPEEDS.find((x) => x.value === paceValue) : undefined;
-    setControlling(true);
     setError(null);
     try {
-      const res = await actionClient().controlDemo({ runId: run.runId, action, speed: p?.speed ?? 0, instant: p?.instant ?? false });
-      const c = res.state;
-      if (c) setRun((r) => (r ? { ...r, control: { paused: c.paused, played: c.played, speed: c.speed, instant: c.instant } } : r));
+      // The run's stream reports the new state (a control message), in order with the steps.
+      await actionClient().controlDemo({ runId: run.runId, action, speed: p?.speed ?? 0, instant: p?.instant ?? false });
       if (action === DemoControlAction.PAUSE) announce("Demo paused before its next step.");
       if (action === DemoControlAction.RESUME) announce("Demo resumed.");
     } catch (err) {
       const sentence = outcomeSentence(outcomeOfError(err), "Done");
       setError(sentence);
       announce(sentence);
-    } finally {
-      setControlling(false);
     }
   };
   const onPace = (value: string): void => {
@@ -117,7 +112,8 @@ export function DemoRunner() {
   const current = run?.sessions.at(-1);
 
   return (
-    <div className="space-y-4">
+    <div className="space-y-4 xl:grid xl:grid-cols-[minmax(0,30rem)_minmax(0,1fr)] xl:items-start xl:gap-6 xl:space-y-0">
+      <div className="space-y-4">
       {!caps.demoAvailable ? (
         <p className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-50" data-testid="demo-unavailable">
           {caps.demoUnavailableReason}
@@ -162,7 +158,6 @@ export function DemoRunner() {
               <Button
                 type="button"
                 onClick={() => void control(paused ? DemoControlAction.RESUME : DemoControlAction.PAUSE)}
-                aria-disabled={controlling ? true : undefined}
                 data-testid={paused ? "demo-resume" : "demo-pause"}
               >
                 {paused ? "Resume" : "Pause"}
@@ -170,7 +165,7 @@ export function DemoRunner() {
               <Button
                 type="button"
                 onClick={() => void control(DemoControlAction.STEP)}
-                aria-disabled={!paused || controlling ? true : undefined}
+                aria-disabled={!paused ? true : undefined}
                 title={paused ? "Play the next step, then hold" : "Pause first, then step"}
                 data-testid="demo-step"
               >
@@ -204,22 +199,21 @@ export function DemoRunner() {
               ))}
             </ul>
           ) : null}
-          <div className="grid gap-4 xl:grid-cols-2">
-            <pre
+          <pre
               className="max-h-[36rem] overflow-auto rounded-md bg-slate-100 p-3 font-mono text-xs whitespace-pre-wrap text-slate-900 dark:bg-slate-900 dark:text-slate-100"
               role="log"
               aria-label="Demo narration"
             >
               {run.lines.join("\n")}
             </pre>
-            {current ? (
-              <section aria-label={`Session “${current.alias}”, live`} className="min-w-0 rounded-md border border-slate-200 p-3 dark:border-slate-800" data-testid="demo-live-session">
-                <Suspense fallback={<p className="text-sm text-slate-700 dark:text-slate-300">Loading the session…</p>}>
-                  <LiveSessionScreen key={current.sessionId} sessionId={current.sessionId} preview={null} />
-                </Suspense>
-              </section>
-            ) : null}
-          </div>
+        </section>
+      ) : null}
+      </div>
+      {run && current ? (
+        <section aria-label={`Session “${current.alias}”, live`} className="min-w-0 rounded-md border border-slate-200 p-3 dark:border-slate-800" data-testid="demo-live-session">
+          <Suspense fallback={<p className="text-sm text-slate-700 dark:text-slate-300">Loading the session…</p>}>
+            <LiveSessionScreen key={current.sessionId} sessionId={current.sessionId} preview={null} />
+          </Suspense>
         </section>
       ) : null}
     </div>
