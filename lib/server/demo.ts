@@ -32,6 +32,8 @@ import type { GatewayLogger } from "@/lib/gateway/logger";
 
 export const MAX_DEMO_RUNS = 2;
 export const MAX_DEMO_SPEED = 20;
+/** Heartbeats on a run's stream (a paused run is otherwise silent). */
+export const DEMO_HEARTBEAT_MS = 15_000;
 
 /** What RunDemo needs from the console server (see lib/gateway/action-routes.ts). */
 export interface DemoService {
@@ -109,6 +111,10 @@ export function createDemoService(options: DemoServiceOptions): DemoService {
       const runId = globalThis.crypto.randomUUID();
       const control = new DemoControl(pace, (snapshot) => say({ case: "control", value: controlState(snapshot) }), { paused: startPaused === true });
       runs.set(runId, control);
+      // A paused run may send nothing for minutes: heartbeats keep its stream
+      // within the console's idle timeout, as every other stream does.
+      const heartbeat = setInterval(() => say({ case: "heartbeat", value: { serverTimeUnixMs: BigInt(Date.now()) } }), DEMO_HEARTBEAT_MS);
+      heartbeat.unref();
       say({ case: "started", value: { runId, steps: scenario.steps.length } });
       say({ case: "control", value: controlState(control.snapshot) });
       const player = new DemoPlayer({
@@ -152,6 +158,7 @@ export function createDemoService(options: DemoServiceOptions): DemoService {
           },
         )
         .finally(() => {
+          clearInterval(heartbeat);
           running -= 1;
           runs.delete(runId);
           // A paused run released by the shutdown signal ends; nothing else waits on it.
