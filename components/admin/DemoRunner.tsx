@@ -199,13 +199,14 @@ export function DemoRunner() {
               ))}
             </ul>
           ) : null}
-          <pre
+          <div role="log" aria-label="Demo narration">
+            <pre
+              tabIndex={0}
               className="max-h-[36rem] overflow-auto rounded-md bg-slate-100 p-3 font-mono text-xs whitespace-pre-wrap text-slate-900 dark:bg-slate-900 dark:text-slate-100"
-              role="log"
-              aria-label="Demo narration"
             >
               {run.lines.join("\n")}
             </pre>
+          </div>
         </section>
       ) : null}
       </div>
