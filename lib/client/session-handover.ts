@@ -91,8 +91,9 @@ export function windowForHandover(
   const commitment = state.view.commitment;
   if (commitment) linkedIds.add(commitment.messageId);
   const linked: Record<string, number> = { ...(state.linkedSequences ?? {}) };
-  for (const e of events.slice(0, first)) {
-    if (e.sequence !== undefined && linkedIds.has(e.envelope.messageId)) linked[e.envelope.messageId] = e.sequence;
+  for (let i = 0; i < first; i++) {
+    const e = events[i];
+    if (e?.sequence !== undefined && linkedIds.has(e.envelope.messageId)) linked[e.envelope.messageId] = e.sequence;
   }
   if (commitment?.sequence !== undefined && commitment.sequence < heldFrom) linked[commitment.messageId] = commitment.sequence;
 
