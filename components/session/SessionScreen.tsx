@@ -86,8 +86,9 @@ export function SessionScreen({ sessionId, preview = null, handover }: { session
     handle.current = h;
   }, []);
 
+  // Said once the history is known complete: this stream caught up, or the first view handed over a caught-up fold.
   const missingTarget =
-    target !== undefined && stream.caughtUp && !windowed && !timeline.rowOfSequence.has(target) ? target : undefined;
+    target !== undefined && stream.everCaughtUp && !windowed && !timeline.rowOfSequence.has(target) ? target : undefined;
 
   // A deep link into the events before the window reads them.
   const targetBeforeWindow = windowed && target !== undefined && target < (stream.heldFrom ?? 1);
