@@ -3,7 +3,9 @@
 // is what the browser paints; once the page has loaded and the browser is
 // idle, the live view's code is fetched (LiveSessionScreen: SessionScreen
 // with its query cache) and takes over, showing the preview until its own
-// stream has caught up. Without a preview (a very long session, or the
+// stream has caught up, or at once from the first view's handed-over state
+// (`handover`, lib/client/session-handover.ts), resuming the stream after its
+// last sequence. Without a preview (a very long session, or the
 // server could not read it in time) the live view loads at once.
 
 import { lazy, Suspense, useEffect, useState, type ReactNode } from "react";
@@ -21,7 +23,7 @@ function Loading() {
   );
 }
 
-export function LiveSession({ sessionId, preview }: { sessionId: string; preview: ReactNode }) {
+export function LiveSession({ sessionId, preview, handover }: { sessionId: string; preview: ReactNode; handover?: string | undefined }) {
   const [live, setLive] = useState(preview === null);
   useEffect(() => {
     if (live) return;
@@ -30,7 +32,7 @@ export function LiveSession({ sessionId, preview }: { sessionId: string; preview
   if (!live) return <>{preview}</>;
   return (
     <Suspense fallback={preview ?? <Loading />}>
-      <LiveSessionScreen sessionId={sessionId} preview={preview} />
+      <LiveSessionScreen sessionId={sessionId} preview={preview} handover={handover} />
     </Suspense>
   );
 }

@@ -12,6 +12,7 @@ import { actorKindOf, nameResolver } from "@/lib/client/directory";
 import { downloadBlob } from "@/lib/client/download";
 import { QueryProvider } from "@/lib/client/query-provider";
 import { handoverReport } from "@/lib/client/report";
+import { isWindowed } from "@/lib/client/session-stream-state";
 import { useDirectory } from "@/lib/client/use-console-data";
 import { useSessionStream } from "@/lib/client/use-session-stream";
 import { useWhoAmI } from "@/lib/client/use-whoami";
@@ -24,15 +25,25 @@ const button =
   "inline-flex h-9 items-center gap-1.5 rounded-md px-3 text-sm font-medium text-slate-800 ring-1 ring-slate-300 ring-inset hover:bg-slate-100 disabled:opacity-50 dark:text-slate-100 dark:ring-slate-600 dark:hover:bg-slate-800";
 
 function Report({ sessionId }: { sessionId: string }) {
-  const { stream, connection } = useSessionStream(sessionId);
+  const { stream, connection, loadFullHistory } = useSessionStream(sessionId);
   const { view, events, caughtUp } = stream;
+  // Coming from the session page the cache may hold only its first view's
+  // window: the report needs every event, so the earlier ones are read first.
+  const windowed = isWindowed(stream);
+  useEffect(() => {
+    if (windowed) {
+      loadFullHistory().catch(() => {
+        /* the stream's error shows below */
+      });
+    }
+  }, [windowed, loadFullHistory]);
   const { me } = useWhoAmI();
   const { directory, loaded } = useDirectory(Boolean(me));
   const nameOf = nameResolver(directory);
   const kindOf = (id: string) => actorKindOf(directory, id);
   // Names come from the directory: wait for it (when signed in) so the
   // printed report never says "human:alice" where it could say "Alice".
-  const ready = caughtUp && (!me || loaded);
+  const ready = caughtUp && !windowed && (!me || loaded);
   const text = useMemo(
     () => (ready ? handoverReport({ sessionId, view, events, nameOf, kindOf, maxSteps: REPORT_PAGE_MAX_STEPS }) : ""),
     // nameOf/kindOf are rebuilt per render from `directory`.

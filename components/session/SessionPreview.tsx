@@ -4,7 +4,7 @@
 // needs none of the live JavaScript; LiveSession swaps in the live view once
 // the page has loaded and the browser's own stream has caught up.
 
-import { indexOfSequence, type SessionStreamState } from "@/lib/client/session-stream-state";
+import { eventCount, indexOfSequence, type SessionStreamState } from "@/lib/client/session-stream-state";
 import { buildTimeline } from "@/lib/client/timeline";
 import { describeEvent, type PayloadBlob } from "@/lib/client/event-details";
 import { SessionHeader } from "@/components/session/SessionHeader";
@@ -29,6 +29,8 @@ const renderOutput = (blob: PayloadBlob) => <StaticPayload blob={blob} typed={fa
 
 export function SessionPreview({ state, aroundSequence }: { state: SessionStreamState; aroundSequence?: number }) {
   const { sessionId, view, metadata, events } = state;
+  // A handed-over window (lib/client/session-handover.ts) counts the events before it too.
+  const total = eventCount(state);
   // A deep link to one event shows the rows around it; otherwise the first rows.
   const linked = aroundSequence !== undefined ? indexOfSequence(events, aroundSequence) : -1;
   const first = linked >= 0 ? Math.max(0, linked - PREVIEW_WINDOW_EVENTS / 2) : 0;
@@ -38,18 +40,18 @@ export function SessionPreview({ state, aroundSequence }: { state: SessionStream
   if (view.commitment) linkedIds.add(view.commitment.messageId);
   const sequences = new Map<string, number>();
   for (const e of events) if (e.sequence !== undefined && linkedIds.has(e.envelope.messageId)) sequences.set(e.envelope.messageId, e.sequence);
-  const sequenceOf = (id: string) => sequences.get(id);
+  const sequenceOf = (id: string) => sequences.get(id) ?? state.linkedSequences?.[id];
   const at = aroundSequence !== undefined ? timeline.rowOfSequence.get(aroundSequence) : undefined;
   const from = at !== undefined ? Math.max(0, at - 4) : 0;
   const rows = timeline.rows.slice(from, from + PREVIEW_ROWS);
   const shown = rows.reduce((n, r) => n + (r.kind === "event" ? 1 : 0), 0);
-  const hidden = events.length - shown;
+  const hidden = total - shown;
   return (
     <div className="space-y-4" data-testid="session-preview">
-      <SessionHeader sessionId={sessionId} view={view} metadata={metadata} connection={CONNECTING} eventCount={events.length} />
-      <SessionSummaries view={view} sessionId={sessionId} sequenceOf={sequenceOf} renderOutput={renderOutput} />
+      <SessionHeader sessionId={sessionId} view={view} metadata={metadata} connection={CONNECTING} eventCount={total} />
+      <SessionSummaries view={view} sessionId={sessionId} sequenceOf={sequenceOf} renderOutput={renderOutput} omitted={state.omitted} />
       <section aria-labelledby="timeline-title" className="space-y-2">
-        <TimelineBar count={events.length} sticky={false}>
+        <TimelineBar count={total} sticky={false}>
           <span className="ml-auto text-sm text-slate-700 dark:text-slate-300" role="status">
             Connecting the live timeline…
           </span>

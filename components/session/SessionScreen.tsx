@@ -17,6 +17,7 @@ import { useDirectory, usePolicySummary } from "@/lib/client/use-console-data";
 import { policyIdOf } from "@/lib/client/session-authz";
 import { commitmentAuthority, designatedRoles } from "@/lib/authz/policy-summary";
 import { useSessionStream } from "@/lib/client/use-session-stream";
+import { eventCount, isWindowed } from "@/lib/client/session-stream-state";
 import { useWhoAmI } from "@/lib/client/use-whoami";
 import { Icon } from "@/components/Icon";
 import { SessionHeader } from "@/components/session/SessionHeader";
@@ -44,9 +45,17 @@ function useHashTarget(): number | undefined {
   return target;
 }
 
-export function SessionScreen({ sessionId, preview = null }: { sessionId: string; preview?: ReactNode }) {
-  const { stream, connection, retryNow } = useSessionStream(sessionId);
+export function SessionScreen({ sessionId, preview = null, handover }: { sessionId: string; preview?: ReactNode; handover?: string | undefined }) {
+  const { stream, connection, retryNow, loadFullHistory, earlier } = useSessionStream(sessionId, handover);
   const { view, metadata, events } = stream;
+  // The first view's window: the events before it are read when asked for.
+  const windowed = isWindowed(stream);
+  const total = eventCount(stream);
+  const loadEarlier = useCallback(() => {
+    loadFullHistory().catch(() => {
+      /* shown through `earlier` */
+    });
+  }, [loadFullHistory]);
   const refusals = useRefusals(sessionId);
   const timeline = useMemo(() => buildTimeline(view, events, refusals), [view, events, refusals]);
   const params = useSearchParams();
@@ -64,7 +73,8 @@ export function SessionScreen({ sessionId, preview = null }: { sessionId: string
 
   const othersMoved = useMemo(() => newestSequenceNotBy(events, me?.participantId ?? ""), [events, me?.participantId]);
   const sequenceByMessageId = useMemo(() => sequencesByMessageId(events), [events]);
-  const sequenceOf = useCallback((id: string) => sequenceByMessageId.get(id), [sequenceByMessageId]);
+  const linkedSequences = stream.linkedSequences;
+  const sequenceOf = useCallback((id: string) => sequenceByMessageId.get(id) ?? linkedSequences?.[id], [sequenceByMessageId, linkedSequences]);
 
   useEffect(() => {
     document.title = `${view.intent || sessionId} · Baton`;
@@ -78,21 +88,39 @@ export function SessionScreen({ sessionId, preview = null }: { sessionId: string
     handle.current = h;
   }, []);
 
+  // Said once the history is known complete: this stream caught up, or the first view handed over a caught-up fold.
   const missingTarget =
-    target !== undefined && stream.caughtUp && !timeline.rowOfSequence.has(target) ? target : undefined;
+    target !== undefined && stream.everCaughtUp && !windowed && !timeline.rowOfSequence.has(target) ? target : undefined;
+
+  // A deep link into the events before the window reads them.
+  const targetBeforeWindow = windowed && target !== undefined && target < (stream.heldFrom ?? 1);
+  useEffect(() => {
+    if (targetBeforeWindow) loadEarlier();
+  }, [targetBeforeWindow, loadEarlier]);
+  // A participant may be asked to act: the brief shows every runbook, so the whole history is read.
+  const participant = windowed && view.lifecycle === "Open" && me !== undefined && me !== null && view.participants.includes(me.participantId);
+  useEffect(() => {
+    if (participant) loadEarlier();
+  }, [participant, loadEarlier]);
 
   // Exports keep who acted: `actor_kind` (person, agent, runtime) on every message.
   const kindOf = (sender: string) => actorKindOf(directory, sender);
+  // Exports hold the whole history: a window reads the events before it first.
+  const complete = async () => (windowed ? loadFullHistory() : stream);
   const exportJson = (): void => {
-    const transcript = auditTranscript(events, kindOf, { mode: view.mode, sessionId });
-    downloadBlob(`${JSON.stringify(transcript, null, 2)}\n`, `session-${sessionId}.json`, "application/json");
+    void complete().then(({ events, view }) => {
+      const transcript = auditTranscript(events, kindOf, { mode: view.mode, sessionId });
+      downloadBlob(`${JSON.stringify(transcript, null, 2)}\n`, `session-${sessionId}.json`, "application/json");
+    }, () => undefined);
   };
   const exportMarkdown = (): void => {
-    const report = handoverReport({ sessionId, view, events, nameOf, kindOf });
-    downloadBlob(report, `handover-${sessionId}.md`, "text/markdown");
+    void complete().then(({ events, view }) => {
+      const report = handoverReport({ sessionId, view, events, nameOf, kindOf });
+      downloadBlob(report, `handover-${sessionId}.md`, "text/markdown");
+    }, () => undefined);
   };
   const exportNdjson = (): void => {
-    downloadBlob(auditNdjson(events, kindOf), `session-${sessionId}.ndjson`, "application/x-ndjson");
+    void complete().then(({ events }) => downloadBlob(auditNdjson(events, kindOf), `session-${sessionId}.ndjson`, "application/x-ndjson"), () => undefined);
   };
 
   const nothingYet = events.length === 0 && !metadata;
@@ -138,7 +166,7 @@ export function SessionScreen({ sessionId, preview = null }: { sessionId: string
           view={view}
           metadata={metadata}
           connection={connection}
-          eventCount={events.length}
+          eventCount={total}
           nameOf={nameOf}
           committers={committers}
           actions={<ActionPanel sessionId={sessionId} view={view} metadata={metadata} othersMoved={othersMoved} />}
@@ -169,9 +197,9 @@ export function SessionScreen({ sessionId, preview = null }: { sessionId: string
             </button>
           </div>
         ) : null}
-        <SessionSummaries view={view} sessionId={sessionId} sequenceOf={sequenceOf} renderOutput={renderOutput} nameOf={nameOf} />
+        <SessionSummaries view={view} sessionId={sessionId} sequenceOf={sequenceOf} renderOutput={renderOutput} nameOf={nameOf} omitted={stream.omitted} />
         <section aria-labelledby="timeline-title" className="space-y-2">
-          <TimelineBar count={events.length} loading={!stream.caughtUp} sticky>
+          <TimelineBar count={total} loading={!stream.caughtUp} sticky>
             <div className="ml-auto flex flex-wrap items-center gap-2">
               <button type="button" className={toolButton} onClick={exportMarkdown} disabled={events.length === 0} data-testid="export-markdown" title="A readable handover report (Markdown)">
                 <Icon name="download" /> Report
@@ -209,6 +237,17 @@ export function SessionScreen({ sessionId, preview = null }: { sessionId: string
             <kbd className="font-mono">End</kbd> or <kbd className="font-mono">G</kbd> newest, <kbd className="font-mono">Home</kbd> first,{" "}
             <kbd className="font-mono">?</kbd> all shortcuts.
           </p>
+          {windowed ? (
+            <div className="flex flex-wrap items-center gap-3 rounded-md border border-slate-200 px-3 py-2 text-sm dark:border-slate-800" data-testid="earlier-events">
+              <span className="text-slate-700 dark:text-slate-300">
+                Showing the latest {events.length.toLocaleString("en-US")} of {total.toLocaleString("en-US")} events.
+                {earlier.state === "failed" ? ` The earlier ones could not be read (${earlier.error}).` : ""}
+              </span>
+              <button type="button" className={toolButton} onClick={loadEarlier} disabled={earlier.state === "loading"} aria-busy={earlier.state === "loading"}>
+                {earlier.state === "loading" ? "Loading earlier events…" : `Load the ${(total - events.length).toLocaleString("en-US")} earlier events`}
+              </button>
+            </div>
+          ) : null}
           <Timeline
             sessionId={sessionId}
             timeline={timeline}

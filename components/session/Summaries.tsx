@@ -14,6 +14,7 @@ import { Timestamp } from "@/components/Time";
 import type { ReactNode } from "react";
 import { plainName, type NameOf, type PayloadBlob } from "@/lib/client/event-details";
 import { clipLine, clipParagraph } from "@/lib/client/clip";
+import type { OmittedRecords } from "@/lib/client/session-stream-state";
 
 export function CommitmentBanner({
   view,
@@ -80,11 +81,14 @@ export function HandoffSummary({
   sessionId,
   sequenceOf,
   nameOf = plainName,
+  omitted,
 }: {
   view: SessionView;
   sessionId: string;
   sequenceOf: (messageId: string) => number | undefined;
   nameOf?: NameOf;
+  /** Records a handed-over window left out of the view's lists (counted here all the same). */
+  omitted?: OmittedRecords | undefined;
 }) {
   const h = view.handoff;
   if (!h) return null;
@@ -100,7 +104,9 @@ export function HandoffSummary({
           {h.offers.map((o, i) => {
             const s = OFFER_STATUS[o.status];
             const seq = sequenceOf(o.offerMessageId);
-            const late = o.contexts.filter((c) => c.late).length;
+            const left = omitted?.contexts[o.handoffId];
+            const late = o.contexts.filter((c) => c.late).length + (left?.late ?? 0);
+            const contexts = o.contexts.length + (left?.count ?? 0);
             return (
               <li key={o.handoffId} className="flex flex-wrap items-center gap-x-2 gap-y-1 text-sm">
                 <span className="tabular-nums text-slate-600 dark:text-slate-400">{i + 1}.</span>
@@ -120,7 +126,7 @@ export function HandoffSummary({
                 </span>
                 <Badge info={{ ...s, hint: `Offer ${i + 1}: ${s.label}` }} kind="Offer status" />
                 <span className="text-xs text-slate-700 dark:text-slate-300">
-                  {o.contexts.length} context{o.contexts.length === 1 ? "" : "s"}
+                  {contexts} context{contexts === 1 ? "" : "s"}
                   {late > 0 ? `, ${late} late` : ""}
                 </span>
                 {o.responseReason ? <span className="text-xs text-slate-700 italic dark:text-slate-300">“{o.responseReason}”</span> : null}
@@ -137,9 +143,12 @@ export function TaskSummary({
   view,
   renderOutput,
   nameOf = plainName,
+  omitted,
 }: {
   view: SessionView;
   nameOf?: NameOf;
+  /** Records a handed-over window left out of the view's lists (counted here all the same). */
+  omitted?: OmittedRecords | undefined;
   /** The task's output blob (the live viewer, or the first view's static one). */
   renderOutput: (blob: PayloadBlob) => ReactNode;
 }) {
@@ -172,7 +181,7 @@ export function TaskSummary({
       </div>
       <ProgressBar value={t.latestProgress} label="Task progress" tone={tone} />
       <p className="text-xs text-slate-700 dark:text-slate-300">
-        {t.updates.length} update{t.updates.length === 1 ? "" : "s"}
+        {t.updates.length + (omitted?.updates ?? 0)} update{t.updates.length + (omitted?.updates ?? 0) === 1 ? "" : "s"}
         {t.updates.length > 0 && t.updates[t.updates.length - 1]?.message ? ` · latest: “${t.updates[t.updates.length - 1]?.message}”` : ""}
       </p>
       {t.instructions ? <p className="text-sm whitespace-pre-wrap">{clipParagraph(t.instructions)}</p> : null}
@@ -231,6 +240,7 @@ export function SessionSummaries({
   sequenceOf,
   renderOutput,
   nameOf = plainName,
+  omitted,
 }: {
   view: SessionView;
   sessionId: string;
@@ -238,13 +248,15 @@ export function SessionSummaries({
   renderOutput: (blob: PayloadBlob) => ReactNode;
   /** Display names (the live view's directory); ids without their prefix otherwise. */
   nameOf?: NameOf;
+  /** Records a handed-over window left out of the view's lists. */
+  omitted?: OmittedRecords | undefined;
 }) {
   return (
     <>
       <CommitmentBanner view={view} sessionId={sessionId} sequenceOf={sequenceOf} nameOf={nameOf} />
       <div className="grid gap-4">
-        <HandoffSummary view={view} sessionId={sessionId} sequenceOf={sequenceOf} nameOf={nameOf} />
-        <TaskSummary view={view} renderOutput={renderOutput} nameOf={nameOf} />
+        <HandoffSummary view={view} sessionId={sessionId} sequenceOf={sequenceOf} nameOf={nameOf} omitted={omitted} />
+        <TaskSummary view={view} renderOutput={renderOutput} nameOf={nameOf} omitted={omitted} />
       </div>
     </>
   );

@@ -41,6 +41,35 @@ export interface SessionStreamState {
   gapRetry?: { at: number; count: number };
   /** Number of connections opened (1 for the first). */
   connections: number;
+  /**
+   * Set when the state was handed over by the server's first view as a window
+   * (lib/client/session-handover.ts): the sequence of the first event held in
+   * `events`; the events before it were folded into `view` on the server but
+   * are not held here. Absent: `events` holds the history from its start.
+   */
+  heldFrom?: number;
+  /** What the window left out of the view's lists (their counts stay true): contexts per handoff id, task updates. */
+  omitted?: OmittedRecords;
+  /** Sequences of the events the summaries link to (offers, commitment) that are outside the window, by message id. */
+  linkedSequences?: Readonly<Record<string, number>>;
+}
+
+/** Records the handed-over window dropped from the view's per-event lists. */
+export interface OmittedRecords {
+  /** Per handoff id: contexts dropped, and how many of them were late. */
+  contexts: Readonly<Record<string, { count: number; late: number }>>;
+  /** Task updates dropped. */
+  updates: number;
+}
+
+/** Events in the session so far, held or not (the window's earlier ones count too). */
+export function eventCount(state: SessionStreamState): number {
+  return state.events.length + Math.max(0, (state.heldFrom ?? 1) - 1);
+}
+
+/** Whether events before `events[0]` are left on the server (a handed-over window). */
+export function isWindowed(state: SessionStreamState): boolean {
+  return state.heldFrom !== undefined && state.heldFrom > 1;
 }
 
 /**

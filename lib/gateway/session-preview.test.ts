@@ -2,7 +2,11 @@
 // view, the size cap, a slow runtime, a missing session, and no upstream
 // subscription left open afterwards.
 import { describe, expect, it } from "vitest";
+import type { SubscribeSessionResponse } from "@/lib/gen/baton/v1/console_pb";
+import { decodeHandover, encodeHandover, windowForHandover } from "@/lib/client/session-handover";
+import { applySubscribeBatch, beginConnection, eventCount, resumeAfterSequence } from "@/lib/client/session-stream-state";
 import { createGateway } from "./gateway";
+import { sessionStream } from "./session-stream";
 import { loadSessionPreview, SessionPreviews } from "./session-preview";
 import { FakeRuntime } from "./testing/fake-runtime";
 import { handoffScript, OWNER, TARGET } from "./testing/scenario";
@@ -204,6 +208,48 @@ describe("SessionPreviews (kept folds)", () => {
     expect(await new SessionPreviews(gw.streamDeps, { maxEvents: 0 }).load(s.sessionId)).toEqual({ kind: "skipped", reason: "disabled" });
     expect(await new SessionPreviews(gw.streamDeps, { maxEvents: 3 }).load(s.sessionId)).toEqual({ kind: "skipped", reason: "too-large", detail: "6 events" });
     expect((await new SessionPreviews(gw.streamDeps).load("0b1c2d3e-0000-4000-8000-000000000000")).kind).toBe("not-found");
+    gw.close();
+  });
+});
+
+describe("the first view's hand-over to the live stream (one fold)", () => {
+  it("resumes the gateway's stream after the handed state: an event written in between arrives once, nothing is replayed", async () => {
+    const { rt, gw } = setup();
+    const s = handoffScript();
+    rt.start(s.start("hand over payments"), [OWNER, TARGET]);
+    rt.append(s.offer());
+    for (let i = 0; i < 12; i++) rt.append(s.context("h1", `note ${i}`));
+    await feederSettled(gw);
+    const previews = new SessionPreviews(gw.streamDeps, { timeoutMs: 2_000 });
+    const first = await previews.load(s.sessionId);
+    if (first.kind !== "ready") throw new Error(`expected a first view, got ${first.kind}`);
+    // What the page carries: a window of the last 5 events, through text.
+    const handed = decodeHandover(encodeHandover(windowForHandover(first.state, { events: 5 })), s.sessionId);
+    expect(handed.heldFrom).toBe(10);
+    expect(handed.lastSequence).toBe(14);
+    // Between the server's render and the browser's stream.
+    rt.append(s.context("h1", "late note"));
+    rt.append(s.accept());
+    const ac = new AbortController();
+    const messages: SubscribeSessionResponse[] = [];
+    for await (const m of sessionStream(gw.streamDeps, s.sessionId, Number(resumeAfterSequence(handed)), ac.signal)) {
+      messages.push(m);
+      if (m.item.case === "caughtUp") break;
+    }
+    ac.abort();
+    const sequences = messages.flatMap((m) => (m.item.case === "event" ? [Number(m.item.value.sequence)] : []));
+    expect(sequences).toEqual([15, 16]);
+    const live = applySubscribeBatch(beginConnection(handed), messages).state;
+    expect(live.events.map((e) => e.sequence)).toEqual([10, 11, 12, 13, 14, 15, 16]);
+    expect(live.duplicatesDropped).toBe(0);
+    expect(eventCount(live)).toBe(16);
+    // The same view as one fold of the whole history, but for the lists the window left out.
+    const whole = await loadSessionPreview(gw.streamDeps, s.sessionId, { timeoutMs: 2_000 });
+    if (whole.kind !== "ready") throw new Error("expected the whole fold");
+    expect(live.view.phase).toBe(whole.state.view.phase);
+    expect(live.view.events).toBe(whole.state.view.events);
+    const h1 = live.view.handoff?.offers[0];
+    expect((h1?.contexts.length ?? 0) + (live.omitted?.contexts.h1?.count ?? 0)).toBe(whole.state.view.handoff?.offers[0]?.contexts.length);
     gw.close();
   });
 });

@@ -5,6 +5,7 @@ import { parseEventParam, parseSessionIdParam } from "@/lib/client/route-params"
 import { pageData } from "@/lib/server/page-data";
 import { LiveSession } from "@/components/session/LiveSession";
 import { SessionPreview } from "@/components/session/SessionPreview";
+import { encodeHandover, windowForHandover } from "@/lib/client/session-handover";
 
 export const metadata: Metadata = { title: "Session" };
 
@@ -36,7 +37,11 @@ export default async function SessionPage({
   const first = data ? await data.sessionPreview(await headers(), sessionId) : undefined;
   const event = (await searchParams).event;
   const around = parseEventParam(typeof event === "string" ? event : undefined);
-  const preview =
-    first?.kind === "ready" ? <SessionPreview state={first.state} {...(around !== undefined ? { aroundSequence: around } : {})} /> : null;
-  return <LiveSession key={sessionId} sessionId={sessionId} preview={preview} />;
+  // One fold: the first view's state, windowed to its last events, is handed
+  // to the live view, which resumes the stream after its last sequence.
+  const handed = first?.kind === "ready" ? windowForHandover(first.state) : undefined;
+  // A deep link before the window is shown from the whole fold (the live view then reads the earlier events).
+  const shown = handed && around !== undefined && around < (handed.heldFrom ?? 1) && first?.kind === "ready" ? first.state : handed;
+  const preview = shown ? <SessionPreview state={shown} {...(around !== undefined ? { aroundSequence: around } : {})} /> : null;
+  return <LiveSession key={sessionId} sessionId={sessionId} preview={preview} handover={handed ? encodeHandover(handed) : undefined} />;
 }
