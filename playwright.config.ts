@@ -35,9 +35,14 @@ process.env.BATON_E2E_RUN ??= `run-${Date.now()}-${process.pid}`;
 const ports = e2ePorts();
 
 // Which specs run on app "b"; every other spec runs on app "a". Balanced by
-// the specs' durations (README, "Tests"). Within an app, specs run in file
-// order, so 20-list-scale (it seeds thousands of sessions into its app's
-// runtime) must be the last of its app: no spec of "b" may sort after it.
+// the specs' durations with one worker (2026-11-26, 2-core machine at load
+// ~14): 19-file-handoffs 3.5 min, 10-people-visual 2.6, 09-people 1.8 and
+// 20-list-scale about 5 (its seeding included) make about 12.7 min; the
+// other seventeen specs about 12.3 (06-visual-a11y 1.9, 21-hand-off 1.5,
+// 16-hostile-payloads 1.3, 17-brief 1.2, 07-scale 1.1, ...). Within an app,
+// specs run in file order, so 20-list-scale (it seeds thousands of sessions
+// into its app's runtime) must be the last of its app: no spec of "b" may
+// sort after it. The SSO spec (11-sign-in) may run on either app.
 const APP_B_SPECS = ["09-people", "10-people-visual", "19-file-handoffs", "20-list-scale"];
 const LIST_SCALE = "20-list-scale";
 
