@@ -1,60 +1,128 @@
-import path from "node:path";
+import fs from "node:fs";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "@playwright/test";
+import { APP_NAMES, e2eApp, type AppName } from "./e2e/support/apps";
+import type { E2eWorkerOptions } from "./e2e/support/fixtures";
 import { OIDC, authFile } from "./e2e/support/people";
 import { CHROMIUM_PATH, e2ePorts } from "./e2e/support/ports";
 
-// The app runs exactly as the README says (`npm start`), on its own ports and
-// with a fresh data directory per run under .baton/e2e-data (git-ignored).
-// Sign-in is required for reads (the default): before the app starts, the
-// webServer command writes the e2e users file (e2e/support/seed-users.ts, the
+// The app runs exactly as the README says (`npm start`), twice: apps "a" and
+// "b" (e2e/support/apps.ts), each the whole console with its own embedded
+// runtime, on its own free ports (e2e/support/ports.ts), with its own fresh
+// data directory under .baton/e2e-data/<run>/<app> (git-ignored), users file,
+// sign-ins and v0.1 handoff directory. The specs are split between the two
+// apps (one project each, below) and each app's specs run one after the
+// other in one worker, so the two halves run at the same time on the two
+// cores without ever seeing each other's sessions: several specs count a
+// person's inbox exactly, so specs must never share an app in parallel.
+//
+// Sign-in is required for reads (the default): before each app starts, its
+// webServer command writes its e2e users file (e2e/support/seed-users.ts, the
 // users CLI's logic at the cheap test scrypt cost); global setup then signs
-// each person in and saves their browser state (e2e/support/people.ts).
-// A local OpenID Connect provider runs as a second web server for the SSO test.
-// Playwright starts the web servers before global setup, so each run gets a
-// new directory; global setup removes the ones left by earlier runs.
-// The run id is fixed in the main process and inherited by the workers.
+// each person in on both apps and saves their browser state per app
+// (e2e/support/people.ts). A local OpenID Connect provider runs as a third
+// web server for the SSO test (it sends people back to either app).
+//
+// Playwright starts the web servers one after the other, each once the one
+// before answers, so app "a" builds what is out of date (`npm start`:
+// scripts/start.mjs) and app "b" finds the build current; scripts/build.mjs
+// also holds a lock, so two builds never run at once (`npm test` builds
+// beside vitest before Playwright starts). The servers start before global
+// setup, so each run gets a new directory; global setup removes the ones
+// left by earlier runs. The run id and the ports are fixed in the main
+// process and inherited by the workers.
 process.env.BATON_E2E_RUN ??= `run-${Date.now()}-${process.pid}`;
-
-// Free ports picked at run time (e2e/support/ports.ts), so runs never collide.
 const ports = e2ePorts();
-const PORT = ports.console;
-const ORIGIN = `http://127.0.0.1:${PORT}`;
-const RUNTIME_ADDR = `127.0.0.1:${ports.runtime}`;
-export const E2E_DATA_ROOT = path.join(".baton", "e2e-data");
-const dataDir = path.join(E2E_DATA_ROOT, process.env.BATON_E2E_RUN);
-const usersFile = path.join(dataDir, "accounts", "users.json");
 
-// The scripted agents in e2e/support/agent.ts talk gRPC to this address.
-process.env.BATON_E2E_RUNTIME_ADDR = RUNTIME_ADDR;
-// The console watches one v0.1 handoff directory of the run (empty until a
-// spec writes into it: e2e/19-file-handoffs.spec.ts); its history store
-// lives in the run's directory too.
-const handoffDir = path.resolve(dataDir, "handoffs");
-process.env.BATON_E2E_HANDOFF_DIR = handoffDir;
+// Which specs run on app "b"; every other spec runs on app "a". Balanced by
+// the specs' durations with one worker (2026-11-26, 2-core machine at load
+// ~14): 19-file-handoffs 3.5 min, 10-people-visual 2.6, 09-people 1.8 and
+// 20-list-scale about 5 (its seeding included) make about 12.7 min; the
+// other seventeen specs about 12.3 (06-visual-a11y 1.9, 21-hand-off 1.5,
+// 16-hostile-payloads 1.3, 17-brief 1.2, 07-scale 1.1, ...). Within an app,
+// specs run in file order, so 20-list-scale (it seeds thousands of sessions
+// into its app's runtime) must be the last of its app: no spec of "b" may
+// sort after it. The SSO spec (11-sign-in) may run on either app.
+const APP_B_SPECS = ["09-people", "10-people-visual", "19-file-handoffs", "20-list-scale"];
+const LIST_SCALE = "20-list-scale";
 
-export default defineConfig({
+const specNames = fs
+  .readdirSync(fileURLToPath(new URL("./e2e", import.meta.url)))
+  .filter((f) => f.endsWith(".spec.ts"))
+  .map((f) => f.slice(0, -".spec.ts".length))
+  .sort();
+for (const name of APP_B_SPECS) {
+  if (!specNames.includes(name)) throw new Error(`playwright.config.ts: APP_B_SPECS names e2e/${name}.spec.ts, which does not exist`);
+}
+const bLast = [...APP_B_SPECS].sort().at(-1);
+if (bLast !== LIST_SCALE) throw new Error(`playwright.config.ts: e2e/${LIST_SCALE}.spec.ts must be the last spec of app "b", but e2e/${bLast}.spec.ts sorts after it`);
+
+const specPattern = (names: readonly string[]): RegExp => new RegExp(`(^|/)(${names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})\\.spec\\.ts$`);
+
+function appServer(name: AppName) {
+  const app = e2eApp(name);
+  return {
+    command: "npx tsx e2e/support/seed-users.ts && npm start",
+    url: `${app.origin}/auth/methods`,
+    reuseExistingServer: false,
+    // Includes `next build` when the UI changed since the last build (app "a"
+    // builds; app "b" starts after it, on the same build).
+    timeout: 600_000,
+    stdout: "pipe" as const,
+    stderr: "pipe" as const,
+    env: {
+      PORT: String(app.consolePort),
+      MACP_BIND_ADDR: app.runtimeAddr,
+      MACP_DATA_DIR: app.dataDir,
+      LOG_LEVEL: "warn",
+      // Accounts live in the app's directory; the file exists before the
+      // console starts, so no bootstrap admin (and no one-time password
+      // notice) is created.
+      BATON_USERS_FILE: app.usersFile,
+      BATON_SESSION_SECRET: "baton-e2e-session-secret-that-is-long-enough-0123456789",
+      // Sign-ins are kept next to the users file, not in ./data/.
+      BATON_SESSIONS_FILE: app.sessionsFile,
+      BATON_OIDC_ISSUER: `http://127.0.0.1:${OIDC.port}`,
+      BATON_OIDC_CLIENT_ID: OIDC.clientId,
+      BATON_OIDC_CLIENT_SECRET: OIDC.clientSecret,
+      // The console watches one v0.1 handoff directory of the app (empty
+      // until a spec writes into it: e2e/19-file-handoffs.spec.ts).
+      BATON_HANDOFF_DIRS: app.handoffDir,
+      BATON_DATA_DIR: app.dataDir,
+      // An offer unanswered for 3 s is "stuck" (e2e/05-list.spec.ts); the default is 15 min.
+      BATON_STUCK_AFTER_MINUTES: "0.05",
+    },
+  };
+}
+
+/** What a project of app `name` uses: its origin, its sign-ins, its runtime (fixtures.ts). */
+function appUse(name: AppName) {
+  return {
+    baseURL: e2eApp(name).origin,
+    // The older suites read agents' sessions as a signed-in viewer.
+    storageState: authFile("wendy", name),
+    e2eApp: name,
+  };
+}
+
+export default defineConfig<object, E2eWorkerOptions>({
   testDir: "e2e",
   outputDir: "test-results",
   globalSetup: "./e2e/global-setup.ts",
   fullyParallel: false,
-  workers: 1,
+  // One worker per app (each project's `workers: 1`): the two apps' specs run side by side.
+  workers: APP_NAMES.length,
   retries: 0,
   timeout: 120_000,
   expect: { timeout: 15_000 },
   reporter: [["list"]],
-  // The list-scale spec seeds the shared runtime with thousands of sessions,
-  // so it runs after every other spec whatever its number: its own project,
-  // listed last (one worker runs the projects in this order).
   projects: [
-    { name: "console", testIgnore: /20-list-scale\.spec\.ts$/ },
-    { name: "list-scale", testMatch: /20-list-scale\.spec\.ts$/ },
+    { name: "app-a", testIgnore: specPattern(APP_B_SPECS), workers: 1, use: appUse("a") },
+    { name: "app-b", testMatch: specPattern(APP_B_SPECS), workers: 1, use: appUse("b") },
   ],
   use: {
-    baseURL: ORIGIN,
     browserName: "chromium",
     viewport: { width: 1440, height: 900 },
-    // The older suites read agents' sessions as a signed-in viewer.
-    storageState: authFile("wendy"),
     launchOptions: {
       executablePath: CHROMIUM_PATH,
       args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
@@ -65,41 +133,13 @@ export default defineConfig({
   webServer: [
     {
       command: "npx tsx e2e/support/oidc-server.ts",
-      url: `http://127.0.0.1:${OIDC.port}/.well-known/openid-configuration`,
+      url: `http://127.0.0.1:${ports.oidc}/.well-known/openid-configuration`,
       reuseExistingServer: false,
       timeout: 60_000,
       stdout: "pipe",
       stderr: "pipe",
-      env: { BATON_E2E_APP_ORIGIN: ORIGIN },
+      env: { BATON_E2E_APP_ORIGINS: APP_NAMES.map((n) => e2eApp(n).origin).join(",") },
     },
-    {
-      command: "npx tsx e2e/support/seed-users.ts && npm start",
-      url: `${ORIGIN}/auth/methods`,
-      reuseExistingServer: false,
-      // Includes `next build` when the UI changed since the last build.
-      timeout: 600_000,
-      stdout: "pipe",
-      stderr: "pipe",
-      env: {
-        PORT: String(PORT),
-        MACP_BIND_ADDR: RUNTIME_ADDR,
-        MACP_DATA_DIR: dataDir,
-        LOG_LEVEL: "warn",
-        // Accounts live in the run's directory; the file exists before the
-        // console starts, so no bootstrap admin (and no one-time password
-        // notice) is created.
-        BATON_USERS_FILE: usersFile,
-        BATON_SESSION_SECRET: "baton-e2e-session-secret-that-is-long-enough-0123456789",
-        // Sign-ins are kept next to the users file, not in ./data/.
-        BATON_SESSIONS_FILE: path.join(dataDir, "accounts", "console-sessions.json"),
-        BATON_OIDC_ISSUER: `http://127.0.0.1:${OIDC.port}`,
-        BATON_OIDC_CLIENT_ID: OIDC.clientId,
-        BATON_OIDC_CLIENT_SECRET: OIDC.clientSecret,
-        BATON_HANDOFF_DIRS: handoffDir,
-        BATON_DATA_DIR: dataDir,
-        // An offer unanswered for 3 s is "stuck" (e2e/05-list.spec.ts); the default is 15 min.
-        BATON_STUCK_AFTER_MINUTES: "0.05",
-      },
-    },
+    ...APP_NAMES.map(appServer),
   ],
 });

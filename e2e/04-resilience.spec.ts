@@ -2,7 +2,7 @@ import { expect, test } from "./support/fixtures";
 import { HANDOFF_MODE } from "@/lib/macp/constants";
 import { Agent, newSessionId } from "./support/agent";
 import { authFile } from "./support/people";
-import { e2ePorts } from "./support/ports";
+import { currentApp } from "./support/apps";
 import { TcpProxy } from "./support/tcp-proxy";
 import { expectRowPhase, expectSessionPhase, timelineSequences, uniqueSuffix } from "./support/ui";
 
@@ -10,7 +10,7 @@ import { expectRowPhase, expectSessionPhase, timelineSequences, uniqueSuffix } f
 // the live streams can be cut for real (an offline flag alone leaves an open
 // stream running) and kept down while the agents carry on.
 test("cutting the stream connections loses no event and duplicates none", async ({ browser }) => {
-  const proxy = new TcpProxy("127.0.0.1", e2ePorts().console);
+  const proxy = new TcpProxy("127.0.0.1", currentApp().consolePort);
   const port = await proxy.start();
   const context = await browser.newContext({ baseURL: `http://127.0.0.1:${port}`, storageState: authFile("wendy") });
   const page = await context.newPage();

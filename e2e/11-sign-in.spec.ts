@@ -1,6 +1,6 @@
 import { expect, test } from "./support/fixtures";
 import { E2E_PASSWORD, OIDC, authFile } from "./support/people";
-import { e2ePorts } from "./support/ports";
+import { currentApp } from "./support/apps";
 import { shoot, watchErrors } from "./support/ui";
 
 const SIGNED_OUT = { cookies: [], origins: [] };
@@ -82,7 +82,7 @@ test("signing in with SSO goes through the identity provider and back, as the li
     await page.getByLabel("Username").fill(OIDC.account.username);
     await page.getByLabel("Password").fill(OIDC.account.password);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await expect(page).toHaveURL(new RegExp(`127\\.0\\.0\\.1:${e2ePorts().console}/inbox$`));
+    await expect(page).toHaveURL(new RegExp(`127\\.0\\.0\\.1:${currentApp().consolePort}/inbox$`));
     // Linked by verified email to Erin's account in the users file.
     await expect(page.getByTestId("user-name")).toHaveText("Erin Diaz");
     await expect(page.getByTestId("user-role")).toHaveText("Approver");
@@ -97,7 +97,7 @@ test("signing in with SSO goes through the identity provider and back, as the li
 });
 
 test("a hostile returnTo never leads off the console: the sign-in redirect, the Continue link and the error message (issue 10, items 1 and 3)", async ({ browser }) => {
-  const origin = `http://127.0.0.1:${e2ePorts().console}`;
+  const origin = `http://127.0.0.1:${currentApp().consolePort}`;
   const hostile = "%2F.%2F%2Fevil.example%2Flogin";
   // Someone already signed in sees "Continue": it must point at the console.
   const signedIn = await browser.newContext({ storageState: authFile("alice") });

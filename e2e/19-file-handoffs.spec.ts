@@ -12,16 +12,16 @@ import path from "node:path";
 import type { Page } from "@playwright/test";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import { Agent, newSessionId } from "./support/agent";
+import { currentApp } from "./support/apps";
 import { expect, test } from "./support/fixtures";
 import { signedInAs } from "./support/session-ui";
 import { expectNoAxeViolations, shoot, uniqueSuffix, watchErrors } from "./support/ui";
 
 const AGENT = path.join(process.cwd(), "tests", "support", "v01_agent.py");
 
+/** The directory the console under test watches (its app's: e2e/support/apps.ts). */
 function handoffDir(): string {
-  const dir = process.env.BATON_E2E_HANDOFF_DIR;
-  if (!dir) throw new Error("BATON_E2E_HANDOFF_DIR is not set (playwright.config.ts)");
-  return dir;
+  return currentApp().handoffDir;
 }
 
 /** Run the v0.1 agent; returns its stdout (throws with its stderr on failure). */

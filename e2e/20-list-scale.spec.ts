@@ -12,7 +12,7 @@ import { expect, test } from "./support/fixtures";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { ListSessionPageResponseSchema } from "@/lib/gen/baton/v1/console_pb";
 import { HANDOFF_MODE } from "@/lib/macp/constants";
-import { Agent, newSessionId, RUNTIME_URL } from "./support/agent";
+import { Agent, newSessionId, runtimeUrl } from "./support/agent";
 import { seedSessions, seededSession, type SeedPlan } from "./support/bulk-seed";
 import { signedInAs } from "./support/session-ui";
 import { expectNoAxeViolations, listLive, listRow, shoot, uniqueSuffix, watchErrors } from "./support/ui";
@@ -65,7 +65,7 @@ async function waitIndexed(page: Page): Promise<void> {
 
 test.beforeAll(async () => {
   test.setTimeout(15 * 60_000);
-  const { calls, ms } = await seedSessions(RUNTIME_URL, plan);
+  const { calls, ms } = await seedSessions(runtimeUrl(), plan);
   const alice = new Agent("agent://fleet/marker-alice");
   await alice.start(marker.id, HANDOFF_MODE, marker.intent, [alice.id, "agent://fleet/marker-bob"]);
   seededAt = Date.now();

@@ -230,8 +230,83 @@ export function buildPlan({ force = false } = {}) {
   };
 }
 
+// One build at a time per project: `npm start` builds when needed, and the
+// suite may start it more than once at the same time (npm test builds while
+// vitest runs, and vitest's compression test starts the app; the e2e suite
+// starts two apps). A second build waits for the first, then plans again, so
+// it finds the first one's output current and builds nothing. The lock is a
+// file holding the builder's pid; one whose process is gone is taken over.
+const lockPath = path.join(root, ".baton", "build.lock");
+const LOCK_POLL_MS = 250;
+
+function lockHolder(file) {
+  try {
+    const pid = Number(fs.readFileSync(file, "utf8").trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e?.code === "EPERM";
+  }
+}
+
+/**
+ * Wait until this process holds the build lock (`file`); returns the
+ * function that releases it.
+ */
+export async function acquireBuildLock(log, file = lockPath) {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  let told = false;
+  let unreadableSince = 0;
+  for (;;) {
+    try {
+      fs.writeFileSync(file, String(process.pid), { flag: "wx" });
+      return () => {
+        if (lockHolder(file) === process.pid) fs.rmSync(file, { force: true });
+      };
+    } catch (e) {
+      if (e?.code !== "EEXIST") throw e;
+    }
+    const holder = lockHolder(file);
+    if (holder !== null && !alive(holder)) {
+      // Left by a build that was killed: take it over.
+      fs.rmSync(file, { force: true });
+      continue;
+    }
+    if (holder === null) {
+      // Being written right now, or (after a few seconds) left empty by a crash.
+      unreadableSince ||= Date.now();
+      if (Date.now() - unreadableSince > 5_000) fs.rmSync(file, { force: true });
+    } else {
+      unreadableSince = 0;
+      if (!told) {
+        log(`baton: waiting for the build another process is running (pid ${holder})…`);
+        told = true;
+      }
+    }
+    await new Promise((r) => setTimeout(r, LOCK_POLL_MS));
+  }
+}
+
 /** Build what the plan says; returns false when a build failed. */
-export async function build({ force = false, ifNeeded = false, log = (s) => process.stderr.write(`${s}\n`) } = {}) {
+export async function build(options = {}) {
+  const log = options.log ?? ((s) => process.stderr.write(`${s}\n`));
+  const release = await acquireBuildLock(log);
+  try {
+    return await buildLocked({ ...options, log });
+  } finally {
+    release();
+  }
+}
+
+async function buildLocked({ force = false, ifNeeded = false, log }) {
   const plan = ifNeeded ? buildPlan({ force }) : { pages: "requested", static: "requested", server: "requested" };
   const m = readManifest();
   if (plan.pages) {

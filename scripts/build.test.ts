@@ -1,11 +1,12 @@
 // The rebuild decision of `npm start`: a build part is out of date when a file
 // it read changed or disappeared, or when a new route file appeared.
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 // @ts-expect-error -- plain ESM script without type declarations
-import { staleReason } from "./build.mjs";
+import { acquireBuildLock, staleReason } from "./build.mjs";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -49,5 +50,43 @@ describe("staleReason", () => {
   it("treats a part never recorded as not built", () => {
     expect(stale(undefined, { base: project() })).toBe("not built yet");
     expect(stale({ builtAt: 0 }, { base: project() })).toBe("not built yet");
+  });
+});
+
+type Acquire = (log: (line: string) => void, file: string) => Promise<() => void>;
+const acquire = acquireBuildLock as Acquire;
+
+describe("the build lock (one build at a time)", () => {
+  it("makes a second builder wait until the first releases it", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-build-lock-"));
+    dirs.push(dir);
+    const file = path.join(dir, "build.lock");
+    const lines: string[] = [];
+    const releaseFirst = await acquire((l) => lines.push(l), file);
+    expect(fs.readFileSync(file, "utf8")).toBe(String(process.pid));
+    // The same pid holds it, so the second call waits (it does not take over a live holder's lock).
+    let secondHeld = false;
+    const second = acquire((l) => lines.push(l), file).then((release) => {
+      secondHeld = true;
+      return release;
+    });
+    await new Promise((r) => setTimeout(r, 600));
+    expect(secondHeld).toBe(false);
+    expect(lines.join("\n")).toMatch(/waiting for the build another process is running/);
+    releaseFirst();
+    const releaseSecond = await second;
+    expect(secondHeld).toBe(true);
+    releaseSecond();
+    expect(fs.existsSync(file)).toBe(false);
+  });
+  it("takes over a lock left by a process that is gone", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-build-lock-"));
+    dirs.push(dir);
+    const file = path.join(dir, "build.lock");
+    const gone = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
+    fs.writeFileSync(file, gone.stdout);
+    const release = await acquire(() => {}, file);
+    expect(fs.readFileSync(file, "utf8")).toBe(String(process.pid));
+    release();
   });
 });

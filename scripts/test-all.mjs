@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // `npm test`: every tier of the suite — lock check, type check, lint and import cycles
 // (at the same time), then vitest (units
-// next to the code + integration tests against the real runtime over gRPC),
-// then Playwright end-to-end in Debian's Chromium against the app started as
-// the README starts it. Prints one closing line "N passed, N failed".
+// next to the code + integration tests against the real runtime over gRPC)
+// while the production build runs beside it, then Playwright end-to-end in
+// Debian's Chromium against the app started as the README starts it (two
+// copies of it: playwright.config.ts). Prints one closing line "N passed, N failed".
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -20,6 +21,19 @@ function run(label, cmd, args, extraEnv = {}) {
   return r.status ?? 1;
 }
 
+/** Like run(), without blocking: resolves with the exit code. */
+function runAsync(label, cmd, args, extraEnv = {}) {
+  process.stdout.write(`\n=== ${label}\n`);
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: root, stdio: "inherit", env: { ...env, ...extraEnv } });
+    child.on("close", (code) => resolve(code ?? 1));
+    child.on("error", (err) => {
+      process.stdout.write(`${label}: ${err.message}\n`);
+      resolve(1);
+    });
+  });
+}
+
 let passed = 0;
 let failed = 0;
 let status = 0;
@@ -27,7 +41,7 @@ let status = 0;
 // The static checks are independent and each single-threaded: they run at
 // the same time (about a minute saved on two cores), each one's output
 // printed whole when it ends.
-function runBuffered(label, cmd, args) {
+function runBuffered(label, cmd, args, print = (text) => process.stdout.write(text)) {
   return new Promise((resolve) => {
     const started = Date.now();
     const child = spawn(cmd, args, { cwd: root, env });
@@ -36,11 +50,11 @@ function runBuffered(label, cmd, args) {
     child.stderr.on("data", (c) => chunks.push(c));
     child.on("close", (code) => {
       const took = ((Date.now() - started) / 1000).toFixed(1);
-      process.stdout.write(`\n=== ${label} (${took} s)\n${Buffer.concat(chunks).toString()}`);
+      print(`\n=== ${label} (${took} s)\n${Buffer.concat(chunks).toString()}`);
       resolve(code ?? 1);
     });
     child.on("error", (err) => {
-      process.stdout.write(`\n=== ${label}\n${err.message}\n`);
+      print(`\n=== ${label}\n${err.message}\n`);
       resolve(1);
     });
   });
@@ -60,16 +74,37 @@ for (const rc of staticChecks) {
   if (rc) failed++;
 }
 
+// The production build (what `npm start` builds when it is out of date:
+// scripts/build.mjs --if-needed) runs while vitest does: vitest runs one
+// worker, so the second core builds, and Playwright's web servers then
+// start on a current build. One build at a time (scripts/build.mjs holds a
+// lock): vitest's compression test starts the app with `npm start` too and
+// waits for this build rather than running a second one. Its output is
+// printed whole after vitest's.
+const e2e = fs.existsSync(path.join(root, "playwright.config.ts")) && !process.argv.includes("--no-e2e");
+let buildReport = "";
+const building = e2e
+  ? runBuffered("production build (scripts/build.mjs --if-needed, beside vitest)", process.execPath, [path.join(root, "scripts", "build.mjs"), "--if-needed"], (text) => {
+      buildReport = text;
+    })
+  : Promise.resolve(0);
+
 const vitestJson = path.join(out, "vitest.json");
 fs.rmSync(vitestJson, { force: true });
-status |= run("vitest (unit + integration)", bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile=${vitestJson}`]);
+status |= await runAsync("vitest (unit + integration)", bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile=${vitestJson}`]);
 if (fs.existsSync(vitestJson)) {
   const r = JSON.parse(fs.readFileSync(vitestJson, "utf8"));
   passed += r.numPassedTests ?? 0;
   failed += (r.numFailedTests ?? 0) + (r.numFailedTestSuites ?? 0);
 } else failed++;
 
-if (fs.existsSync(path.join(root, "playwright.config.ts")) && !process.argv.includes("--no-e2e")) {
+const built = await building;
+process.stdout.write(buildReport);
+if (built) {
+  status |= built;
+  failed++;
+  process.stdout.write("\nThe production build failed: the end-to-end suite is not run.\n");
+} else if (e2e) {
   const pwJson = path.join(out, "playwright.json");
   fs.rmSync(pwJson, { force: true });
   status |= run("playwright (e2e)", bin("playwright"), ["test", "--reporter=list,json"], { PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson });

@@ -7,18 +7,24 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { MACPRuntimeService } from "@/lib/gen/macp/v1/core_pb";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import { buildEnvelope, type PayloadInput } from "@/lib/macp/payloads";
+import { currentApp } from "./apps";
 
-/** Set by playwright.config.ts: the embedded runtime of the server under test. */
-export const RUNTIME_URL = `http://${process.env.BATON_E2E_RUNTIME_ADDR ?? "127.0.0.1:50151"}`;
+/** The embedded runtime of the app under test (the running test's: e2e/support/apps.ts). */
+export function runtimeUrl(): string {
+  return `http://${currentApp().runtimeAddr}`;
+}
 
 type Runtime = Client<typeof MACPRuntimeService>;
-let shared: Runtime | undefined;
+const clients = new Map<string, Runtime>();
 
 function runtime(): Runtime {
-  if (!shared) {
-    shared = createClient(MACPRuntimeService, createGrpcTransport({ baseUrl: RUNTIME_URL }));
+  const url = runtimeUrl();
+  let client = clients.get(url);
+  if (!client) {
+    client = createClient(MACPRuntimeService, createGrpcTransport({ baseUrl: url }));
+    clients.set(url, client);
   }
-  return shared;
+  return client;
 }
 
 export function newSessionId(): string {

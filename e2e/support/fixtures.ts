@@ -1,4 +1,6 @@
-// The `test` every e2e spec uses: Playwright's, plus a guard that the
+// The `test` every e2e spec uses: Playwright's, plus the app of the worker's
+// project (the `e2eApp` option each project sets in playwright.config.ts;
+// e2e/support/apps.ts), and a guard that the
 // console's Content-Security-Policy (lib/server/security-headers.ts) never
 // blocks anything the console itself ships. Every page of every browser
 // context a test opens (the default one and those made with
@@ -6,8 +8,15 @@
 // event or a console message about the policy fails the test, naming what
 // was blocked.
 import { test as base, expect, type Browser, type BrowserContext, type Page } from "@playwright/test";
+import { enterApp, type AppName } from "./apps";
 
 export { expect };
+
+/** Options a project of playwright.config.ts sets in `use`. */
+export interface E2eWorkerOptions {
+  /** Which of the run's two apps the project's specs talk to (e2e/support/apps.ts). */
+  e2eApp: AppName;
+}
 
 const CSP_CONSOLE = /Content Security Policy|Refused to (execute|load|apply|evaluate|frame|connect|create)/i;
 
@@ -41,7 +50,17 @@ async function watchContext(context: BrowserContext, w: Watch): Promise<void> {
   context.on("page", (p) => watchPage(p, w));
 }
 
-export const test = base.extend<{ cspGuard: void }>({
+export const test = base.extend<{ cspGuard: void }, E2eWorkerOptions & { enterE2eApp: void }>({
+  e2eApp: ["a", { scope: "worker", option: true }],
+  // A worker runs the specs of one project, so of one app: agents, browser
+  // states and the handoff directory of this worker are that app's.
+  enterE2eApp: [
+    async ({ e2eApp }, use) => {
+      enterApp(e2eApp);
+      await use();
+    },
+    { scope: "worker", auto: true },
+  ],
   cspGuard: [
     async ({ browser, context, baseURL }, use) => {
       const violations: string[] = [];

@@ -1,16 +1,18 @@
 // The local OpenID Connect provider of the e2e suite (tests/support/oidc-provider),
-// on a fixed port so the app can be started with BATON_OIDC_ISSUER pointing at
-// it. Run as a webServer by playwright.config.ts; stops on SIGTERM.
+// on the run's port so the apps can be started with BATON_OIDC_ISSUER pointing at
+// it; it sends people back to either app (BATON_E2E_APP_ORIGINS, comma-separated).
+// Run as a webServer by playwright.config.ts; stops on SIGTERM.
 import { startOidcProvider } from "../../tests/support/oidc-provider";
 import { OIDC } from "./people";
 
-const appOrigin = process.env.BATON_E2E_APP_ORIGIN ?? "http://127.0.0.1:3100";
+const appOrigins = (process.env.BATON_E2E_APP_ORIGINS ?? "").split(",").filter(Boolean);
+if (appOrigins.length === 0) throw new Error("BATON_E2E_APP_ORIGINS must name the apps' origins (playwright.config.ts)");
 
 const op = await startOidcProvider({
   port: OIDC.port,
   clientId: OIDC.clientId,
   clientSecret: OIDC.clientSecret,
-  redirectUris: [`${appOrigin}/auth/oidc/callback`],
+  redirectUris: appOrigins.map((origin) => `${origin}/auth/oidc/callback`),
   accounts: [
     {
       sub: OIDC.account.sub,

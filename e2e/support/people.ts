@@ -1,8 +1,9 @@
-// The people of the e2e suite: console accounts created in the e2e users file
-// before the app starts (e2e/support/seed-users.ts), each with a signed-in
-// browser state saved by global setup (authFile).
+// The people of the e2e suite: console accounts created in each app's e2e
+// users file before the app starts (e2e/support/seed-users.ts), each with a
+// signed-in browser state per app saved by global setup (authFile).
 
 import path from "node:path";
+import { currentApp, type AppName } from "./apps";
 import { e2ePorts } from "./ports";
 
 export const E2E_PASSWORD = "e2e correct horse battery";
@@ -37,8 +38,14 @@ export const SIGNED_IN: readonly PersonKey[] = ["ruth", "alice", "bob", "carol",
 
 export const AUTH_DIR = path.join(process.cwd(), ".baton", "e2e-auth");
 
-export function authFile(person: PersonKey): string {
-  return path.join(AUTH_DIR, `${person}.json`);
+/**
+ * The person's signed-in browser state on an app (by default the running
+ * test's: e2e/support/apps.ts). Each app has its own sign-ins; both apps are
+ * on 127.0.0.1, where cookies are shared by every port, so a context must
+ * only ever hold the cookies of the app it talks to.
+ */
+export function authFile(person: PersonKey, app: AppName = currentApp().name): string {
+  return path.join(AUTH_DIR, app, `${person}.json`);
 }
 
 /** The local identity provider of the OIDC test (started by playwright.config.ts). */

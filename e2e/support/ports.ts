@@ -1,23 +1,31 @@
-// Ports for one e2e run, chosen when Playwright loads its config: the console,
-// the embedded runtime's gRPC port and the local OpenID Connect provider.
+// Ports for one e2e run, chosen when Playwright loads its config: for each of
+// the two apps the suite runs (e2e/support/apps.ts) its console and its
+// embedded runtime's gRPC port, and the local OpenID Connect provider's.
 // Playwright evaluates the config in its main process and again in every
 // worker, so the first evaluation picks free ports and publishes them in the
 // environment, which the workers and web servers inherit. Setting
-// BATON_E2E_PORTS="console,runtime,oidc" beforehand pins them.
+// BATON_E2E_PORTS="aConsole,aRuntime,bConsole,bRuntime,oidc" beforehand pins them.
 import { spawnSync } from "node:child_process";
 
-export interface E2ePorts {
+export interface AppPorts {
   console: number;
   runtime: number;
+}
+
+export interface E2ePorts {
+  a: AppPorts;
+  b: AppPorts;
   oidc: number;
 }
+
+const COUNT = 5;
 
 const FREE_PORTS_SCRIPT = `
 const net = require("node:net");
 const servers = [];
-let left = 3;
+let left = ${COUNT};
 const ports = [];
-for (let i = 0; i < 3; i++) {
+for (let i = 0; i < ${COUNT}; i++) {
   const s = net.createServer();
   servers.push(s);
   s.listen(0, "127.0.0.1", () => {
@@ -31,23 +39,24 @@ for (let i = 0; i < 3; i++) {
 
 function parse(raw: string): E2ePorts | null {
   const parts = raw.split(",").map((p) => Number(p.trim()));
-  if (parts.length !== 3 || parts.some((p) => !Number.isInteger(p) || p <= 0 || p > 65_535)) return null;
-  const [c, r, o] = parts as [number, number, number];
-  return { console: c, runtime: r, oidc: o };
+  if (parts.length !== COUNT || parts.some((p) => !Number.isInteger(p) || p <= 0 || p > 65_535)) return null;
+  if (new Set(parts).size !== COUNT) return null;
+  const [ac, ar, bc, br, o] = parts as [number, number, number, number, number];
+  return { a: { console: ac, runtime: ar }, b: { console: bc, runtime: br }, oidc: o };
 }
 
-/** The run's ports: from BATON_E2E_PORTS, or three free loopback ports (then published there). */
+/** The run's ports: from BATON_E2E_PORTS, or five free loopback ports (then published there). */
 export function e2ePorts(): E2ePorts {
   const pinned = process.env.BATON_E2E_PORTS;
   if (pinned) {
     const p = parse(pinned);
-    if (!p) throw new Error(`BATON_E2E_PORTS must be "console,runtime,oidc" port numbers, got "${pinned}"`);
+    if (!p) throw new Error(`BATON_E2E_PORTS must be "aConsole,aRuntime,bConsole,bRuntime,oidc": five different port numbers, got "${pinned}"`);
     return p;
   }
   const r = spawnSync(process.execPath, ["-e", FREE_PORTS_SCRIPT], { encoding: "utf8" });
   const p = r.status === 0 ? parse(r.stdout) : null;
   if (!p) throw new Error(`could not find free ports for the e2e run: ${r.stderr || r.stdout}`);
-  process.env.BATON_E2E_PORTS = `${p.console},${p.runtime},${p.oidc}`;
+  process.env.BATON_E2E_PORTS = [p.a.console, p.a.runtime, p.b.console, p.b.runtime, p.oidc].join(",");
   return p;
 }
 
