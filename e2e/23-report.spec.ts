@@ -69,7 +69,7 @@ test("the printable handover report says who handed what to whom, with the runbo
       await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
       await expect(report.locator("h1")).toBeVisible();
       await expectNoAxeViolations(page, `report ${scheme} ${width}`);
-      await shoot(page, `22-report-${scheme}-${width}`);
+      await shoot(page, `23-report-${scheme}-${width}`);
     }
   }
   // A dark screen prints light: the body's text is dark on paper.
