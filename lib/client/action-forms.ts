@@ -72,6 +72,8 @@ function sentence(problem: Problem, value: string, label: string, patternHint = 
       return "Remove the spaces.";
     case "runbook-file":
       return "Choose a .md, .markdown or .txt file.";
+    case "escalation":
+      return `${problem.detail.charAt(0).toUpperCase()}${problem.detail.slice(1)}.`;
   }
 }
 

@@ -38,7 +38,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file baton/v1/actions.proto.
  */
 export const file_baton_v1_actions: GenFile = /*@__PURE__*/
-  fileDesc("ChZiYXRvbi92MS9hY3Rpb25zLnByb3RvEghiYXRvbi52MSKMAgoMQWN0aW9uUmVzdWx0EgoKAm9rGAEgASgIEhEKCWR1cGxpY2F0ZRgCIAEoCBISCgpzZXNzaW9uX2lkGAMgASgJEhIKCm1lc3NhZ2VfaWQYBCABKAkSLAoNc2Vzc2lvbl9zdGF0ZRgFIAEoDjIVLm1hY3AudjEuU2Vzc2lvblN0YXRlEhsKE2FjY2VwdGVkX2F0X3VuaXhfbXMYBiABKAMSDAoEY29kZRgHIAEoCRITCgtleHBsYW5hdGlvbhgIIAEoCRIPCgdtZXNzYWdlGAkgASgJEhIKCmhhbmRvZmZfaWQYCiABKAkSDwoHdGFza19pZBgLIAEoCRIRCglwb2xpY3lfaWQYDCABKAkiNAoORmllbGRWaW9sYXRpb24SDQoFZmllbGQYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkiowIKE1N0YXJ0U2Vzc2lvblJlcXVlc3QSEgoKbWVzc2FnZV9pZBgBIAEoCRIjCgRraW5kGAIgASgOMhUuYmF0b24udjEuU2Vzc2lvbktpbmQSDgoGaW50ZW50GAMgASgJEg0KBXNjb3BlGAQgASgJEhQKDHBhcnRpY2lwYW50cxgFIAMoCRIOCgZ0dGxfbXMYBiABKA0SJgoGcG9saWN5GAcgASgOMhYuYmF0b24udjEuUG9saWN5Q2hvaWNlEhEKCWFwcHJvdmVycxgIIAMoCRIiChppbXBsaWNpdF9hY2NlcHRfdGltZW91dF9tcxgJIAEoDRIbChNmcm96ZW5fY29udGV4dF9qc29uGAogASgJEhIKCmNvbnRleHRfaWQYCyABKAkiZQoMT2ZmZXJSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIOCgZ0YXJnZXQYAyABKAkSDQoFc2NvcGUYBCABKAkSDgoGcmVhc29uGAUgASgJIjEKC0ZpbGVDb250ZW50EhQKDGNvbnRlbnRfdHlwZRgBIAEoCRIMCgRkYXRhGAIgASgMIqgBChRBdHRhY2hDb250ZXh0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSEgoKaGFuZG9mZl9pZBgDIAEoCRIlCgRmaWxlGAQgASgLMhUuYmF0b24udjEuRmlsZUNvbnRlbnRIABISCghtYXJrZG93bhgFIAEoCUgAEg4KBGxpbmsYBiABKAlIAEIJCgdjb250ZW50IlwKDlJlc3BvbmRSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRISCgpoYW5kb2ZmX2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCSKLAQoNQ29tbWl0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSKQoHb3V0Y29tZRgDIAEoDjIYLmJhdG9uLnYxLkhhbmRvZmZPdXRjb21lEhcKD2F1dGhvcml0eV9zY29wZRgEIAEoCRIOCgZyZWFzb24YBSABKAkiRwoNQ2FuY2VsUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSDgoGcmVhc29uGAMgASgJIqEBChJUYXNrUmVxdWVzdFJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgJEg0KBXRpdGxlGAMgASgJEhQKDGluc3RydWN0aW9ucxgEIAEoCRIQCghhc3NpZ25lZRgFIAEoCRISCgppbnB1dF9qc29uGAYgASgJEhgKEGRlYWRsaW5lX3VuaXhfbXMYByABKAMiXQoSVGFza1Jlc3BvbmRSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIPCgd0YXNrX2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCSJ/ChFUYXNrVXBkYXRlUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSDwoHdGFza19pZBgDIAEoCRIQCghwcm9ncmVzcxgEIAEoARIOCgZzdGF0dXMYBSABKAkSDwoHbWVzc2FnZRgGIAEoCSJvChNUYXNrQ29tcGxldGVSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIPCgd0YXNrX2lkGAMgASgJEg4KBm91dHB1dBgEIAEoDBIPCgdzdW1tYXJ5GAUgASgJIoEBCg9UYXNrRmFpbFJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgJEg8KB3Rhc2tfaWQYAyABKAkSEgoKZXJyb3JfY29kZRgEIAEoCRIOCgZyZWFzb24YBSABKAkSEQoJcmV0cnlhYmxlGAYgASgIIowBChFUYXNrQ29tbWl0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSJgoHb3V0Y29tZRgDIAEoDjIVLmJhdG9uLnYxLlRhc2tPdXRjb21lEhcKD2F1dGhvcml0eV9zY29wZRgEIAEoCRIOCgZyZWFzb24YBSABKAkiFgoUTGlzdERpcmVjdG9yeVJlcXVlc3QibwoNRGlyZWN0b3J5VXNlchIQCgh1c2VybmFtZRgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSDAoEcm9sZRgDIAEoCRIWCg5wYXJ0aWNpcGFudF9pZBgEIAEoCRIQCghkaXNhYmxlZBgFIAEoCCJwCg5EaXJlY3RvcnlBZ2VudBIWCg5wYXJ0aWNpcGFudF9pZBgBIAEoCRIVCg1zZXNzaW9uX2NvdW50GAIgASgNEhkKEWxhc3Rfc2Vlbl91bml4X21zGAMgASgDEhQKDGRpc3BsYXlfbmFtZRgEIAEoCSJpChVMaXN0RGlyZWN0b3J5UmVzcG9uc2USJgoFdXNlcnMYASADKAsyFy5iYXRvbi52MS5EaXJlY3RvcnlVc2VyEigKBmFnZW50cxgCIAMoCzIYLmJhdG9uLnYxLkRpcmVjdG9yeUFnZW50IvoBCglJbmJveEl0ZW0SJQoEa2luZBgBIAEoDjIXLmJhdG9uLnYxLkluYm94SXRlbUtpbmQSEgoKc2Vzc2lvbl9pZBgCIAEoCRIMCgRtb2RlGAMgASgJEg4KBmludGVudBgEIAEoCRINCgVzY29wZRgFIAEoCRIYChBmcm9tX3BhcnRpY2lwYW50GAYgASgJEhIKCnN1YmplY3RfaWQYByABKAkSFQoNc2luY2VfdW5peF9tcxgIIAEoAxIaChJleHBpcmVzX2F0X3VuaXhfbXMYCSABKAMSDwoHc3VtbWFyeRgKIAEoCRITCgthc19hcHByb3ZlchgLIAEoCCITChFXYXRjaEluYm94UmVxdWVzdCJACgtJbmJveFVwZGF0ZRIiCgVpdGVtcxgBIAMoCzITLmJhdG9uLnYxLkluYm94SXRlbRINCgVjb3VudBgCIAEoDSJvChJXYXRjaEluYm94UmVzcG9uc2USJwoGdXBkYXRlGAEgASgLMhUuYmF0b24udjEuSW5ib3hVcGRhdGVIABIoCgloZWFydGJlYXQYAiABKAsyEy5iYXRvbi52MS5IZWFydGJlYXRIAEIGCgRpdGVtIiUKEEdldFBvbGljeVJlcXVlc3QSEQoJcG9saWN5X2lkGAEgASgJImwKEUdldFBvbGljeVJlc3BvbnNlEg0KBWZvdW5kGAEgASgIEhEKCXBvbGljeV9pZBgCIAEoCRIMCgRtb2RlGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEhIKCnJ1bGVzX2pzb24YBSABKAkiGAoWR2V0Q2FwYWJpbGl0aWVzUmVxdWVzdCJPCgxEZW1vU2NlbmFyaW8SDAoEbmFtZRgBIAEoCRINCgV0aXRsZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRINCgVzdGVwcxgEIAEoDSKdAQoXR2V0Q2FwYWJpbGl0aWVzUmVzcG9uc2USGQoRbWF4X3BheWxvYWRfYnl0ZXMYASABKA0SLgoOZGVtb19zY2VuYXJpb3MYAiADKAsyFi5iYXRvbi52MS5EZW1vU2NlbmFyaW8SFgoOZGVtb19hdmFpbGFibGUYAyABKAgSHwoXZGVtb191bmF2YWlsYWJsZV9yZWFzb24YBCABKAkiQgoOUnVuRGVtb1JlcXVlc3QSEAoIc2NlbmFyaW8YASABKAkSDQoFc3BlZWQYAiABKAESDwoHaW5zdGFudBgDIAEoCCI3ChJEZW1vU2Vzc2lvblN0YXJ0ZWQSDQoFYWxpYXMYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSJFCgxEZW1vRmluaXNoZWQSDgoGcGFzc2VkGAEgASgIEhAKCHByb2JsZW1zGAIgAygJEhMKC2R1cmF0aW9uX21zGAMgASgDIrABCg9SdW5EZW1vUmVzcG9uc2USDgoEbGluZRgBIAEoCUgAEi8KB3Nlc3Npb24YAiABKAsyHC5iYXRvbi52MS5EZW1vU2Vzc2lvblN0YXJ0ZWRIABIqCghmaW5pc2hlZBgDIAEoCzIWLmJhdG9uLnYxLkRlbW9GaW5pc2hlZEgAEigKCWhlYXJ0YmVhdBgEIAEoCzITLmJhdG9uLnYxLkhlYXJ0YmVhdEgAQgYKBGl0ZW0iLQocTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVxdWVzdBINCgVsaW1pdBgBIAEoDSLuAQoPV2ViaG9va0RlbGl2ZXJ5EhMKC2RlbGl2ZXJ5X2lkGAEgASgJEg0KBWV2ZW50GAIgASgJEhIKCnNlc3Npb25faWQYAyABKAkSDgoGc3RhdHVzGAQgASgJEhAKCGF0dGVtcHRzGAUgASgNEhgKEGxhc3Rfc3RhdHVzX2NvZGUYBiABKA0SEgoKbGFzdF9lcnJvchgHIAEoCRIXCg9jcmVhdGVkX3VuaXhfbXMYCCABKAMSHAoUbGFzdF9hdHRlbXB0X3VuaXhfbXMYCSABKAMSHAoUbmV4dF9hdHRlbXB0X3VuaXhfbXMYCiABKAMijAEKDVdlYmhvb2tTdGF0dXMSCgoCaWQYASABKAkSDgoGZm9ybWF0GAIgASgJEhMKC2Rlc3RpbmF0aW9uGAMgASgJEg8KB3BlbmRpbmcYBCABKAQSDgoGZmFpbGVkGAUgASgEEikKBnJlY2VudBgGIAMoCzIZLmJhdG9uLnYxLldlYmhvb2tEZWxpdmVyeSJbCh1MaXN0V2ViaG9va0RlbGl2ZXJpZXNSZXNwb25zZRISCgpjb25maWd1cmVkGAEgASgIEiYKBWhvb2tzGAIgAygLMhcuYmF0b24udjEuV2ViaG9va1N0YXR1cyL8AQoPSGFuZG9mZlRlbXBsYXRlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSDgoGdGFyZ2V0GAMgASgJEg0KBXNjb3BlGAQgASgJEg4KBnJlYXNvbhgFIAEoCRIYChBydW5ib29rX21hcmtkb3duGAYgASgJEiYKBnBvbGljeRgHIAEoDjIWLmJhdG9uLnYxLlBvbGljeUNob2ljZRIRCglhcHByb3ZlcnMYCCADKAkSIgoaaW1wbGljaXRfYWNjZXB0X3RpbWVvdXRfbXMYCSABKA0SDgoGdHRsX21zGAogASgNEhcKD3VwZGF0ZWRfdW5peF9tcxgLIAEoAyIdChtMaXN0SGFuZG9mZlRlbXBsYXRlc1JlcXVlc3QiYwocTGlzdEhhbmRvZmZUZW1wbGF0ZXNSZXNwb25zZRIsCgl0ZW1wbGF0ZXMYASADKAsyGS5iYXRvbi52MS5IYW5kb2ZmVGVtcGxhdGUSFQoNbWF4X3RlbXBsYXRlcxgCIAEoDSJJChpTYXZlSGFuZG9mZlRlbXBsYXRlUmVxdWVzdBIrCgh0ZW1wbGF0ZRgBIAEoCzIZLmJhdG9uLnYxLkhhbmRvZmZUZW1wbGF0ZSJKChtTYXZlSGFuZG9mZlRlbXBsYXRlUmVzcG9uc2USKwoIdGVtcGxhdGUYASABKAsyGS5iYXRvbi52MS5IYW5kb2ZmVGVtcGxhdGUiKgocRGVsZXRlSGFuZG9mZlRlbXBsYXRlUmVxdWVzdBIKCgJpZBgBIAEoCSIwCh1EZWxldGVIYW5kb2ZmVGVtcGxhdGVSZXNwb25zZRIPCgdkZWxldGVkGAEgASgIKlwKC1Nlc3Npb25LaW5kEhwKGFNFU1NJT05fS0lORF9VTlNQRUNJRklFRBAAEhgKFFNFU1NJT05fS0lORF9IQU5ET0ZGEAESFQoRU0VTU0lPTl9LSU5EX1RBU0sQAiqMAQoMUG9saWN5Q2hvaWNlEh0KGVBPTElDWV9DSE9JQ0VfVU5TUEVDSUZJRUQQABIZChVQT0xJQ1lfQ0hPSUNFX0RFRkFVTFQQARIfChtQT0xJQ1lfQ0hPSUNFX0xFQURfQVBQUk9WQUwQAhIhCh1QT0xJQ1lfQ0hPSUNFX0lNUExJQ0lUX0FDQ0VQVBADKm0KDkhhbmRvZmZPdXRjb21lEh8KG0hBTkRPRkZfT1VUQ09NRV9VTlNQRUNJRklFRBAAEhwKGEhBTkRPRkZfT1VUQ09NRV9BQ0NFUFRFRBABEhwKGEhBTkRPRkZfT1VUQ09NRV9ERUNMSU5FRBACKmAKC1Rhc2tPdXRjb21lEhwKGFRBU0tfT1VUQ09NRV9VTlNQRUNJRklFRBAAEhoKFlRBU0tfT1VUQ09NRV9DT01QTEVURUQQARIXChNUQVNLX09VVENPTUVfRkFJTEVEEAIqgwEKDUluYm94SXRlbUtpbmQSHwobSU5CT1hfSVRFTV9LSU5EX1VOU1BFQ0lGSUVEEAASGQoVSU5CT1hfSVRFTV9LSU5EX09GRkVSEAESHAoYSU5CT1hfSVRFTV9LSU5EX0FQUFJPVkFMEAISGAoUSU5CT1hfSVRFTV9LSU5EX1RBU0sQAzK8DQoNQWN0aW9uU2VydmljZRJFCgxTdGFydFNlc3Npb24SHS5iYXRvbi52MS5TdGFydFNlc3Npb25SZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EjcKBU9mZmVyEhYuYmF0b24udjEuT2ZmZXJSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EkcKDUF0dGFjaENvbnRleHQSHi5iYXRvbi52MS5BdHRhY2hDb250ZXh0UmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBI6CgZBY2NlcHQSGC5iYXRvbi52MS5SZXNwb25kUmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBI7CgdEZWNsaW5lEhguYmF0b24udjEuUmVzcG9uZFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSOQoGQ29tbWl0EhcuYmF0b24udjEuQ29tbWl0UmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBI5CgZDYW5jZWwSFy5iYXRvbi52MS5DYW5jZWxSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EkMKC1Rhc2tSZXF1ZXN0EhwuYmF0b24udjEuVGFza1JlcXVlc3RSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EkIKClRhc2tBY2NlcHQSHC5iYXRvbi52MS5UYXNrUmVzcG9uZFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSQgoKVGFza1JlamVjdBIcLmJhdG9uLnYxLlRhc2tSZXNwb25kUmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBJBCgpUYXNrVXBkYXRlEhsuYmF0b24udjEuVGFza1VwZGF0ZVJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSRQoMVGFza0NvbXBsZXRlEh0uYmF0b24udjEuVGFza0NvbXBsZXRlUmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBI9CghUYXNrRmFpbBIZLmJhdG9uLnYxLlRhc2tGYWlsUmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBJBCgpUYXNrQ29tbWl0EhsuYmF0b24udjEuVGFza0NvbW1pdFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSUAoNTGlzdERpcmVjdG9yeRIeLmJhdG9uLnYxLkxpc3REaXJlY3RvcnlSZXF1ZXN0Gh8uYmF0b24udjEuTGlzdERpcmVjdG9yeVJlc3BvbnNlEkkKCldhdGNoSW5ib3gSGy5iYXRvbi52MS5XYXRjaEluYm94UmVxdWVzdBocLmJhdG9uLnYxLldhdGNoSW5ib3hSZXNwb25zZTABEkQKCUdldFBvbGljeRIaLmJhdG9uLnYxLkdldFBvbGljeVJlcXVlc3QaGy5iYXRvbi52MS5HZXRQb2xpY3lSZXNwb25zZRJWCg9HZXRDYXBhYmlsaXRpZXMSIC5iYXRvbi52MS5HZXRDYXBhYmlsaXRpZXNSZXF1ZXN0GiEuYmF0b24udjEuR2V0Q2FwYWJpbGl0aWVzUmVzcG9uc2USQAoHUnVuRGVtbxIYLmJhdG9uLnYxLlJ1bkRlbW9SZXF1ZXN0GhkuYmF0b24udjEuUnVuRGVtb1Jlc3BvbnNlMAESaAoVTGlzdFdlYmhvb2tEZWxpdmVyaWVzEiYuYmF0b24udjEuTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVxdWVzdBonLmJhdG9uLnYxLkxpc3RXZWJob29rRGVsaXZlcmllc1Jlc3BvbnNlEmUKFExpc3RIYW5kb2ZmVGVtcGxhdGVzEiUuYmF0b24udjEuTGlzdEhhbmRvZmZUZW1wbGF0ZXNSZXF1ZXN0GiYuYmF0b24udjEuTGlzdEhhbmRvZmZUZW1wbGF0ZXNSZXNwb25zZRJiChNTYXZlSGFuZG9mZlRlbXBsYXRlEiQuYmF0b24udjEuU2F2ZUhhbmRvZmZUZW1wbGF0ZVJlcXVlc3QaJS5iYXRvbi52MS5TYXZlSGFuZG9mZlRlbXBsYXRlUmVzcG9uc2USaAoVRGVsZXRlSGFuZG9mZlRlbXBsYXRlEiYuYmF0b24udjEuRGVsZXRlSGFuZG9mZlRlbXBsYXRlUmVxdWVzdBonLmJhdG9uLnYxLkRlbGV0ZUhhbmRvZmZUZW1wbGF0ZVJlc3BvbnNlYgZwcm90bzM", [file_baton_v1_console, file_macp_v1_envelope]);
+  fileDesc("ChZiYXRvbi92MS9hY3Rpb25zLnByb3RvEghiYXRvbi52MSKMAgoMQWN0aW9uUmVzdWx0EgoKAm9rGAEgASgIEhEKCWR1cGxpY2F0ZRgCIAEoCBISCgpzZXNzaW9uX2lkGAMgASgJEhIKCm1lc3NhZ2VfaWQYBCABKAkSLAoNc2Vzc2lvbl9zdGF0ZRgFIAEoDjIVLm1hY3AudjEuU2Vzc2lvblN0YXRlEhsKE2FjY2VwdGVkX2F0X3VuaXhfbXMYBiABKAMSDAoEY29kZRgHIAEoCRITCgtleHBsYW5hdGlvbhgIIAEoCRIPCgdtZXNzYWdlGAkgASgJEhIKCmhhbmRvZmZfaWQYCiABKAkSDwoHdGFza19pZBgLIAEoCRIRCglwb2xpY3lfaWQYDCABKAkiNAoORmllbGRWaW9sYXRpb24SDQoFZmllbGQYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkiowIKE1N0YXJ0U2Vzc2lvblJlcXVlc3QSEgoKbWVzc2FnZV9pZBgBIAEoCRIjCgRraW5kGAIgASgOMhUuYmF0b24udjEuU2Vzc2lvbktpbmQSDgoGaW50ZW50GAMgASgJEg0KBXNjb3BlGAQgASgJEhQKDHBhcnRpY2lwYW50cxgFIAMoCRIOCgZ0dGxfbXMYBiABKA0SJgoGcG9saWN5GAcgASgOMhYuYmF0b24udjEuUG9saWN5Q2hvaWNlEhEKCWFwcHJvdmVycxgIIAMoCRIiChppbXBsaWNpdF9hY2NlcHRfdGltZW91dF9tcxgJIAEoDRIbChNmcm96ZW5fY29udGV4dF9qc29uGAogASgJEhIKCmNvbnRleHRfaWQYCyABKAkiZQoMT2ZmZXJSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIOCgZ0YXJnZXQYAyABKAkSDQoFc2NvcGUYBCABKAkSDgoGcmVhc29uGAUgASgJIjEKC0ZpbGVDb250ZW50EhQKDGNvbnRlbnRfdHlwZRgBIAEoCRIMCgRkYXRhGAIgASgMIqgBChRBdHRhY2hDb250ZXh0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSEgoKaGFuZG9mZl9pZBgDIAEoCRIlCgRmaWxlGAQgASgLMhUuYmF0b24udjEuRmlsZUNvbnRlbnRIABISCghtYXJrZG93bhgFIAEoCUgAEg4KBGxpbmsYBiABKAlIAEIJCgdjb250ZW50IlwKDlJlc3BvbmRSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRISCgpoYW5kb2ZmX2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCSKLAQoNQ29tbWl0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSKQoHb3V0Y29tZRgDIAEoDjIYLmJhdG9uLnYxLkhhbmRvZmZPdXRjb21lEhcKD2F1dGhvcml0eV9zY29wZRgEIAEoCRIOCgZyZWFzb24YBSABKAkiRwoNQ2FuY2VsUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSDgoGcmVhc29uGAMgASgJIqEBChJUYXNrUmVxdWVzdFJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgJEg0KBXRpdGxlGAMgASgJEhQKDGluc3RydWN0aW9ucxgEIAEoCRIQCghhc3NpZ25lZRgFIAEoCRISCgppbnB1dF9qc29uGAYgASgJEhgKEGRlYWRsaW5lX3VuaXhfbXMYByABKAMiXQoSVGFza1Jlc3BvbmRSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIPCgd0YXNrX2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCSJ/ChFUYXNrVXBkYXRlUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSDwoHdGFza19pZBgDIAEoCRIQCghwcm9ncmVzcxgEIAEoARIOCgZzdGF0dXMYBSABKAkSDwoHbWVzc2FnZRgGIAEoCSJvChNUYXNrQ29tcGxldGVSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIPCgd0YXNrX2lkGAMgASgJEg4KBm91dHB1dBgEIAEoDBIPCgdzdW1tYXJ5GAUgASgJIoEBCg9UYXNrRmFpbFJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgJEg8KB3Rhc2tfaWQYAyABKAkSEgoKZXJyb3JfY29kZRgEIAEoCRIOCgZyZWFzb24YBSABKAkSEQoJcmV0cnlhYmxlGAYgASgIIowBChFUYXNrQ29tbWl0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSJgoHb3V0Y29tZRgDIAEoDjIVLmJhdG9uLnYxLlRhc2tPdXRjb21lEhcKD2F1dGhvcml0eV9zY29wZRgEIAEoCRIOCgZyZWFzb24YBSABKAkiFgoUTGlzdERpcmVjdG9yeVJlcXVlc3QibwoNRGlyZWN0b3J5VXNlchIQCgh1c2VybmFtZRgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSDAoEcm9sZRgDIAEoCRIWCg5wYXJ0aWNpcGFudF9pZBgEIAEoCRIQCghkaXNhYmxlZBgFIAEoCCJwCg5EaXJlY3RvcnlBZ2VudBIWCg5wYXJ0aWNpcGFudF9pZBgBIAEoCRIVCg1zZXNzaW9uX2NvdW50GAIgASgNEhkKEWxhc3Rfc2Vlbl91bml4X21zGAMgASgDEhQKDGRpc3BsYXlfbmFtZRgEIAEoCSJpChVMaXN0RGlyZWN0b3J5UmVzcG9uc2USJgoFdXNlcnMYASADKAsyFy5iYXRvbi52MS5EaXJlY3RvcnlVc2VyEigKBmFnZW50cxgCIAMoCzIYLmJhdG9uLnYxLkRpcmVjdG9yeUFnZW50IvoBCglJbmJveEl0ZW0SJQoEa2luZBgBIAEoDjIXLmJhdG9uLnYxLkluYm94SXRlbUtpbmQSEgoKc2Vzc2lvbl9pZBgCIAEoCRIMCgRtb2RlGAMgASgJEg4KBmludGVudBgEIAEoCRINCgVzY29wZRgFIAEoCRIYChBmcm9tX3BhcnRpY2lwYW50GAYgASgJEhIKCnN1YmplY3RfaWQYByABKAkSFQoNc2luY2VfdW5peF9tcxgIIAEoAxIaChJleHBpcmVzX2F0X3VuaXhfbXMYCSABKAMSDwoHc3VtbWFyeRgKIAEoCRITCgthc19hcHByb3ZlchgLIAEoCCITChFXYXRjaEluYm94UmVxdWVzdCJACgtJbmJveFVwZGF0ZRIiCgVpdGVtcxgBIAMoCzITLmJhdG9uLnYxLkluYm94SXRlbRINCgVjb3VudBgCIAEoDSJvChJXYXRjaEluYm94UmVzcG9uc2USJwoGdXBkYXRlGAEgASgLMhUuYmF0b24udjEuSW5ib3hVcGRhdGVIABIoCgloZWFydGJlYXQYAiABKAsyEy5iYXRvbi52MS5IZWFydGJlYXRIAEIGCgRpdGVtIiUKEEdldFBvbGljeVJlcXVlc3QSEQoJcG9saWN5X2lkGAEgASgJImwKEUdldFBvbGljeVJlc3BvbnNlEg0KBWZvdW5kGAEgASgIEhEKCXBvbGljeV9pZBgCIAEoCRIMCgRtb2RlGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEhIKCnJ1bGVzX2pzb24YBSABKAkiGAoWR2V0Q2FwYWJpbGl0aWVzUmVxdWVzdCJPCgxEZW1vU2NlbmFyaW8SDAoEbmFtZRgBIAEoCRINCgV0aXRsZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRINCgVzdGVwcxgEIAEoDSKdAQoXR2V0Q2FwYWJpbGl0aWVzUmVzcG9uc2USGQoRbWF4X3BheWxvYWRfYnl0ZXMYASABKA0SLgoOZGVtb19zY2VuYXJpb3MYAiADKAsyFi5iYXRvbi52MS5EZW1vU2NlbmFyaW8SFgoOZGVtb19hdmFpbGFibGUYAyABKAgSHwoXZGVtb191bmF2YWlsYWJsZV9yZWFzb24YBCABKAkiQgoOUnVuRGVtb1JlcXVlc3QSEAoIc2NlbmFyaW8YASABKAkSDQoFc3BlZWQYAiABKAESDwoHaW5zdGFudBgDIAEoCCI3ChJEZW1vU2Vzc2lvblN0YXJ0ZWQSDQoFYWxpYXMYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSJFCgxEZW1vRmluaXNoZWQSDgoGcGFzc2VkGAEgASgIEhAKCHByb2JsZW1zGAIgAygJEhMKC2R1cmF0aW9uX21zGAMgASgDIrABCg9SdW5EZW1vUmVzcG9uc2USDgoEbGluZRgBIAEoCUgAEi8KB3Nlc3Npb24YAiABKAsyHC5iYXRvbi52MS5EZW1vU2Vzc2lvblN0YXJ0ZWRIABIqCghmaW5pc2hlZBgDIAEoCzIWLmJhdG9uLnYxLkRlbW9GaW5pc2hlZEgAEigKCWhlYXJ0YmVhdBgEIAEoCzITLmJhdG9uLnYxLkhlYXJ0YmVhdEgAQgYKBGl0ZW0iLQocTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVxdWVzdBINCgVsaW1pdBgBIAEoDSLuAQoPV2ViaG9va0RlbGl2ZXJ5EhMKC2RlbGl2ZXJ5X2lkGAEgASgJEg0KBWV2ZW50GAIgASgJEhIKCnNlc3Npb25faWQYAyABKAkSDgoGc3RhdHVzGAQgASgJEhAKCGF0dGVtcHRzGAUgASgNEhgKEGxhc3Rfc3RhdHVzX2NvZGUYBiABKA0SEgoKbGFzdF9lcnJvchgHIAEoCRIXCg9jcmVhdGVkX3VuaXhfbXMYCCABKAMSHAoUbGFzdF9hdHRlbXB0X3VuaXhfbXMYCSABKAMSHAoUbmV4dF9hdHRlbXB0X3VuaXhfbXMYCiABKAMijAEKDVdlYmhvb2tTdGF0dXMSCgoCaWQYASABKAkSDgoGZm9ybWF0GAIgASgJEhMKC2Rlc3RpbmF0aW9uGAMgASgJEg8KB3BlbmRpbmcYBCABKAQSDgoGZmFpbGVkGAUgASgEEikKBnJlY2VudBgGIAMoCzIZLmJhdG9uLnYxLldlYmhvb2tEZWxpdmVyeSJbCh1MaXN0V2ViaG9va0RlbGl2ZXJpZXNSZXNwb25zZRISCgpjb25maWd1cmVkGAEgASgIEiYKBWhvb2tzGAIgAygLMhcuYmF0b24udjEuV2ViaG9va1N0YXR1cyL8AQoPSGFuZG9mZlRlbXBsYXRlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSDgoGdGFyZ2V0GAMgASgJEg0KBXNjb3BlGAQgASgJEg4KBnJlYXNvbhgFIAEoCRIYChBydW5ib29rX21hcmtkb3duGAYgASgJEiYKBnBvbGljeRgHIAEoDjIWLmJhdG9uLnYxLlBvbGljeUNob2ljZRIRCglhcHByb3ZlcnMYCCADKAkSIgoaaW1wbGljaXRfYWNjZXB0X3RpbWVvdXRfbXMYCSABKA0SDgoGdHRsX21zGAogASgNEhcKD3VwZGF0ZWRfdW5peF9tcxgLIAEoAyIdChtMaXN0SGFuZG9mZlRlbXBsYXRlc1JlcXVlc3QiYwocTGlzdEhhbmRvZmZUZW1wbGF0ZXNSZXNwb25zZRIsCgl0ZW1wbGF0ZXMYASADKAsyGS5iYXRvbi52MS5IYW5kb2ZmVGVtcGxhdGUSFQoNbWF4X3RlbXBsYXRlcxgCIAEoDSJJChpTYXZlSGFuZG9mZlRlbXBsYXRlUmVxdWVzdBIrCgh0ZW1wbGF0ZRgBIAEoCzIZLmJhdG9uLnYxLkhhbmRvZmZUZW1wbGF0ZSJKChtTYXZlSGFuZG9mZlRlbXBsYXRlUmVzcG9uc2USKwoIdGVtcGxhdGUYASABKAsyGS5iYXRvbi52MS5IYW5kb2ZmVGVtcGxhdGUiKgocRGVsZXRlSGFuZG9mZlRlbXBsYXRlUmVxdWVzdBIKCgJpZBgBIAEoCSIwCh1EZWxldGVIYW5kb2ZmVGVtcGxhdGVSZXNwb25zZRIPCgdkZWxldGVkGAEgASgIImkKDkVzY2FsYXRpb25TdGVwEioKBGtpbmQYASABKA4yHC5iYXRvbi52MS5Fc2NhbGF0aW9uU3RlcEtpbmQSFQoNYWZ0ZXJfbWludXRlcxgCIAEoDRIUCgxwYXJ0aWNpcGFudHMYAyADKAkivQEKEEVzY2FsYXRpb25BY3Rpb24SDAoEc3RlcBgBIAEoDRIqCgRraW5kGAIgASgOMhwuYmF0b24udjEuRXNjYWxhdGlvblN0ZXBLaW5kEhIKCnNlc3Npb25faWQYAyABKAkSEwoLbWVzc2FnZV9pZHMYBCADKAkSHAoUY2FuY2VsbGVkX3Nlc3Npb25faWQYBSABKAkSFAoMcGFydGljaXBhbnRzGAYgAygJEhIKCmF0X3VuaXhfbXMYByABKAMisQIKCkVzY2FsYXRpb24SGQoRb3JpZ2luX3Nlc3Npb25faWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRINCgVvd25lchgDIAEoCRIoCgVzdGF0ZRgEIAEoDjIZLmJhdG9uLnYxLkVzY2FsYXRpb25TdGF0ZRInCgVzdGVwcxgFIAMoCzIYLmJhdG9uLnYxLkVzY2FsYXRpb25TdGVwEhEKCW5leHRfc3RlcBgGIAEoDRIXCg9uZXh0X2F0X3VuaXhfbXMYByABKAMSKAoEZG9uZRgIIAMoCzIaLmJhdG9uLnYxLkVzY2FsYXRpb25BY3Rpb24SDgoGZGV0YWlsGAkgASgJEhcKD3VwZGF0ZWRfdW5peF9tcxgKIAEoAxITCgtzZXNzaW9uX2lkcxgLIAMoCSJVChZTdGFydEVzY2FsYXRpb25SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSJwoFc3RlcHMYAiADKAsyGC5iYXRvbi52MS5Fc2NhbGF0aW9uU3RlcCIqChRHZXRFc2NhbGF0aW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIlAKFUdldEVzY2FsYXRpb25SZXNwb25zZRINCgVmb3VuZBgBIAEoCBIoCgplc2NhbGF0aW9uGAIgASgLMhQuYmF0b24udjEuRXNjYWxhdGlvbiItChdDYW5jZWxFc2NhbGF0aW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJKlwKC1Nlc3Npb25LaW5kEhwKGFNFU1NJT05fS0lORF9VTlNQRUNJRklFRBAAEhgKFFNFU1NJT05fS0lORF9IQU5ET0ZGEAESFQoRU0VTU0lPTl9LSU5EX1RBU0sQAiqMAQoMUG9saWN5Q2hvaWNlEh0KGVBPTElDWV9DSE9JQ0VfVU5TUEVDSUZJRUQQABIZChVQT0xJQ1lfQ0hPSUNFX0RFRkFVTFQQARIfChtQT0xJQ1lfQ0hPSUNFX0xFQURfQVBQUk9WQUwQAhIhCh1QT0xJQ1lfQ0hPSUNFX0lNUExJQ0lUX0FDQ0VQVBADKm0KDkhhbmRvZmZPdXRjb21lEh8KG0hBTkRPRkZfT1VUQ09NRV9VTlNQRUNJRklFRBAAEhwKGEhBTkRPRkZfT1VUQ09NRV9BQ0NFUFRFRBABEhwKGEhBTkRPRkZfT1VUQ09NRV9ERUNMSU5FRBACKmAKC1Rhc2tPdXRjb21lEhwKGFRBU0tfT1VUQ09NRV9VTlNQRUNJRklFRBAAEhoKFlRBU0tfT1VUQ09NRV9DT01QTEVURUQQARIXChNUQVNLX09VVENPTUVfRkFJTEVEEAIqgwEKDUluYm94SXRlbUtpbmQSHwobSU5CT1hfSVRFTV9LSU5EX1VOU1BFQ0lGSUVEEAASGQoVSU5CT1hfSVRFTV9LSU5EX09GRkVSEAESHAoYSU5CT1hfSVRFTV9LSU5EX0FQUFJPVkFMEAISGAoUSU5CT1hfSVRFTV9LSU5EX1RBU0sQAyp9ChJFc2NhbGF0aW9uU3RlcEtpbmQSJAogRVNDQUxBVElPTl9TVEVQX0tJTkRfVU5TUEVDSUZJRUQQABIfChtFU0NBTEFUSU9OX1NURVBfS0lORF9OT1RJRlkQARIgChxFU0NBTEFUSU9OX1NURVBfS0lORF9SRU9GRkVSEAIqxwEKD0VzY2FsYXRpb25TdGF0ZRIgChxFU0NBTEFUSU9OX1NUQVRFX1VOU1BFQ0lGSUVEEAASHAoYRVNDQUxBVElPTl9TVEFURV9QRU5ESU5HEAESGQoVRVNDQUxBVElPTl9TVEFURV9ET05FEAISHAoYRVNDQUxBVElPTl9TVEFURV9TVE9QUEVEEAMSHgoaRVNDQUxBVElPTl9TVEFURV9DQU5DRUxMRUQQBBIbChdFU0NBTEFUSU9OX1NUQVRFX0ZBSUxFRBAFMqYPCg1BY3Rpb25TZXJ2aWNlEkUKDFN0YXJ0U2Vzc2lvbhIdLmJhdG9uLnYxLlN0YXJ0U2Vzc2lvblJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSNwoFT2ZmZXISFi5iYXRvbi52MS5PZmZlclJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSRwoNQXR0YWNoQ29udGV4dBIeLmJhdG9uLnYxLkF0dGFjaENvbnRleHRSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EjoKBkFjY2VwdBIYLmJhdG9uLnYxLlJlc3BvbmRSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EjsKB0RlY2xpbmUSGC5iYXRvbi52MS5SZXNwb25kUmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBI5CgZDb21taXQSFy5iYXRvbi52MS5Db21taXRSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EjkKBkNhbmNlbBIXLmJhdG9uLnYxLkNhbmNlbFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSQwoLVGFza1JlcXVlc3QSHC5iYXRvbi52MS5UYXNrUmVxdWVzdFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSQgoKVGFza0FjY2VwdBIcLmJhdG9uLnYxLlRhc2tSZXNwb25kUmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBJCCgpUYXNrUmVqZWN0EhwuYmF0b24udjEuVGFza1Jlc3BvbmRSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EkEKClRhc2tVcGRhdGUSGy5iYXRvbi52MS5UYXNrVXBkYXRlUmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBJFCgxUYXNrQ29tcGxldGUSHS5iYXRvbi52MS5UYXNrQ29tcGxldGVSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0Ej0KCFRhc2tGYWlsEhkuYmF0b24udjEuVGFza0ZhaWxSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EkEKClRhc2tDb21taXQSGy5iYXRvbi52MS5UYXNrQ29tbWl0UmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBJQCg1MaXN0RGlyZWN0b3J5Eh4uYmF0b24udjEuTGlzdERpcmVjdG9yeVJlcXVlc3QaHy5iYXRvbi52MS5MaXN0RGlyZWN0b3J5UmVzcG9uc2USSQoKV2F0Y2hJbmJveBIbLmJhdG9uLnYxLldhdGNoSW5ib3hSZXF1ZXN0GhwuYmF0b24udjEuV2F0Y2hJbmJveFJlc3BvbnNlMAESRAoJR2V0UG9saWN5EhouYmF0b24udjEuR2V0UG9saWN5UmVxdWVzdBobLmJhdG9uLnYxLkdldFBvbGljeVJlc3BvbnNlElYKD0dldENhcGFiaWxpdGllcxIgLmJhdG9uLnYxLkdldENhcGFiaWxpdGllc1JlcXVlc3QaIS5iYXRvbi52MS5HZXRDYXBhYmlsaXRpZXNSZXNwb25zZRJACgdSdW5EZW1vEhguYmF0b24udjEuUnVuRGVtb1JlcXVlc3QaGS5iYXRvbi52MS5SdW5EZW1vUmVzcG9uc2UwARJoChVMaXN0V2ViaG9va0RlbGl2ZXJpZXMSJi5iYXRvbi52MS5MaXN0V2ViaG9va0RlbGl2ZXJpZXNSZXF1ZXN0GicuYmF0b24udjEuTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVzcG9uc2USZQoUTGlzdEhhbmRvZmZUZW1wbGF0ZXMSJS5iYXRvbi52MS5MaXN0SGFuZG9mZlRlbXBsYXRlc1JlcXVlc3QaJi5iYXRvbi52MS5MaXN0SGFuZG9mZlRlbXBsYXRlc1Jlc3BvbnNlEmIKE1NhdmVIYW5kb2ZmVGVtcGxhdGUSJC5iYXRvbi52MS5TYXZlSGFuZG9mZlRlbXBsYXRlUmVxdWVzdBolLmJhdG9uLnYxLlNhdmVIYW5kb2ZmVGVtcGxhdGVSZXNwb25zZRJoChVEZWxldGVIYW5kb2ZmVGVtcGxhdGUSJi5iYXRvbi52MS5EZWxldGVIYW5kb2ZmVGVtcGxhdGVSZXF1ZXN0GicuYmF0b24udjEuRGVsZXRlSGFuZG9mZlRlbXBsYXRlUmVzcG9uc2USSQoPU3RhcnRFc2NhbGF0aW9uEiAuYmF0b24udjEuU3RhcnRFc2NhbGF0aW9uUmVxdWVzdBoULmJhdG9uLnYxLkVzY2FsYXRpb24SUAoNR2V0RXNjYWxhdGlvbhIeLmJhdG9uLnYxLkdldEVzY2FsYXRpb25SZXF1ZXN0Gh8uYmF0b24udjEuR2V0RXNjYWxhdGlvblJlc3BvbnNlEksKEENhbmNlbEVzY2FsYXRpb24SIS5iYXRvbi52MS5DYW5jZWxFc2NhbGF0aW9uUmVxdWVzdBoULmJhdG9uLnYxLkVzY2FsYXRpb25iBnByb3RvMw", [file_baton_v1_console, file_macp_v1_envelope]);
 
 /**
  * Outcome of one action, mirroring the runtime's Ack.
@@ -1632,6 +1632,264 @@ export const DeleteHandoffTemplateResponseSchema: GenMessage<DeleteHandoffTempla
   messageDesc(file_baton_v1_actions, 42);
 
 /**
+ * @generated from message baton.v1.EscalationStep
+ */
+export type EscalationStep = Message<"baton.v1.EscalationStep"> & {
+  /**
+   * @generated from field: baton.v1.EscalationStepKind kind = 1;
+   */
+  kind: EscalationStepKind;
+
+  /**
+   * Minutes the offer has been unanswered before this step (counted from the
+   * offer, then from the step before): 1 to 1440 (lib/actions/rules.ts).
+   *
+   * @generated from field: uint32 after_minutes = 2;
+   */
+  afterMinutes: number;
+
+  /**
+   * NOTIFY: who is told (1 to 20 participant ids). REOFFER: exactly one, the next person.
+   *
+   * @generated from field: repeated string participants = 3;
+   */
+  participants: string[];
+};
+
+/**
+ * Describes the message baton.v1.EscalationStep.
+ * Use `create(EscalationStepSchema)` to create a new message.
+ */
+export const EscalationStepSchema: GenMessage<EscalationStep> = /*@__PURE__*/
+  messageDesc(file_baton_v1_actions, 43);
+
+/**
+ * One step the console ran for the owner.
+ *
+ * @generated from message baton.v1.EscalationAction
+ */
+export type EscalationAction = Message<"baton.v1.EscalationAction"> & {
+  /**
+   * Index in steps.
+   *
+   * @generated from field: uint32 step = 1;
+   */
+  step: number;
+
+  /**
+   * @generated from field: baton.v1.EscalationStepKind kind = 2;
+   */
+  kind: EscalationStepKind;
+
+  /**
+   * The session it acted in (the new session, for a re-offer).
+   *
+   * @generated from field: string session_id = 3;
+   */
+  sessionId: string;
+
+  /**
+   * message_ids the console sent as the owner (SessionStart, Offer, Context of a re-offer).
+   *
+   * @generated from field: repeated string message_ids = 4;
+   */
+  messageIds: string[];
+
+  /**
+   * The unanswered session a re-offer cancelled ("" for NOTIFY).
+   *
+   * @generated from field: string cancelled_session_id = 5;
+   */
+  cancelledSessionId: string;
+
+  /**
+   * Who was told (NOTIFY) or offered to (REOFFER).
+   *
+   * @generated from field: repeated string participants = 6;
+   */
+  participants: string[];
+
+  /**
+   * @generated from field: int64 at_unix_ms = 7;
+   */
+  atUnixMs: bigint;
+};
+
+/**
+ * Describes the message baton.v1.EscalationAction.
+ * Use `create(EscalationActionSchema)` to create a new message.
+ */
+export const EscalationActionSchema: GenMessage<EscalationAction> = /*@__PURE__*/
+  messageDesc(file_baton_v1_actions, 44);
+
+/**
+ * @generated from message baton.v1.Escalation
+ */
+export type Escalation = Message<"baton.v1.Escalation"> & {
+  /**
+   * The session the chain was started in (its id).
+   *
+   * @generated from field: string origin_session_id = 1;
+   */
+  originSessionId: string;
+
+  /**
+   * The session whose offer it watches now (a re-offer moves it).
+   *
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+
+  /**
+   * The owner it acts for.
+   *
+   * @generated from field: string owner = 3;
+   */
+  owner: string;
+
+  /**
+   * @generated from field: baton.v1.EscalationState state = 4;
+   */
+  state: EscalationState;
+
+  /**
+   * @generated from field: repeated baton.v1.EscalationStep steps = 5;
+   */
+  steps: EscalationStep[];
+
+  /**
+   * Index of the next step (steps.length when none is left).
+   *
+   * @generated from field: uint32 next_step = 6;
+   */
+  nextStep: number;
+
+  /**
+   * When the next step runs (Unix ms), 0 when none will.
+   *
+   * @generated from field: int64 next_at_unix_ms = 7;
+   */
+  nextAtUnixMs: bigint;
+
+  /**
+   * @generated from field: repeated baton.v1.EscalationAction done = 8;
+   */
+  done: EscalationAction[];
+
+  /**
+   * Why it stopped, was cancelled or failed, in a sentence.
+   *
+   * @generated from field: string detail = 9;
+   */
+  detail: string;
+
+  /**
+   * @generated from field: int64 updated_unix_ms = 10;
+   */
+  updatedUnixMs: bigint;
+
+  /**
+   * Every session of the chain, oldest first.
+   *
+   * @generated from field: repeated string session_ids = 11;
+   */
+  sessionIds: string[];
+};
+
+/**
+ * Describes the message baton.v1.Escalation.
+ * Use `create(EscalationSchema)` to create a new message.
+ */
+export const EscalationSchema: GenMessage<Escalation> = /*@__PURE__*/
+  messageDesc(file_baton_v1_actions, 45);
+
+/**
+ * @generated from message baton.v1.StartEscalationRequest
+ */
+export type StartEscalationRequest = Message<"baton.v1.StartEscalationRequest"> & {
+  /**
+   * The session whose pending offer is escalated (the caller must own it).
+   *
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+
+  /**
+   * 1 to 5 steps.
+   *
+   * @generated from field: repeated baton.v1.EscalationStep steps = 2;
+   */
+  steps: EscalationStep[];
+};
+
+/**
+ * Describes the message baton.v1.StartEscalationRequest.
+ * Use `create(StartEscalationRequestSchema)` to create a new message.
+ */
+export const StartEscalationRequestSchema: GenMessage<StartEscalationRequest> = /*@__PURE__*/
+  messageDesc(file_baton_v1_actions, 46);
+
+/**
+ * @generated from message baton.v1.GetEscalationRequest
+ */
+export type GetEscalationRequest = Message<"baton.v1.GetEscalationRequest"> & {
+  /**
+   * Any session of the chain.
+   *
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message baton.v1.GetEscalationRequest.
+ * Use `create(GetEscalationRequestSchema)` to create a new message.
+ */
+export const GetEscalationRequestSchema: GenMessage<GetEscalationRequest> = /*@__PURE__*/
+  messageDesc(file_baton_v1_actions, 47);
+
+/**
+ * @generated from message baton.v1.GetEscalationResponse
+ */
+export type GetEscalationResponse = Message<"baton.v1.GetEscalationResponse"> & {
+  /**
+   * @generated from field: bool found = 1;
+   */
+  found: boolean;
+
+  /**
+   * @generated from field: baton.v1.Escalation escalation = 2;
+   */
+  escalation?: Escalation | undefined;
+};
+
+/**
+ * Describes the message baton.v1.GetEscalationResponse.
+ * Use `create(GetEscalationResponseSchema)` to create a new message.
+ */
+export const GetEscalationResponseSchema: GenMessage<GetEscalationResponse> = /*@__PURE__*/
+  messageDesc(file_baton_v1_actions, 48);
+
+/**
+ * @generated from message baton.v1.CancelEscalationRequest
+ */
+export type CancelEscalationRequest = Message<"baton.v1.CancelEscalationRequest"> & {
+  /**
+   * Any session of the chain.
+   *
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message baton.v1.CancelEscalationRequest.
+ * Use `create(CancelEscalationRequestSchema)` to create a new message.
+ */
+export const CancelEscalationRequestSchema: GenMessage<CancelEscalationRequest> = /*@__PURE__*/
+  messageDesc(file_baton_v1_actions, 49);
+
+/**
  * @generated from enum baton.v1.SessionKind
  */
 export enum SessionKind {
@@ -1792,6 +2050,97 @@ export enum InboxItemKind {
  */
 export const InboxItemKindSchema: GenEnum<InboxItemKind> = /*@__PURE__*/
   enumDesc(file_baton_v1_actions, 4);
+
+/**
+ * Escalation of an unanswered "Hand off…" offer (issue #12, item 8). The
+ * console keeps the chain (escalations.sqlite in its data folder) and runs it
+ * on the owner's behalf, with the owner's identity, while the offer stays
+ * unanswered. MACP handoff mode takes no new offer while one is pending and
+ * has no way to withdraw one (PROTOCOL.md §4.4), so a re-offer closes the
+ * unanswered session (CancelSession, by the owner) and hands off again in a
+ * new session to the next person, with the same intent, scope, reason,
+ * policy and runbook; the chain goes on there.
+ *
+ * @generated from enum baton.v1.EscalationStepKind
+ */
+export enum EscalationStepKind {
+  /**
+   * @generated from enum value: ESCALATION_STEP_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Tell people (the approvers, or whoever is named) that the offer is unanswered:
+   * their inbox and the webhooks (event offer.escalated).
+   *
+   * @generated from enum value: ESCALATION_STEP_KIND_NOTIFY = 1;
+   */
+  NOTIFY = 1,
+
+  /**
+   * Hand off to the next person instead (see above).
+   *
+   * @generated from enum value: ESCALATION_STEP_KIND_REOFFER = 2;
+   */
+  REOFFER = 2,
+}
+
+/**
+ * Describes the enum baton.v1.EscalationStepKind.
+ */
+export const EscalationStepKindSchema: GenEnum<EscalationStepKind> = /*@__PURE__*/
+  enumDesc(file_baton_v1_actions, 5);
+
+/**
+ * @generated from enum baton.v1.EscalationState
+ */
+export enum EscalationState {
+  /**
+   * @generated from enum value: ESCALATION_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Waiting for its next step.
+   *
+   * @generated from enum value: ESCALATION_STATE_PENDING = 1;
+   */
+  PENDING = 1,
+
+  /**
+   * Every step ran; nothing more will happen.
+   *
+   * @generated from enum value: ESCALATION_STATE_DONE = 2;
+   */
+  DONE = 2,
+
+  /**
+   * Someone answered, or the session closed: stopped.
+   *
+   * @generated from enum value: ESCALATION_STATE_STOPPED = 3;
+   */
+  STOPPED = 3,
+
+  /**
+   * Cancelled by its owner (or an admin).
+   *
+   * @generated from enum value: ESCALATION_STATE_CANCELLED = 4;
+   */
+  CANCELLED = 4,
+
+  /**
+   * A step could not be run (e.g. the owner may no longer act); see detail.
+   *
+   * @generated from enum value: ESCALATION_STATE_FAILED = 5;
+   */
+  FAILED = 5,
+}
+
+/**
+ * Describes the enum baton.v1.EscalationState.
+ */
+export const EscalationStateSchema: GenEnum<EscalationState> = /*@__PURE__*/
+  enumDesc(file_baton_v1_actions, 6);
 
 /**
  * @generated from service baton.v1.ActionService
@@ -2000,6 +2349,38 @@ export const ActionService: GenService<{
     methodKind: "unary";
     input: typeof DeleteHandoffTemplateRequestSchema;
     output: typeof DeleteHandoffTemplateResponseSchema;
+  },
+  /**
+   * Escalate a pending offer of the caller's (CSRF checked; decide() "escalate").
+   * Starting the same chain again for the session answers the one kept
+   * (idempotent); ALREADY_EXISTS when another chain runs there.
+   *
+   * @generated from rpc baton.v1.ActionService.StartEscalation
+   */
+  startEscalation: {
+    methodKind: "unary";
+    input: typeof StartEscalationRequestSchema;
+    output: typeof EscalationSchema;
+  },
+  /**
+   * The escalation of a session (viewer and up).
+   *
+   * @generated from rpc baton.v1.ActionService.GetEscalation
+   */
+  getEscalation: {
+    methodKind: "unary";
+    input: typeof GetEscalationRequestSchema;
+    output: typeof GetEscalationResponseSchema;
+  },
+  /**
+   * Stop it (CSRF checked; its owner, or an admin). Idempotent.
+   *
+   * @generated from rpc baton.v1.ActionService.CancelEscalation
+   */
+  cancelEscalation: {
+    methodKind: "unary";
+    input: typeof CancelEscalationRequestSchema;
+    output: typeof EscalationSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_baton_v1_actions, 0);
