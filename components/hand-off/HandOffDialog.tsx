@@ -51,7 +51,7 @@ export const INITIAL_HAND_OFF: HandOffValues = {
 };
 
 const OTHER = "__other__";
-const SENDING: Readonly<Record<HandOffStep, string>> = { start: "Starting the session…", offer: "Sending the offer…", context: "Attaching the runbook…" };
+const SENDING: Readonly<Record<HandOffStep, string>> = { start: "Starting the session…", offer: "Sending the offer…", context: "Attaching the runbook…", escalate: "Setting up the escalation…" };
 const FIELD_ORDER = ["target", "scope", "reason", "runbook", "policy", "approvers", "implicitAcceptSeconds", "ttlMinutes", "templateName"];
 
 export interface TemplatesApi {

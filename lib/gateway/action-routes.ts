@@ -47,7 +47,7 @@ import { requireSignedIn, signedInUser, type RequestAuthOptions } from "./reques
 import { decide, shortParticipantName } from "@/lib/authz/decide";
 import type { EscalationStepInput } from "@/lib/actions/rules";
 import type { Escalations, EscalationRecord, EscalationStateName } from "./escalations";
-import { invalidField, sessionIdOf } from "./action-input";
+import { invalidField, messageIdOf, sessionIdOf } from "./action-input";
 import { parseTemplate, parseTemplateId, type HandoffTemplateStore, type TemplateRecord } from "./handoff-templates";
 import type { HookStatus } from "@/lib/notify/notifier";
 
@@ -171,6 +171,7 @@ export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRout
       startEscalation: (req, ctx) =>
         act(ctx, async (user) => {
           const escalations = escalationsOf();
+          if (req.messageId !== "") messageIdOf(req.messageId);
           return escalationMessage(await escalations.create(user, sessionIdOf(req.sessionId), stepsOf(req.steps), ctx.signal));
         }),
       async getEscalation(req, ctx) {
