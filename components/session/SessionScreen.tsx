@@ -25,6 +25,8 @@ import { Timeline, type TimelineHandle } from "@/components/session/Timeline";
 import { ActorDirectoryContext } from "@/components/session/ActorLabel";
 import { ActionPanel } from "@/components/session/actions/ActionPanel";
 import { UntypedPayloadView } from "@/components/session/PayloadView";
+import { EscalationMarks, EscalationPanel, escalationMarks, useEscalation } from "@/components/session/EscalationPanel";
+import { useNowWhen } from "@/lib/client/use-now";
 import type { PayloadBlob } from "@/lib/client/event-details";
 
 const toolButton =
@@ -59,6 +61,11 @@ export function SessionScreen({ sessionId, preview = null }: { sessionId: string
   // The bound policy's rules (shared with the action panel's read): who approves under lead approval.
   const { policy } = usePolicySummary(policyIdOf(view, metadata), Boolean(me));
   const committers = policy && commitmentAuthority(policy) === "designated_role" ? designatedRoles(policy) : undefined;
+
+  // An escalation chain Baton runs for the session's owner (lib/gateway/escalations.ts), if any.
+  const escalation = useEscalation(sessionId, Boolean(me), events.length);
+  const marks = useMemo(() => escalationMarks(escalation, sessionId), [escalation, sessionId]);
+  const now = useNowWhen(escalation !== undefined);
 
   const othersMoved = useMemo(() => newestSequenceNotBy(events, me?.participantId ?? ""), [events, me?.participantId]);
   const sequenceByMessageId = useMemo(() => sequencesByMessageId(events), [events]);
@@ -130,105 +137,108 @@ export function SessionScreen({ sessionId, preview = null }: { sessionId: string
 
   return (
     <ActorDirectoryContext.Provider value={directory}>
-      <div className="space-y-4">
-        <SessionHeader
-          sessionId={sessionId}
-          view={view}
-          metadata={metadata}
-          connection={connection}
-          eventCount={events.length}
-          nameOf={nameOf}
-          committers={committers}
-          actions={<ActionPanel sessionId={sessionId} view={view} metadata={metadata} othersMoved={othersMoved} />}
-        />
-        {nothingYet ? (
-          <div aria-busy="true" className="space-y-2" data-testid="session-loading">
-            <p className="text-sm text-slate-700 dark:text-slate-300">
-              {connection.state === "reconnecting"
-                ? `Can’t reach the console server${connection.error ? ` (${connection.error})` : ""}. Retrying…`
-                : "Loading the session’s history…"}
-            </p>
-            {Array.from({ length: 4 }, (_, i) => (
-              <div key={i} className="h-20 animate-pulse rounded bg-slate-100 motion-reduce:animate-none dark:bg-slate-900" />
-            ))}
-          </div>
-        ) : null}
-        {connection.state === "reconnecting" && !nothingYet ? (
-          <div
-            role="note"
-            className="flex flex-wrap items-center gap-3 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100"
-          >
-            <span>
-              Connection lost{connection.error ? ` (${connection.error})` : ""}. Showing {events.length} events; missed events will be
-              fetched from #{stream.lastSequence + 1} when the connection is back.
-            </span>
-            <button type="button" onClick={retryNow} className="font-medium underline">
-              Retry now
-            </button>
-          </div>
-        ) : null}
-        <SessionSummaries view={view} sessionId={sessionId} sequenceOf={sequenceOf} renderOutput={renderOutput} nameOf={nameOf} />
-        <section aria-labelledby="timeline-title" className="space-y-2">
-          <TimelineBar count={events.length} loading={!stream.caughtUp} sticky>
-            <div className="ml-auto flex flex-wrap items-center gap-2">
-              <button type="button" className={toolButton} onClick={exportMarkdown} disabled={events.length === 0} data-testid="export-markdown" title="A readable handover report (Markdown)">
-                <Icon name="download" /> Report
-              </button>
-              <button type="button" className={toolButton} onClick={exportJson} disabled={events.length === 0} data-testid="export-json">
-                <Icon name="download" /> JSON
-              </button>
-              <button type="button" className={toolButton} onClick={exportNdjson} disabled={events.length === 0} data-testid="export-ndjson">
-                <Icon name="download" /> NDJSON
-              </button>
-              <button
-                type="button"
-                className={toolButton}
-                onClick={() => handle.current?.jumpToLatest()}
-                disabled={timeline.newestSequence === undefined}
-                aria-keyshortcuts="End G"
-                data-testid="jump-latest"
-              >
-                <Icon name="arrow-down" /> Latest
-                {timeline.newestSequence !== undefined ? <span className="font-mono text-xs">#{timeline.newestSequence}</span> : null}
+      <EscalationMarks.Provider value={marks}>
+        <div className="space-y-4">
+          <SessionHeader
+            sessionId={sessionId}
+            view={view}
+            metadata={metadata}
+            connection={connection}
+            eventCount={events.length}
+            nameOf={nameOf}
+            committers={committers}
+            actions={<ActionPanel sessionId={sessionId} view={view} metadata={metadata} othersMoved={othersMoved} />}
+          />
+          {escalation ? <EscalationPanel escalation={escalation} sessionId={sessionId} me={me ? { role: me.role, participantId: me.participantId } : null} nameOf={nameOf} now={now} /> : null}
+          {nothingYet ? (
+            <div aria-busy="true" className="space-y-2" data-testid="session-loading">
+              <p className="text-sm text-slate-700 dark:text-slate-300">
+                {connection.state === "reconnecting"
+                  ? `Can’t reach the console server${connection.error ? ` (${connection.error})` : ""}. Retrying…`
+                  : "Loading the session’s history…"}
+              </p>
+              {Array.from({ length: 4 }, (_, i) => (
+                <div key={i} className="h-20 animate-pulse rounded bg-slate-100 motion-reduce:animate-none dark:bg-slate-900" />
+              ))}
+            </div>
+          ) : null}
+          {connection.state === "reconnecting" && !nothingYet ? (
+            <div
+              role="note"
+              className="flex flex-wrap items-center gap-3 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100"
+            >
+              <span>
+                Connection lost{connection.error ? ` (${connection.error})` : ""}. Showing {events.length} events; missed events will be
+                fetched from #{stream.lastSequence + 1} when the connection is back.
+              </span>
+              <button type="button" onClick={retryNow} className="font-medium underline">
+                Retry now
               </button>
             </div>
-          </TimelineBar>
-          {missingTarget !== undefined ? (
-            <p role="note" className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">
-              Event #{missingTarget} is not in this session
-              {timeline.newestSequence !== undefined ? ` (events run from #1 to #${timeline.newestSequence})` : ""}.
-            </p>
           ) : null}
-          <p className="baton-kbd-hint text-xs text-slate-600 dark:text-slate-400" data-testid="keyboard-hint">
-            Keyboard: <kbd className="font-mono">j</kbd>/<kbd className="font-mono">k</kbd> move, <kbd className="font-mono">Enter</kbd> expands,{" "}
-            <kbd className="font-mono">End</kbd> or <kbd className="font-mono">G</kbd> newest, <kbd className="font-mono">Home</kbd> first,{" "}
-            <kbd className="font-mono">?</kbd> all shortcuts.
-          </p>
-          <Timeline
-            sessionId={sessionId}
-            timeline={timeline}
-            target={pendingTarget}
-            onTargetHandled={onTargetHandled}
-            registerHandle={registerHandle}
-            onLatestVisibleChange={setLatestVisible}
-          />
-          {connection.state === "ended" && !connection.fatal && events.length > 0 ? (
-            <p className="pt-2 text-center text-sm text-slate-700 dark:text-slate-300" data-testid="stream-ended">
-              The session is closed; no more events will arrive.
+          <SessionSummaries view={view} sessionId={sessionId} sequenceOf={sequenceOf} renderOutput={renderOutput} nameOf={nameOf} />
+          <section aria-labelledby="timeline-title" className="space-y-2">
+            <TimelineBar count={events.length} loading={!stream.caughtUp} sticky>
+              <div className="ml-auto flex flex-wrap items-center gap-2">
+                <button type="button" className={toolButton} onClick={exportMarkdown} disabled={events.length === 0} data-testid="export-markdown" title="A readable handover report (Markdown)">
+                  <Icon name="download" /> Report
+                </button>
+                <button type="button" className={toolButton} onClick={exportJson} disabled={events.length === 0} data-testid="export-json">
+                  <Icon name="download" /> JSON
+                </button>
+                <button type="button" className={toolButton} onClick={exportNdjson} disabled={events.length === 0} data-testid="export-ndjson">
+                  <Icon name="download" /> NDJSON
+                </button>
+                <button
+                  type="button"
+                  className={toolButton}
+                  onClick={() => handle.current?.jumpToLatest()}
+                  disabled={timeline.newestSequence === undefined}
+                  aria-keyshortcuts="End G"
+                  data-testid="jump-latest"
+                >
+                  <Icon name="arrow-down" /> Latest
+                  {timeline.newestSequence !== undefined ? <span className="font-mono text-xs">#{timeline.newestSequence}</span> : null}
+                </button>
+              </div>
+            </TimelineBar>
+            {missingTarget !== undefined ? (
+              <p role="note" className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">
+                Event #{missingTarget} is not in this session
+                {timeline.newestSequence !== undefined ? ` (events run from #1 to #${timeline.newestSequence})` : ""}.
+              </p>
+            ) : null}
+            <p className="baton-kbd-hint text-xs text-slate-600 dark:text-slate-400" data-testid="keyboard-hint">
+              Keyboard: <kbd className="font-mono">j</kbd>/<kbd className="font-mono">k</kbd> move, <kbd className="font-mono">Enter</kbd> expands,{" "}
+              <kbd className="font-mono">End</kbd> or <kbd className="font-mono">G</kbd> newest, <kbd className="font-mono">Home</kbd> first,{" "}
+              <kbd className="font-mono">?</kbd> all shortcuts.
             </p>
+            <Timeline
+              sessionId={sessionId}
+              timeline={timeline}
+              target={pendingTarget}
+              onTargetHandled={onTargetHandled}
+              registerHandle={registerHandle}
+              onLatestVisibleChange={setLatestVisible}
+            />
+            {connection.state === "ended" && !connection.fatal && events.length > 0 ? (
+              <p className="pt-2 text-center text-sm text-slate-700 dark:text-slate-300" data-testid="stream-ended">
+                The session is closed; no more events will arrive.
+              </p>
+            ) : null}
+          </section>
+          {!latestVisible && timeline.newestSequence !== undefined ? (
+            <button
+              type="button"
+              onClick={() => handle.current?.jumpToLatest()}
+              className="fixed right-4 bottom-20 z-20 inline-flex sm:bottom-4 items-center gap-1.5 rounded-full bg-blue-700 px-4 py-2 text-sm font-semibold text-white shadow-lg hover:bg-blue-800 dark:bg-sky-300 dark:text-slate-950 dark:hover:bg-sky-200"
+              data-testid="jump-latest-floating"
+            >
+              <Icon name="arrow-down" /> Jump to latest
+            </button>
           ) : null}
-        </section>
-        {!latestVisible && timeline.newestSequence !== undefined ? (
-          <button
-            type="button"
-            onClick={() => handle.current?.jumpToLatest()}
-            className="fixed right-4 bottom-20 z-20 inline-flex sm:bottom-4 items-center gap-1.5 rounded-full bg-blue-700 px-4 py-2 text-sm font-semibold text-white shadow-lg hover:bg-blue-800 dark:bg-sky-300 dark:text-slate-950 dark:hover:bg-sky-200"
-            data-testid="jump-latest-floating"
-          >
-            <Icon name="arrow-down" /> Jump to latest
-          </button>
-        ) : null}
-      </div>
+        </div>
+      </EscalationMarks.Provider>
     </ActorDirectoryContext.Provider>
   );
 }
