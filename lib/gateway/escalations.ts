@@ -276,6 +276,9 @@ function signedIn(u: UserRecord): SignedInUser {
   };
 }
 
+/** The offer was answered while the step ran: the chain stops with this sentence. */
+class StepStopped extends Error {}
+
 class StepFailure extends Error {
   constructor(
     message: string,
@@ -534,6 +537,10 @@ export class Escalations {
       const now2 = this.store.get(origin);
       if (now2) this.changed(now2);
     } catch (err) {
+      if (err instanceof StepStopped) {
+        this.finish(origin, "stopped", err.message);
+        return;
+      }
       const transient = !(err instanceof StepFailure) || err.transient;
       if (transient) {
         const retry = this.options.retryMs ?? 5_000;
@@ -601,6 +608,15 @@ export class Escalations {
       reason: `Escalated by Baton for ${user.displayName}: ${names(rec.target)} did not answer in time; handed off to ${names(next)} in session ${newSession}.`,
     });
     if (!cancelled.ok) throw new StepFailure(`Baton could not close the unanswered session: ${cancelled.explanation || cancelled.code}`, cancelled.code === "UNAVAILABLE");
+    // An answer can arrive between the check and the cancel (the runtime has no conditional cancel):
+    // then nothing is re-offered, and the chain says what happened.
+    const after = await actions.decideOn(user, rec.sessionId, "escalate");
+    const answered = after.loaded.view.handoff?.offers.find((o) => o.handoffId === rec.handoffId);
+    if (answered && (answered.status === "accepted" || answered.status === "declined")) {
+      throw new StepStopped(
+        `${names(answered.acceptedBy ?? answered.declinedBy ?? answered.target)} ${answered.status} the offer just as Baton closed the session for ${user.displayName}; nothing was re-offered.`,
+      );
+    }
     // 2. The same handoff, to the next person, in a new session.
     const started = await actions.startSession(user, start);
     if (!started.ok) throw new StepFailure(`Baton could not start the re-offer's session: ${started.explanation || started.code}`, false);
