@@ -29,6 +29,7 @@ const INBOX_KIND_LABEL: Readonly<Record<InboxItemKind, string>> = Object.freeze(
   [InboxItemKind.OFFER]: "Offer to you",
   [InboxItemKind.APPROVAL]: "Needs your commit",
   [InboxItemKind.TASK]: "Task for you",
+  [InboxItemKind.ESCALATION]: "Unanswered offer",
 });
 
 const INBOX_KIND_ICON: Readonly<Record<InboxItemKind, "send" | "seal" | "inbox" | "question">> = Object.freeze({
@@ -36,15 +37,17 @@ const INBOX_KIND_ICON: Readonly<Record<InboxItemKind, "send" | "seal" | "inbox" 
   [InboxItemKind.OFFER]: "send",
   [InboxItemKind.APPROVAL]: "seal",
   [InboxItemKind.TASK]: "inbox",
+  [InboxItemKind.ESCALATION]: "question",
 });
 
-const KIND_TONE = { [InboxItemKind.OFFER]: "info", [InboxItemKind.APPROVAL]: "success", [InboxItemKind.TASK]: "progress", [InboxItemKind.UNSPECIFIED]: "neutral" } as const;
+const KIND_TONE = { [InboxItemKind.OFFER]: "info", [InboxItemKind.APPROVAL]: "success", [InboxItemKind.TASK]: "progress", [InboxItemKind.ESCALATION]: "warning", [InboxItemKind.UNSPECIFIED]: "neutral" } as const;
 
 const ACTION_HINT: Record<InboxItemKind, string> = {
   [InboxItemKind.UNSPECIFIED]: "Open",
   [InboxItemKind.OFFER]: "Accept or decline",
   [InboxItemKind.APPROVAL]: "Review and commit",
   [InboxItemKind.TASK]: "Work on the task",
+  [InboxItemKind.ESCALATION]: "Follow it up",
 };
 
 /** Above this many items the list is virtualized. */

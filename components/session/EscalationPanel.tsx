@@ -166,6 +166,7 @@ export function EscalationPanel({
               {s.done ? (
                 <span className="block text-xs">
                   Done by Baton for {owner} at {new Date(Number(s.done.atUnixMs)).toLocaleTimeString()}
+                  {s.done.kind === EscalationStepKind.REOFFER && s.done.cancelledSessionId === sessionId ? ": it closed this session, unanswered" : ""}
                   {s.done.kind === EscalationStepKind.REOFFER && s.done.sessionId !== sessionId ? (
                     <>
                       {" "}

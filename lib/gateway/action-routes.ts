@@ -303,6 +303,7 @@ export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRout
             policies: actions.policies,
             logger: gateway.logger,
             ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
+            ...(options.escalations ? { escalations: options.escalations } : {}),
           },
           { role: auth.user.role, participantId: auth.user.participantId },
           nameOf,

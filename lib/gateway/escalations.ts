@@ -299,6 +299,7 @@ export class Escalations {
   private passing: Promise<void> | null = null;
   private again = false;
   private watchTimer: NodeJS.Timeout | null = null;
+  private readonly listeners = new Set<(sessionId: string) => void>();
 
   constructor(private readonly options: EscalationsOptions) {
     this.store = options.store;
@@ -365,6 +366,20 @@ export class Escalations {
     return this.store.bySession(sessionId);
   }
 
+  /** For the inboxes: the people a running chain told about this session's unanswered offer. */
+  noticeFor(sessionId: string): { owner: string; target: string; to: readonly string[]; sinceMs: number } | undefined {
+    const rec = this.store.bySession(sessionId);
+    if (!rec || rec.state !== "pending" || rec.sessionId !== sessionId) return undefined;
+    const told = rec.done.filter((a) => a.kind === "notify" && a.sessionId === sessionId).at(-1);
+    return told ? { owner: rec.owner, target: rec.target, to: told.participants, sinceMs: told.atMs } : undefined;
+  }
+
+  /** Listen to chain changes (session ids of the chain); returns the unsubscribe. */
+  onChange(listener: (sessionId: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
   /** Cancel a chain (decide() "cancelEscalation" is the caller's). Idempotent: a chain no longer pending is answered as it is. */
   cancel(sessionId: string, by: string): EscalationRecord | undefined {
     const rec = this.store.bySession(sessionId);
@@ -408,6 +423,15 @@ export class Escalations {
   // ---------------------------------------------------------------- internals
 
   private changed(rec: EscalationRecord): void {
+    for (const l of this.listeners) {
+      for (const id of rec.sessionIds) {
+        try {
+          l(id);
+        } catch (err) {
+          this.log.warn({ err }, "escalations: a change listener failed");
+        }
+      }
+    }
     try {
       this.options.onChange?.(rec);
     } catch (err) {

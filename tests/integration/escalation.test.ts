@@ -18,11 +18,11 @@ import { ensureBootstrapAdmin } from "@/lib/accounts/users-file";
 import { TEST_SCRYPT } from "@/lib/accounts/password";
 import { loadConsoleConfig } from "@/lib/server/config";
 import { startConsole, type RunningConsole } from "@/lib/server/console";
-import { EscalationState, EscalationStepKind, PolicyChoice, SessionKind, type ActionResult, type Escalation } from "@/lib/gen/baton/v1/actions_pb";
+import { EscalationState, EscalationStepKind, InboxItemKind, PolicyChoice, SessionKind, type ActionResult, type Escalation } from "@/lib/gen/baton/v1/actions_pb";
 import { HandoffContextPayloadSchema, HandoffOfferPayloadSchema } from "@/lib/gen/macp/modes/handoff/v1/handoff_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { EscalationStore } from "@/lib/gateway/escalations";
-import { addPeople, Browser, PASSWORD, quiet, SECRET, uuid, type Person } from "./actions-harness";
+import { addPeople, Browser, PASSWORD, quiet, SECRET, uuid, watchInbox, type Person } from "./actions-harness";
 import { clientFor, collectEnvelopes, waitFor } from "./harness";
 
 const MINUTE_MS = 400;
@@ -170,7 +170,8 @@ afterAll(async () => {
 
 describe("escalation chains", () => {
   it("fires after its timeout: the approver is told, then the handoff goes to the next person as the owner, with the runbook", async () => {
-    const [alice, dave] = await Promise.all([as("alice"), as("dave")]);
+    const [alice, dave, carol] = await Promise.all([as("alice"), as("dave"), as("carol")]);
+    const carolInbox = watchInbox(carol);
     const sid = await handOff(alice);
     const t0 = Date.now();
     const set = await alice.actions().startEscalation({ sessionId: sid, steps: CHAIN(1, 1) });
@@ -202,6 +203,12 @@ describe("escalation chains", () => {
     // The chain is found from either session, and Dave can answer the new offer.
     expect((await escalation(dave, next))?.originSessionId).toBe(sid);
     ok(await dave.actions().accept({ sessionId: next, messageId: uuid(), handoffId: reoffer.messageIds[1]!, reason: "" }));
+    // Carol's inbox had the unanswered offer while the chain waited on Bob, and not after the re-offer closed it.
+    const seen = carolInbox.updates.flat().filter((i) => i.sessionId === sid && i.kind === InboxItemKind.ESCALATION);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen[0]?.summary).toBe("Alice Ng's offer of payments-api primary on-call to Bob Ito is unanswered; Baton told you for Alice Ng.");
+    await waitFor(() => !(carolInbox.latest ?? []).some((i) => i.sessionId === sid), 5_000, "the escalation item gone from Carol's inbox");
+    await carolInbox.stop();
   }, 30_000);
 
   it("stops as soon as the offer is answered", async () => {
