@@ -15,6 +15,8 @@ import { actionButton, connectJson, csrfTokenOf, sessionIdOf, signedInAs } from 
 import { expectNoAxeViolations, shoot, uniqueSuffix, watchErrors } from "./support/ui";
 
 const PHONE = { width: 390, height: 844 };
+// Each case waits for chain steps on top of several page loads; a loaded 2-core machine needs room.
+test.describe.configure({ timeout: 240_000 });
 const RUNBOOK = "# Search on-call\n\n1. Check the indexer lag.\n";
 
 async function fillDialog(page: Page, scope: string, notifyMinutes: string, reofferMinutes: string): Promise<void> {

@@ -99,7 +99,7 @@ export function EscalationPanel({
       e.steps.map((s, i) => {
         const done = e.done.find((a) => a.step === i);
         const what = s.kind === EscalationStepKind.NOTIFY ? `Tell ${people(s.participants, nameOf)}` : `Re-offer to ${people(s.participants, nameOf)}`;
-        const when = `after ${s.afterMinutes} min unanswered`;
+        const when = i === 0 ? `after ${s.afterMinutes} min unanswered` : `${s.afterMinutes} min later, if still unanswered`;
         let state: "done" | "next" | "later" | "skipped" = "later";
         if (done) state = "done";
         else if (running && i === e.nextStep) state = "next";
