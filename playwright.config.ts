@@ -91,6 +91,8 @@ function appServer(name: AppName) {
       BATON_DATA_DIR: app.dataDir,
       // An offer unanswered for 3 s is "stuck" (e2e/05-list.spec.ts); the default is 15 min.
       BATON_STUCK_AFTER_MINUTES: "0.05",
+      // One minute of an escalation chain is 1 s (e2e/22-escalation.spec.ts); the default is 60 000 ms.
+      BATON_ESCALATION_MINUTE_MS: "1000",
     },
   };
 }

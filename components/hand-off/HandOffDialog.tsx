@@ -48,11 +48,31 @@ export const INITIAL_HAND_OFF: HandOffValues = {
   policy: "default",
   approvers: [],
   implicitAcceptSeconds: "300",
+  escalate: false,
+  escalateNotify: [],
+  escalateNotifyMinutes: "15",
+  escalateReofferTo: "",
+  escalateReofferMinutes: "15",
 };
 
 const OTHER = "__other__";
-const SENDING: Readonly<Record<HandOffStep, string>> = { start: "Starting the session…", offer: "Sending the offer…", context: "Attaching the runbook…" };
-const FIELD_ORDER = ["target", "scope", "reason", "runbook", "policy", "approvers", "implicitAcceptSeconds", "ttlMinutes", "templateName"];
+const SENDING: Readonly<Record<HandOffStep, string>> = { start: "Starting the session…", offer: "Sending the offer…", context: "Attaching the runbook…", escalate: "Setting up the escalation…" };
+const FIELD_ORDER = [
+  "target",
+  "scope",
+  "reason",
+  "runbook",
+  "policy",
+  "approvers",
+  "implicitAcceptSeconds",
+  "ttlMinutes",
+  "escalate",
+  "escalateNotify",
+  "escalateNotifyMinutes",
+  "escalateReofferTo",
+  "escalateReofferMinutes",
+  "templateName",
+];
 
 export interface TemplatesApi {
   templates: readonly HandoffTemplate[];
@@ -523,6 +543,125 @@ export function HandOffDialog({
             <Field id="ho-ttl" label="Time to live (minutes)" error={errors.ttlMinutes} hint="The session expires if nobody commits it by then; at most 1440 (24 hours).">
               <TextInput id="ho-ttl" data-field="ttlMinutes" inputMode="numeric" className="max-w-32" value={v.ttlMinutes} onChange={(e) => set("ttlMinutes", e.currentTarget.value)} invalid={Boolean(errors.ttlMinutes)} hasHint />
             </Field>
+
+            <fieldset className="space-y-3 rounded-md border border-slate-300 p-3 dark:border-slate-700" data-testid="hand-off-escalation">
+              <legend className="px-1 text-sm font-medium">Escalation</legend>
+              <label className="flex cursor-pointer items-start gap-2 text-sm">
+                <input
+                  type="checkbox"
+                  data-field="escalate"
+                  checked={v.escalate === true}
+                  onChange={(e) => {
+                    const on = e.currentTarget.checked;
+                    setV((prev) => ({
+                      ...prev,
+                      escalate: on,
+                      // Lead approval: the approvers are the ones to tell, unless chosen otherwise.
+                      escalateNotify: on && (prev.escalateNotify ?? []).length === 0 && prev.policy === "approval" ? [...prev.approvers] : (prev.escalateNotify ?? []),
+                    }));
+                    if (errors.escalate) setErrors((x) => ({ ...x, escalate: undefined }));
+                    handOff.reset();
+                  }}
+                  className="mt-0.5 h-4 w-4 accent-blue-700 dark:accent-sky-300"
+                  aria-describedby="ho-escalate-hint"
+                  data-testid="hand-off-escalate"
+                />
+                <span>
+                  <span className="font-medium">Escalate if nobody answers</span>
+                  <span id="ho-escalate-hint" className="block text-xs text-slate-700 dark:text-slate-300">
+                    Baton acts for you, as you, while the offer is unanswered; it stops as soon as anyone answers, and you can cancel it from the session.
+                  </span>
+                </span>
+              </label>
+              {v.escalate === true ? (
+                <div className="space-y-3 sm:ml-6">
+                  <fieldset className="space-y-1">
+                    <legend className="text-sm font-medium">1. Tell</legend>
+                    {approvers.length === 0 ? (
+                      <p className="text-xs text-slate-700 dark:text-slate-300">No approver accounts to tell.</p>
+                    ) : (
+                      <ul className="grid gap-0.5 sm:grid-cols-2">
+                        {approvers.map((p, i) => (
+                          <li key={p.participantId}>
+                            <label className="flex cursor-pointer items-center gap-2 rounded-md px-2 py-1.5 text-sm hover:bg-slate-50 dark:hover:bg-slate-800">
+                              <input
+                                type="checkbox"
+                                data-field={i === 0 ? "escalateNotify" : undefined}
+                                checked={(v.escalateNotify ?? []).includes(p.participantId)}
+                                onChange={(e) => {
+                                  const on = e.currentTarget.checked;
+                                  const now = (v.escalateNotify ?? []).filter((x) => x !== p.participantId);
+                                  set("escalateNotify", on ? [...now, p.participantId] : now);
+                                }}
+                                className="h-4 w-4 accent-blue-700 dark:accent-sky-300"
+                                data-testid={`hand-off-escalate-notify-${p.username}`}
+                              />
+                              <span className="font-medium">{p.displayName}</span>
+                            </label>
+                          </li>
+                        ))}
+                      </ul>
+                    )}
+                    {errors.escalateNotify ? (
+                      <p className="text-xs font-medium text-red-800 dark:text-red-300" data-field-error>
+                        {errors.escalateNotify}
+                      </p>
+                    ) : null}
+                    <Field id="ho-esc-notify-minutes" label="after this many minutes unanswered" error={errors.escalateNotifyMinutes}>
+                      <TextInput
+                        id="ho-esc-notify-minutes"
+                        data-field="escalateNotifyMinutes"
+                        inputMode="numeric"
+                        className="max-w-32"
+                        value={v.escalateNotifyMinutes ?? ""}
+                        onChange={(e) => set("escalateNotifyMinutes", e.currentTarget.value)}
+                        invalid={Boolean(errors.escalateNotifyMinutes)}
+                        data-testid="hand-off-escalate-notify-minutes"
+                      />
+                    </Field>
+                  </fieldset>
+                  <Field id="ho-esc-reoffer" label="2. Then re-offer it to" error={errors.escalateReofferTo} hint="The unanswered session is closed and the same handoff, with its runbook, goes to them in a new session.">
+                    <Select
+                      id="ho-esc-reoffer"
+                      data-field="escalateReofferTo"
+                      value={v.escalateReofferTo ?? ""}
+                      hasHint
+                      invalid={Boolean(errors.escalateReofferTo)}
+                      onChange={(e) => set("escalateReofferTo", e.currentTarget.value)}
+                      data-testid="hand-off-escalate-reoffer"
+                    >
+                      <option value="">Nobody (only tell)</option>
+                      {choices.people
+                        .filter((p) => p.participantId !== v.target)
+                        .map((p) => (
+                          <option key={p.participantId} value={p.participantId}>
+                            {p.displayName} ({ROLE_LABELS[p.role]})
+                          </option>
+                        ))}
+                    </Select>
+                  </Field>
+                  {(v.escalateReofferTo ?? "") !== "" ? (
+                    <Field id="ho-esc-reoffer-minutes" label="after this many more minutes" error={errors.escalateReofferMinutes}>
+                      <TextInput
+                        id="ho-esc-reoffer-minutes"
+                        data-field="escalateReofferMinutes"
+                        inputMode="numeric"
+                        className="max-w-32"
+                        value={v.escalateReofferMinutes ?? ""}
+                        onChange={(e) => set("escalateReofferMinutes", e.currentTarget.value)}
+                        invalid={Boolean(errors.escalateReofferMinutes)}
+                        data-testid="hand-off-escalate-reoffer-minutes"
+                      />
+                    </Field>
+                  ) : null}
+                  {errors.escalate ? (
+                    <p className="text-xs font-medium text-red-800 dark:text-red-300" data-field-error>
+                      {errors.escalate}
+                    </p>
+                  ) : null}
+                </div>
+              ) : null}
+            </fieldset>
           </fieldset>
 
           {savingOpen && !locked ? (

@@ -30,6 +30,7 @@ const INBOX_KIND_LABEL: Readonly<Record<InboxItemKind, string>> = Object.freeze(
   [InboxItemKind.APPROVAL]: "Needs your commit",
   [InboxItemKind.TASK]: "Task for you",
   [InboxItemKind.APPROVAL_AHEAD]: "Your approval next",
+  [InboxItemKind.ESCALATION]: "Unanswered offer",
 });
 
 const INBOX_KIND_ICON: Readonly<Record<InboxItemKind, "send" | "seal" | "inbox" | "question">> = Object.freeze({
@@ -38,6 +39,7 @@ const INBOX_KIND_ICON: Readonly<Record<InboxItemKind, "send" | "seal" | "inbox" 
   [InboxItemKind.APPROVAL]: "seal",
   [InboxItemKind.TASK]: "inbox",
   [InboxItemKind.APPROVAL_AHEAD]: "seal",
+  [InboxItemKind.ESCALATION]: "question",
 });
 
 const KIND_TONE = {
@@ -45,6 +47,7 @@ const KIND_TONE = {
   [InboxItemKind.APPROVAL]: "success",
   [InboxItemKind.TASK]: "progress",
   [InboxItemKind.APPROVAL_AHEAD]: "neutral",
+  [InboxItemKind.ESCALATION]: "warning",
   [InboxItemKind.UNSPECIFIED]: "neutral",
 } as const;
 
@@ -54,6 +57,7 @@ const ACTION_HINT: Record<InboxItemKind, string> = {
   [InboxItemKind.APPROVAL]: "Review and commit",
   [InboxItemKind.TASK]: "Work on the task",
   [InboxItemKind.APPROVAL_AHEAD]: "See the offer",
+  [InboxItemKind.ESCALATION]: "Follow it up",
 };
 
 /** Above this many items the list is virtualized. */

@@ -27,6 +27,8 @@ import { Timeline, type TimelineHandle } from "@/components/session/Timeline";
 import { ActorDirectoryContext } from "@/components/session/ActorLabel";
 import { ActionPanel } from "@/components/session/actions/ActionPanel";
 import { UntypedPayloadView } from "@/components/session/PayloadView";
+import { EscalationMarks, EscalationPanel, escalationMarks, useEscalation } from "@/components/session/EscalationPanel";
+import { useNowWhen } from "@/lib/client/use-now";
 import type { PayloadBlob } from "@/lib/client/event-details";
 
 const toolButton =
@@ -70,6 +72,11 @@ export function SessionScreen({ sessionId, preview = null, handover }: { session
   // The bound policy's rules (shared with the action panel's read): who approves under lead approval.
   const { policy } = usePolicySummary(policyIdOf(view, metadata), Boolean(me));
   const committers = policy && commitmentAuthority(policy) === "designated_role" ? designatedRoles(policy) : undefined;
+
+  // An escalation chain Baton runs for the session's owner (lib/gateway/escalations.ts), if any.
+  const escalation = useEscalation(sessionId, Boolean(me), events.length);
+  const marks = useMemo(() => escalationMarks(escalation, sessionId), [escalation, sessionId]);
+  const now = useNowWhen(escalation !== undefined);
 
   const othersMoved = useMemo(() => newestSequenceNotBy(events, me?.participantId ?? ""), [events, me?.participantId]);
   const sequenceByMessageId = useMemo(() => sequencesByMessageId(events), [events]);
@@ -160,6 +167,7 @@ export function SessionScreen({ sessionId, preview = null, handover }: { session
 
   return (
     <ActorDirectoryContext.Provider value={directory}>
+      <EscalationMarks.Provider value={marks}>
       <div className="space-y-4">
         <SessionHeader
           sessionId={sessionId}
@@ -171,6 +179,7 @@ export function SessionScreen({ sessionId, preview = null, handover }: { session
           committers={committers}
           actions={<ActionPanel sessionId={sessionId} view={view} metadata={metadata} othersMoved={othersMoved} />}
         />
+        {escalation ? <EscalationPanel escalation={escalation} sessionId={sessionId} me={me ? { role: me.role, participantId: me.participantId } : null} nameOf={nameOf} now={now} /> : null}
         {nothingYet ? (
           <div aria-busy="true" className="space-y-2" data-testid="session-loading">
             <p className="text-sm text-slate-700 dark:text-slate-300">
@@ -273,6 +282,7 @@ export function SessionScreen({ sessionId, preview = null, handover }: { session
           </button>
         ) : null}
       </div>
+      </EscalationMarks.Provider>
     </ActorDirectoryContext.Provider>
   );
 }

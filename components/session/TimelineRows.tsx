@@ -12,6 +12,7 @@ import { PayloadView, UntypedPayloadView } from "@/components/session/PayloadVie
 import { RawEnvelope } from "@/components/session/RawEnvelope";
 import { ActorDirectoryContext, ActorLabel } from "@/components/session/ActorLabel";
 import { EventCardView, GroupHeaderView, RefusalNoteView } from "@/components/session/TimelineRowViews";
+import { useEscalationMark } from "@/components/session/EscalationPanel";
 
 export const RefusalNote = memo(function RefusalNote(props: Omit<Parameters<typeof RefusalNoteView>[0], "nameOf">) {
   return <RefusalNoteView {...props} nameOf={nameResolver(useContext(ActorDirectoryContext))} />;
@@ -42,6 +43,8 @@ export const EventCard = memo(function EventCard({
   onFocusRow: (sequence: number) => void;
 }) {
   const nameOf = nameResolver(useContext(ActorDirectoryContext));
+  const env = row.event.envelope;
+  const escalatedFor = useEscalationMark(env.messageId, env.messageType);
   return (
     <EventCardView
       row={row}
@@ -50,7 +53,22 @@ export const EventCard = memo(function EventCard({
       focused={focused}
       highlighted={highlighted}
       onFocus={() => onFocusRow(row.sequence)}
-      actor={<ActorLabel id={row.event.envelope.sender} />}
+      actor={
+        escalatedFor !== undefined ? (
+          <span className="inline-flex flex-wrap items-center gap-1.5">
+            <ActorLabel id={env.sender} />
+            <span
+              className="inline-flex items-center gap-1 rounded-full bg-violet-100 px-2 py-0.5 text-xs font-medium text-violet-900 ring-1 ring-violet-300 ring-inset dark:bg-violet-950 dark:text-violet-100 dark:ring-violet-700"
+              title="Sent by the Baton console for this person, under their identity, by the escalation they set up"
+              data-testid="escalation-mark"
+            >
+              <Icon name="clock" className="h-3 w-3" /> by Baton for {nameOf(escalatedFor)} · escalation
+            </span>
+          </span>
+        ) : (
+          <ActorLabel id={env.sender} />
+        )
+      }
       renderPayload={renderPayload}
       raw={
         <details

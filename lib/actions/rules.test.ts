@@ -15,6 +15,7 @@ import {
   checkRunbook,
   checkRunbookFileName,
   runbookFileText,
+  checkEscalationChain,
 } from "./rules";
 
 describe("the action contract", () => {
@@ -97,5 +98,41 @@ describe("runbooks and templates (Hand off…)", () => {
     expect(formFieldOf("name")).toBe("templateName");
     expect(checkText("", TEXT_FIELDS.templateName.rule).problem).toEqual({ code: "required" });
     expect(checkText("a\nb", TEXT_FIELDS.templateName.rule).problem).toEqual({ code: "line-break" });
+  });
+});
+
+describe("the escalation chain's schema", () => {
+  const ctx = { owner: "human:alice", firstTarget: "human:bob" };
+  const notify = (afterMinutes = 15, participants = ["human:carol"]) => ({ kind: "notify" as const, afterMinutes, participants });
+  const reoffer = (to: string, afterMinutes = 15) => ({ kind: "reoffer" as const, afterMinutes, participants: [to] });
+
+  it("takes notify-then-reoffer chains, trimming ids and dropping repeats", () => {
+    const c = checkEscalationChain([notify(15, [" human:carol ", "human:carol", "human:erin"]), reoffer("human:dave", 10), reoffer("human:erin", 10)], ctx);
+    expect(c.problem).toBeUndefined();
+    expect(c.value).toEqual([notify(15, ["human:carol", "human:erin"]), reoffer("human:dave", 10), reoffer("human:erin", 10)]);
+  });
+
+  it("refuses an empty or too long chain", () => {
+    expect(checkEscalationChain([], ctx).problem).toEqual({ field: "steps", problem: { code: "required" } });
+    const long = Array.from({ length: LIMITS.escalationSteps + 1 }, () => notify());
+    expect(checkEscalationChain(long, ctx).problem?.field).toBe("steps");
+  });
+
+  it("needs whole minutes within the bounds", () => {
+    for (const m of [0, -1, 1.5, LIMITS.escalationMaxMinutes + 1, Number.NaN]) {
+      expect(checkEscalationChain([notify(m)], ctx).problem?.field).toBe("steps[0].after_minutes");
+    }
+    expect(checkEscalationChain([notify(LIMITS.escalationMinMinutes), notify(LIMITS.escalationMaxMinutes)], ctx).problem).toBeUndefined();
+  });
+
+  it("a notify names 1 to 20 valid ids; a re-offer exactly one new person", () => {
+    expect(checkEscalationChain([notify(5, [])], ctx).problem?.field).toBe("steps[0].participants");
+    expect(checkEscalationChain([notify(5, ["not an id"])], ctx).problem).toEqual({ field: "steps[0].participants[0]", problem: { code: "not-participant" } });
+    expect(checkEscalationChain([notify(5, Array.from({ length: 21 }, (_, i) => `human:p${i}`))], ctx).problem?.field).toBe("steps[0].participants");
+    expect(checkEscalationChain([{ kind: "reoffer", afterMinutes: 5, participants: ["human:dave", "human:erin"] }], ctx).problem?.field).toBe("steps[0].participants");
+    expect(checkEscalationChain([reoffer("human:alice")], ctx).problem?.field).toBe("steps[0].participants[0]");
+    expect(checkEscalationChain([reoffer("human:bob")], ctx).problem?.problem).toEqual({ code: "escalation", detail: "already has the offer at that point" });
+    expect(checkEscalationChain([reoffer("human:dave"), reoffer("human:bob")], ctx).problem?.problem).toEqual({ code: "escalation", detail: "was offered to earlier in the chain" });
+    expect(checkEscalationChain([{ kind: "page" as "notify", afterMinutes: 5, participants: ["human:carol"] }], ctx).problem?.field).toBe("steps[0].kind");
   });
 });

@@ -35,7 +35,77 @@ export const LIMITS = Object.freeze({
   templatesPerPerson: 20,
   /** A template id (the server makes UUIDs). */
   templateId: 64,
+  /** Steps of one escalation chain ("Hand off…"). */
+  escalationSteps: 5,
+  /** Minutes before an escalation step: at least this many… */
+  escalationMinMinutes: 1,
+  /** …and at most this many (a day). */
+  escalationMaxMinutes: 1_440,
+  /** People one NOTIFY step tells. */
+  escalationNotify: 20,
 });
+
+/** One step of an escalation chain, as both edges hold it. */
+export interface EscalationStepInput {
+  kind: "notify" | "reoffer";
+  afterMinutes: number;
+  participants: readonly string[];
+}
+
+/** A chain's problem, with the request field it belongs to (e.g. "steps[1].participants[0]"). */
+export interface EscalationProblem {
+  field: string;
+  problem: Problem;
+}
+
+/**
+ * The escalation chain's one schema: 1 to LIMITS.escalationSteps steps; each
+ * waits a whole number of minutes (LIMITS.escalationMinMinutes to
+ * escalationMaxMinutes) of the offer being unanswered; a NOTIFY step names 1
+ * to LIMITS.escalationNotify participants, a REOFFER step exactly one, who is
+ * neither the owner nor the person already offered to at that point, nor
+ * offered to twice. Returns the cleaned chain (ids trimmed, repeats dropped)
+ * or the first problem.
+ */
+export function checkEscalationChain(
+  steps: readonly EscalationStepInput[],
+  ctx: { owner: string; firstTarget: string },
+): { value: EscalationStepInput[]; problem?: EscalationProblem } {
+  const out: EscalationStepInput[] = [];
+  const fail = (field: string, problem: Problem) => ({ value: out, problem: { field, problem } });
+  if (steps.length === 0) return fail("steps", { code: "required" });
+  if (steps.length > LIMITS.escalationSteps) return fail("steps", { code: "escalation", detail: `at most ${LIMITS.escalationSteps} steps` });
+  let target = ctx.firstTarget;
+  const offered = new Set<string>([ctx.firstTarget]);
+  for (const [i, step] of steps.entries()) {
+    const at = `steps[${i}]`;
+    if (step.kind !== "notify" && step.kind !== "reoffer") return fail(`${at}.kind`, { code: "escalation", detail: "choose notify or reoffer" });
+    const m = step.afterMinutes;
+    if (!Number.isInteger(m) || m < LIMITS.escalationMinMinutes || m > LIMITS.escalationMaxMinutes) {
+      return fail(`${at}.after_minutes`, { code: "escalation", detail: `must be a whole number of minutes from ${LIMITS.escalationMinMinutes} to ${LIMITS.escalationMaxMinutes}` });
+    }
+    const ids: string[] = [];
+    for (const [j, raw] of step.participants.entries()) {
+      const c = checkParticipant(raw);
+      if (c.problem) return fail(`${at}.participants[${j}]`, c.problem);
+      if (!ids.includes(c.value)) ids.push(c.value);
+    }
+    if (step.kind === "notify") {
+      if (ids.length === 0) return fail(`${at}.participants`, { code: "escalation", detail: "name who is told (the approvers, a lead)" });
+      if (ids.length > LIMITS.escalationNotify) return fail(`${at}.participants`, { code: "escalation", detail: `at most ${LIMITS.escalationNotify} people per step` });
+    } else {
+      if (ids.length !== 1) return fail(`${at}.participants`, { code: "escalation", detail: "name exactly one person to re-offer to" });
+      const next = ids[0] as string;
+      if (next === ctx.owner) return fail(`${at}.participants[0]`, { code: "escalation", detail: "is you: re-offer to someone else" });
+      if (next === target) return fail(`${at}.participants[0]`, { code: "escalation", detail: "already has the offer at that point" });
+      if (offered.has(next)) return fail(`${at}.participants[0]`, { code: "escalation", detail: "was offered to earlier in the chain" });
+      offered.add(next);
+      target = next;
+    }
+    out.push({ kind: step.kind, afterMinutes: m, participants: ids });
+  }
+  return { value: out };
+}
 
 /** Runbook files "Hand off…" takes, by extension: text the runbook textarea can hold. */
 export const RUNBOOK_FILE_EXTENSIONS: readonly string[] = Object.freeze(["md", "markdown", "txt"]);
@@ -95,7 +165,8 @@ export type Problem =
   | { code: "not-utf8" }
   | { code: "nul" }
   | { code: "spaces" }
-  | { code: "runbook-file" };
+  | { code: "runbook-file" }
+  | { code: "escalation"; detail: string };
 
 export interface Checked<T> {
   value: T;

@@ -177,13 +177,13 @@ const TASK: Record<string, Scenario> = {
 // Actions every role at or above the minimum may always do, whatever the session.
 const ALWAYS: Record<ActorName, Action[]> = {
   vic: ["view"],
-  alice: ["view", "startSession", "manageHandoffTemplates"],
-  aliceApprover: ["view", "startSession", "manageHandoffTemplates"],
-  bob: ["view", "startSession", "manageHandoffTemplates"],
-  carol: ["view", "startSession", "manageHandoffTemplates"],
-  carolOperator: ["view", "startSession", "manageHandoffTemplates"],
-  dave: ["view", "startSession", "manageHandoffTemplates"],
-  root: ["view", "startSession", "runDemo", "manageUsers", "managePolicies", "manageHandoffTemplates"],
+  alice: ["view", "startSession", "manageHandoffTemplates", "cancelEscalation"],
+  aliceApprover: ["view", "startSession", "manageHandoffTemplates", "cancelEscalation"],
+  bob: ["view", "startSession", "manageHandoffTemplates", "cancelEscalation"],
+  carol: ["view", "startSession", "manageHandoffTemplates", "cancelEscalation"],
+  carolOperator: ["view", "startSession", "manageHandoffTemplates", "cancelEscalation"],
+  dave: ["view", "startSession", "manageHandoffTemplates", "cancelEscalation"],
+  root: ["view", "startSession", "runDemo", "manageUsers", "managePolicies", "manageHandoffTemplates", "cancelEscalation"],
 };
 
 type Expectation = Partial<Record<ActorName, Action[]>>;
@@ -191,8 +191,8 @@ type Expectation = Partial<Record<ActorName, Action[]>>;
 /** Allowed session actions per scenario and actor; anything not listed must be refused. */
 const HANDOFF_EXPECT: Record<string, Expectation> = {
   noOffer: { alice: ["offer", "cancel"], aliceApprover: ["offer", "cancel"], root: ["cancel"] },
-  pending: { alice: ["attachContext", "cancel"], aliceApprover: ["attachContext", "cancel"], bob: ["accept", "decline"], root: ["cancel"] },
-  contextSent: { alice: ["attachContext", "cancel"], aliceApprover: ["attachContext", "cancel"], bob: ["accept", "decline"], root: ["cancel"] },
+  pending: { alice: ["attachContext", "escalate", "cancel"], aliceApprover: ["attachContext", "escalate", "cancel"], bob: ["accept", "decline"], root: ["cancel"] },
+  contextSent: { alice: ["attachContext", "escalate", "cancel"], aliceApprover: ["attachContext", "escalate", "cancel"], bob: ["accept", "decline"], root: ["cancel"] },
   accepted: { alice: ["attachContext", "commit", "cancel"], aliceApprover: ["attachContext", "commit", "cancel"], root: ["cancel"] },
   declined: {
     alice: ["offer", "attachContext", "commit", "cancel"],
@@ -211,8 +211,8 @@ const HANDOFF_EXPECT: Record<string, Expectation> = {
     root: ["cancel"],
   },
   designatedPending: {
-    alice: ["attachContext", "cancel"],
-    aliceApprover: ["attachContext", "cancel"],
+    alice: ["attachContext", "escalate", "cancel"],
+    aliceApprover: ["attachContext", "escalate", "cancel"],
     bob: ["accept", "decline"],
     carol: ["cancel"],
     root: ["cancel"],
@@ -227,15 +227,15 @@ const HANDOFF_EXPECT: Record<string, Expectation> = {
   },
   unknownPolicyAccepted: { alice: ["attachContext", "cancel"], aliceApprover: ["attachContext", "cancel"], root: ["cancel"] },
   implicitNotYet: {
-    alice: ["attachContext", "cancel"],
-    aliceApprover: ["attachContext", "cancel"],
+    alice: ["attachContext", "escalate", "cancel"],
+    aliceApprover: ["attachContext", "escalate", "cancel"],
     bob: ["accept", "decline"],
     carol: ["cancel"],
     root: ["cancel"],
   },
   implicitPassed: {
-    alice: ["attachContext", "cancel"],
-    aliceApprover: ["attachContext", "cancel"],
+    alice: ["attachContext", "escalate", "cancel"],
+    aliceApprover: ["attachContext", "escalate", "cancel"],
     bob: ["accept", "decline"],
     carol: ["commit", "cancel"],
     carolOperator: ["commit"],
@@ -569,5 +569,26 @@ describe("lib/authz stays browser-safe", () => {
     // The v0.1 state machine's table is shared with lib/handoff-files, and stays free of imports but types.
     const table = await readFile(new URL("../handoff-files/transitions.ts", dir), "utf8");
     for (const line of table.split("\n").filter((l) => /^import /.test(l) || /^export .* from /.test(l))) expect(line).toMatch(/^(import|export) type /);
+  });
+});
+
+describe("decide: escalation", () => {
+  it("only the owner escalates, and only while their offer waits", () => {
+    const pending = view([start(HANDOFF_MODE), offer()]);
+    expect(decide(ACTORS.alice, pending, "escalate", { now: NOW }).allowed).toBe(true);
+    expect(decide(ACTORS.bob, pending, "escalate", { now: NOW })).toMatchObject({ allowed: false, code: "authority" });
+    expect(decide(ACTORS.vic, pending, "escalate", { now: NOW })).toMatchObject({ allowed: false, code: "role" });
+    const accepted = view([start(HANDOFF_MODE), offer(), acceptOffer()]);
+    expect(decide(ACTORS.alice, accepted, "escalate", { now: NOW })).toMatchObject({ allowed: false, code: "state" });
+    expect(decide(ACTORS.alice, view([start(HANDOFF_MODE)]), "escalate", { now: NOW })).toMatchObject({ allowed: false, code: "state" });
+    expect(decide(ACTORS.alice, pending, "escalate", { now: NOW, lifecycle: "Cancelled" })).toMatchObject({ allowed: false, code: "not_open" });
+  });
+
+  it("an escalation is cancelled by its owner or an admin", () => {
+    const ctx = { escalation: { owner: ALICE } };
+    expect(decide(ACTORS.alice, undefined, "cancelEscalation", ctx).allowed).toBe(true);
+    expect(decide(ACTORS.root, undefined, "cancelEscalation", ctx).allowed).toBe(true);
+    expect(decide(ACTORS.bob, undefined, "cancelEscalation", ctx)).toMatchObject({ allowed: false, code: "authority" });
+    expect(decide(ACTORS.vic, undefined, "cancelEscalation", ctx)).toMatchObject({ allowed: false, code: "role" });
   });
 });

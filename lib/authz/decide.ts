@@ -45,6 +45,7 @@ export function decide(user: Actor, view: SessionView | undefined, action: Actio
   }
   if (action === "runDemo" || action === "manageHandoffTemplates") return ALLOW;
   if (action === "startSession") return checkStart(user, ctx);
+  if (action === "cancelEscalation") return checkCancelEscalation(user, ctx);
   if (isFileAction(action)) return decideFile(user, action, ctx);
 
   if (!view || !view.started) return deny("not_found", "This session isn't loaded yet, or doesn't exist.");
@@ -72,6 +73,12 @@ function checkRole(role: Role, action: Action): Decision {
     default:
       return deny("role", "Your account is read-only (viewer): you can watch sessions but not act in them.");
   }
+}
+
+function checkCancelEscalation(user: Actor, ctx: DecideContext): Decision {
+  const owner = ctx.escalation?.owner;
+  if (owner === undefined || owner === user.participantId || roleAtLeast(user.role, "admin")) return ALLOW;
+  return deny("authority", "Only the person who set up this escalation (or an admin) can cancel it.");
 }
 
 function checkStart(user: Actor, ctx: DecideContext): Decision {

@@ -77,6 +77,8 @@ export interface DecideContext {
   task?: { requestedAssignee?: string };
   /** For file actions other than `fileOffer`: the handoff file acted on. */
   file?: FileHandoffFacts;
+  /** For `cancelEscalation`: whose escalation it is (its owner's participant id). */
+  escalation?: { owner: string };
   /** For `fileOffer`: the intended to_agent ("" or absent = anyone). */
   fileOffer?: { toAgent?: string };
 }

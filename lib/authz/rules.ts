@@ -23,6 +23,8 @@ export const ACTIONS = [
   "manageUsers",
   "managePolicies",
   "manageHandoffTemplates",
+  "escalate",
+  "cancelEscalation",
 ] as const;
 
 /**
@@ -64,6 +66,10 @@ export const MINIMUM_ROLE: Readonly<Record<Action, Role>> = Object.freeze({
   managePolicies: "admin",
   /** One's own saved "Hand off…" templates: whoever may start a handoff. */
   manageHandoffTemplates: "operator",
+  /** Escalate one's own pending offer (the console then acts for the owner while it is unanswered). */
+  escalate: "operator",
+  /** Stop an escalation: its owner, or an admin (DecideContext.escalation). */
+  cancelEscalation: "operator",
   fileOffer: "operator",
   fileAccept: "operator",
   fileReject: "operator",
@@ -73,7 +79,7 @@ export const MINIMUM_ROLE: Readonly<Record<Action, Role>> = Object.freeze({
 });
 
 /** Action families, for the mode check. */
-export const HANDOFF_ACTIONS: ReadonlySet<Action> = new Set<Action>(["offer", "attachContext", "accept", "decline"]);
+export const HANDOFF_ACTIONS: ReadonlySet<Action> = new Set<Action>(["offer", "attachContext", "accept", "decline", "escalate"]);
 export const TASK_ACTIONS: ReadonlySet<Action> = new Set<Action>([
   "taskRequest",
   "taskAccept",
@@ -82,4 +88,4 @@ export const TASK_ACTIONS: ReadonlySet<Action> = new Set<Action>([
   "taskComplete",
   "taskFail",
 ]);
-export const GLOBAL_ACTIONS: ReadonlySet<Action> = new Set<Action>(["view", "startSession", "runDemo", "manageUsers", "managePolicies", "manageHandoffTemplates"]);
+export const GLOBAL_ACTIONS: ReadonlySet<Action> = new Set<Action>(["view", "startSession", "runDemo", "manageUsers", "managePolicies", "manageHandoffTemplates", "cancelEscalation"]);

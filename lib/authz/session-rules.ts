@@ -76,6 +76,8 @@ export class Decider {
         return this.commit();
       case "cancel":
         return this.cancel();
+      case "escalate":
+        return this.escalate();
       case "taskRequest":
         return this.taskRequest();
       case "taskAccept":
@@ -168,6 +170,20 @@ export class Decider {
       if (!this.view.participants.includes(target)) {
         return deny("invalid", `${this.Who(target)} isn't a participant in this session, so they can't receive the offer.`);
       }
+    }
+    return ALLOW;
+  }
+
+  /** Escalating: the owner's own offer must be waiting for an answer (only the owner offers, §4.3). */
+  private escalate(): Decision {
+    if (this.me !== this.owner) {
+      return deny("authority", `Only the session's owner (${this.who(this.owner)}) can escalate its offer.`);
+    }
+    const pending = this.pendingOffer();
+    if (!pending) {
+      const accepted = this.acceptedOffer();
+      if (accepted) return deny("state", `${this.Who(accepted.target)} already accepted the handoff; there is nothing to escalate.`);
+      return deny("state", "No offer is waiting for an answer, so there is nothing to escalate.");
     }
     return ALLOW;
   }

@@ -203,10 +203,27 @@ describe("hand off (one dialog)", () => {
         },
         offer: { target: "human:bob", scope: form.scope, reason: form.reason },
         runbook: form.runbook,
+        escalation: [],
       },
     });
     const blank = validateHandOff({ ...form, runbook: "  \n" }, "human:alice", 1_048_576);
     expect(blank.ok && blank.value.runbook).toBe("");
+  });
+
+  it("turns the escalation fields into the contract's chain, with problems under their fields", () => {
+    const on = { ...form, escalate: true, escalateNotify: ["human:carol"], escalateNotifyMinutes: "15", escalateReofferTo: "human:dave", escalateReofferMinutes: "10" };
+    const r = validateHandOff(on, "human:alice", 1_048_576);
+    expect(r.ok && r.value.escalation).toEqual([
+      { kind: "notify", afterMinutes: 15, participants: ["human:carol"] },
+      { kind: "reoffer", afterMinutes: 10, participants: ["human:dave"] },
+    ]);
+    expect(validateHandOff({ ...on, escalate: false }, "human:alice", 1_048_576)).toMatchObject({ ok: true, value: { escalation: [] } });
+    const none = validateHandOff({ ...on, escalateNotify: [], escalateReofferTo: "" }, "human:alice", 1_048_576);
+    expect(!none.ok && none.errors.escalate).toBe("Choose whom to tell, whom to re-offer to, or both.");
+    const minutes = validateHandOff({ ...on, escalateReofferMinutes: "1.5" }, "human:alice", 1_048_576);
+    expect(!minutes.ok && minutes.errors.escalateReofferMinutes).toMatch(/whole minutes/);
+    const same = validateHandOff({ ...on, escalateReofferTo: "human:bob" }, "human:alice", 1_048_576);
+    expect(!same.ok && same.errors.escalateReofferTo).toBe("Already has the offer at that point.");
   });
 
   it("says what is wrong, field by field, by the action contract", () => {

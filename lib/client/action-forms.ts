@@ -24,6 +24,7 @@ import {
   TEXT_FIELDS,
   type Problem,
 } from "@/lib/actions/rules";
+import { checkEscalationChain, type EscalationStepInput } from "@/lib/actions/rules";
 import { HandoffOutcome, PolicyChoice, SessionKind, TaskOutcome, type HandoffTemplate } from "@/lib/gen/baton/v1/actions_pb";
 import type { ActionOutcome } from "@/lib/client/action-attempt";
 import { formatBytes } from "@/lib/client/format";
@@ -72,6 +73,8 @@ function sentence(problem: Problem, value: string, label: string, patternHint = 
       return "Remove the spaces.";
     case "runbook-file":
       return "Choose a .md, .markdown or .txt file.";
+    case "escalation":
+      return `${problem.detail.charAt(0).toUpperCase()}${problem.detail.slice(1)}.`;
   }
 }
 
@@ -209,6 +212,14 @@ export interface HandOffValues {
   policy: PolicyKind;
   approvers: readonly string[];
   implicitAcceptSeconds: string;
+  /** "Escalate if unanswered" (lib/gateway/escalations.ts): off by default. */
+  escalate?: boolean;
+  /** Who is told after escalateNotifyMinutes unanswered (none: no NOTIFY step). */
+  escalateNotify?: readonly string[];
+  escalateNotifyMinutes?: string;
+  /** Who is offered it next, escalateReofferMinutes later ("" : no REOFFER step). */
+  escalateReofferTo?: string;
+  escalateReofferMinutes?: string;
 }
 
 export interface HandOffFields {
@@ -216,6 +227,35 @@ export interface HandOffFields {
   offer: { target: string; scope: string; reason: string };
   /** "" when there is no runbook to attach. */
   runbook: string;
+  /** The escalation chain set up once the offer is sent (empty: none). */
+  escalation: EscalationStepInput[];
+}
+
+/** The form's escalation as the contract's chain, or its problems under the form's fields. */
+export function validateEscalation(v: HandOffValues, me: string, target: string): Validation<EscalationStepInput[]> {
+  if (v.escalate !== true) return { ok: true, value: [] };
+  const steps: EscalationStepInput[] = [];
+  const fieldOf: string[] = [];
+  const minutes = (raw: string | undefined) => (raw === undefined || raw.trim() === "" ? Number.NaN : Number(raw.trim()));
+  if ((v.escalateNotify ?? []).length > 0) {
+    steps.push({ kind: "notify", afterMinutes: minutes(v.escalateNotifyMinutes), participants: [...(v.escalateNotify ?? [])] });
+    fieldOf.push("escalateNotify");
+  }
+  if ((v.escalateReofferTo ?? "").trim() !== "") {
+    steps.push({ kind: "reoffer", afterMinutes: minutes(v.escalateReofferMinutes), participants: [(v.escalateReofferTo ?? "").trim()] });
+    fieldOf.push("escalateReofferTo");
+  }
+  if (steps.length === 0) return { ok: false, errors: { escalate: "Choose whom to tell, whom to re-offer to, or both." } };
+  const c = checkEscalationChain(steps, { owner: me, firstTarget: target });
+  if (!c.problem) return { ok: true, value: c.value };
+  const m = /^steps\[(\d+)\]\.(\w+)/.exec(c.problem.field);
+  const base = m ? (fieldOf[Number(m[1])] ?? "escalate") : "escalate";
+  const field = m?.[2] === "after_minutes" ? (base === "escalateNotify" ? "escalateNotifyMinutes" : "escalateReofferMinutes") : base;
+  const text =
+    c.problem.problem.code === "escalation" && m?.[2] === "after_minutes"
+      ? `Use whole minutes from ${LIMITS.escalationMinMinutes} to ${LIMITS.escalationMaxMinutes}.`
+      : sentence(c.problem.problem, "", "someone");
+  return { ok: false, errors: { [field]: text } };
 }
 
 /** The room a runbook has: the contract's limit, or less when the runtime's message limit is lower. */
@@ -258,10 +298,12 @@ export function validateHandOff(v: HandOffValues, me: string, maxPayloadBytes: n
       errors[k] = msg;
     }
   }
-  if (!start.ok || Object.keys(errors).length > 0) return { ok: false, errors };
+  const escalation = validateEscalation(v, me, target);
+  if (!escalation.ok) Object.assign(errors, escalation.errors);
+  if (!start.ok || !escalation.ok || Object.keys(errors).length > 0) return { ok: false, errors };
   return {
     ok: true,
-    value: { start: start.value, offer: { target, scope, reason }, runbook: v.runbook.trim() === "" ? "" : v.runbook },
+    value: { start: start.value, offer: { target, scope, reason }, runbook: v.runbook.trim() === "" ? "" : v.runbook, escalation: escalation.value },
   };
 }
 

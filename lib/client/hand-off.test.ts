@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { ActionResultSchema, PolicyChoice, SessionKind, type ActionResult } from "@/lib/gen/baton/v1/actions_pb";
 import {
   HAND_OFF_STEPS,
+  stepsOf,
   isComplete,
   isPartial,
   newProgress,
@@ -16,6 +17,8 @@ import {
   type HandOffStep,
 } from "./hand-off";
 
+/** The steps of a hand-off with a runbook and no escalation. */
+const STEPS = ["start", "offer", "context"] as const satisfies readonly HandOffStep[];
 const ATTEMPT = "3f0c2a4e-9b1d-4c6e-8a2f-1b2c3d4e5f60";
 
 function plan(runbook = "# Runbook\n\n1. Check the dashboards."): HandOffPlan {
@@ -71,6 +74,11 @@ function fakeSender(fail: Partial<Record<HandOffStep, { times: number; how: "net
     startSession: async (req) => answer("start", req as unknown as Record<string, unknown>, `s-${req.messageId}`),
     offer: async (req) => answer("offer", req, req.sessionId),
     attachContext: async (req) => answer("context", req as unknown as Record<string, unknown>, req.sessionId),
+    startEscalation: async (req) => {
+      const r = await answer("escalate", req as unknown as Record<string, unknown>, req.sessionId);
+      if (!r.ok) throw new ConnectError(r.explanation, Code.FailedPrecondition);
+      return { originSessionId: r.sessionId };
+    },
   };
   return { sender, calls, sessions };
 }
@@ -78,7 +86,7 @@ function fakeSender(fail: Partial<Record<HandOffStep, { times: number; how: "net
 describe("stepMessageId", () => {
   it("is deterministic, a UUID v4, and different for each step", () => {
     const ids = HAND_OFF_STEPS.map((s) => stepMessageId(ATTEMPT, s));
-    expect(new Set(ids).size).toBe(3);
+    expect(new Set(ids).size).toBe(HAND_OFF_STEPS.length);
     for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(HAND_OFF_STEPS.map((s) => stepMessageId(ATTEMPT.toUpperCase(), s))).toEqual(ids);
     expect(ids).not.toContain(ATTEMPT);
@@ -94,7 +102,7 @@ describe("runHandOff", () => {
     const { sender, calls } = fakeSender();
     const p = await runHandOff(plan(), newProgress(ATTEMPT), sender);
     expect(calls.map((c) => c.step)).toEqual(["start", "offer", "context"]);
-    expect(calls.map((c) => c.req.messageId)).toEqual(HAND_OFF_STEPS.map((s) => stepMessageId(ATTEMPT, s)));
+    expect(calls.map((c) => c.req.messageId)).toEqual(STEPS.map((s) => stepMessageId(ATTEMPT, s)));
     const sid = `s-${stepMessageId(ATTEMPT, "start")}`;
     expect(calls[1]?.req).toMatchObject({ sessionId: sid, target: "human:bob", scope: "payments-api primary on-call", reason: "end of my rotation" });
     // The runbook goes to this attempt's offer, named by its id, not "the latest offer".
@@ -117,21 +125,21 @@ describe("runHandOff", () => {
     const { sender, calls, sessions } = fakeSender();
     await runHandOff(plan(), newProgress(ATTEMPT), sender);
     const again = await runHandOff(plan(), newProgress(ATTEMPT), sender);
-    expect(calls.map((c) => c.req.messageId)).toEqual([...HAND_OFF_STEPS, ...HAND_OFF_STEPS].map((s) => stepMessageId(ATTEMPT, s)));
+    expect(calls.map((c) => c.req.messageId)).toEqual([...STEPS, ...STEPS].map((s) => stepMessageId(ATTEMPT, s)));
     expect(sessions.size).toBe(1);
     expect(again.duplicates).toEqual(["start", "offer", "context"]);
     expect(progressSentence(plan(), again, "Bob Ito")).toMatch(/nothing was sent twice/);
   });
 
-  for (const step of HAND_OFF_STEPS) {
+  for (const step of STEPS) {
     it(`stops at a failed ${step}, says what was sent and what was not, and finishes from there`, async () => {
       const { sender, calls } = fakeSender({ [step]: { times: 1, how: "network" } });
       const first = await runHandOff(plan(), newProgress(ATTEMPT), sender);
-      const order = HAND_OFF_STEPS.slice(0, HAND_OFF_STEPS.indexOf(step) + 1);
+      const order = STEPS.slice(0, STEPS.indexOf(step) + 1);
       expect(calls.map((c) => c.step)).toEqual(order);
       expect(first.failed?.step).toBe(step);
       expect(first.failed?.outcome.kind).toBe("retryable");
-      expect(first.done).toEqual(HAND_OFF_STEPS.slice(0, HAND_OFF_STEPS.indexOf(step)));
+      expect(first.done).toEqual(STEPS.slice(0, STEPS.indexOf(step)));
       expect(isPartial(plan(), first)).toBe(step !== "start");
       const lines = progressLines(plan(), first);
       expect(lines.find((l) => l.step === step)?.state).toBe("failed");
@@ -143,10 +151,10 @@ describe("runHandOff", () => {
       const finished = await runHandOff(plan(), first, sender);
       // Only what was not done is sent again, with the same id as before.
       const retried = calls.slice(order.length);
-      expect(retried.map((c) => c.step)).toEqual(HAND_OFF_STEPS.slice(HAND_OFF_STEPS.indexOf(step)));
+      expect(retried.map((c) => c.step)).toEqual(STEPS.slice(STEPS.indexOf(step)));
       expect(retried[0]?.req.messageId).toBe(stepMessageId(ATTEMPT, step));
       expect(finished.failed).toBeUndefined();
-      expect(finished.done).toEqual([...HAND_OFF_STEPS]);
+      expect(finished.done).toEqual([...STEPS]);
       expect(isComplete(plan(), finished)).toBe(true);
     });
   }
@@ -170,5 +178,24 @@ describe("runHandOff", () => {
   it("refuses progress of another attempt", async () => {
     const { sender } = fakeSender();
     await expect(runHandOff(plan(), newProgress("11111111-1111-4111-8111-111111111111"), sender)).rejects.toThrow(/another hand-off attempt/);
+  });
+
+  it("sets up the escalation last, with the attempt's id; a lost answer is finished with the same chain", async () => {
+    const chain = [
+      { kind: "notify" as const, afterMinutes: 15, participants: ["human:carol"] },
+      { kind: "reoffer" as const, afterMinutes: 15, participants: ["human:dave"] },
+    ];
+    const withChain = { ...plan(), escalation: chain };
+    const { sender, calls } = fakeSender({ escalate: { times: 1, how: "network" } });
+    const first = await runHandOff(withChain, newProgress(ATTEMPT), sender);
+    expect(calls.map((c) => c.step)).toEqual(["start", "offer", "context", "escalate"]);
+    expect(first.failed?.step).toBe("escalate");
+    expect(progressSentence(withChain, first, "Bob")).toMatch(/^Session started\. Offer sent\. Runbook attached\. Escalation not set up: /);
+    const done = await runHandOff(withChain, first, sender);
+    expect(calls.slice(4).map((c) => c.step)).toEqual(["escalate"]);
+    expect(calls[4]?.req).toMatchObject({ sessionId: done.sessionId, messageId: stepMessageId(ATTEMPT, "escalate") });
+    expect((calls[4]?.req.steps as { participants: string[] }[]).map((x) => x.participants)).toEqual([["human:carol"], ["human:dave"]]);
+    expect(isComplete(withChain, done)).toBe(true);
+    expect(stepsOf(plan())).not.toContain("escalate");
   });
 });

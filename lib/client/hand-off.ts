@@ -14,14 +14,16 @@
 // §2.5: ok, duplicate=true, nothing appended) and the console answers from
 // the session's history: one click never makes two sessions or two offers.
 
-import type { ActionResult } from "@/lib/gen/baton/v1/actions_pb";
+import { create } from "@bufbuild/protobuf";
+import { ActionResultSchema, EscalationStepKind, type ActionResult } from "@/lib/gen/baton/v1/actions_pb";
+import type { EscalationStepInput } from "@/lib/actions/rules";
 import type { StartFields } from "@/lib/client/action-forms";
 import { isCsrfRefusal, outcomeOfError, outcomeOfResult, outcomeSentence, type ActionOutcome } from "@/lib/client/action-attempt";
 
-export const HAND_OFF_STEPS = ["start", "offer", "context"] as const;
+export const HAND_OFF_STEPS = ["start", "offer", "context", "escalate"] as const;
 export type HandOffStep = (typeof HAND_OFF_STEPS)[number];
 
-const STEP_NUMBER: Readonly<Record<HandOffStep, number>> = { start: 1, offer: 2, context: 3 };
+const STEP_NUMBER: Readonly<Record<HandOffStep, number>> = { start: 1, offer: 2, context: 3, escalate: 4 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -40,10 +42,14 @@ export interface HandOffPlan {
   offer: { target: string; scope: string; reason: string };
   /** Markdown; "" sends no Context (two steps). */
   runbook: string;
+  /** An escalation chain set up last (StartEscalation); absent or empty: none. */
+  escalation?: readonly EscalationStepInput[];
 }
 
 export function stepsOf(plan: HandOffPlan): HandOffStep[] {
-  return plan.runbook === "" ? ["start", "offer"] : ["start", "offer", "context"];
+  const steps: HandOffStep[] = plan.runbook === "" ? ["start", "offer"] : ["start", "offer", "context"];
+  if ((plan.escalation ?? []).length > 0) steps.push("escalate");
+  return steps;
 }
 
 /** What the ActionService must offer the runner (the generated client satisfies it). */
@@ -51,6 +57,7 @@ export interface HandOffSender {
   startSession(req: StartFields & { messageId: string }): Promise<ActionResult>;
   offer(req: { sessionId: string; messageId: string; target: string; scope: string; reason: string }): Promise<ActionResult>;
   attachContext(req: { sessionId: string; messageId: string; handoffId: string; content: { case: "markdown"; value: string } }): Promise<ActionResult>;
+  startEscalation(req: { sessionId: string; messageId: string; steps: { kind: EscalationStepKind; afterMinutes: number; participants: string[] }[] }): Promise<{ originSessionId: string }>;
 }
 
 export interface HandOffProgress {
@@ -87,6 +94,15 @@ function send(plan: HandOffPlan, step: HandOffStep, sessionId: string, sender: H
       return sender.offer({ sessionId, messageId, ...plan.offer });
     case "context":
       return sender.attachContext({ sessionId, messageId, handoffId: stepMessageId(plan.attemptId, "offer"), content: { case: "markdown", value: plan.runbook } });
+    case "escalate":
+      // Idempotent on the server: the same chain again answers the one kept.
+      return sender
+        .startEscalation({
+          sessionId,
+          messageId,
+          steps: (plan.escalation ?? []).map((s) => ({ kind: s.kind === "notify" ? EscalationStepKind.NOTIFY : EscalationStepKind.REOFFER, afterMinutes: s.afterMinutes, participants: [...s.participants] })),
+        })
+        .then((e) => create(ActionResultSchema, { ok: true, sessionId: e.originSessionId, messageId }));
   }
 }
 
@@ -133,8 +149,8 @@ export async function runHandOff(plan: HandOffPlan, progress: HandOffProgress, s
   return p;
 }
 
-const DONE: Readonly<Record<HandOffStep, string>> = { start: "Session started", offer: "Offer sent", context: "Runbook attached" };
-const NOT_DONE: Readonly<Record<HandOffStep, string>> = { start: "Session not started", offer: "Offer not sent", context: "Runbook not attached" };
+const DONE: Readonly<Record<HandOffStep, string>> = { start: "Session started", offer: "Offer sent", context: "Runbook attached", escalate: "Escalation set up" };
+const NOT_DONE: Readonly<Record<HandOffStep, string>> = { start: "Session not started", offer: "Offer not sent", context: "Runbook not attached", escalate: "Escalation not set up" };
 
 /** Each step's line, e.g. ["Session started.", "Offer sent.", "Runbook not attached: <reason>"]. */
 export function progressLines(plan: HandOffPlan, p: HandOffProgress): { step: HandOffStep; state: "done" | "failed" | "waiting"; text: string }[] {

@@ -109,6 +109,8 @@ function describe(problem: Problem, value: string, patternHint = "has characters
       return "must not contain spaces";
     case "runbook-file":
       return "must be a .md, .markdown or .txt file";
+    case "escalation":
+      return problem.detail;
   }
 }
 

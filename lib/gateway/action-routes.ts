@@ -10,6 +10,11 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import {
   ActionService,
   DeleteHandoffTemplateResponseSchema,
+  EscalationSchema,
+  EscalationState,
+  EscalationStepKind,
+  GetEscalationResponseSchema,
+  type EscalationStep,
   HandoffTemplateSchema,
   ListHandoffTemplatesResponseSchema,
   SaveHandoffTemplateResponseSchema,
@@ -43,6 +48,9 @@ import type { SignedInUser } from "./identity";
 import { watchInbox } from "./inbox";
 import { requireSignedIn, signedInUser, type RequestAuthOptions } from "./request-auth";
 import { decide, shortParticipantName } from "@/lib/authz/decide";
+import type { EscalationStepInput } from "@/lib/actions/rules";
+import type { Escalations, EscalationRecord, EscalationStateName } from "./escalations";
+import { invalidField, messageIdOf, sessionIdOf } from "./action-input";
 import { parseTemplate, parseTemplateId, type HandoffTemplateStore, type TemplateRecord } from "./handoff-templates";
 import type { HookStatus } from "@/lib/notify/notifier";
 
@@ -70,6 +78,51 @@ export interface ActionRoutesOptions extends RequestAuthOptions {
   webhooks?: () => WebhookStatusSource | null;
   /** Saved "Hand off…" templates; without it the template calls answer UNIMPLEMENTED. */
   templates?: HandoffTemplateStore;
+  /** Escalation chains; without it the escalation calls answer UNIMPLEMENTED. */
+  escalations?: Escalations;
+}
+
+const STEP_KIND: Readonly<Record<EscalationStepInput["kind"], EscalationStepKind>> = { notify: EscalationStepKind.NOTIFY, reoffer: EscalationStepKind.REOFFER };
+const STATE: Readonly<Record<EscalationStateName, EscalationState>> = {
+  pending: EscalationState.PENDING,
+  done: EscalationState.DONE,
+  stopped: EscalationState.STOPPED,
+  cancelled: EscalationState.CANCELLED,
+  failed: EscalationState.FAILED,
+};
+
+/** A request's steps in the action contract's shape (checked there, lib/actions/rules.ts). */
+function stepsOf(steps: readonly EscalationStep[]): EscalationStepInput[] {
+  return steps.map((s, i) => {
+    if (s.kind !== EscalationStepKind.NOTIFY && s.kind !== EscalationStepKind.REOFFER) {
+      throw invalidField(`steps[${i}].kind`, "choose ESCALATION_STEP_KIND_NOTIFY or ESCALATION_STEP_KIND_REOFFER");
+    }
+    return { kind: s.kind === EscalationStepKind.NOTIFY ? "notify" : "reoffer", afterMinutes: s.afterMinutes, participants: s.participants };
+  });
+}
+
+function escalationMessage(r: EscalationRecord) {
+  return create(EscalationSchema, {
+    originSessionId: r.origin,
+    sessionId: r.sessionId,
+    owner: r.owner,
+    state: STATE[r.state],
+    steps: r.steps.map((s) => ({ kind: STEP_KIND[s.kind], afterMinutes: s.afterMinutes, participants: [...s.participants] })),
+    nextStep: r.nextStep,
+    nextAtUnixMs: BigInt(r.state === "pending" ? r.nextAtMs : 0),
+    done: r.done.map((a) => ({
+      step: a.step,
+      kind: STEP_KIND[a.kind],
+      sessionId: a.sessionId,
+      messageIds: a.messageIds,
+      cancelledSessionId: a.cancelledSessionId,
+      participants: a.participants,
+      atUnixMs: BigInt(a.atMs),
+    })),
+    detail: r.detail,
+    updatedUnixMs: BigInt(r.updatedMs),
+    sessionIds: r.sessionIds,
+  });
 }
 
 function templateMessage(t: TemplateRecord) {
@@ -112,8 +165,37 @@ export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRout
     return { store: options.templates, owner: auth.user.username };
   };
 
+  const escalationsOf = (): Escalations => {
+    if (!options.escalations) throw new ConnectError("This console runs no escalations.", Code.Unimplemented);
+    return options.escalations;
+  };
+
   return (router) => {
     router.service(ActionService, {
+      startEscalation: (req, ctx) =>
+        act(ctx, async (user) => {
+          const escalations = escalationsOf();
+          if (req.messageId !== "") messageIdOf(req.messageId);
+          return escalationMessage(await escalations.create(user, sessionIdOf(req.sessionId), stepsOf(req.steps), ctx.signal));
+        }),
+      async getEscalation(req, ctx) {
+        ensureOpen();
+        await requireSignedIn(ctx, options, { csrf: false });
+        const rec = escalationsOf().get(sessionIdOf(req.sessionId));
+        return create(GetEscalationResponseSchema, rec ? { found: true, escalation: escalationMessage(rec) } : { found: false });
+      },
+      cancelEscalation: (req, ctx) =>
+        act(ctx, async (user) => {
+          const escalations = escalationsOf();
+          const sessionId = sessionIdOf(req.sessionId);
+          const rec = escalations.get(sessionId);
+          if (!rec) throw new ConnectError(`session ${sessionId} has no escalation`, Code.NotFound);
+          const d = decide({ role: user.role, participantId: user.participantId }, undefined, "cancelEscalation", { escalation: { owner: rec.owner } });
+          if (!d.allowed) throw new ConnectError(d.reason, Code.PermissionDenied, { "x-baton-deny": d.code });
+          const out = escalations.cancel(sessionId, `${user.displayName} (${user.participantId})`) ?? rec;
+          return escalationMessage(out);
+        }),
+
       async listHandoffTemplates(_req, ctx) {
         const { store, owner } = await templatesFor(ctx, false);
         return create(ListHandoffTemplatesResponseSchema, { templates: store.list(owner).map(templateMessage), maxTemplates: store.maxPerPerson });
@@ -233,6 +315,7 @@ export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRout
             policies: actions.policies,
             logger: gateway.logger,
             ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
+            ...(options.escalations ? { escalations: options.escalations } : {}),
           },
           { role: auth.user.role, participantId: auth.user.participantId },
           nameOf,

@@ -233,6 +233,16 @@ export interface InboxOptions {
   /** Coalescing window for changes. Default 25 ms. */
   flushMs?: number;
   now?: () => number;
+  /** Escalation chains whose "tell" step named people (lib/gateway/escalations.ts). */
+  escalations?: EscalationNotices;
+}
+
+/** Who an escalation chain told that a session's offer is unanswered, while the chain runs. */
+export interface EscalationNotices {
+  /** The running chain's last "tell" in this session, if any. */
+  noticeFor(sessionId: string): { owner: string; target: string; to: readonly string[]; sinceMs: number } | undefined;
+  /** Told with the session id whenever a chain changes; returns the unsubscribe. */
+  onChange(listener: (sessionId: string) => void): () => void;
 }
 
 /**
@@ -282,6 +292,22 @@ export async function* watchInbox(
     }
     const ctx: InboxContext = { ...(policy ? { policy } : {}), nameOf: names, now: now() };
     const next = inboxItemsFor(user, s.meta, s.view, ctx);
+    const notice = options.escalations?.noticeFor(id);
+    if (notice && notice.to.includes(user.participantId) && s.meta.state === SessionState.OPEN && next.length === 0) {
+      const scope = s.view.handoff?.offers.at(-1)?.scope ?? "";
+      next.push(
+        item({
+          kind: InboxItemKind.ESCALATION,
+          meta: s.meta,
+          view: s.view,
+          scope,
+          from: notice.owner,
+          subject: id,
+          since: notice.sinceMs,
+          summary: `${names(notice.owner)}'s offer of ${scope || "a handoff"} to ${notice.target === user.participantId ? "you" : names(notice.target)} is unanswered; Baton told you for ${names(notice.owner)}.`,
+        }),
+      );
+    }
     const before = items.get(id) ?? [];
     if (signature(before) !== signature(next)) {
       if (next.length === 0) items.delete(id);
@@ -298,6 +324,11 @@ export async function* watchInbox(
   };
 
   const ended = new AbortController();
+  const unwatch = options.escalations?.onChange((id) => {
+    recompute(id);
+    if (dirty) poke();
+  });
+  ended.signal.addEventListener("abort", () => unwatch?.(), { once: true });
   const stop = () => ended.abort();
   signal.addEventListener("abort", stop, { once: true });
   try {

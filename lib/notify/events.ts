@@ -13,6 +13,7 @@ import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 
 export const EVENT_KINDS = [
   "offer.waiting",
+  "offer.escalated",
   "offer.declined",
   "offer.accepted",
   "approval.upcoming",

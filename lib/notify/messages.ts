@@ -77,6 +77,8 @@ export function sentence(event: NotifyEvent, nameOf: NameOf): string {
   switch (event.kind) {
     case "offer.waiting":
       return `${from} offered ${what} to ${to}: waiting for an answer`;
+    case "offer.escalated":
+      return `${from}'s offer of ${what} to ${people(event.waitingOn, nameOf)} is unanswered${event.detail ? ` (${event.detail})` : ""}: escalated to ${to}`;
     case "offer.declined":
       return `${from} declined ${what}: ${to} may re-offer or cancel`;
     case "offer.accepted":

@@ -12,6 +12,7 @@ import type { CatalogStore } from "@/lib/gateway/catalog/store";
 import type { GatewayLogger } from "@/lib/gateway/logger";
 import { HANDOFF_MODE } from "@/lib/macp/constants";
 import { hookWants, type WebhookConfig } from "./config";
+import type { EscalationNotice } from "@/lib/gateway/escalations";
 import { deriveEvents, isClosed, snapshotOf, type NotifyEvent } from "./events";
 import { genericBody, signBody, slackBody } from "./messages";
 import { backoffMs, type NewDelivery, type NotifyStore, type OutboxRow, type StateChange } from "./outbox";
@@ -148,6 +149,38 @@ export class Notifier {
   }
 
   // ------------------------------------------------------------ events
+
+  /**
+   * An escalation's NOTIFY step (lib/gateway/escalations.ts): offer.escalated
+   * to the hooks that want it, queued at once. Delivery ids come from the
+   * step's key, so a step re-run after a crash queues nothing twice.
+   */
+  async escalated(notice: EscalationNotice): Promise<void> {
+    if (this.closed) return;
+    const minutes = Math.max(1, Math.round(notice.unansweredMs / 60_000));
+    const event: NotifyEvent = {
+      kind: "offer.escalated",
+      sessionId: notice.sessionId,
+      mode: HANDOFF_MODE,
+      intent: notice.intent,
+      scope: notice.scope,
+      from: notice.owner,
+      to: notice.to,
+      waitingOn: [notice.target],
+      outcome: "",
+      detail: `unanswered for ${minutes} min`,
+      involved: notice.involved,
+      occurredAtMs: notice.atMs,
+    };
+    const names = await this.names();
+    const deliveries: NewDelivery[] = [];
+    for (const hook of this.hooks) {
+      if (hookWants(hook, event.kind, event.involved)) deliveries.push({ ...this.delivery(hook, event, names), deliveryId: `${notice.deliveryKey}-${hook.id}` });
+    }
+    if (deliveries.length === 0 || this.closed) return;
+    this.store.enqueue(deliveries);
+    this.pump();
+  }
 
   /** Derive events for the catalog changes after the cursor (serialized; coalesces calls). */
   private derive(): void {

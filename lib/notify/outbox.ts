@@ -177,6 +177,13 @@ export class NotifyStore {
     })();
   }
 
+  /** Deliveries not derived from the catalog (an escalation's); a delivery id already queued is ignored. */
+  enqueue(deliveries: readonly NewDelivery[], now = Date.now()): void {
+    this.db.transaction(() => {
+      for (const d of deliveries) this.stmts.insert.run(d.deliveryId, d.hookId, d.event, d.sessionId, d.body, now, now);
+    })();
+  }
+
   /** Start over against another catalog: states forgotten, cursor set (the outbox keeps what is in flight). */
   rebase(catalogId: string, cursor: number): void {
     this.db.transaction(() => {

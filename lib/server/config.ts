@@ -87,6 +87,8 @@ export interface ConsoleConfig {
   streamStallMs: number;
   /** The list's stuck threshold: an offer unanswered or an approval pending this long (BATON_STUCK_AFTER_MINUTES, default 15). */
   stuckAfterMs: number;
+  /** How long one "minute" of an escalation chain is (BATON_ESCALATION_MINUTE_MS, default 60 000; tests use seconds). */
+  escalationMinuteMs: number;
 }
 
 /** How long a browser connection may take, and how many one address may hold. */
@@ -174,6 +176,7 @@ export function loadConsoleConfig(env: Env, argv: readonly string[], dir: string
     streamBufferBytes: int(env, "BATON_STREAM_BUFFER_BYTES", 4 * 1_048_576, 65_536, 1024 * 1_048_576),
     streamStallMs: int(env, "BATON_STREAM_STALL_MS", 60_000, 100, 3_600_000),
     stuckAfterMs: stuckAfter(env),
+    escalationMinuteMs: int(env, "BATON_ESCALATION_MINUTE_MS", 60_000, 100, 60_000),
   };
 }
 

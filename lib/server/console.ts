@@ -39,6 +39,8 @@ import { planFileHandoffs, startFileHandoffs, type RunningFileHandoffs } from ".
 import { startEmbeddedRuntime } from "./embedded";
 import { planWebhooks, startWebhooks } from "./webhooks-setup";
 import { HandoffTemplateStore } from "@/lib/gateway/handoff-templates";
+import { Escalations, EscalationStore } from "@/lib/gateway/escalations";
+import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import type { Notifier } from "@/lib/notify/notifier";
 import { createConsoleServer, listen, type Fallback } from "./http";
 import { registerPageData } from "./page-data";
@@ -245,6 +247,8 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
   }
   let actions: ActionGateway | null = null;
   let templates: HandoffTemplateStore | null = null;
+  let escalationStore: EscalationStore | null = null;
+  let escalations: Escalations | null = null;
   let demo: DemoService | null = null;
   let oidc: OidcLogin | null = null;
   if (auth && writer) {
@@ -273,6 +277,35 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       await embedded?.close().catch(() => undefined);
       throw new ConsoleConfigError(`cannot open the hand-off templates ${templatesPath}: ${(e as Error).message}`);
     }
+    // Escalation chains: next to the catalog too; run for their owners by the scheduler (lib/gateway/escalations.ts).
+    const escalationsPath = config.catalogPath === ":memory:" ? ":memory:" : path.join(path.dirname(config.catalogPath), "escalations.sqlite");
+    try {
+      escalationStore = new EscalationStore(escalationsPath);
+    } catch (e) {
+      templates.close();
+      catalog.close();
+      client.close();
+      people?.close();
+      await fileHandoffs.close();
+      await embedded?.close().catch(() => undefined);
+      throw new ConsoleConfigError(`cannot open the escalations ${escalationsPath}: ${(e as Error).message}`);
+    }
+    escalations = new Escalations({
+      store: escalationStore,
+      actions,
+      users: auth.accounts.directory,
+      minuteMs: config.escalationMinuteMs,
+      notify: () => notifier,
+      logger: options.logger.child({ component: "escalations" }),
+    });
+    const running = escalations;
+    gateway.feeder.onWrite(() =>
+      running.catalogChanged((id) => {
+        const row = catalog.get(id);
+        if (!row?.summary.metadata) return undefined;
+        return { open: row.summary.metadata.state === SessionState.OPEN, phase: row.summary.phase };
+      }),
+    );
     demo = createDemoService({
       address: embedded ? embedded.address : "",
       tls: embedded ? embedded.url.startsWith("https:") : false,
@@ -292,7 +325,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
         : {}),
     })(router);
     if (auth && actions) {
-      actionRoutes({ gateway, actions, accounts: auth.accounts, env, heartbeatMs: config.heartbeatMs, ...(demo ? { demo } : {}), webhooks: () => notifier, ...(templates ? { templates } : {}) })(router);
+      actionRoutes({ gateway, actions, accounts: auth.accounts, env, heartbeatMs: config.heartbeatMs, ...(demo ? { demo } : {}), webhooks: () => notifier, ...(templates ? { templates } : {}), ...(escalations ? { escalations } : {}) })(router);
     }
     fileRoutes({
       files: fileHandoffs.files,
@@ -428,6 +461,8 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
   let app: NextApp | null = null;
   const cleanup = async () => {
     health.close();
+    await escalations?.close();
+    escalationStore?.close();
     await notifier?.close().catch(() => undefined);
     withdrawPageData();
     people?.close();
@@ -472,6 +507,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       policies: actions?.policies ?? null,
       logger: options.logger.child({ component: "webhooks" }),
     });
+    escalations?.start();
     const runtimeAddress = embedded ? embedded.address : config.runtime.kind === "external" ? config.runtime.url : "";
     logger.info(
       {
@@ -501,6 +537,8 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       server,
       close() {
         closing ??= (async () => {
+          // A step in flight finishes first; the next start runs what falls due meanwhile.
+          await escalations?.close();
           // Requests in flight are cut; their deliveries are sent again at the next start.
           await notifier?.close();
           withdrawPageData();
@@ -523,6 +561,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
           });
           await fileHandoffs.close();
           templates?.close();
+          escalationStore?.close();
           // No request can change a sign-in any more: save them for the next start.
           await auth?.accounts.flushLogins();
           await app?.close().catch((err: unknown) => logger.warn({ err }, "Next.js did not close cleanly"));

@@ -11,7 +11,7 @@ import { PolicyChoice } from "@/lib/gen/baton/v1/actions_pb";
 import { HandoffContextPayloadSchema, HandoffOfferPayloadSchema } from "@/lib/gen/macp/modes/handoff/v1/handoff_pb";
 import { SessionStartPayloadSchema } from "@/lib/gen/macp/v1/core_pb";
 import type { Envelope } from "@/lib/gen/macp/v1/envelope_pb";
-import { HAND_OFF_STEPS, isComplete, newProgress, progressSentence, runHandOff, stepMessageId, type HandOffPlan, type HandOffSender, type HandOffStep } from "@/lib/client/hand-off";
+import { isComplete, newProgress, progressSentence, runHandOff, stepMessageId, type HandOffPlan, type HandOffSender, type HandOffStep } from "@/lib/client/hand-off";
 import { validateHandOff } from "@/lib/client/action-forms";
 import { clientFor, collectEnvelopes } from "./harness";
 import { signedIn, startTestConsole, uuid, type Browser, type Person, type TestConsole } from "./actions-harness";
@@ -21,6 +21,8 @@ const PEOPLE: Person[] = [
   { username: "bob", role: "operator", name: "Bob Ito" },
   { username: "carol", role: "approver", name: "Carol Lee" },
 ];
+/** The steps of a hand-off with a runbook (no escalation here: tests/integration/escalation.test.ts). */
+const STEPS = ["start", "offer", "context"] as const satisfies readonly HandOffStep[];
 const RUNBOOK = "# Payments on-call\n\n1. Check the dashboards.\n2. Page the DB team for replication lag.\n";
 
 let tc: TestConsole;
@@ -72,6 +74,7 @@ function sender(lose: Partial<Record<HandOffStep, "request" | "answer">> = {}): 
     startSession: (req) => wrap("start", () => client.startSession(req)),
     offer: (req) => wrap("offer", () => client.offer(req)),
     attachContext: (req) => wrap("context", () => client.attachContext(req)),
+    startEscalation: (req) => wrap("escalate", () => client.startEscalation(req)),
   };
 }
 
@@ -91,7 +94,7 @@ function sessionCount(): number {
 function expectHandOff(envs: Envelope[], plan: HandOffPlan): void {
   expect(envs.map((e) => e.messageType)).toEqual(["SessionStart", "HandoffOffer", "HandoffContext"]);
   expect(envs.map((e) => e.sender)).toEqual(["human:alice", "human:alice", "human:alice"]);
-  expect(envs.map((e) => e.messageId)).toEqual(HAND_OFF_STEPS.map((s) => stepMessageId(plan.attemptId, s)));
+  expect(envs.map((e) => e.messageId)).toEqual(STEPS.map((s) => stepMessageId(plan.attemptId, s)));
   const start = fromBinary(SessionStartPayloadSchema, envs[0]!.payload);
   expect(start.intent).toBe("payments-api primary on-call");
   expect([...start.participants].sort()).toEqual(["human:alice", "human:bob", "human:carol"]);
@@ -122,7 +125,7 @@ describe("Hand off… over the real runtime", () => {
     expectHandOff(await history(p.sessionId, 3), plan);
   });
 
-  for (const step of HAND_OFF_STEPS) {
+  for (const step of STEPS) {
     for (const lost of ["request", "answer"] as const) {
       it(`finishes after the ${lost} of the ${step} step was lost`, async () => {
         const plan = planFor();

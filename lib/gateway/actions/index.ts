@@ -37,7 +37,10 @@ import type {
   TaskRespondInput,
   TaskUpdateInput,
 } from "../action-input";
+import { decide, type Action, type Decision } from "@/lib/authz/decide";
+import type { PolicySummary } from "@/lib/authz/policy-summary";
 import { upstreamError } from "../errors";
+import type { LoadedSession } from "../session-state";
 import type { SignedInUser } from "../identity";
 import type { PolicyCache } from "../policies";
 import { cancelSession } from "./cancel";
@@ -110,6 +113,21 @@ export class ActionGateway {
   }
   taskCommit(user: SignedInUser, input: TaskCommitInput, signal?: AbortSignal): Promise<ActionResult> {
     return this.core.inSession(user, input, taskCommitSpec(input), signal);
+  }
+
+  /**
+   * A session's current state and what decide() says of `action` for `user`
+   * there (the escalation scheduler asks before it acts for an owner).
+   */
+  async decideOn(user: SignedInUser, sessionId: string, action: Action, signal?: AbortSignal): Promise<{ loaded: LoadedSession; decision: Decision; policy: PolicySummary | undefined }> {
+    const [loaded, users] = await this.core.loadWithUsers(sessionId, signal);
+    const ctx = await this.core.decideContext(loaded, users, {}, signal);
+    return { loaded, decision: decide({ role: user.role, participantId: user.participantId }, loaded.view, action, ctx), policy: ctx.policy };
+  }
+
+  /** Display names from the users file (ids of others shortened). */
+  async names(): Promise<(id: string) => string> {
+    return this.core.nameOf(await this.core.options.users.users());
   }
 
   /** A registered policy's descriptor (for decide() in the browser), or null when the runtime has none. */

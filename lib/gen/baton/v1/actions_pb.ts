@@ -38,7 +38,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file baton/v1/actions.proto.
  */
 export const file_baton_v1_actions: GenFile = /*@__PURE__*/
-  fileDesc("ChZiYXRvbi92MS9hY3Rpb25zLnByb3RvEghiYXRvbi52MSKMAgoMQWN0aW9uUmVzdWx0EgoKAm9rGAEgASgIEhEKCWR1cGxpY2F0ZRgCIAEoCBISCgpzZXNzaW9uX2lkGAMgASgJEhIKCm1lc3NhZ2VfaWQYBCABKAkSLAoNc2Vzc2lvbl9zdGF0ZRgFIAEoDjIVLm1hY3AudjEuU2Vzc2lvblN0YXRlEhsKE2FjY2VwdGVkX2F0X3VuaXhfbXMYBiABKAMSDAoEY29kZRgHIAEoCRITCgtleHBsYW5hdGlvbhgIIAEoCRIPCgdtZXNzYWdlGAkgASgJEhIKCmhhbmRvZmZfaWQYCiABKAkSDwoHdGFza19pZBgLIAEoCRIRCglwb2xpY3lfaWQYDCABKAkiNAoORmllbGRWaW9sYXRpb24SDQoFZmllbGQYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkiowIKE1N0YXJ0U2Vzc2lvblJlcXVlc3QSEgoKbWVzc2FnZV9pZBgBIAEoCRIjCgRraW5kGAIgASgOMhUuYmF0b24udjEuU2Vzc2lvbktpbmQSDgoGaW50ZW50GAMgASgJEg0KBXNjb3BlGAQgASgJEhQKDHBhcnRpY2lwYW50cxgFIAMoCRIOCgZ0dGxfbXMYBiABKA0SJgoGcG9saWN5GAcgASgOMhYuYmF0b24udjEuUG9saWN5Q2hvaWNlEhEKCWFwcHJvdmVycxgIIAMoCRIiChppbXBsaWNpdF9hY2NlcHRfdGltZW91dF9tcxgJIAEoDRIbChNmcm96ZW5fY29udGV4dF9qc29uGAogASgJEhIKCmNvbnRleHRfaWQYCyABKAkiZQoMT2ZmZXJSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIOCgZ0YXJnZXQYAyABKAkSDQoFc2NvcGUYBCABKAkSDgoGcmVhc29uGAUgASgJIjEKC0ZpbGVDb250ZW50EhQKDGNvbnRlbnRfdHlwZRgBIAEoCRIMCgRkYXRhGAIgASgMIqgBChRBdHRhY2hDb250ZXh0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSEgoKaGFuZG9mZl9pZBgDIAEoCRIlCgRmaWxlGAQgASgLMhUuYmF0b24udjEuRmlsZUNvbnRlbnRIABISCghtYXJrZG93bhgFIAEoCUgAEg4KBGxpbmsYBiABKAlIAEIJCgdjb250ZW50IlwKDlJlc3BvbmRSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRISCgpoYW5kb2ZmX2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCSKLAQoNQ29tbWl0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSKQoHb3V0Y29tZRgDIAEoDjIYLmJhdG9uLnYxLkhhbmRvZmZPdXRjb21lEhcKD2F1dGhvcml0eV9zY29wZRgEIAEoCRIOCgZyZWFzb24YBSABKAkiRwoNQ2FuY2VsUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSDgoGcmVhc29uGAMgASgJIqEBChJUYXNrUmVxdWVzdFJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgJEg0KBXRpdGxlGAMgASgJEhQKDGluc3RydWN0aW9ucxgEIAEoCRIQCghhc3NpZ25lZRgFIAEoCRISCgppbnB1dF9qc29uGAYgASgJEhgKEGRlYWRsaW5lX3VuaXhfbXMYByABKAMiXQoSVGFza1Jlc3BvbmRSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIPCgd0YXNrX2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCSJ/ChFUYXNrVXBkYXRlUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSDwoHdGFza19pZBgDIAEoCRIQCghwcm9ncmVzcxgEIAEoARIOCgZzdGF0dXMYBSABKAkSDwoHbWVzc2FnZRgGIAEoCSJvChNUYXNrQ29tcGxldGVSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIPCgd0YXNrX2lkGAMgASgJEg4KBm91dHB1dBgEIAEoDBIPCgdzdW1tYXJ5GAUgASgJIoEBCg9UYXNrRmFpbFJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgJEg8KB3Rhc2tfaWQYAyABKAkSEgoKZXJyb3JfY29kZRgEIAEoCRIOCgZyZWFzb24YBSABKAkSEQoJcmV0cnlhYmxlGAYgASgIIowBChFUYXNrQ29tbWl0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSJgoHb3V0Y29tZRgDIAEoDjIVLmJhdG9uLnYxLlRhc2tPdXRjb21lEhcKD2F1dGhvcml0eV9zY29wZRgEIAEoCRIOCgZyZWFzb24YBSABKAkiFgoUTGlzdERpcmVjdG9yeVJlcXVlc3QibwoNRGlyZWN0b3J5VXNlchIQCgh1c2VybmFtZRgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSDAoEcm9sZRgDIAEoCRIWCg5wYXJ0aWNpcGFudF9pZBgEIAEoCRIQCghkaXNhYmxlZBgFIAEoCCJwCg5EaXJlY3RvcnlBZ2VudBIWCg5wYXJ0aWNpcGFudF9pZBgBIAEoCRIVCg1zZXNzaW9uX2NvdW50GAIgASgNEhkKEWxhc3Rfc2Vlbl91bml4X21zGAMgASgDEhQKDGRpc3BsYXlfbmFtZRgEIAEoCSJpChVMaXN0RGlyZWN0b3J5UmVzcG9uc2USJgoFdXNlcnMYASADKAsyFy5iYXRvbi52MS5EaXJlY3RvcnlVc2VyEigKBmFnZW50cxgCIAMoCzIYLmJhdG9uLnYxLkRpcmVjdG9yeUFnZW50IvoBCglJbmJveEl0ZW0SJQoEa2luZBgBIAEoDjIXLmJhdG9uLnYxLkluYm94SXRlbUtpbmQSEgoKc2Vzc2lvbl9pZBgCIAEoCRIMCgRtb2RlGAMgASgJEg4KBmludGVudBgEIAEoCRINCgVzY29wZRgFIAEoCRIYChBmcm9tX3BhcnRpY2lwYW50GAYgASgJEhIKCnN1YmplY3RfaWQYByABKAkSFQoNc2luY2VfdW5peF9tcxgIIAEoAxIaChJleHBpcmVzX2F0X3VuaXhfbXMYCSABKAMSDwoHc3VtbWFyeRgKIAEoCRITCgthc19hcHByb3ZlchgLIAEoCCITChFXYXRjaEluYm94UmVxdWVzdCJkCgtJbmJveFVwZGF0ZRIiCgVpdGVtcxgBIAMoCzITLmJhdG9uLnYxLkluYm94SXRlbRINCgVjb3VudBgCIAEoDRIiCgVhaGVhZBgDIAMoCzITLmJhdG9uLnYxLkluYm94SXRlbSJvChJXYXRjaEluYm94UmVzcG9uc2USJwoGdXBkYXRlGAEgASgLMhUuYmF0b24udjEuSW5ib3hVcGRhdGVIABIoCgloZWFydGJlYXQYAiABKAsyEy5iYXRvbi52MS5IZWFydGJlYXRIAEIGCgRpdGVtIiUKEEdldFBvbGljeVJlcXVlc3QSEQoJcG9saWN5X2lkGAEgASgJImwKEUdldFBvbGljeVJlc3BvbnNlEg0KBWZvdW5kGAEgASgIEhEKCXBvbGljeV9pZBgCIAEoCRIMCgRtb2RlGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEhIKCnJ1bGVzX2pzb24YBSABKAkiGAoWR2V0Q2FwYWJpbGl0aWVzUmVxdWVzdCJPCgxEZW1vU2NlbmFyaW8SDAoEbmFtZRgBIAEoCRINCgV0aXRsZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRINCgVzdGVwcxgEIAEoDSKdAQoXR2V0Q2FwYWJpbGl0aWVzUmVzcG9uc2USGQoRbWF4X3BheWxvYWRfYnl0ZXMYASABKA0SLgoOZGVtb19zY2VuYXJpb3MYAiADKAsyFi5iYXRvbi52MS5EZW1vU2NlbmFyaW8SFgoOZGVtb19hdmFpbGFibGUYAyABKAgSHwoXZGVtb191bmF2YWlsYWJsZV9yZWFzb24YBCABKAkiWAoOUnVuRGVtb1JlcXVlc3QSEAoIc2NlbmFyaW8YASABKAkSDQoFc3BlZWQYAiABKAESDwoHaW5zdGFudBgDIAEoCBIUCgxzdGFydF9wYXVzZWQYBCABKAgiNwoSRGVtb1Nlc3Npb25TdGFydGVkEg0KBWFsaWFzGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiRQoMRGVtb0ZpbmlzaGVkEg4KBnBhc3NlZBgBIAEoCBIQCghwcm9ibGVtcxgCIAMoCRITCgtkdXJhdGlvbl9tcxgDIAEoAyIvCg5EZW1vUnVuU3RhcnRlZBIOCgZydW5faWQYASABKAkSDQoFc3RlcHMYAiABKA0iuQEKDkRlbW9TdGVwUGxheWVkEg0KBWluZGV4GAEgASgNEhIKCnNlc3Npb25faWQYAiABKAkSDQoFYWN0b3IYAyABKAkSDgoGYWN0aW9uGAQgASgJEg4KBnJlc3VsdBgFIAEoCRIXCg9ydW50aW1lX21lc3NhZ2UYBiABKAkSEwoLZXhwbGFuYXRpb24YByABKAkSEwoLYXNfZXhwZWN0ZWQYCCABKAgSEgoKYXRfdW5peF9tcxgJIAEoAyJSChBEZW1vQ29udHJvbFN0YXRlEg4KBnBhdXNlZBgBIAEoCBIOCgZwbGF5ZWQYAiABKA0SDQoFc3BlZWQYAyABKAESDwoHaW5zdGFudBgEIAEoCCK2AgoPUnVuRGVtb1Jlc3BvbnNlEg4KBGxpbmUYASABKAlIABIvCgdzZXNzaW9uGAIgASgLMhwuYmF0b24udjEuRGVtb1Nlc3Npb25TdGFydGVkSAASKgoIZmluaXNoZWQYAyABKAsyFi5iYXRvbi52MS5EZW1vRmluaXNoZWRIABIoCgloZWFydGJlYXQYBCABKAsyEy5iYXRvbi52MS5IZWFydGJlYXRIABIrCgdzdGFydGVkGAUgASgLMhguYmF0b24udjEuRGVtb1J1blN0YXJ0ZWRIABIoCgRzdGVwGAYgASgLMhguYmF0b24udjEuRGVtb1N0ZXBQbGF5ZWRIABItCgdjb250cm9sGAcgASgLMhouYmF0b24udjEuRGVtb0NvbnRyb2xTdGF0ZUgAQgYKBGl0ZW0icQoSQ29udHJvbERlbW9SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRIrCgZhY3Rpb24YAiABKA4yGy5iYXRvbi52MS5EZW1vQ29udHJvbEFjdGlvbhINCgVzcGVlZBgDIAEoARIPCgdpbnN0YW50GAQgASgIIkAKE0NvbnRyb2xEZW1vUmVzcG9uc2USKQoFc3RhdGUYASABKAsyGi5iYXRvbi52MS5EZW1vQ29udHJvbFN0YXRlIi0KHExpc3RXZWJob29rRGVsaXZlcmllc1JlcXVlc3QSDQoFbGltaXQYASABKA0i7gEKD1dlYmhvb2tEZWxpdmVyeRITCgtkZWxpdmVyeV9pZBgBIAEoCRINCgVldmVudBgCIAEoCRISCgpzZXNzaW9uX2lkGAMgASgJEg4KBnN0YXR1cxgEIAEoCRIQCghhdHRlbXB0cxgFIAEoDRIYChBsYXN0X3N0YXR1c19jb2RlGAYgASgNEhIKCmxhc3RfZXJyb3IYByABKAkSFwoPY3JlYXRlZF91bml4X21zGAggASgDEhwKFGxhc3RfYXR0ZW1wdF91bml4X21zGAkgASgDEhwKFG5leHRfYXR0ZW1wdF91bml4X21zGAogASgDIowBCg1XZWJob29rU3RhdHVzEgoKAmlkGAEgASgJEg4KBmZvcm1hdBgCIAEoCRITCgtkZXN0aW5hdGlvbhgDIAEoCRIPCgdwZW5kaW5nGAQgASgEEg4KBmZhaWxlZBgFIAEoBBIpCgZyZWNlbnQYBiADKAsyGS5iYXRvbi52MS5XZWJob29rRGVsaXZlcnkiWwodTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVzcG9uc2USEgoKY29uZmlndXJlZBgBIAEoCBImCgVob29rcxgCIAMoCzIXLmJhdG9uLnYxLldlYmhvb2tTdGF0dXMi/AEKD0hhbmRvZmZUZW1wbGF0ZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnRhcmdldBgDIAEoCRINCgVzY29wZRgEIAEoCRIOCgZyZWFzb24YBSABKAkSGAoQcnVuYm9va19tYXJrZG93bhgGIAEoCRImCgZwb2xpY3kYByABKA4yFi5iYXRvbi52MS5Qb2xpY3lDaG9pY2USEQoJYXBwcm92ZXJzGAggAygJEiIKGmltcGxpY2l0X2FjY2VwdF90aW1lb3V0X21zGAkgASgNEg4KBnR0bF9tcxgKIAEoDRIXCg91cGRhdGVkX3VuaXhfbXMYCyABKAMiHQobTGlzdEhhbmRvZmZUZW1wbGF0ZXNSZXF1ZXN0ImMKHExpc3RIYW5kb2ZmVGVtcGxhdGVzUmVzcG9uc2USLAoJdGVtcGxhdGVzGAEgAygLMhkuYmF0b24udjEuSGFuZG9mZlRlbXBsYXRlEhUKDW1heF90ZW1wbGF0ZXMYAiABKA0iSQoaU2F2ZUhhbmRvZmZUZW1wbGF0ZVJlcXVlc3QSKwoIdGVtcGxhdGUYASABKAsyGS5iYXRvbi52MS5IYW5kb2ZmVGVtcGxhdGUiSgobU2F2ZUhhbmRvZmZUZW1wbGF0ZVJlc3BvbnNlEisKCHRlbXBsYXRlGAEgASgLMhkuYmF0b24udjEuSGFuZG9mZlRlbXBsYXRlIioKHERlbGV0ZUhhbmRvZmZUZW1wbGF0ZVJlcXVlc3QSCgoCaWQYASABKAkiMAodRGVsZXRlSGFuZG9mZlRlbXBsYXRlUmVzcG9uc2USDwoHZGVsZXRlZBgBIAEoCCpcCgtTZXNzaW9uS2luZBIcChhTRVNTSU9OX0tJTkRfVU5TUEVDSUZJRUQQABIYChRTRVNTSU9OX0tJTkRfSEFORE9GRhABEhUKEVNFU1NJT05fS0lORF9UQVNLEAIqjAEKDFBvbGljeUNob2ljZRIdChlQT0xJQ1lfQ0hPSUNFX1VOU1BFQ0lGSUVEEAASGQoVUE9MSUNZX0NIT0lDRV9ERUZBVUxUEAESHwobUE9MSUNZX0NIT0lDRV9MRUFEX0FQUFJPVkFMEAISIQodUE9MSUNZX0NIT0lDRV9JTVBMSUNJVF9BQ0NFUFQQAyptCg5IYW5kb2ZmT3V0Y29tZRIfChtIQU5ET0ZGX09VVENPTUVfVU5TUEVDSUZJRUQQABIcChhIQU5ET0ZGX09VVENPTUVfQUNDRVBURUQQARIcChhIQU5ET0ZGX09VVENPTUVfREVDTElORUQQAipgCgtUYXNrT3V0Y29tZRIcChhUQVNLX09VVENPTUVfVU5TUEVDSUZJRUQQABIaChZUQVNLX09VVENPTUVfQ09NUExFVEVEEAESFwoTVEFTS19PVVRDT01FX0ZBSUxFRBACKqcBCg1JbmJveEl0ZW1LaW5kEh8KG0lOQk9YX0lURU1fS0lORF9VTlNQRUNJRklFRBAAEhkKFUlOQk9YX0lURU1fS0lORF9PRkZFUhABEhwKGElOQk9YX0lURU1fS0lORF9BUFBST1ZBTBACEhgKFElOQk9YX0lURU1fS0lORF9UQVNLEAMSIgoeSU5CT1hfSVRFTV9LSU5EX0FQUFJPVkFMX0FIRUFEEAQqtwEKEURlbW9Db250cm9sQWN0aW9uEiMKH0RFTU9fQ09OVFJPTF9BQ1RJT05fVU5TUEVDSUZJRUQQABIdChlERU1PX0NPTlRST0xfQUNUSU9OX1BBVVNFEAESHgoaREVNT19DT05UUk9MX0FDVElPTl9SRVNVTUUQAhIcChhERU1PX0NPTlRST0xfQUNUSU9OX1NURVAQAxIgChxERU1PX0NPTlRST0xfQUNUSU9OX1NFVF9QQUNFEAQyiA4KDUFjdGlvblNlcnZpY2USRQoMU3RhcnRTZXNzaW9uEh0uYmF0b24udjEuU3RhcnRTZXNzaW9uUmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBI3CgVPZmZlchIWLmJhdG9uLnYxLk9mZmVyUmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBJHCg1BdHRhY2hDb250ZXh0Eh4uYmF0b24udjEuQXR0YWNoQ29udGV4dFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSOgoGQWNjZXB0EhguYmF0b24udjEuUmVzcG9uZFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSOwoHRGVjbGluZRIYLmJhdG9uLnYxLlJlc3BvbmRSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EjkKBkNvbW1pdBIXLmJhdG9uLnYxLkNvbW1pdFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSOQoGQ2FuY2VsEhcuYmF0b24udjEuQ2FuY2VsUmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBJDCgtUYXNrUmVxdWVzdBIcLmJhdG9uLnYxLlRhc2tSZXF1ZXN0UmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBJCCgpUYXNrQWNjZXB0EhwuYmF0b24udjEuVGFza1Jlc3BvbmRSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EkIKClRhc2tSZWplY3QSHC5iYXRvbi52MS5UYXNrUmVzcG9uZFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSQQoKVGFza1VwZGF0ZRIbLmJhdG9uLnYxLlRhc2tVcGRhdGVSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EkUKDFRhc2tDb21wbGV0ZRIdLmJhdG9uLnYxLlRhc2tDb21wbGV0ZVJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSPQoIVGFza0ZhaWwSGS5iYXRvbi52MS5UYXNrRmFpbFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSQQoKVGFza0NvbW1pdBIbLmJhdG9uLnYxLlRhc2tDb21taXRSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0ElAKDUxpc3REaXJlY3RvcnkSHi5iYXRvbi52MS5MaXN0RGlyZWN0b3J5UmVxdWVzdBofLmJhdG9uLnYxLkxpc3REaXJlY3RvcnlSZXNwb25zZRJJCgpXYXRjaEluYm94EhsuYmF0b24udjEuV2F0Y2hJbmJveFJlcXVlc3QaHC5iYXRvbi52MS5XYXRjaEluYm94UmVzcG9uc2UwARJECglHZXRQb2xpY3kSGi5iYXRvbi52MS5HZXRQb2xpY3lSZXF1ZXN0GhsuYmF0b24udjEuR2V0UG9saWN5UmVzcG9uc2USVgoPR2V0Q2FwYWJpbGl0aWVzEiAuYmF0b24udjEuR2V0Q2FwYWJpbGl0aWVzUmVxdWVzdBohLmJhdG9uLnYxLkdldENhcGFiaWxpdGllc1Jlc3BvbnNlEkAKB1J1bkRlbW8SGC5iYXRvbi52MS5SdW5EZW1vUmVxdWVzdBoZLmJhdG9uLnYxLlJ1bkRlbW9SZXNwb25zZTABEkoKC0NvbnRyb2xEZW1vEhwuYmF0b24udjEuQ29udHJvbERlbW9SZXF1ZXN0Gh0uYmF0b24udjEuQ29udHJvbERlbW9SZXNwb25zZRJoChVMaXN0V2ViaG9va0RlbGl2ZXJpZXMSJi5iYXRvbi52MS5MaXN0V2ViaG9va0RlbGl2ZXJpZXNSZXF1ZXN0GicuYmF0b24udjEuTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVzcG9uc2USZQoUTGlzdEhhbmRvZmZUZW1wbGF0ZXMSJS5iYXRvbi52MS5MaXN0SGFuZG9mZlRlbXBsYXRlc1JlcXVlc3QaJi5iYXRvbi52MS5MaXN0SGFuZG9mZlRlbXBsYXRlc1Jlc3BvbnNlEmIKE1NhdmVIYW5kb2ZmVGVtcGxhdGUSJC5iYXRvbi52MS5TYXZlSGFuZG9mZlRlbXBsYXRlUmVxdWVzdBolLmJhdG9uLnYxLlNhdmVIYW5kb2ZmVGVtcGxhdGVSZXNwb25zZRJoChVEZWxldGVIYW5kb2ZmVGVtcGxhdGUSJi5iYXRvbi52MS5EZWxldGVIYW5kb2ZmVGVtcGxhdGVSZXF1ZXN0GicuYmF0b24udjEuRGVsZXRlSGFuZG9mZlRlbXBsYXRlUmVzcG9uc2ViBnByb3RvMw", [file_baton_v1_console, file_macp_v1_envelope]);
+  fileDesc("ChZiYXRvbi92MS9hY3Rpb25zLnByb3RvEghiYXRvbi52MSKMAgoMQWN0aW9uUmVzdWx0EgoKAm9rGAEgASgIEhEKCWR1cGxpY2F0ZRgCIAEoCBISCgpzZXNzaW9uX2lkGAMgASgJEhIKCm1lc3NhZ2VfaWQYBCABKAkSLAoNc2Vzc2lvbl9zdGF0ZRgFIAEoDjIVLm1hY3AudjEuU2Vzc2lvblN0YXRlEhsKE2FjY2VwdGVkX2F0X3VuaXhfbXMYBiABKAMSDAoEY29kZRgHIAEoCRITCgtleHBsYW5hdGlvbhgIIAEoCRIPCgdtZXNzYWdlGAkgASgJEhIKCmhhbmRvZmZfaWQYCiABKAkSDwoHdGFza19pZBgLIAEoCRIRCglwb2xpY3lfaWQYDCABKAkiNAoORmllbGRWaW9sYXRpb24SDQoFZmllbGQYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkiowIKE1N0YXJ0U2Vzc2lvblJlcXVlc3QSEgoKbWVzc2FnZV9pZBgBIAEoCRIjCgRraW5kGAIgASgOMhUuYmF0b24udjEuU2Vzc2lvbktpbmQSDgoGaW50ZW50GAMgASgJEg0KBXNjb3BlGAQgASgJEhQKDHBhcnRpY2lwYW50cxgFIAMoCRIOCgZ0dGxfbXMYBiABKA0SJgoGcG9saWN5GAcgASgOMhYuYmF0b24udjEuUG9saWN5Q2hvaWNlEhEKCWFwcHJvdmVycxgIIAMoCRIiChppbXBsaWNpdF9hY2NlcHRfdGltZW91dF9tcxgJIAEoDRIbChNmcm96ZW5fY29udGV4dF9qc29uGAogASgJEhIKCmNvbnRleHRfaWQYCyABKAkiZQoMT2ZmZXJSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIOCgZ0YXJnZXQYAyABKAkSDQoFc2NvcGUYBCABKAkSDgoGcmVhc29uGAUgASgJIjEKC0ZpbGVDb250ZW50EhQKDGNvbnRlbnRfdHlwZRgBIAEoCRIMCgRkYXRhGAIgASgMIqgBChRBdHRhY2hDb250ZXh0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSEgoKaGFuZG9mZl9pZBgDIAEoCRIlCgRmaWxlGAQgASgLMhUuYmF0b24udjEuRmlsZUNvbnRlbnRIABISCghtYXJrZG93bhgFIAEoCUgAEg4KBGxpbmsYBiABKAlIAEIJCgdjb250ZW50IlwKDlJlc3BvbmRSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRISCgpoYW5kb2ZmX2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCSKLAQoNQ29tbWl0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSKQoHb3V0Y29tZRgDIAEoDjIYLmJhdG9uLnYxLkhhbmRvZmZPdXRjb21lEhcKD2F1dGhvcml0eV9zY29wZRgEIAEoCRIOCgZyZWFzb24YBSABKAkiRwoNQ2FuY2VsUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSDgoGcmVhc29uGAMgASgJIqEBChJUYXNrUmVxdWVzdFJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgJEg0KBXRpdGxlGAMgASgJEhQKDGluc3RydWN0aW9ucxgEIAEoCRIQCghhc3NpZ25lZRgFIAEoCRISCgppbnB1dF9qc29uGAYgASgJEhgKEGRlYWRsaW5lX3VuaXhfbXMYByABKAMiXQoSVGFza1Jlc3BvbmRSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIPCgd0YXNrX2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCSJ/ChFUYXNrVXBkYXRlUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSDwoHdGFza19pZBgDIAEoCRIQCghwcm9ncmVzcxgEIAEoARIOCgZzdGF0dXMYBSABKAkSDwoHbWVzc2FnZRgGIAEoCSJvChNUYXNrQ29tcGxldGVSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEgoKbWVzc2FnZV9pZBgCIAEoCRIPCgd0YXNrX2lkGAMgASgJEg4KBm91dHB1dBgEIAEoDBIPCgdzdW1tYXJ5GAUgASgJIoEBCg9UYXNrRmFpbFJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgJEg8KB3Rhc2tfaWQYAyABKAkSEgoKZXJyb3JfY29kZRgEIAEoCRIOCgZyZWFzb24YBSABKAkSEQoJcmV0cnlhYmxlGAYgASgIIowBChFUYXNrQ29tbWl0UmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhIKCm1lc3NhZ2VfaWQYAiABKAkSJgoHb3V0Y29tZRgDIAEoDjIVLmJhdG9uLnYxLlRhc2tPdXRjb21lEhcKD2F1dGhvcml0eV9zY29wZRgEIAEoCRIOCgZyZWFzb24YBSABKAkiFgoUTGlzdERpcmVjdG9yeVJlcXVlc3QibwoNRGlyZWN0b3J5VXNlchIQCgh1c2VybmFtZRgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSDAoEcm9sZRgDIAEoCRIWCg5wYXJ0aWNpcGFudF9pZBgEIAEoCRIQCghkaXNhYmxlZBgFIAEoCCJwCg5EaXJlY3RvcnlBZ2VudBIWCg5wYXJ0aWNpcGFudF9pZBgBIAEoCRIVCg1zZXNzaW9uX2NvdW50GAIgASgNEhkKEWxhc3Rfc2Vlbl91bml4X21zGAMgASgDEhQKDGRpc3BsYXlfbmFtZRgEIAEoCSJpChVMaXN0RGlyZWN0b3J5UmVzcG9uc2USJgoFdXNlcnMYASADKAsyFy5iYXRvbi52MS5EaXJlY3RvcnlVc2VyEigKBmFnZW50cxgCIAMoCzIYLmJhdG9uLnYxLkRpcmVjdG9yeUFnZW50IvoBCglJbmJveEl0ZW0SJQoEa2luZBgBIAEoDjIXLmJhdG9uLnYxLkluYm94SXRlbUtpbmQSEgoKc2Vzc2lvbl9pZBgCIAEoCRIMCgRtb2RlGAMgASgJEg4KBmludGVudBgEIAEoCRINCgVzY29wZRgFIAEoCRIYChBmcm9tX3BhcnRpY2lwYW50GAYgASgJEhIKCnN1YmplY3RfaWQYByABKAkSFQoNc2luY2VfdW5peF9tcxgIIAEoAxIaChJleHBpcmVzX2F0X3VuaXhfbXMYCSABKAMSDwoHc3VtbWFyeRgKIAEoCRITCgthc19hcHByb3ZlchgLIAEoCCITChFXYXRjaEluYm94UmVxdWVzdCJkCgtJbmJveFVwZGF0ZRIiCgVpdGVtcxgBIAMoCzITLmJhdG9uLnYxLkluYm94SXRlbRINCgVjb3VudBgCIAEoDRIiCgVhaGVhZBgDIAMoCzITLmJhdG9uLnYxLkluYm94SXRlbSJvChJXYXRjaEluYm94UmVzcG9uc2USJwoGdXBkYXRlGAEgASgLMhUuYmF0b24udjEuSW5ib3hVcGRhdGVIABIoCgloZWFydGJlYXQYAiABKAsyEy5iYXRvbi52MS5IZWFydGJlYXRIAEIGCgRpdGVtIiUKEEdldFBvbGljeVJlcXVlc3QSEQoJcG9saWN5X2lkGAEgASgJImwKEUdldFBvbGljeVJlc3BvbnNlEg0KBWZvdW5kGAEgASgIEhEKCXBvbGljeV9pZBgCIAEoCRIMCgRtb2RlGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEhIKCnJ1bGVzX2pzb24YBSABKAkiGAoWR2V0Q2FwYWJpbGl0aWVzUmVxdWVzdCJPCgxEZW1vU2NlbmFyaW8SDAoEbmFtZRgBIAEoCRINCgV0aXRsZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRINCgVzdGVwcxgEIAEoDSKdAQoXR2V0Q2FwYWJpbGl0aWVzUmVzcG9uc2USGQoRbWF4X3BheWxvYWRfYnl0ZXMYASABKA0SLgoOZGVtb19zY2VuYXJpb3MYAiADKAsyFi5iYXRvbi52MS5EZW1vU2NlbmFyaW8SFgoOZGVtb19hdmFpbGFibGUYAyABKAgSHwoXZGVtb191bmF2YWlsYWJsZV9yZWFzb24YBCABKAkiWAoOUnVuRGVtb1JlcXVlc3QSEAoIc2NlbmFyaW8YASABKAkSDQoFc3BlZWQYAiABKAESDwoHaW5zdGFudBgDIAEoCBIUCgxzdGFydF9wYXVzZWQYBCABKAgiNwoSRGVtb1Nlc3Npb25TdGFydGVkEg0KBWFsaWFzGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiRQoMRGVtb0ZpbmlzaGVkEg4KBnBhc3NlZBgBIAEoCBIQCghwcm9ibGVtcxgCIAMoCRITCgtkdXJhdGlvbl9tcxgDIAEoAyIvCg5EZW1vUnVuU3RhcnRlZBIOCgZydW5faWQYASABKAkSDQoFc3RlcHMYAiABKA0iuQEKDkRlbW9TdGVwUGxheWVkEg0KBWluZGV4GAEgASgNEhIKCnNlc3Npb25faWQYAiABKAkSDQoFYWN0b3IYAyABKAkSDgoGYWN0aW9uGAQgASgJEg4KBnJlc3VsdBgFIAEoCRIXCg9ydW50aW1lX21lc3NhZ2UYBiABKAkSEwoLZXhwbGFuYXRpb24YByABKAkSEwoLYXNfZXhwZWN0ZWQYCCABKAgSEgoKYXRfdW5peF9tcxgJIAEoAyJSChBEZW1vQ29udHJvbFN0YXRlEg4KBnBhdXNlZBgBIAEoCBIOCgZwbGF5ZWQYAiABKA0SDQoFc3BlZWQYAyABKAESDwoHaW5zdGFudBgEIAEoCCK2AgoPUnVuRGVtb1Jlc3BvbnNlEg4KBGxpbmUYASABKAlIABIvCgdzZXNzaW9uGAIgASgLMhwuYmF0b24udjEuRGVtb1Nlc3Npb25TdGFydGVkSAASKgoIZmluaXNoZWQYAyABKAsyFi5iYXRvbi52MS5EZW1vRmluaXNoZWRIABIoCgloZWFydGJlYXQYBCABKAsyEy5iYXRvbi52MS5IZWFydGJlYXRIABIrCgdzdGFydGVkGAUgASgLMhguYmF0b24udjEuRGVtb1J1blN0YXJ0ZWRIABIoCgRzdGVwGAYgASgLMhguYmF0b24udjEuRGVtb1N0ZXBQbGF5ZWRIABItCgdjb250cm9sGAcgASgLMhouYmF0b24udjEuRGVtb0NvbnRyb2xTdGF0ZUgAQgYKBGl0ZW0icQoSQ29udHJvbERlbW9SZXF1ZXN0Eg4KBnJ1bl9pZBgBIAEoCRIrCgZhY3Rpb24YAiABKA4yGy5iYXRvbi52MS5EZW1vQ29udHJvbEFjdGlvbhINCgVzcGVlZBgDIAEoARIPCgdpbnN0YW50GAQgASgIIkAKE0NvbnRyb2xEZW1vUmVzcG9uc2USKQoFc3RhdGUYASABKAsyGi5iYXRvbi52MS5EZW1vQ29udHJvbFN0YXRlIi0KHExpc3RXZWJob29rRGVsaXZlcmllc1JlcXVlc3QSDQoFbGltaXQYASABKA0i7gEKD1dlYmhvb2tEZWxpdmVyeRITCgtkZWxpdmVyeV9pZBgBIAEoCRINCgVldmVudBgCIAEoCRISCgpzZXNzaW9uX2lkGAMgASgJEg4KBnN0YXR1cxgEIAEoCRIQCghhdHRlbXB0cxgFIAEoDRIYChBsYXN0X3N0YXR1c19jb2RlGAYgASgNEhIKCmxhc3RfZXJyb3IYByABKAkSFwoPY3JlYXRlZF91bml4X21zGAggASgDEhwKFGxhc3RfYXR0ZW1wdF91bml4X21zGAkgASgDEhwKFG5leHRfYXR0ZW1wdF91bml4X21zGAogASgDIowBCg1XZWJob29rU3RhdHVzEgoKAmlkGAEgASgJEg4KBmZvcm1hdBgCIAEoCRITCgtkZXN0aW5hdGlvbhgDIAEoCRIPCgdwZW5kaW5nGAQgASgEEg4KBmZhaWxlZBgFIAEoBBIpCgZyZWNlbnQYBiADKAsyGS5iYXRvbi52MS5XZWJob29rRGVsaXZlcnkiWwodTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVzcG9uc2USEgoKY29uZmlndXJlZBgBIAEoCBImCgVob29rcxgCIAMoCzIXLmJhdG9uLnYxLldlYmhvb2tTdGF0dXMi/AEKD0hhbmRvZmZUZW1wbGF0ZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnRhcmdldBgDIAEoCRINCgVzY29wZRgEIAEoCRIOCgZyZWFzb24YBSABKAkSGAoQcnVuYm9va19tYXJrZG93bhgGIAEoCRImCgZwb2xpY3kYByABKA4yFi5iYXRvbi52MS5Qb2xpY3lDaG9pY2USEQoJYXBwcm92ZXJzGAggAygJEiIKGmltcGxpY2l0X2FjY2VwdF90aW1lb3V0X21zGAkgASgNEg4KBnR0bF9tcxgKIAEoDRIXCg91cGRhdGVkX3VuaXhfbXMYCyABKAMiHQobTGlzdEhhbmRvZmZUZW1wbGF0ZXNSZXF1ZXN0ImMKHExpc3RIYW5kb2ZmVGVtcGxhdGVzUmVzcG9uc2USLAoJdGVtcGxhdGVzGAEgAygLMhkuYmF0b24udjEuSGFuZG9mZlRlbXBsYXRlEhUKDW1heF90ZW1wbGF0ZXMYAiABKA0iSQoaU2F2ZUhhbmRvZmZUZW1wbGF0ZVJlcXVlc3QSKwoIdGVtcGxhdGUYASABKAsyGS5iYXRvbi52MS5IYW5kb2ZmVGVtcGxhdGUiSgobU2F2ZUhhbmRvZmZUZW1wbGF0ZVJlc3BvbnNlEisKCHRlbXBsYXRlGAEgASgLMhkuYmF0b24udjEuSGFuZG9mZlRlbXBsYXRlIioKHERlbGV0ZUhhbmRvZmZUZW1wbGF0ZVJlcXVlc3QSCgoCaWQYASABKAkiMAodRGVsZXRlSGFuZG9mZlRlbXBsYXRlUmVzcG9uc2USDwoHZGVsZXRlZBgBIAEoCCJpCg5Fc2NhbGF0aW9uU3RlcBIqCgRraW5kGAEgASgOMhwuYmF0b24udjEuRXNjYWxhdGlvblN0ZXBLaW5kEhUKDWFmdGVyX21pbnV0ZXMYAiABKA0SFAoMcGFydGljaXBhbnRzGAMgAygJIr0BChBFc2NhbGF0aW9uQWN0aW9uEgwKBHN0ZXAYASABKA0SKgoEa2luZBgCIAEoDjIcLmJhdG9uLnYxLkVzY2FsYXRpb25TdGVwS2luZBISCgpzZXNzaW9uX2lkGAMgASgJEhMKC21lc3NhZ2VfaWRzGAQgAygJEhwKFGNhbmNlbGxlZF9zZXNzaW9uX2lkGAUgASgJEhQKDHBhcnRpY2lwYW50cxgGIAMoCRISCgphdF91bml4X21zGAcgASgDIrECCgpFc2NhbGF0aW9uEhkKEW9yaWdpbl9zZXNzaW9uX2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSDQoFb3duZXIYAyABKAkSKAoFc3RhdGUYBCABKA4yGS5iYXRvbi52MS5Fc2NhbGF0aW9uU3RhdGUSJwoFc3RlcHMYBSADKAsyGC5iYXRvbi52MS5Fc2NhbGF0aW9uU3RlcBIRCgluZXh0X3N0ZXAYBiABKA0SFwoPbmV4dF9hdF91bml4X21zGAcgASgDEigKBGRvbmUYCCADKAsyGi5iYXRvbi52MS5Fc2NhbGF0aW9uQWN0aW9uEg4KBmRldGFpbBgJIAEoCRIXCg91cGRhdGVkX3VuaXhfbXMYCiABKAMSEwoLc2Vzc2lvbl9pZHMYCyADKAkiaQoWU3RhcnRFc2NhbGF0aW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEicKBXN0ZXBzGAIgAygLMhguYmF0b24udjEuRXNjYWxhdGlvblN0ZXASEgoKbWVzc2FnZV9pZBgDIAEoCSIqChRHZXRFc2NhbGF0aW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIlAKFUdldEVzY2FsYXRpb25SZXNwb25zZRINCgVmb3VuZBgBIAEoCBIoCgplc2NhbGF0aW9uGAIgASgLMhQuYmF0b24udjEuRXNjYWxhdGlvbiItChdDYW5jZWxFc2NhbGF0aW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJKlwKC1Nlc3Npb25LaW5kEhwKGFNFU1NJT05fS0lORF9VTlNQRUNJRklFRBAAEhgKFFNFU1NJT05fS0lORF9IQU5ET0ZGEAESFQoRU0VTU0lPTl9LSU5EX1RBU0sQAiqMAQoMUG9saWN5Q2hvaWNlEh0KGVBPTElDWV9DSE9JQ0VfVU5TUEVDSUZJRUQQABIZChVQT0xJQ1lfQ0hPSUNFX0RFRkFVTFQQARIfChtQT0xJQ1lfQ0hPSUNFX0xFQURfQVBQUk9WQUwQAhIhCh1QT0xJQ1lfQ0hPSUNFX0lNUExJQ0lUX0FDQ0VQVBADKm0KDkhhbmRvZmZPdXRjb21lEh8KG0hBTkRPRkZfT1VUQ09NRV9VTlNQRUNJRklFRBAAEhwKGEhBTkRPRkZfT1VUQ09NRV9BQ0NFUFRFRBABEhwKGEhBTkRPRkZfT1VUQ09NRV9ERUNMSU5FRBACKmAKC1Rhc2tPdXRjb21lEhwKGFRBU0tfT1VUQ09NRV9VTlNQRUNJRklFRBAAEhoKFlRBU0tfT1VUQ09NRV9DT01QTEVURUQQARIXChNUQVNLX09VVENPTUVfRkFJTEVEEAIqxwEKDUluYm94SXRlbUtpbmQSHwobSU5CT1hfSVRFTV9LSU5EX1VOU1BFQ0lGSUVEEAASGQoVSU5CT1hfSVRFTV9LSU5EX09GRkVSEAESHAoYSU5CT1hfSVRFTV9LSU5EX0FQUFJPVkFMEAISGAoUSU5CT1hfSVRFTV9LSU5EX1RBU0sQAxIiCh5JTkJPWF9JVEVNX0tJTkRfQVBQUk9WQUxfQUhFQUQQBBIeChpJTkJPWF9JVEVNX0tJTkRfRVNDQUxBVElPThAFKrcBChFEZW1vQ29udHJvbEFjdGlvbhIjCh9ERU1PX0NPTlRST0xfQUNUSU9OX1VOU1BFQ0lGSUVEEAASHQoZREVNT19DT05UUk9MX0FDVElPTl9QQVVTRRABEh4KGkRFTU9fQ09OVFJPTF9BQ1RJT05fUkVTVU1FEAISHAoYREVNT19DT05UUk9MX0FDVElPTl9TVEVQEAMSIAocREVNT19DT05UUk9MX0FDVElPTl9TRVRfUEFDRRAEKn0KEkVzY2FsYXRpb25TdGVwS2luZBIkCiBFU0NBTEFUSU9OX1NURVBfS0lORF9VTlNQRUNJRklFRBAAEh8KG0VTQ0FMQVRJT05fU1RFUF9LSU5EX05PVElGWRABEiAKHEVTQ0FMQVRJT05fU1RFUF9LSU5EX1JFT0ZGRVIQAirHAQoPRXNjYWxhdGlvblN0YXRlEiAKHEVTQ0FMQVRJT05fU1RBVEVfVU5TUEVDSUZJRUQQABIcChhFU0NBTEFUSU9OX1NUQVRFX1BFTkRJTkcQARIZChVFU0NBTEFUSU9OX1NUQVRFX0RPTkUQAhIcChhFU0NBTEFUSU9OX1NUQVRFX1NUT1BQRUQQAxIeChpFU0NBTEFUSU9OX1NUQVRFX0NBTkNFTExFRBAEEhsKF0VTQ0FMQVRJT05fU1RBVEVfRkFJTEVEEAUy8g8KDUFjdGlvblNlcnZpY2USRQoMU3RhcnRTZXNzaW9uEh0uYmF0b24udjEuU3RhcnRTZXNzaW9uUmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBI3CgVPZmZlchIWLmJhdG9uLnYxLk9mZmVyUmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBJHCg1BdHRhY2hDb250ZXh0Eh4uYmF0b24udjEuQXR0YWNoQ29udGV4dFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSOgoGQWNjZXB0EhguYmF0b24udjEuUmVzcG9uZFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSOwoHRGVjbGluZRIYLmJhdG9uLnYxLlJlc3BvbmRSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EjkKBkNvbW1pdBIXLmJhdG9uLnYxLkNvbW1pdFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSOQoGQ2FuY2VsEhcuYmF0b24udjEuQ2FuY2VsUmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBJDCgtUYXNrUmVxdWVzdBIcLmJhdG9uLnYxLlRhc2tSZXF1ZXN0UmVxdWVzdBoWLmJhdG9uLnYxLkFjdGlvblJlc3VsdBJCCgpUYXNrQWNjZXB0EhwuYmF0b24udjEuVGFza1Jlc3BvbmRSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EkIKClRhc2tSZWplY3QSHC5iYXRvbi52MS5UYXNrUmVzcG9uZFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSQQoKVGFza1VwZGF0ZRIbLmJhdG9uLnYxLlRhc2tVcGRhdGVSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0EkUKDFRhc2tDb21wbGV0ZRIdLmJhdG9uLnYxLlRhc2tDb21wbGV0ZVJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSPQoIVGFza0ZhaWwSGS5iYXRvbi52MS5UYXNrRmFpbFJlcXVlc3QaFi5iYXRvbi52MS5BY3Rpb25SZXN1bHQSQQoKVGFza0NvbW1pdBIbLmJhdG9uLnYxLlRhc2tDb21taXRSZXF1ZXN0GhYuYmF0b24udjEuQWN0aW9uUmVzdWx0ElAKDUxpc3REaXJlY3RvcnkSHi5iYXRvbi52MS5MaXN0RGlyZWN0b3J5UmVxdWVzdBofLmJhdG9uLnYxLkxpc3REaXJlY3RvcnlSZXNwb25zZRJJCgpXYXRjaEluYm94EhsuYmF0b24udjEuV2F0Y2hJbmJveFJlcXVlc3QaHC5iYXRvbi52MS5XYXRjaEluYm94UmVzcG9uc2UwARJECglHZXRQb2xpY3kSGi5iYXRvbi52MS5HZXRQb2xpY3lSZXF1ZXN0GhsuYmF0b24udjEuR2V0UG9saWN5UmVzcG9uc2USVgoPR2V0Q2FwYWJpbGl0aWVzEiAuYmF0b24udjEuR2V0Q2FwYWJpbGl0aWVzUmVxdWVzdBohLmJhdG9uLnYxLkdldENhcGFiaWxpdGllc1Jlc3BvbnNlEkAKB1J1bkRlbW8SGC5iYXRvbi52MS5SdW5EZW1vUmVxdWVzdBoZLmJhdG9uLnYxLlJ1bkRlbW9SZXNwb25zZTABEkoKC0NvbnRyb2xEZW1vEhwuYmF0b24udjEuQ29udHJvbERlbW9SZXF1ZXN0Gh0uYmF0b24udjEuQ29udHJvbERlbW9SZXNwb25zZRJoChVMaXN0V2ViaG9va0RlbGl2ZXJpZXMSJi5iYXRvbi52MS5MaXN0V2ViaG9va0RlbGl2ZXJpZXNSZXF1ZXN0GicuYmF0b24udjEuTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVzcG9uc2USZQoUTGlzdEhhbmRvZmZUZW1wbGF0ZXMSJS5iYXRvbi52MS5MaXN0SGFuZG9mZlRlbXBsYXRlc1JlcXVlc3QaJi5iYXRvbi52MS5MaXN0SGFuZG9mZlRlbXBsYXRlc1Jlc3BvbnNlEmIKE1NhdmVIYW5kb2ZmVGVtcGxhdGUSJC5iYXRvbi52MS5TYXZlSGFuZG9mZlRlbXBsYXRlUmVxdWVzdBolLmJhdG9uLnYxLlNhdmVIYW5kb2ZmVGVtcGxhdGVSZXNwb25zZRJoChVEZWxldGVIYW5kb2ZmVGVtcGxhdGUSJi5iYXRvbi52MS5EZWxldGVIYW5kb2ZmVGVtcGxhdGVSZXF1ZXN0GicuYmF0b24udjEuRGVsZXRlSGFuZG9mZlRlbXBsYXRlUmVzcG9uc2USSQoPU3RhcnRFc2NhbGF0aW9uEiAuYmF0b24udjEuU3RhcnRFc2NhbGF0aW9uUmVxdWVzdBoULmJhdG9uLnYxLkVzY2FsYXRpb24SUAoNR2V0RXNjYWxhdGlvbhIeLmJhdG9uLnYxLkdldEVzY2FsYXRpb25SZXF1ZXN0Gh8uYmF0b24udjEuR2V0RXNjYWxhdGlvblJlc3BvbnNlEksKEENhbmNlbEVzY2FsYXRpb24SIS5iYXRvbi52MS5DYW5jZWxFc2NhbGF0aW9uUmVxdWVzdBoULmJhdG9uLnYxLkVzY2FsYXRpb25iBnByb3RvMw", [file_baton_v1_console, file_macp_v1_envelope]);
 
 /**
  * Outcome of one action, mirroring the runtime's Ack.
@@ -1849,6 +1849,271 @@ export const DeleteHandoffTemplateResponseSchema: GenMessage<DeleteHandoffTempla
   messageDesc(file_baton_v1_actions, 47);
 
 /**
+ * @generated from message baton.v1.EscalationStep
+ */
+export type EscalationStep = Message<"baton.v1.EscalationStep"> & {
+  /**
+   * @generated from field: baton.v1.EscalationStepKind kind = 1;
+   */
+  kind: EscalationStepKind;
+
+  /**
+   * Minutes the offer has been unanswered before this step (counted from the
+   * offer, then from the step before): 1 to 1440 (lib/actions/rules.ts).
+   *
+   * @generated from field: uint32 after_minutes = 2;
+   */
+  afterMinutes: number;
+
+  /**
+   * NOTIFY: who is told (1 to 20 participant ids). REOFFER: exactly one, the next person.
+   *
+   * @generated from field: repeated string participants = 3;
+   */
+  participants: string[];
+};
+
+/**
+ * Describes the message baton.v1.EscalationStep.
+ * Use `create(EscalationStepSchema)` to create a new message.
+ */
+export const EscalationStepSchema: GenMessage<EscalationStep> = /*@__PURE__*/
+  messageDesc(file_baton_v1_actions, 48);
+
+/**
+ * One step the console ran for the owner.
+ *
+ * @generated from message baton.v1.EscalationAction
+ */
+export type EscalationAction = Message<"baton.v1.EscalationAction"> & {
+  /**
+   * Index in steps.
+   *
+   * @generated from field: uint32 step = 1;
+   */
+  step: number;
+
+  /**
+   * @generated from field: baton.v1.EscalationStepKind kind = 2;
+   */
+  kind: EscalationStepKind;
+
+  /**
+   * The session it acted in (the new session, for a re-offer).
+   *
+   * @generated from field: string session_id = 3;
+   */
+  sessionId: string;
+
+  /**
+   * message_ids the console sent as the owner (SessionStart, Offer, Context of a re-offer).
+   *
+   * @generated from field: repeated string message_ids = 4;
+   */
+  messageIds: string[];
+
+  /**
+   * The unanswered session a re-offer cancelled ("" for NOTIFY).
+   *
+   * @generated from field: string cancelled_session_id = 5;
+   */
+  cancelledSessionId: string;
+
+  /**
+   * Who was told (NOTIFY) or offered to (REOFFER).
+   *
+   * @generated from field: repeated string participants = 6;
+   */
+  participants: string[];
+
+  /**
+   * @generated from field: int64 at_unix_ms = 7;
+   */
+  atUnixMs: bigint;
+};
+
+/**
+ * Describes the message baton.v1.EscalationAction.
+ * Use `create(EscalationActionSchema)` to create a new message.
+ */
+export const EscalationActionSchema: GenMessage<EscalationAction> = /*@__PURE__*/
+  messageDesc(file_baton_v1_actions, 49);
+
+/**
+ * @generated from message baton.v1.Escalation
+ */
+export type Escalation = Message<"baton.v1.Escalation"> & {
+  /**
+   * The session the chain was started in (its id).
+   *
+   * @generated from field: string origin_session_id = 1;
+   */
+  originSessionId: string;
+
+  /**
+   * The session whose offer it watches now (a re-offer moves it).
+   *
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+
+  /**
+   * The owner it acts for.
+   *
+   * @generated from field: string owner = 3;
+   */
+  owner: string;
+
+  /**
+   * @generated from field: baton.v1.EscalationState state = 4;
+   */
+  state: EscalationState;
+
+  /**
+   * @generated from field: repeated baton.v1.EscalationStep steps = 5;
+   */
+  steps: EscalationStep[];
+
+  /**
+   * Index of the next step (steps.length when none is left).
+   *
+   * @generated from field: uint32 next_step = 6;
+   */
+  nextStep: number;
+
+  /**
+   * When the next step runs (Unix ms), 0 when none will.
+   *
+   * @generated from field: int64 next_at_unix_ms = 7;
+   */
+  nextAtUnixMs: bigint;
+
+  /**
+   * @generated from field: repeated baton.v1.EscalationAction done = 8;
+   */
+  done: EscalationAction[];
+
+  /**
+   * Why it stopped, was cancelled or failed, in a sentence.
+   *
+   * @generated from field: string detail = 9;
+   */
+  detail: string;
+
+  /**
+   * @generated from field: int64 updated_unix_ms = 10;
+   */
+  updatedUnixMs: bigint;
+
+  /**
+   * Every session of the chain, oldest first.
+   *
+   * @generated from field: repeated string session_ids = 11;
+   */
+  sessionIds: string[];
+};
+
+/**
+ * Describes the message baton.v1.Escalation.
+ * Use `create(EscalationSchema)` to create a new message.
+ */
+export const EscalationSchema: GenMessage<Escalation> = /*@__PURE__*/
+  messageDesc(file_baton_v1_actions, 50);
+
+/**
+ * @generated from message baton.v1.StartEscalationRequest
+ */
+export type StartEscalationRequest = Message<"baton.v1.StartEscalationRequest"> & {
+  /**
+   * The session whose pending offer is escalated (the caller must own it).
+   *
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+
+  /**
+   * 1 to 5 steps.
+   *
+   * @generated from field: repeated baton.v1.EscalationStep steps = 2;
+   */
+  steps: EscalationStep[];
+
+  /**
+   * The attempt's id (a UUID), like every action's; a retry sends the same.
+   *
+   * @generated from field: string message_id = 3;
+   */
+  messageId: string;
+};
+
+/**
+ * Describes the message baton.v1.StartEscalationRequest.
+ * Use `create(StartEscalationRequestSchema)` to create a new message.
+ */
+export const StartEscalationRequestSchema: GenMessage<StartEscalationRequest> = /*@__PURE__*/
+  messageDesc(file_baton_v1_actions, 51);
+
+/**
+ * @generated from message baton.v1.GetEscalationRequest
+ */
+export type GetEscalationRequest = Message<"baton.v1.GetEscalationRequest"> & {
+  /**
+   * Any session of the chain.
+   *
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message baton.v1.GetEscalationRequest.
+ * Use `create(GetEscalationRequestSchema)` to create a new message.
+ */
+export const GetEscalationRequestSchema: GenMessage<GetEscalationRequest> = /*@__PURE__*/
+  messageDesc(file_baton_v1_actions, 52);
+
+/**
+ * @generated from message baton.v1.GetEscalationResponse
+ */
+export type GetEscalationResponse = Message<"baton.v1.GetEscalationResponse"> & {
+  /**
+   * @generated from field: bool found = 1;
+   */
+  found: boolean;
+
+  /**
+   * @generated from field: baton.v1.Escalation escalation = 2;
+   */
+  escalation?: Escalation | undefined;
+};
+
+/**
+ * Describes the message baton.v1.GetEscalationResponse.
+ * Use `create(GetEscalationResponseSchema)` to create a new message.
+ */
+export const GetEscalationResponseSchema: GenMessage<GetEscalationResponse> = /*@__PURE__*/
+  messageDesc(file_baton_v1_actions, 53);
+
+/**
+ * @generated from message baton.v1.CancelEscalationRequest
+ */
+export type CancelEscalationRequest = Message<"baton.v1.CancelEscalationRequest"> & {
+  /**
+   * Any session of the chain.
+   *
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message baton.v1.CancelEscalationRequest.
+ * Use `create(CancelEscalationRequestSchema)` to create a new message.
+ */
+export const CancelEscalationRequestSchema: GenMessage<CancelEscalationRequest> = /*@__PURE__*/
+  messageDesc(file_baton_v1_actions, 54);
+
+/**
  * @generated from enum baton.v1.SessionKind
  */
 export enum SessionKind {
@@ -2010,6 +2275,14 @@ export enum InboxItemKind {
    * @generated from enum value: INBOX_ITEM_KIND_APPROVAL_AHEAD = 4;
    */
   APPROVAL_AHEAD = 4,
+
+  /**
+   * An escalation chain told me an offer is still unanswered (see Escalation);
+   * it leaves my inbox once the offer is answered or the chain ends.
+   *
+   * @generated from enum value: INBOX_ITEM_KIND_ESCALATION = 5;
+   */
+  ESCALATION = 5,
 }
 
 /**
@@ -2059,6 +2332,97 @@ export enum DemoControlAction {
  */
 export const DemoControlActionSchema: GenEnum<DemoControlAction> = /*@__PURE__*/
   enumDesc(file_baton_v1_actions, 5);
+
+/**
+ * Escalation of an unanswered "Hand off…" offer (issue #12, item 8). The
+ * console keeps the chain (escalations.sqlite in its data folder) and runs it
+ * on the owner's behalf, with the owner's identity, while the offer stays
+ * unanswered. MACP handoff mode takes no new offer while one is pending and
+ * has no way to withdraw one (PROTOCOL.md §4.4), so a re-offer closes the
+ * unanswered session (CancelSession, by the owner) and hands off again in a
+ * new session to the next person, with the same intent, scope, reason,
+ * policy and runbook; the chain goes on there.
+ *
+ * @generated from enum baton.v1.EscalationStepKind
+ */
+export enum EscalationStepKind {
+  /**
+   * @generated from enum value: ESCALATION_STEP_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Tell people (the approvers, or whoever is named) that the offer is unanswered:
+   * their inbox and the webhooks (event offer.escalated).
+   *
+   * @generated from enum value: ESCALATION_STEP_KIND_NOTIFY = 1;
+   */
+  NOTIFY = 1,
+
+  /**
+   * Hand off to the next person instead (see above).
+   *
+   * @generated from enum value: ESCALATION_STEP_KIND_REOFFER = 2;
+   */
+  REOFFER = 2,
+}
+
+/**
+ * Describes the enum baton.v1.EscalationStepKind.
+ */
+export const EscalationStepKindSchema: GenEnum<EscalationStepKind> = /*@__PURE__*/
+  enumDesc(file_baton_v1_actions, 6);
+
+/**
+ * @generated from enum baton.v1.EscalationState
+ */
+export enum EscalationState {
+  /**
+   * @generated from enum value: ESCALATION_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Waiting for its next step.
+   *
+   * @generated from enum value: ESCALATION_STATE_PENDING = 1;
+   */
+  PENDING = 1,
+
+  /**
+   * Every step ran; nothing more will happen.
+   *
+   * @generated from enum value: ESCALATION_STATE_DONE = 2;
+   */
+  DONE = 2,
+
+  /**
+   * Someone answered, or the session closed: stopped.
+   *
+   * @generated from enum value: ESCALATION_STATE_STOPPED = 3;
+   */
+  STOPPED = 3,
+
+  /**
+   * Cancelled by its owner (or an admin).
+   *
+   * @generated from enum value: ESCALATION_STATE_CANCELLED = 4;
+   */
+  CANCELLED = 4,
+
+  /**
+   * A step could not be run (e.g. the owner may no longer act); see detail.
+   *
+   * @generated from enum value: ESCALATION_STATE_FAILED = 5;
+   */
+  FAILED = 5,
+}
+
+/**
+ * Describes the enum baton.v1.EscalationState.
+ */
+export const EscalationStateSchema: GenEnum<EscalationState> = /*@__PURE__*/
+  enumDesc(file_baton_v1_actions, 7);
 
 /**
  * @generated from service baton.v1.ActionService
@@ -2278,6 +2642,38 @@ export const ActionService: GenService<{
     methodKind: "unary";
     input: typeof DeleteHandoffTemplateRequestSchema;
     output: typeof DeleteHandoffTemplateResponseSchema;
+  },
+  /**
+   * Escalate a pending offer of the caller's (CSRF checked; decide() "escalate").
+   * Starting the same chain again for the session answers the one kept
+   * (idempotent); ALREADY_EXISTS when another chain runs there.
+   *
+   * @generated from rpc baton.v1.ActionService.StartEscalation
+   */
+  startEscalation: {
+    methodKind: "unary";
+    input: typeof StartEscalationRequestSchema;
+    output: typeof EscalationSchema;
+  },
+  /**
+   * The escalation of a session (viewer and up).
+   *
+   * @generated from rpc baton.v1.ActionService.GetEscalation
+   */
+  getEscalation: {
+    methodKind: "unary";
+    input: typeof GetEscalationRequestSchema;
+    output: typeof GetEscalationResponseSchema;
+  },
+  /**
+   * Stop it (CSRF checked; its owner, or an admin). Idempotent.
+   *
+   * @generated from rpc baton.v1.ActionService.CancelEscalation
+   */
+  cancelEscalation: {
+    methodKind: "unary";
+    input: typeof CancelEscalationRequestSchema;
+    output: typeof EscalationSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_baton_v1_actions, 0);
