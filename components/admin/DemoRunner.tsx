@@ -201,8 +201,8 @@ export function DemoRunner() {
           ) : null}
           <div role="log" aria-label="Demo narration">
             {/* Scrolls, so it takes focus for the keyboard (axe: scrollable-region-focusable). */}
-            {/* eslint-disable-next-line jsx-a11y/no-noninteractive-tabindex */}
             <pre
+              // eslint-disable-next-line jsx-a11y/no-noninteractive-tabindex
               tabIndex={0}
               className="max-h-[36rem] overflow-auto rounded-md bg-slate-100 p-3 font-mono text-xs whitespace-pre-wrap text-slate-900 dark:bg-slate-900 dark:text-slate-100"
             >
