@@ -249,7 +249,8 @@ export class Notifier {
       if (!before && closed && Number(row.summary.lastActivityUnixMs) < now - CLOSED_TTL_MS) continue; // old history, not news
       let approvers: readonly string[] = [];
       const meta = row.summary.metadata;
-      if (meta.mode === HANDOFF_MODE && after.phase === "Accepted" && before?.snapshot.phase !== "Accepted") {
+      // The approvers are told when an offer starts waiting (approval.upcoming) and when it is accepted (approval.needed).
+      if (meta.mode === HANDOFF_MODE && (before?.snapshot.phase !== after.phase || before?.snapshot.target !== after.target)) {
         approvers = await this.options.approvers(meta.policyVersion).catch((err: unknown) => {
           this.log.warn({ err, policy: meta.policyVersion }, "webhooks: could not read a session's policy (approvers not told)");
           return [];
