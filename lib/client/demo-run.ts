@@ -2,21 +2,9 @@
 // (narration lines, the sessions the scenario started, each step's answer,
 // pause/step/pace as in force, the verdict). Pure.
 
-import type { RunDemoResponse } from "@/lib/gen/baton/v1/actions_pb";
+import type { DemoStepPlayed, RunDemoResponse } from "@/lib/gen/baton/v1/actions_pb";
 import type { LocalRefusal } from "@/lib/client/refusals";
 
-export interface DemoStepState {
-  index: number;
-  sessionId: string;
-  actor: string;
-  action: string;
-  /** "ok" or the MACP code. */
-  result: string;
-  runtimeMessage: string;
-  explanation: string;
-  asExpected: boolean;
-  atMs: number;
-}
 
 export interface DemoRunState {
   lines: readonly string[];
@@ -26,8 +14,8 @@ export interface DemoRunState {
   runId?: string;
   totalSteps: number;
   control?: { paused: boolean; played: number; speed: number; instant: boolean };
-  /** Steps as played (the last MAX_STEPS). */
-  steps: readonly DemoStepState[];
+  /** Steps as played (the last MAX_STEPS), as the server sent them. */
+  steps: readonly DemoStepPlayed[];
 }
 
 export const EMPTY_DEMO_RUN: DemoRunState = Object.freeze({ lines: [], sessions: [], totalSteps: 0, steps: [] });
@@ -53,18 +41,7 @@ export function applyDemoMessage(s: DemoRunState, m: RunDemoResponse): DemoRunSt
       return { ...s, control: { paused: c.paused, played: c.played, speed: c.speed, instant: c.instant } };
     }
     case "step": {
-      const v = m.item.value;
-      const step: DemoStepState = {
-        index: v.index,
-        sessionId: v.sessionId,
-        actor: v.actor,
-        action: v.action,
-        result: v.result,
-        runtimeMessage: v.runtimeMessage,
-        explanation: v.explanation,
-        asExpected: v.asExpected,
-        atMs: Number(v.atUnixMs),
-      };
+      const step = m.item.value;
       return { ...s, steps: [...s.steps, step].slice(-MAX_STEPS) };
     }
     default:
@@ -87,12 +64,12 @@ export function paceValueOf(c: { speed: number; instant: boolean }): string {
 }
 
 /** A refused step as the timeline's local annotation (lib/client/refusals.ts). */
-export function refusalOfStep(runId: string, step: DemoStepState): LocalRefusal | null {
+export function refusalOfStep(runId: string, step: DemoStepPlayed): LocalRefusal | null {
   if (step.result === "ok") return null;
   return {
     id: `demo-${runId}-${step.index}`,
     sessionId: step.sessionId,
-    atMs: step.atMs,
+    atMs: Number(step.atUnixMs),
     actor: step.actor,
     attempt: `${step.action} (demo step ${step.index}${step.asExpected ? ", refused as the script expects" : ""})`,
     code: step.result,

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
-import Link from "next/link";
 import { parseEventParam, parseSessionIdParam } from "@/lib/client/route-params";
+import { NotASessionId } from "@/components/session/NotASessionId";
 import { pageData } from "@/lib/server/page-data";
 import { LiveSession } from "@/components/session/LiveSession";
 import { SessionPreview } from "@/components/session/SessionPreview";
@@ -18,19 +18,7 @@ export default async function SessionPage({
 }) {
   const { id: raw } = await params;
   const sessionId = parseSessionIdParam(raw);
-  if (!sessionId) {
-    return (
-      <div className="space-y-3">
-        <h1 className="text-xl font-semibold">Not a session id</h1>
-        <p className="text-sm text-slate-700 dark:text-slate-300">
-          Session ids are UUIDs or at least 22 letters, digits, “-” or “_”. Check the link, or pick the session from the list.
-        </p>
-        <Link href="/" className="text-sm text-blue-800 underline dark:text-sky-300">
-          Back to sessions
-        </Link>
-      </div>
-    );
-  }
+  if (!sessionId) return <NotASessionId />;
   // The first view comes from the console process itself (same sign-in rule
   // as the Connect reads); without it the live view loads straight away.
   const data = pageData();
