@@ -189,9 +189,12 @@ export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRout
           const escalations = escalationsOf();
           const sessionId = sessionIdOf(req.sessionId);
           const rec = escalations.get(sessionId);
-          if (!rec) throw new ConnectError(`session ${sessionId} has no escalation`, Code.NotFound);
-          const d = decide({ role: user.role, participantId: user.participantId }, undefined, "cancelEscalation", { escalation: { owner: rec.owner } });
+          // The role is checked before anything is looked up: a viewer is refused whether or not a chain exists.
+          const d = decide({ role: user.role, participantId: user.participantId }, undefined, "cancelEscalation", {
+            escalation: { owner: rec ? rec.owner : user.participantId },
+          });
           if (!d.allowed) throw new ConnectError(d.reason, Code.PermissionDenied, { "x-baton-deny": d.code });
+          if (!rec) throw new ConnectError(`session ${sessionId} has no escalation`, Code.NotFound);
           const out = escalations.cancel(sessionId, `${user.displayName} (${user.participantId})`) ?? rec;
           return escalationMessage(out);
         }),

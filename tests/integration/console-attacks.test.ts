@@ -9,7 +9,7 @@ import type { DescMethod, DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ActionService, HandoffOutcome, SessionKind, TaskOutcome, type ActionResult } from "@/lib/gen/baton/v1/actions_pb";
+import { ActionService, DemoControlAction, EscalationStepKind, HandoffOutcome, SessionKind, TaskOutcome, type ActionResult } from "@/lib/gen/baton/v1/actions_pb";
 import { ConsoleService } from "@/lib/gen/baton/v1/console_pb";
 import { clientFor, collectEnvelopes } from "./harness";
 import { Browser, PASSWORD, signedIn, startTestConsole, uuid, type TestConsole } from "./actions-harness";
@@ -128,9 +128,15 @@ describe("a viewer", () => {
       ["listHandoffTemplates", () => a.listHandoffTemplates({})],
       ["saveHandoffTemplate", () => a.saveHandoffTemplate({ template: { name: "mine", scope: "pager" } })],
       ["deleteHandoffTemplate", () => a.deleteHandoffTemplate({ id: uuid() })],
+      ["controlDemo", () => a.controlDemo({ runId: uuid(), action: DemoControlAction.PAUSE })],
+      [
+        "startEscalation",
+        () => a.startEscalation({ sessionId: h, messageId: id(), steps: [{ kind: EscalationStepKind.NOTIFY, afterMinutes: 5, participants: ["human:carol"] }] }),
+      ],
+      ["cancelEscalation", () => a.cancelEscalation({ sessionId: h })],
     ];
     // Every mutating method of the service is in the list.
-    const reads = new Set(["listDirectory", "watchInbox", "getPolicy", "getCapabilities"]);
+    const reads = new Set(["listDirectory", "watchInbox", "getPolicy", "getCapabilities", "getEscalation"]);
     expect(attempts.map(([n]) => n).sort()).toEqual(ActionService.methods.map((m) => m.localName).filter((n) => !reads.has(n)).sort());
     for (const [name, call] of attempts) {
       let outcome: string;
