@@ -112,8 +112,12 @@ export default defineConfig<object, E2eWorkerOptions>({
   outputDir: "test-results",
   globalSetup: "./e2e/global-setup.ts",
   fullyParallel: false,
-  // One worker per app (each project's `workers: 1`): the two apps' specs run side by side.
-  workers: APP_NAMES.length,
+  // One worker by default: on a 2-core machine (CI) the two apps side by side
+  // were no faster (every test 2-3x slower; 09-people then ran out of its two
+  // minutes in a clean-clone run, 2026-11-26). Where there are cores to spare,
+  // `npx playwright test --workers=2` runs the apps' specs side by side (each
+  // project's `workers: 1` keeps one spec at a time per app).
+  workers: Number(process.env.BATON_E2E_WORKERS ?? 1),
   retries: 0,
   timeout: 120_000,
   expect: { timeout: 15_000 },
