@@ -89,13 +89,44 @@ const building = e2e
     })
   : Promise.resolve(0);
 
+/** Like runAsync(), printing as it goes and also keeping what was printed. */
+function runTee(label, cmd, args) {
+  process.stdout.write(`\n=== ${label}\n`);
+  return new Promise((resolve) => {
+    // Piped, so colours are asked for when our own output is a terminal.
+    const color = process.stdout.isTTY && !process.env.CI ? { FORCE_COLOR: "1" } : {};
+    const child = spawn(cmd, args, { cwd: root, stdio: ["inherit", "pipe", "pipe"], env: { ...env, ...color } });
+    const chunks = [];
+    const keep = (stream) => (c) => {
+      chunks.push(c);
+      stream.write(c);
+    };
+    child.stdout.on("data", keep(process.stdout));
+    child.stderr.on("data", keep(process.stderr));
+    child.on("close", (code) => resolve({ code: code ?? 1, text: Buffer.concat(chunks).toString() }));
+    child.on("error", (err) => resolve({ code: 1, text: `${label}: ${err.message}\n` }));
+  });
+}
+
 const vitestJson = path.join(out, "vitest.json");
 fs.rmSync(vitestJson, { force: true });
-status |= await runAsync("vitest (unit + integration)", bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile=${vitestJson}`]);
+const vitest = await runTee("vitest (unit + integration)", bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile=${vitestJson}`]);
+status |= vitest.code;
+// Errors outside any test (an unhandled rejection, a worker timeout) fail the
+// run without failing a test: they are counted, and their report is printed
+// again at the end, where a truncated CI log still shows it.
+let vitestErrors = "";
 if (fs.existsSync(vitestJson)) {
   const r = JSON.parse(fs.readFileSync(vitestJson, "utf8"));
   passed += r.numPassedTests ?? 0;
-  failed += (r.numFailedTests ?? 0) + (r.numFailedTestSuites ?? 0);
+  const failedHere = (r.numFailedTests ?? 0) + (r.numFailedTestSuites ?? 0);
+  failed += failedHere;
+  if (vitest.code !== 0 && failedHere === 0) {
+    failed++;
+    const start = vitest.text.indexOf("Unhandled Error");
+    const end = start < 0 ? -1 : vitest.text.indexOf("Test Files", start);
+    vitestErrors = start < 0 ? "vitest exited with an error outside any test (its report is above)\n" : vitest.text.slice(start, end < 0 ? undefined : end);
+  }
 } else failed++;
 
 const built = await building;
@@ -115,5 +146,6 @@ if (built) {
   } else failed++;
 }
 
+if (vitestErrors) process.stdout.write(`\n=== vitest: errors outside the tests (counted as one failure)\n${vitestErrors}\n`);
 process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
 process.exit(status || failed ? 1 : 0);

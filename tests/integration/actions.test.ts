@@ -227,17 +227,19 @@ describe("who may act", () => {
   });
 
   it("names the wrong field with INVALID_ARGUMENT and a FieldViolation", async () => {
-    const cases: [Promise<unknown>, string][] = [
-      [alice.actions().offer({ sessionId: uuid(), messageId: "not-a-uuid", target: "human:bob" }), "message_id"],
-      [alice.actions().offer({ sessionId: uuid(), messageId: "", target: "human:bob" }), "message_id"],
-      [alice.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "x", participants: ["human:zed"] }), "participants[0]"],
-      [alice.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "x", participants: ["human:bob"], policy: PolicyChoice.LEAD_APPROVAL, approvers: ["human:dave"] }), "approvers[0]"],
-      [alice.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "x", participants: ["human:bob"], frozenContextJson: "{nope" }), "frozen_context_json"],
-      [alice.actions().attachContext({ sessionId: uuid(), messageId: uuid(), content: { case: "link", value: "javascript:alert(1)" } }), "content.link"],
-      [alice.actions().attachContext({ sessionId: uuid(), messageId: uuid(), content: { case: "file", value: { contentType: "text/html", data: new Uint8Array([60]) } } }), "content.file.content_type"],
+    // Thunks, not promises: each call is made when its turn comes, so no refusal
+    // arrives before anything awaits it (an unhandled rejection otherwise).
+    const cases: [() => Promise<unknown>, string][] = [
+      [() => alice.actions().offer({ sessionId: uuid(), messageId: "not-a-uuid", target: "human:bob" }), "message_id"],
+      [() => alice.actions().offer({ sessionId: uuid(), messageId: "", target: "human:bob" }), "message_id"],
+      [() => alice.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "x", participants: ["human:zed"] }), "participants[0]"],
+      [() => alice.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "x", participants: ["human:bob"], policy: PolicyChoice.LEAD_APPROVAL, approvers: ["human:dave"] }), "approvers[0]"],
+      [() => alice.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "x", participants: ["human:bob"], frozenContextJson: "{nope" }), "frozen_context_json"],
+      [() => alice.actions().attachContext({ sessionId: uuid(), messageId: uuid(), content: { case: "link", value: "javascript:alert(1)" } }), "content.link"],
+      [() => alice.actions().attachContext({ sessionId: uuid(), messageId: uuid(), content: { case: "file", value: { contentType: "text/html", data: new Uint8Array([60]) } } }), "content.file.content_type"],
     ];
     for (const [call, field] of cases) {
-      const err = await refusal(call);
+      const err = await refusal(call());
       expect(err.code, field).toBe(Code.InvalidArgument);
       expect(err.findDetails(FieldViolationSchema)[0]?.field).toBe(field);
     }
