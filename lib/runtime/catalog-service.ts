@@ -1,5 +1,5 @@
 // baton.v1.RuntimeCatalogService: the list-row feed. The kernel writes each
-// session's list row with every record (kernel.ts, "List rows"); this streams
+// session's list row with every record (kernel/kernel.ts and kernel/session.ts, residentListRow); this streams
 // them to a console in change order: first what is stored after the caller's
 // cursor, read a page at a time and only as the transport takes the previous
 // response (backpressure), then live rows as their commits become durable.

@@ -9,10 +9,10 @@ import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { DEFAULT_CONFIGURATION_VERSION, DEFAULT_POLICY_ID, HANDOFF_MODE, MODE_VERSION } from "@/lib/macp/constants";
 import { newSessionId } from "@/lib/macp/ids";
 import { buildEnvelope } from "@/lib/macp/payloads";
-import type { Identity } from "./auth";
-import { loadConfig } from "./config";
-import { Kernel } from "./kernel";
-import { openMemoryStore } from "./store";
+import type { Identity } from "../auth";
+import { loadConfig } from "../config";
+import { Kernel } from ".";
+import { openMemoryStore } from "../store";
 
 const silent = pino({ level: "silent" });
 const who = (sender: string): Identity => ({ sender, canStartSessions: true, allowedModes: [], canManageRegistry: false, isObserver: false });
