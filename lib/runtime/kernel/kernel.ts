@@ -44,27 +44,15 @@ import type { RuntimeConfig } from "../config";
 import { MacpRejection, reject } from "../errors";
 import { bindPolicy, DEFAULT_POLICY, hasCommitmentAuthority, type BoundPolicy } from "../policy";
 import { SlidingWindowLimiter } from "../rate-limit";
-import type { LogRecord, RecordKind, SessionIndexEntry, SessionSummary, Store, StoredListRow, StoreReadStats } from "../store/types";
-import { isResidentStatus, StoreCorruptionError } from "../store/types";
-import { applyInSession, checkAmbient, checkCaller, checkShape, checkStart, replaySession } from "./admission";
+import type { LogRecord, RecordKind, StoredListRow, Store, StoreReadStats } from "../store/types";
+import { StoreCorruptionError } from "../store/types";
+import { applyInSession, checkAmbient, checkCaller, checkShape, checkStart } from "./admission";
 import { Fanout, type Delivered, type LifecycleListener, type ListRowListener, type Logger, type PolicyListener, type SessionListener, type SignalListener } from "./fanout";
 import { backfillListRows, HISTORY_PAGE_BYTES, HISTORY_PAGE_RECORDS } from "./list-rows";
 import { PolicyRegistry } from "./policies";
-import {
-  ClosedCache,
-  closedFromEntry,
-  closedFromResident,
-  createSession,
-  decodeMetadata,
-  isTerminal,
-  residentListRow,
-  sessionMetadata,
-  sessionSummary,
-  STATUS_OF,
-  type ClosedSession,
-  type Session,
-} from "./session";
-import { encodeListSessions, INDEX_PAGE_ROWS, snapshotItems } from "./snapshot";
+import { Residents } from "./residents";
+import { createSession, decodeMetadata, residentListRow, sessionMetadata, sessionSummary, type ClosedSession, type Session } from "./session";
+import { encodeListSessions, snapshotItems } from "./snapshot";
 
 /** What the kernel read from storage when it opened. */
 export interface LoadReport {
@@ -101,10 +89,8 @@ export interface KernelOptions {
 }
 
 export class Kernel {
-  /** Resident sessions: OPEN, SUSPENDED, and terminal ones whose last record is not yet durable. */
-  private sessions = new Map<string, Session>();
-  private open = new Set<Session>();
-  private readonly closedCache: ClosedCache;
+  /** What is resident, and the closed sessions read from storage (residents.ts). */
+  private readonly residents: Residents;
   private loaded: LoadReport | null = null;
   private readonly historyReads = { pages: 0, records: 0 };
   private readonly policies: PolicyRegistry;
@@ -131,7 +117,10 @@ export class Kernel {
       starts: new SlidingWindowLimiter(opts.config.sessionStartsPerMinute),
       messages: new SlidingWindowLimiter(opts.config.messagesPerMinute),
     };
-    this.closedCache = new ClosedCache(opts.config.closedSessionCache ?? 1024, opts.config.closedSessionCacheBytes ?? 16_777_216);
+    this.residents = new Residents(this.store, this.log, {
+      maxEntries: opts.config.closedSessionCache ?? 1024,
+      maxBytes: opts.config.closedSessionCacheBytes ?? 16_777_216,
+    });
     this.fanout = new Fanout(this.log);
     this.policies = new PolicyRegistry(this.store, this.clock, (all) => this.fanout.policiesChanged(all));
     this.stopListRows = this.store.onListRows((rows) => this.fanout.listRowsWritten(rows));
@@ -155,7 +144,7 @@ export class Kernel {
         store: k.store,
         log: k.log,
         residentRow: (id) => {
-          const s = k.sessions.get(id);
+          const s = k.residents.get(id);
           return s ? residentListRow(s) : undefined;
         },
         stopped: () => k.closed,
@@ -180,7 +169,7 @@ export class Kernel {
     if (this.closed) return;
     this.closed = true;
     if (this.sweepTimer) clearInterval(this.sweepTimer);
-    await Promise.allSettled([...this.sessions.values()].map((s) => s.tail));
+    await Promise.allSettled([...this.residents.all()].map((s) => s.tail));
     await this.backfill;
     this.stopListRows();
   }
@@ -213,52 +202,16 @@ export class Kernel {
 
   // ---------------------------------------------------------------- rebuild
 
-  private resetState(): void {
-    this.sessions = new Map();
-    this.open = new Set();
-    this.closedCache.clear();
-    this.policies.load();
-  }
-
-  private keepResident(s: Session): void {
-    this.sessions.set(s.id, s);
-    if (s.state === SessionState.OPEN) this.open.add(s);
-  }
-
-  /** Initial load, with the one-time summary backfill of a migrated store. */
+  /** Initial load: the policies, then the resident sessions (residents.ts). */
   private async load(): Promise<LoadReport> {
     const t0 = performance.now();
     const before = this.store.readStats();
-    this.resetState();
-    let indexed = 0;
-    for (let after = 0; ; ) {
-      const page = this.store.listSessions({ afterPosition: after, limit: INDEX_PAGE_ROWS, residentOnly: true });
-      if (page.length === 0) break;
-      const writes: { summary: SessionSummary; messageIds: string[] }[] = [];
-      for (const entry of page) {
-        const s = replaySession(this.store, entry);
-        const status = STATUS_OF[s.state] ?? "open";
-        if (entry.status === null) {
-          writes.push({ summary: sessionSummary(s), messageIds: [...s.dedup] });
-        } else if (entry.status !== status) {
-          this.log.error(
-            { sessionId: s.id, index: entry.status, log: status },
-            "session index disagreed with the log; repairing the index from the log",
-          );
-          writes.push({ summary: sessionSummary(s), messageIds: [] });
-        }
-        if (!isTerminal(s.state)) this.keepResident(s);
-      }
-      if (writes.length > 0) {
-        await this.store.indexSessions(writes);
-        indexed += writes.length;
-      }
-      after = (page[page.length - 1] as SessionIndexEntry).firstPosition;
-    }
+    this.policies.load();
+    const indexed = await this.residents.load();
     const reads = this.store.readStats();
     this.loaded = {
-      resident: this.sessions.size,
-      open: this.open.size,
+      resident: this.residents.size,
+      open: this.residents.openCount,
       indexRows: reads.indexRows - before.indexRows,
       records: reads.records - before.records,
       indexed,
@@ -266,28 +219,6 @@ export class Kernel {
       ms: Math.round(performance.now() - t0),
     };
     return this.loaded;
-  }
-
-  /** After a storage failure: replace in-memory state with what the store holds. */
-  private reloadResident(): void {
-    this.resetState();
-    for (let after = 0; ; ) {
-      const page = this.store.listSessions({ afterPosition: after, limit: INDEX_PAGE_ROWS, residentOnly: true });
-      if (page.length === 0) break;
-      for (const entry of page) {
-        const s = replaySession(this.store, entry);
-        if (!isTerminal(s.state)) this.keepResident(s);
-      }
-      after = (page[page.length - 1] as SessionIndexEntry).firstPosition;
-    }
-  }
-
-  // --------------------------------------------------------------- sessions
-
-  private setState(s: Session, state: SessionState): void {
-    s.state = state;
-    if (state === SessionState.OPEN) this.open.add(s);
-    else this.open.delete(s);
   }
 
   // ------------------------------------------------------------- admission
@@ -341,24 +272,24 @@ export class Kernel {
 
   private async admitStart(identity: Identity, env: Envelope, at: number): Promise<Ack> {
     const { handler, payload: p } = checkStart(env);
-    const existing = this.sessions.get(env.sessionId);
+    const existing = this.residents.get(env.sessionId);
     if (existing) {
       if (existing.dedup.has(env.messageId)) {
         await existing.tail.catch(() => undefined);
-        const again = this.sessions.get(env.sessionId);
+        const again = this.residents.get(env.sessionId);
         if (again?.dedup.has(env.messageId)) return this.ack(env, true, true, again.state);
         return this.admitStart(identity, env, at);
       }
       reject("SESSION_ALREADY_EXISTS", `session ${env.sessionId} already exists`);
     }
-    const closed = this.closedSession(env.sessionId);
+    const closed = this.residents.closed(env.sessionId);
     if (closed) {
       if (this.store.hasMessage(closed.id, env.messageId)) return this.ack(env, true, true, closed.state);
       reject("SESSION_ALREADY_EXISTS", `session ${env.sessionId} already exists`);
     }
     if (identity.maxOpenSessions !== undefined) {
       let n = 0;
-      for (const s of this.open) if (s.initiator === env.sender && at <= s.deadlineMs) n++;
+      for (const s of this.residents.open()) if (s.initiator === env.sender && at <= s.deadlineMs) n++;
       if (n >= identity.maxOpenSessions) reject("RATE_LIMITED", `${env.sender} already has ${n} open sessions (limit ${identity.maxOpenSessions})`);
     }
     const policyId = p.policyVersion === "" ? DEFAULT_POLICY_ID : p.policyVersion;
@@ -376,8 +307,7 @@ export class Kernel {
 
     const s = createSession(env, policy, at);
     s.durableSeq = 0;
-    this.sessions.set(s.id, s);
-    this.open.add(s);
+    this.residents.add(s);
     const record: LogRecord = {
       sessionId: s.id,
       kind: "envelope",
@@ -395,12 +325,12 @@ export class Kernel {
   }
 
   private async admitInSession(env: Envelope, at: number): Promise<Ack> {
-    const s = this.sessions.get(env.sessionId);
+    const s = this.residents.get(env.sessionId);
     if (!s) return this.admitToClosed(env);
     if (s.dedup.has(env.messageId)) {
       // A retry of something already admitted: answer once it is durable.
       await s.tail.catch(() => undefined);
-      const again = this.sessions.get(env.sessionId);
+      const again = this.residents.get(env.sessionId);
       if (again?.dedup.has(env.messageId)) return this.ack(env, true, true, again.state);
       return this.admitInSession(env, this.clock());
     }
@@ -411,7 +341,7 @@ export class Kernel {
     }
     if (s.state !== SessionState.OPEN) reject("SESSION_NOT_OPEN", `session ${s.id} is ${SessionState[s.state]}`);
     const resolved = applyInSession(s, env, at);
-    if (resolved) this.open.delete(s);
+    if (resolved) this.residents.resolved(s);
     const seq = s.seq;
     const record: LogRecord = { sessionId: s.id, kind: "envelope", seq, recvMs: at, envelope: toBinary(EnvelopeSchema, env), messageId: env.messageId };
     // The session's index row is rewritten when its state changes (here: when it resolves).
@@ -419,7 +349,7 @@ export class Kernel {
       this.publish(s, seq, env);
       if (resolved) {
         this.emitLifecycle(EventType.RESOLVED, s);
-        this.retire(s);
+        this.residents.retire(s);
       }
     });
     return this.ack(env, true, false, s.state);
@@ -427,7 +357,7 @@ export class Kernel {
 
   /** A non-start envelope for a session that is not resident: a closed one, or none. */
   private admitToClosed(env: Envelope): Ack {
-    const c = this.closedSession(env.sessionId);
+    const c = this.residents.closed(env.sessionId);
     if (!c) return reject("SESSION_NOT_FOUND", `session ${env.sessionId} does not exist`);
     // A late resend of something the session accepted: the same duplicate Ack as while it was resident.
     if (this.store.hasMessage(c.id, env.messageId)) return this.ack(env, true, true, c.state);
@@ -457,7 +387,8 @@ export class Kernel {
         this.generation++;
         this.log.error({ err: e, sessionId: s.id }, "storage commit failed; rebuilding runtime state from storage");
         try {
-          this.reloadResident();
+          this.policies.load();
+          this.residents.reload();
         } catch (e2) {
           this.log.error({ err: e2 }, "rebuild after storage failure failed");
         }
@@ -468,54 +399,12 @@ export class Kernel {
     onDurable();
   }
 
-  /**
-   * The session's terminal record is durable: it leaves memory. Later reads
-   * find it in the store (and in the cache of recently closed sessions).
-   */
-  private retire(s: Session): void {
-    if (this.sessions.get(s.id) !== s) return; // replaced by a reload after a storage failure
-    this.sessions.delete(s.id);
-    this.open.delete(s);
-    this.closedCache.put(closedFromResident(s));
-  }
-
-  /** A closed session from the cache or the store's session index; undefined if there is none. */
-  private closedSession(sessionId: string): ClosedSession | undefined {
-    const hit = this.closedCache.get(sessionId);
-    if (hit) return hit;
-    const entry = this.store.getSession(sessionId);
-    if (!entry) return undefined;
-    if (isResidentStatus(entry.status)) {
-      // The index says it is open but it is not in memory (a reload after a
-      // storage failure stopped early): rebuild it from its log.
-      if (this.sessions.has(sessionId)) return undefined;
-      const s = replaySession(this.store, entry);
-      this.log.warn({ sessionId }, "open session was not resident; rebuilt it from storage");
-      if (!isTerminal(s.state)) {
-        this.keepResident(s);
-        return undefined;
-      }
-    }
-    const c = closedFromEntry(entry);
-    this.closedCache.put(c);
-    return c;
-  }
-
   /** A resident session (with lazy expiry) or a closed one. */
   private find(sessionId: string): Session | ClosedSession | undefined {
     const s = this.lookup(sessionId);
     if (s) return s;
-    const c = this.closedSession(sessionId);
-    return c ?? this.sessions.get(sessionId);
-  }
-
-  /** The bound policy of a closed session, from its SessionStart record. */
-  private closedPolicy(c: ClosedSession): BoundPolicy {
-    if (c.policy) return c.policy;
-    const start = this.store.readSession(c.id, 0, { maxRecords: 1 })[0];
-    if (!start) throw new StoreCorruptionError(`session ${c.id} is in the session index but has no SessionStart record`);
-    c.policy = start.boundPolicy ? bindPolicy(fromBinary(PolicyDescriptorSchema, start.boundPolicy), c.mode) : DEFAULT_POLICY;
-    return c.policy;
+    const c = this.residents.closed(sessionId);
+    return c ?? this.residents.get(sessionId);
   }
 
   private publish(s: Session, seq: number, env: Envelope): void {
@@ -553,22 +442,22 @@ export class Kernel {
   }
 
   private expire(s: Session, at: number): void {
-    this.setState(s, SessionState.EXPIRED);
+    this.residents.setState(s, SessionState.EXPIRED);
     this.writeAnnotation(s, "expire", this.annotation(s, CORE_TYPES.TtlExpired, new Uint8Array(), at), at, () => {
       this.emitLifecycle(EventType.EXPIRED, s);
-      this.retire(s);
+      this.residents.retire(s);
     }).catch((e) => this.log.warn({ err: e, sessionId: s.id }, "could not record expiry; it will be retried"));
   }
 
   /** Expire OPEN sessions whose deadline has passed, even with no traffic. */
   sweep(): void {
     const at = this.clock();
-    for (const s of [...this.open]) if (at > s.deadlineMs) this.expire(s, at);
+    for (const s of this.residents.open()) if (at > s.deadlineMs) this.expire(s, at);
   }
 
   /** Look up a session, applying lazy expiry. */
   private lookup(sessionId: string): Session | undefined {
-    const s = this.sessions.get(sessionId);
+    const s = this.residents.get(sessionId);
     if (s && s.state === SessionState.OPEN && this.clock() > s.deadlineMs) this.expire(s, this.clock());
     return s;
   }
@@ -596,11 +485,11 @@ export class Kernel {
     const at = this.clock();
     if (op === "cancel") {
       if (s.state !== SessionState.OPEN && s.state !== SessionState.SUSPENDED) return this.controlAck(s, true);
-      this.setState(s, SessionState.CANCELLED);
+      this.residents.setState(s, SessionState.CANCELLED);
       const payload = toBinary(SessionCancelPayloadSchema, create(SessionCancelPayloadSchema, { reason, cancelledBy: identity.sender }));
       await this.writeAnnotation(s, "cancel", this.annotation(s, CORE_TYPES.SessionCancel, payload, at), at, () => {
         this.emitLifecycle(EventType.CANCELLED, s);
-        this.retire(s);
+        this.residents.retire(s);
       });
       return this.controlAck(s, true);
     }
@@ -608,7 +497,7 @@ export class Kernel {
       if (s.state !== SessionState.OPEN) {
         return this.controlAck(s, false, new MacpRejection("SESSION_NOT_OPEN", `session is ${SessionState[s.state]}`));
       }
-      this.setState(s, SessionState.SUSPENDED);
+      this.residents.setState(s, SessionState.SUSPENDED);
       s.suspendedAtMs = at;
       const payload = toBinary(SessionSuspendPayloadSchema, create(SessionSuspendPayloadSchema, { reason, suspendedBy: identity.sender }));
       await this.writeAnnotation(s, "suspend", this.annotation(s, CORE_TYPES.SessionSuspend, payload, at), at, () =>
@@ -628,7 +517,7 @@ export class Kernel {
     s.suspendedTotalMs += banked;
     s.deadlineMs += banked;
     s.suspendedAtMs = 0;
-    this.setState(s, SessionState.OPEN);
+    this.residents.setState(s, SessionState.OPEN);
     const payload = toBinary(
       SessionResumePayloadSchema,
       create(SessionResumePayloadSchema, { reason, resumedBy: identity.sender, bankedMs: BigInt(banked) }),
@@ -642,7 +531,7 @@ export class Kernel {
   /** Cancel / Suspend / Resume of a closed session: the same answers as while it was resident. */
   private controlClosed(identity: Identity, op: "cancel" | "suspend" | "resume", c: ClosedSession): Ack {
     const allowed =
-      identity.sender === c.initiator || hasCommitmentAuthority(this.closedPolicy(c).rules, identity.sender, c.initiator, c.participants);
+      identity.sender === c.initiator || hasCommitmentAuthority(this.residents.closedPolicy(c).rules, identity.sender, c.initiator, c.participants);
     if (!allowed) throw new ControlError("permission_denied", `${identity.sender} may not ${op} session ${c.id}`);
     if (op === "cancel") return this.controlAck(c, true);
     if (op === "suspend") return this.controlAck(c, false, new MacpRejection("SESSION_NOT_OPEN", `session is ${SessionState[c.state]}`));
@@ -675,19 +564,16 @@ export class Kernel {
 
   /** Every session as of now, closed ones read lazily as iterated (snapshot.ts). */
   private snapshot(): ReturnType<typeof snapshotItems> {
-    return snapshotItems(this.store, [...this.sessions.values()].map(sessionMetadata));
+    return snapshotItems(this.store, [...this.residents.all()].map(sessionMetadata));
   }
 
-  /** Whether `sender` may read the session (initiator, participant, observer). */
+  /** Whether `identity` may read the session (initiator, participant, observer). */
   canRead(identity: Identity, sessionId: string): boolean {
-    const found = this.sessions.get(sessionId) ?? this.closedSession(sessionId) ?? this.sessions.get(sessionId);
-    if (!found) return false;
-    const participants = "handler" in found ? found.ctx.participants : found.participants;
-    return identity.isObserver || identity.sender === found.initiator || participants.has(identity.sender);
+    return this.residents.canRead(identity, sessionId);
   }
 
   hasSession(sessionId: string): boolean {
-    return this.sessions.has(sessionId) || this.closedSession(sessionId) !== undefined || this.sessions.has(sessionId);
+    return this.residents.exists(sessionId);
   }
 
   /**
@@ -733,9 +619,7 @@ export class Kernel {
 
   /** Sequence of the newest envelope that is durable and published (0 if there is no such session). */
   durableHead(sessionId: string): number {
-    const s = this.sessions.get(sessionId);
-    if (s) return s.durableSeq;
-    return this.closedSession(sessionId)?.lastSeq ?? this.sessions.get(sessionId)?.durableSeq ?? 0;
+    return this.residents.durableHead(sessionId);
   }
 
   /**
@@ -769,10 +653,10 @@ export class Kernel {
     historyRecords: number;
   } {
     return {
-      resident: this.sessions.size,
-      open: this.open.size,
-      closedCached: this.closedCache.size,
-      closedCachedBytes: this.closedCache.heldBytes,
+      resident: this.residents.size,
+      open: this.residents.openCount,
+      closedCached: this.residents.cached.entries,
+      closedCachedBytes: this.residents.cached.bytes,
       sessionSubscribers: this.fanout.sessionSubscribers,
       lifecycleSubscribers: this.fanout.lifecycle.size,
       historyPages: this.historyReads.pages,
