@@ -1,6 +1,6 @@
 import zlib from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { policyCrc, recordCrc } from "./common";
+import { policyCrc, recordCrc } from "./row-crc";
 import { crc32 } from "./crc32";
 import type { LogRecord } from "./types";
 

@@ -10,11 +10,10 @@ import {
   LogVerifier,
   noopLogger,
   verifySessionRun,
-  type CommittedSession,
-  type SessionDraft,
   type StoreLogger,
   type StoreStats,
 } from "./common";
+import { type CommittedSession, type SessionDraft } from "./session-drafts";
 import { GroupCommitWriter, type CommitBackend, type StoreOp } from "./writer";
 import {
   isResidentStatus,

@@ -26,7 +26,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { asError, isRecordKind, noopLogger, policyCrc, recordCrc, type StoreLogger } from "./common";
+import { asError, isRecordKind, noopLogger, type StoreLogger } from "./common";
+import { policyCrc, recordCrc } from "./row-crc";
 import { openSqliteStore, SQLITE_FILE_NAME } from "./sqlite";
 import type { LogRecord, PolicyRecord } from "./types";
 import { analyzeWalFile, fileSource, rebuildWal, type WalAnalysis, type WalInspection } from "./wal";

@@ -1,7 +1,8 @@
 // Rows as SQLite returns them, and their decoding into the store's records:
 // every field's type and every row's CRC-32 checked; any mismatch is a
 // StoreCorruptionError, never a skipped row.
-import { isRecordKind, isSessionStatus, listRowCrc, policyCrc, recordCrc, sessionRowCrc } from "./common";
+import { isRecordKind, isSessionStatus } from "./common";
+import { listRowCrc, policyCrc, recordCrc, sessionRowCrc } from "./row-crc";
 import {
   StoreCorruptionError,
   type PolicyRecord,

@@ -2,7 +2,7 @@
 // and the text of every statement the store prepares (sqlite.ts).
 import { randomUUID } from "node:crypto";
 import type Database from "better-sqlite3";
-import { sessionRowCrc } from "./common";
+import { sessionRowCrc } from "./row-crc";
 import type { SessionIndexEntry } from "./types";
 
 export const SQLITE_FILE_NAME = "baton-runtime.sqlite";

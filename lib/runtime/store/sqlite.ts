@@ -43,18 +43,14 @@ import {
   checkAfterSeq,
   checkListPage,
   compareUtf8,
-  listRowCrc,
   LogVerifier,
-  messageCrc,
   noopLogger,
-  policyCrc,
-  recordCrc,
-  sessionRowCrc,
   verifySessionRun,
-  type SessionDraft,
   type StoreLogger,
   type StoreStats,
 } from "./common";
+import { listRowCrc, messageCrc, policyCrc, recordCrc, sessionRowCrc } from "./row-crc";
+import { type SessionDraft } from "./session-drafts";
 import type { WalInspection } from "./wal";
 import { checkWalBeforeOpen, logWalRecovery } from "./wal-check";
 import { consumeCleanClose, forgetCleanClose, recordCleanClose, type TrustVerdict } from "./clean-close";

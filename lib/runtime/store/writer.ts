@@ -15,14 +15,12 @@ import {
   copyValidSummaries,
   InvalidRecordError,
   isFatalStorageError,
-  SessionDrafts,
   StoreFailedError,
   validPolicyId,
-  type IndexLookup,
-  type SessionDraft,
   type StoreLogger,
   type StoreStats,
 } from "./common";
+import { SessionDrafts, type IndexLookup, type SessionDraft } from "./session-drafts";
 import type { ListRow, LogRecord, PolicyRecord, SessionSummary, StoredListRow } from "./types";
 
 export type StoreOp =
