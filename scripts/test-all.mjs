@@ -21,19 +21,6 @@ function run(label, cmd, args, extraEnv = {}) {
   return r.status ?? 1;
 }
 
-/** Like run(), without blocking: resolves with the exit code. */
-function runAsync(label, cmd, args, extraEnv = {}) {
-  process.stdout.write(`\n=== ${label}\n`);
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: root, stdio: "inherit", env: { ...env, ...extraEnv } });
-    child.on("close", (code) => resolve(code ?? 1));
-    child.on("error", (err) => {
-      process.stdout.write(`${label}: ${err.message}\n`);
-      resolve(1);
-    });
-  });
-}
-
 let passed = 0;
 let failed = 0;
 let status = 0;
@@ -89,7 +76,7 @@ const building = e2e
     })
   : Promise.resolve(0);
 
-/** Like runAsync(), printing as it goes and also keeping what was printed. */
+/** Like run(), without blocking, printing as it goes and also keeping what was printed: resolves with the exit code and the text. */
 function runTee(label, cmd, args) {
   process.stdout.write(`\n=== ${label}\n`);
   return new Promise((resolve) => {
