@@ -11,8 +11,11 @@
 // A benchmark, not a test: it prints a table per section and a final JSON
 // blob, and exits 0 unless something broke. Targets are ratios against the
 // first size measured in the same run, plus absolute memory bounds. Nothing is
-// cached between runs: the store is created empty in a temporary folder and
-// deleted at the end (--keep keeps it).
+// cached between runs unless asked: by default the store is created empty in a
+// temporary folder and deleted at the end (--keep keeps it); --data=DIR seeds
+// into DIR and keeps it, and a later run with the same --data reuses what is
+// already seeded there (it records what it seeded in DIR/bench-scale.json) and
+// only seeds the difference up to each size.
 //
 // Layout: this process orchestrates; the runtime runs as `npm run runtime`
 // does (scale-runtime-process.ts), the seeder (scale-seed.ts) and the
@@ -27,7 +30,11 @@
 //   --big-bytes=1000000    (just under the 1 MiB payload limit with its envelope)
 //   --big-contexts=300     contexts of --big-bytes in the large session (300 MB)
 //   --keep                 keep the data folder and print its path
-//   --sections=console     run only these sections (runtime, console)
+//   --sections=console     run only these sections (runtime, console); --sections=none seeds only
+//   --data=/tmp/scale100k  seed into this folder and keep it; if it already holds a seeded
+//                          store (bench-scale.json), reuse it: sizes up to what it holds are
+//                          measured at what it holds (no seeding), larger ones seed the rest.
+//                          The seeding options must match the first run's.
 import { fork, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -56,8 +63,19 @@ const opts = {
   bigEvery: num("big-every", 500),
   bigBytes: num("big-bytes", 1_000_000),
   bigContexts: num("big-contexts", 300),
-  keep: argv.has("keep"),
+  keep: argv.has("keep") || argv.has("data"),
+  data: argv.get("data") ?? null,
 };
+
+/** What a kept data folder holds, so a later --data run can reuse it. */
+interface SeededManifest {
+  tag: string;
+  seeded: number;
+  open: number;
+  bigSessionId: string;
+  options: { openEvery: number; bigEvery: number; bigBytes: number; bigContexts: number };
+}
+const MANIFEST = "bench-scale.json";
 
 const ALL_SECTIONS: ScaleSection<unknown>[] = [runtimeSection, consoleSection as ScaleSection<unknown>];
 const only = argv.get("sections")?.split(",");
@@ -111,7 +129,18 @@ function dirBytes(dir: string): number {
 }
 
 async function main(): Promise<void> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-scale-"));
+  const dataDir = opts.data ? path.resolve(opts.data) : fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-scale-"));
+  fs.mkdirSync(dataDir, { recursive: true });
+  const manifestPath = path.join(dataDir, MANIFEST);
+  const reused: SeededManifest | null = fs.existsSync(manifestPath) ? (JSON.parse(fs.readFileSync(manifestPath, "utf8")) as SeededManifest) : null;
+  if (reused) {
+    const o = reused.options;
+    if (o.openEvery !== opts.openEvery || o.bigEvery !== opts.bigEvery || o.bigBytes !== opts.bigBytes || o.bigContexts !== opts.bigContexts) {
+      throw new Error(`${manifestPath} was seeded with other options (${JSON.stringify(o)}); use another --data folder`);
+    }
+  } else if (fs.readdirSync(dataDir).length > 0) {
+    throw new Error(`--data=${dataDir} is not empty and holds no ${MANIFEST}: refusing to seed into it`);
+  }
   const runtimeEnv: Record<string, string> = {
     MACP_BIND_ADDR: "127.0.0.1:0",
     MACP_ALLOW_INSECURE: "1",
@@ -121,7 +150,7 @@ async function main(): Promise<void> {
     MACP_MESSAGE_LIMIT_PER_MINUTE: "0",
   };
   const startRuntime = (extra: Record<string, string> = {}): Promise<RuntimeProcess> => startRuntimeProcess({ ...runtimeEnv, ...extra });
-  const tag = Math.random().toString(36).slice(2, 8);
+  const tag = reused?.tag ?? Math.random().toString(36).slice(2, 8);
   const cpu = os.cpus();
   say(`bench:scale, ${new Date().toISOString()}: ${cpu.length} × ${cpu[0]?.model ?? "?"}, Node ${process.version}, store in ${dataDir}`);
   say(`sizes ${opts.sizes.join(", ")}; 1 in ${opts.openEvery} left open; 1 in ${opts.bigEvery} with a ${fmtInt(opts.bigBytes)}-byte context; one session with ${opts.bigContexts} × ${fmtInt(opts.bigBytes)} bytes`);
@@ -129,52 +158,67 @@ async function main(): Promise<void> {
   const seeder = await Seeder.start();
   const seeding: { sessions: number; open: number; envelopes: number; payloadBytes: number; ms: number; storeBytes: number; seedingRuntimeRssBytes: number }[] = [];
   const perSection = new Map<string, { sessions: number; open: number; result: unknown }[]>(SECTIONS.map((s) => [s.name, []]));
-  let seeded = 0;
-  let open = 0;
-  let bigSessionId = "";
+  let seeded = reused?.seeded ?? 0;
+  let open = reused?.open ?? 0;
+  let bigSessionId = reused?.bigSessionId ?? "";
+  if (reused) say(`reusing ${fmtInt(seeded)} sessions (${fmtInt(open)} open) seeded in ${dataDir}`);
   try {
     for (const size of opts.sizes) {
       say("");
-      say(`== ${fmtInt(size)} sessions: seeding ${fmtInt(size - seeded)} more through gRPC`);
-      const rt = await startRuntime();
-      const t0 = performance.now();
-      const batch: SeedResult = { sessions: 0, open: 0, envelopes: 0, bytes: 0, ms: 0 };
-      const add = (r: SeedResult) => {
-        batch.sessions += r.sessions;
-        batch.open += r.open;
-        batch.envelopes += r.envelopes;
-        batch.bytes += r.bytes;
-      };
-      if (!bigSessionId) {
-        const r = await seeder.run({ type: "big-session", url: rt.url, tag, contexts: opts.bigContexts, bytes: opts.bigBytes });
-        if (r.type !== "big-seeded") throw new Error("unexpected reply");
-        bigSessionId = r.sessionId;
+      if (size > seeded) {
+        say(`== ${fmtInt(size)} sessions: seeding ${fmtInt(size - seeded)} more through gRPC`);
+        const rt = await startRuntime();
+        const t0 = performance.now();
+        const batch: SeedResult = { sessions: 0, open: 0, envelopes: 0, bytes: 0, ms: 0 };
+        const add = (r: SeedResult) => {
+          batch.sessions += r.sessions;
+          batch.open += r.open;
+          batch.envelopes += r.envelopes;
+          batch.bytes += r.bytes;
+        };
+        if (!bigSessionId) {
+          const r = await seeder.run({ type: "big-session", url: rt.url, tag, contexts: opts.bigContexts, bytes: opts.bigBytes });
+          if (r.type !== "big-seeded") throw new Error("unexpected reply");
+          bigSessionId = r.sessionId;
+          add(r.result);
+        }
+        const r = await seeder.run({
+          type: "seed",
+          url: rt.url,
+          from: seeded,
+          count: size - seeded - batch.sessions,
+          concurrency: opts.concurrency,
+          openEvery: opts.openEvery,
+          bigEvery: opts.bigEvery,
+          bigBytes: opts.bigBytes,
+          tag,
+        });
+        if (r.type !== "seeded") throw new Error("unexpected reply");
         add(r.result);
+        batch.ms = performance.now() - t0;
+        const seedingRss = rt.rss();
+        await rt.stop();
+        seeded += batch.sessions;
+        open += batch.open;
+        const storeBytes = dirBytes(dataDir);
+        seeding.push({ sessions: seeded, open, envelopes: batch.envelopes, payloadBytes: batch.bytes, ms: Math.round(batch.ms), storeBytes, seedingRuntimeRssBytes: seedingRss });
+        say(
+          `  seeded ${fmtInt(batch.sessions)} sessions, ${fmtInt(batch.envelopes)} envelopes (${mib(batch.bytes)} of payloads) in ${fmt(batch.ms / 1000, 1)} s ` +
+            `(${fmtInt(batch.envelopes / (batch.ms / 1000))} envelopes/s); store ${mib(storeBytes)}; runtime RSS at the end of seeding ${mib(seedingRss)}`,
+        );
+        if (opts.keep) {
+          const m: SeededManifest = {
+            tag,
+            seeded,
+            open,
+            bigSessionId,
+            options: { openEvery: opts.openEvery, bigEvery: opts.bigEvery, bigBytes: opts.bigBytes, bigContexts: opts.bigContexts },
+          };
+          fs.writeFileSync(manifestPath, JSON.stringify(m));
+        }
+      } else {
+        say(`== ${fmtInt(seeded)} sessions already seeded in ${dataDir} (asked for ${fmtInt(size)}): no seeding`);
       }
-      const r = await seeder.run({
-        type: "seed",
-        url: rt.url,
-        from: seeded,
-        count: size - seeded - batch.sessions,
-        concurrency: opts.concurrency,
-        openEvery: opts.openEvery,
-        bigEvery: opts.bigEvery,
-        bigBytes: opts.bigBytes,
-        tag,
-      });
-      if (r.type !== "seeded") throw new Error("unexpected reply");
-      add(r.result);
-      batch.ms = performance.now() - t0;
-      const seedingRss = rt.rss();
-      await rt.stop();
-      seeded += batch.sessions;
-      open += batch.open;
-      const storeBytes = dirBytes(dataDir);
-      seeding.push({ sessions: seeded, open, envelopes: batch.envelopes, payloadBytes: batch.bytes, ms: Math.round(batch.ms), storeBytes, seedingRuntimeRssBytes: seedingRss });
-      say(
-        `  seeded ${fmtInt(batch.sessions)} sessions, ${fmtInt(batch.envelopes)} envelopes (${mib(batch.bytes)} of payloads) in ${fmt(batch.ms / 1000, 1)} s ` +
-          `(${fmtInt(batch.envelopes / (batch.ms / 1000))} envelopes/s); store ${mib(storeBytes)}; runtime RSS at the end of seeding ${mib(seedingRss)}`,
-      );
       const ctx: ScaleContext = {
         sessions: seeded,
         open,

@@ -44,6 +44,11 @@ export interface RowFeedOptions {
   progressMs: number;
 }
 
+/** Drop a response's decoded rows once they are applied (see the feed loop). */
+export function releaseRows(res: WatchListRowsResponse): void {
+  res.rows = [];
+}
+
 export class RowFeed implements Feed {
   readonly mode = "rows";
   private readonly run: AbortController;
@@ -156,6 +161,13 @@ export class RowFeed implements Feed {
             }
           }
           this.apply(res);
+          // Release the decoded rows now: the stream's async iteration (Connect's
+          // generators and ours) keeps the last response reachable for a while after
+          // it is applied, long enough under a fill's allocation rate for its rows
+          // to survive two scavenges and be promoted to V8's old space, where
+          // they stay until a major collection. Measured at 20,000 sessions, that
+          // promoted garbage was most of the console's extra RSS while filling.
+          releaseRows(res);
         }
       } catch (err) {
         failure = err;
