@@ -9,7 +9,6 @@ import { ListService } from "./catalog/list-service";
 import { SqliteCatalog } from "./catalog/sqlite";
 import type { CatalogStore } from "./catalog/store";
 import { silentLogger, type GatewayLogger } from "./logger";
-import { installFlatJoin } from "./proto-join";
 import type { RuntimeReader } from "./runtime-client";
 import type { SessionStreamDeps } from "./session-stream";
 import { DEFAULT_MAX_STREAMS_PER_PERSON, StreamCaps } from "./stream-caps";
@@ -149,7 +148,5 @@ export class Gateway {
 }
 
 export function createGateway(options: GatewayOptions): Gateway {
-  // Every response the console encodes (a forwarded envelope three messages deep above all) is copied once, not once per level.
-  installFlatJoin();
   return new Gateway(options);
 }
