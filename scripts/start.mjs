@@ -28,7 +28,9 @@ if (process.env.BATON_SKIP_BUILD !== "1") {
   process.exit(1);
 }
 
-const child = spawn(process.execPath, ["--enable-source-maps", server, ...serverArgs], {
+// --expose-gc: after large browser streams end, the console asks for one full
+// collection to give their memory back (lib/server/idle-gc.ts, BATON_IDLE_GC).
+const child = spawn(process.execPath, ["--enable-source-maps", "--expose-gc", server, ...serverArgs], {
   cwd: root,
   stdio: "inherit",
   env: { ...process.env, NODE_ENV: "production" },

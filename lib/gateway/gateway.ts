@@ -38,6 +38,8 @@ export interface GatewayOptions {
   runtimeAddress?: string;
   /** The list's stuck threshold (BATON_STUCK_AFTER_MINUTES). Default 15 min. */
   stuckAfterMs?: number;
+  /** Told when a browser stream ends (the console's idle collector: lib/server/idle-gc.ts). */
+  browserStreamEnded?: () => void;
 }
 
 export interface GatewayStats {
@@ -59,8 +61,10 @@ export class Gateway {
   private closed = false;
   private fileRows: FileRowWriter | null = null;
   private readonly runtimeAddress: string;
+  private readonly browserStreamEnded: () => void;
 
   constructor(options: GatewayOptions) {
+    this.browserStreamEnded = options.browserStreamEnded ?? (() => undefined);
     this.runtime = options.runtime;
     this.logger = options.logger ?? silentLogger;
     this.runtimeAddress = options.runtimeAddress ?? options.runtime.address;
@@ -107,6 +111,7 @@ export class Gateway {
       counted = false;
       this.browser--;
       releaseSlot();
+      this.browserStreamEnded();
     };
     signal.addEventListener("abort", uncount, { once: true });
     try {

@@ -36,6 +36,8 @@
 //                          most this far ahead of the browser (default 4 MiB), and a
 //                          browser reading nothing this long is cut off (default 60 s)
 //   BATON_CATALOG_CONCURRENCY  session histories the catalog reads at once (default 8)
+//   BATON_IDLE_GC=0        no full collection after large browser streams end
+//                          (lib/server/idle-gc.ts; needs node --expose-gc, as npm start runs it)
 //   BATON_NO_UI=1 / --no-ui  serve only the Connect API (no Next.js)
 //   --dev                  Next.js development mode (npm run dev)
 // The embedded runtime reads its own MACP_* variables (see README).
@@ -89,6 +91,8 @@ export interface ConsoleConfig {
   stuckAfterMs: number;
   /** How long one "minute" of an escalation chain is (BATON_ESCALATION_MINUTE_MS, default 60 000; tests use seconds). */
   escalationMinuteMs: number;
+  /** After large browser streams end, ask for one full collection when the process has --expose-gc (BATON_IDLE_GC, default on). */
+  idleGc: boolean;
 }
 
 /** How long a browser connection may take, and how many one address may hold. */
@@ -177,6 +181,7 @@ export function loadConsoleConfig(env: Env, argv: readonly string[], dir: string
     streamStallMs: int(env, "BATON_STREAM_STALL_MS", 60_000, 100, 3_600_000),
     stuckAfterMs: stuckAfter(env),
     escalationMinuteMs: int(env, "BATON_ESCALATION_MINUTE_MS", 60_000, 100, 60_000),
+    idleGc: flag(env, "BATON_IDLE_GC", true),
   };
 }
 

@@ -1,6 +1,7 @@
 // Start the whole console: the runtime (embedded in-process unless
 // MACP_RUNTIME_URL points elsewhere), the gateway, Next.js and the HTTP server.
 // Used by lib/server/main.ts and by integration tests.
+import { exposedGc, heapAndBuffers, IdleCollector } from "./idle-gc";
 import { loadAgentNames } from "@/lib/accounts/agents-file";
 import { setMaxListeners } from "node:events";
 import fs from "node:fs";
@@ -218,8 +219,22 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     throw e;
   }
 
+  // After large browser streams end, one full collection gives their memory back (idle-gc.ts).
+  const gc = config.idleGc ? exposedGc() : null;
+  const collector = gc
+    ? new IdleCollector({
+        gc,
+        memory: heapAndBuffers,
+        collected: (r) =>
+          logger.info(
+            { freedMiB: Math.round((r.beforeBytes - r.afterBytes) / 1_048_576), ms: Math.round(r.ms) },
+            "idle collection after browser streams ended",
+          ),
+      })
+    : null;
   const gateway = createGateway({
     runtime: client,
+    ...(collector ? { browserStreamEnded: () => collector.streamEnded() } : {}),
     catalog,
     logger: options.logger.child({ component: "gateway" }),
     graceMs: config.graceMs,
@@ -470,6 +485,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     shutdown.abort();
     demo?.close();
     gateway.close();
+    collector?.close();
     templates?.close();
     writer?.close();
     await fileHandoffs.close();
@@ -546,6 +562,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
           shutdown.abort(); // ends every browser stream
           demo?.close();
           gateway.close();
+          collector?.close();
           writer?.close();
           await new Promise<void>((resolve) => {
             // Streams end as their handlers see the abort; close each

@@ -45,7 +45,7 @@ interface ConsoleProcess {
 }
 
 async function startConsole(runtimeUrl: string, dataDir: string, t0: number): Promise<ConsoleProcess> {
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "lib", "server", "main.ts"), "--no-ui"], {
+  const child: ChildProcess = spawn(process.execPath, ["--expose-gc", "--import", "tsx", path.join(ROOT, "lib", "server", "main.ts"), "--no-ui"], {
     cwd: ROOT,
     env: {
       ...process.env,
