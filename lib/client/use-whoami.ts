@@ -13,7 +13,7 @@
 
 import { useEffect } from "react";
 import { createStore, useStore } from "zustand";
-import { fetchAuthMethods, fetchWhoAmI, type AuthMethods, type WhoAmI } from "@/lib/client/auth";
+import { fetchAuthMethods, fetchWhoAmI, type AuthMethods, type WhoAmI } from "@/lib/views/auth";
 import { csrfStore } from "@/lib/client/csrf-store";
 import {
   answered,
