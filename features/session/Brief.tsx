@@ -1,5 +1,5 @@
 "use client";
-// The brief (features/session/brief.ts) as the first thing the person asked to act
+// The brief (features/session/brief-model.ts) as the first thing the person asked to act
 // sees: who asks what of them, scope, reason, the deadline labelled as what it
 // is, the runbooks rendered in place (those of earlier offers marked as such),
 // then the actions. On a small screen the action buttons stay at the bottom of
@@ -8,7 +8,7 @@
 
 import clsx from "clsx";
 import type { ReactNode } from "react";
-import type { Brief, BriefRunbook } from "@/features/session/brief";
+import type { Brief, BriefRunbook } from "@/features/session/brief-model";
 import { formatDuration } from "@/lib/views/format";
 import { clipLine, clipParagraph } from "@/lib/views/clip";
 import { Icon } from "@/components/ui/Icon";

@@ -11,7 +11,7 @@ import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
 import type { SessionView } from "@/lib/macp/projections/session";
 import { loginHref } from "@/lib/views/auth";
 import { DEFAULT_POLICY_SUMMARY } from "@/lib/authz/policy-summary";
-import { briefFor } from "@/features/session/brief";
+import { briefFor } from "@/features/session/brief-model";
 import { nameIn } from "@/lib/views/directory";
 import { formatDuration } from "@/lib/views/format";
 import { approvalFacts, decideContextFor, implicitAcceptAt, pendingOfferOf, policyIdOf, sessionPanel, waitingFor } from "@/features/session/session-authz";

@@ -7,7 +7,7 @@ import { emptySessionView, reduceSession, type SessionView } from "@/lib/macp/pr
 import type { SessionEvent } from "@/lib/macp/projections/types";
 import { makeEvent } from "@/lib/macp/test-utils";
 import { metadata } from "@/lib/views/test/fixtures";
-import { briefFor, runbooksFor } from "@/features/session/brief";
+import { briefFor, runbooksFor } from "@/features/session/brief-model";
 import { decideContextFor } from "@/features/session/session-authz";
 
 const ALICE = "human:alice";
