@@ -1,7 +1,7 @@
 "use client";
 // The browser's only way to the console server: Connect over HTTP/1.1 with the
 // binary codec, same origin, the session cookie, and the CSRF token of the
-// signed-in session on every call (x-baton-csrf, see lib/views/csrf.ts; the
+// signed-in session on every call (x-baton-csrf, see lib/client/csrf.ts; the
 // token itself lives in lib/client/csrf-store.ts). One transport and one
 // client per service per page. Only pages that talk Connect import this: the
 // layout stays free of Connect and the generated descriptors.
@@ -11,7 +11,7 @@ import { createConnectTransport } from "@connectrpc/connect-web";
 import { ActionService } from "@/lib/gen/baton/v1/actions_pb";
 import { ConsoleService } from "@/lib/gen/baton/v1/console_pb";
 import { FileHandoffService } from "@/lib/gen/baton/v1/files_pb";
-import { csrfInterceptor } from "@/lib/views/csrf";
+import { csrfInterceptor } from "@/lib/client/csrf";
 import { csrfStore } from "@/lib/client/csrf-store";
 import { reauthInterceptor } from "@/lib/client/reauth";
 import { refreshWhoAmI } from "@/lib/client/use-whoami";
