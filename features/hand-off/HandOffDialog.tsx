@@ -29,7 +29,7 @@ import {
   type PolicyKind,
   type TemplateFields,
 } from "@/lib/client/action-forms";
-import { ROLE_LABELS, type WhoAmI } from "@/lib/views/auth";
+import { ROLE_LABELS, type WhoAmI } from "@/lib/views/sign-in";
 import { approverChoices, nameIn, participantChoices, type Directory } from "@/lib/views/directory";
 import { formatBytes } from "@/lib/views/format";
 import { progressLines, type HandOffStep } from "@/features/hand-off/hand-off";

@@ -13,7 +13,7 @@ import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import { LIMITS } from "@/lib/actions/rules";
 import { formFieldOf, jsonProblem, validateNewSession, type Errors, type NewSessionValues, type PolicyKind } from "@/lib/client/action-forms";
 import { approverChoices, participantChoices, type Directory } from "@/lib/views/directory";
-import { ROLE_LABELS, type WhoAmI } from "@/lib/views/auth";
+import { ROLE_LABELS, type WhoAmI } from "@/lib/views/sign-in";
 import { sessionHref } from "@/lib/views/route-params";
 import { actionClient } from "@/lib/client/transport";
 import { useAction } from "@/lib/client/use-action";

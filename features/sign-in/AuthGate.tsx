@@ -5,7 +5,7 @@
 
 import { usePathname, useRouter } from "next/navigation";
 import { useEffect, useState, type ReactNode } from "react";
-import { gateDecision } from "@/lib/views/auth";
+import { gateDecision } from "@/lib/views/sign-in";
 import { useAuthMethods, useWhoAmI } from "@/lib/client/use-whoami";
 
 export function AuthGate({ children }: { children: ReactNode }) {

@@ -8,7 +8,7 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { useEffect, useId, useRef, useState } from "react";
 import { roleAtLeast } from "@/lib/authz/roles";
-import { initials, loginHref, postLogout, ROLE_LABELS } from "@/lib/views/auth";
+import { initials, loginHref, postLogout, ROLE_LABELS } from "@/lib/views/sign-in";
 import { useWhoAmI } from "@/lib/client/use-whoami";
 import { Icon } from "@/components/ui/Icon";
 import { NotificationToggle } from "@/features/inbox/NotificationToggle";

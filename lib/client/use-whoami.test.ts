@@ -1,13 +1,13 @@
 // The sign-in store's fetching rules, with /auth/whoami and /auth/methods
 // faked (the hooks themselves are thin useStore + useEffect wrappers).
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { AuthMethods, WhoAmI } from "@/lib/views/auth";
+import type { AuthMethods, WhoAmI } from "@/lib/views/sign-in";
 
 const fetchWhoAmI = vi.fn<(signal?: AbortSignal) => Promise<WhoAmI | null>>();
 const fetchAuthMethods = vi.fn<(signal?: AbortSignal) => Promise<AuthMethods>>();
 
-vi.mock("@/lib/views/auth", async (importOriginal) => ({
-  ...(await importOriginal<typeof import("@/lib/views/auth")>()),
+vi.mock("@/lib/views/sign-in", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("@/lib/views/sign-in")>()),
   fetchWhoAmI: (signal?: AbortSignal) => fetchWhoAmI(signal),
   fetchAuthMethods: (signal?: AbortSignal) => fetchAuthMethods(signal),
 }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AuthMethods, WhoAmI } from "@/lib/views/auth";
+import type { AuthMethods, WhoAmI } from "@/lib/views/sign-in";
 import {
   answered,
   attemptWithRetries,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { safeReturnTo as browserSafeReturnTo } from "@/lib/views/auth";
+import { safeReturnTo as browserSafeReturnTo } from "@/lib/views/sign-in";
 import { safeReturnTo as serverSafeReturnTo } from "@/lib/oidc/state";
 import { safeReturnTo } from "@/lib/views/return-to";
 

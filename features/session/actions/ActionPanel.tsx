@@ -9,7 +9,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Action } from "@/lib/authz/decide";
 import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
 import type { SessionView } from "@/lib/macp/projections/session";
-import { loginHref } from "@/lib/views/auth";
+import { loginHref } from "@/lib/views/sign-in";
 import { DEFAULT_POLICY_SUMMARY } from "@/lib/authz/policy-summary";
 import { briefFor } from "@/features/session/brief-model";
 import { nameIn } from "@/lib/views/directory";

@@ -15,6 +15,7 @@ export interface WhoAmI {
   mustChangePassword: boolean;
   /** Sent back as `x-baton-csrf` on every state-changing request. */
   csrfToken: string;
+  /** When this console sign-in (a login, not a MACP session) ends, Unix ms; 0 when unknown. The wire name is lib/accounts' WhoAmI field. */
   sessionEndsAt: number;
 }
 

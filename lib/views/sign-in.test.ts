@@ -13,7 +13,7 @@ import {
   parseWhoAmI,
   safeReturnTo,
   type WhoAmI,
-} from "@/lib/views/auth";
+} from "@/lib/views/sign-in";
 
 const ME: WhoAmI = {
   username: "alice",
