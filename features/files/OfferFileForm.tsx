@@ -3,11 +3,12 @@
 // directory, from the signed-in person's participant id. Context is a few
 // key = value lines, like the reference CLI's --context k=v.
 
-import { useId, useState, type FormEvent } from "react";
+import { useId, useState } from "react";
 import type { FileHandoffDirectory } from "@/lib/gen/baton/v1/files_pb";
 import { fileHref } from "@/lib/views/file-handoffs";
 import { fileClient } from "@/lib/client/transport";
 import { useFileAction } from "@/lib/client/use-file-handoffs";
+import { useFormSequence } from "@/lib/client/use-action-form";
 import { Button, Field, Select, TextArea, TextInput } from "@/components/ui/forms";
 import { FileResultLine } from "@/features/files/FileBits";
 import Link from "next/link";
@@ -31,32 +32,37 @@ export function OfferFileForm({ directories, initialDir }: { directories: readon
   const [description, setDescription] = useState("");
   const [to, setTo] = useState("");
   const [contextText, setContextText] = useState("");
-  const [localError, setLocalError] = useState<{ field: string; message: string } | null>(null);
   const action = useFileAction("Handoff offered");
   const { state } = action;
 
-  const onSubmit = async (e: FormEvent) => {
-    e.preventDefault();
-    const { context, bad } = parseContextLines(contextText);
-    if (description.trim() === "") return setLocalError({ field: "description", message: "Describe the work to hand off." });
-    if (bad.length > 0) return setLocalError({ field: "context", message: `Line ${bad.join(", ")}: write each entry as key=value.` });
-    setLocalError(null);
-    const fields = { dirKey, description, to: to.trim(), context };
-    const outcome = await action.submit(fields, (messageId) =>
-      fileClient().offerFileHandoff({ dirKey, description, toAgent: to.trim(), context, messageId }),
-    );
-    if (outcome?.kind === "ok") {
-      setDescription("");
-      setTo("");
-      setContextText("");
-    }
-  };
+  const form = useFormSequence({
+    validate: () => {
+      const { context, bad } = parseContextLines(contextText);
+      if (description.trim() === "") return { ok: false, errors: { description: "Describe the work to hand off." } };
+      if (bad.length > 0) return { ok: false, errors: { context: `Line ${bad.join(", ")}: write each entry as key=value.` } };
+      return { ok: true, value: { dirKey, description, to: to.trim(), context } };
+    },
+    send: async (fields) => {
+      const outcome = await action.submit(fields, (messageId) =>
+        fileClient().offerFileHandoff({ dirKey: fields.dirKey, description: fields.description, toAgent: fields.to, context: fields.context, messageId }),
+      );
+      if (outcome?.kind === "ok") {
+        setDescription("");
+        setTo("");
+        setContextText("");
+      }
+      return outcome;
+    },
+    // Focus stays where it is; the server's refusal is read from the outcome below.
+    focus: () => {},
+    serverErrors: () => null,
+  });
   const fieldError = (f: string): string | undefined =>
-    localError?.field === f ? localError.message : state.outcome?.kind === "invalid" && state.outcome.field.replace("to_agent", "to") === f ? state.outcome.description : undefined;
+    form.errors[f] ?? (state.outcome?.kind === "invalid" && state.outcome.field.replace("to_agent", "to") === f ? state.outcome.description : undefined);
   const made = state.outcome?.kind === "ok" ? state.result?.handoff : undefined;
 
   return (
-    <form onSubmit={onSubmit} className="space-y-3" noValidate aria-label="Offer a handoff" data-testid="offer-file-form">
+    <form onSubmit={form.onSubmit} className="space-y-3" noValidate aria-label="Offer a handoff" data-testid="offer-file-form">
       {directories.length > 1 ? (
         <Field id={`${id}-dir`} label="Directory">
           <Select id={`${id}-dir`} value={dirKey} onChange={(e) => setDirKey(e.target.value)}>

@@ -38,6 +38,8 @@ import { actionClient } from "@/lib/client/transport";
 import { useHandOff } from "@/features/hand-off/use-hand-off";
 import { Icon } from "@/components/ui/Icon";
 import { Button, Field, Select, TextArea, TextInput } from "@/components/ui/forms";
+import { useFormSequence } from "@/lib/client/use-action-form";
+import { EscalationFields } from "@/features/hand-off/EscalationFields";
 
 export const INITIAL_HAND_OFF: HandOffValues = {
   target: "",
@@ -107,7 +109,6 @@ export function HandOffDialog({
   const formRef = useRef<HTMLFormElement | null>(null);
   const titleId = useId();
   const [v, setV] = useState<HandOffValues>(INITIAL_HAND_OFF);
-  const [errors, setErrors] = useState<Errors>({});
   const [templateId, setTemplateId] = useState("");
   const [templateName, setTemplateName] = useState("");
   const [saving, setSaving] = useState(false);
@@ -123,6 +124,31 @@ export function HandOffDialog({
 
   const sender = useCallback(() => actionClient(), []);
   const handOff = useHandOff(me.participantId, sender, onDone);
+  const form = useFormSequence({
+    validate: () => {
+      const checked = validateHandOff(v, me.participantId, maxPayloadBytes);
+      if (!checked.ok) return checked;
+      const participants = [...new Set([me.participantId, ...checked.value.start.participants, ...checked.value.start.approvers])];
+      const d = decide(actor, undefined, "startSession", { start: { mode: "macp.mode.handoff.v1", participants } });
+      if (!d.allowed) return { ok: false, errors: { target: d.reason } };
+      return checked;
+    },
+    send: async (fields) => {
+      setNotice(null);
+      const p = await handOff.submit(fields, targetName || fields.offer.target);
+      // A field refused before anything was sent is shown next to its input.
+      return p?.done.length === 0 ? p.failed?.outcome : undefined;
+    },
+    serverErrors: (failed) => {
+      if (failed?.kind !== "invalid" || !failed.field) return null;
+      const field = failed.field.replace(/\[\d+\]$/, "");
+      const key = field === "participants" ? "target" : field === "ttl_ms" ? "ttlMinutes" : field === "implicit_accept_timeout_ms" ? "implicitAcceptSeconds" : field;
+      return { [key]: failed.description };
+    },
+    focus: (errs) => focusFirst(errs),
+    focusServerErrors: true,
+  });
+  const { errors, setErrors } = form;
   const locked = handOff.partial || handOff.state.pending;
 
   // An interrupted attempt restored after a reload: show what it sends.
@@ -170,7 +196,7 @@ export function HandOffDialog({
       setTemplateName(t.name);
       setOtherTarget(values.target !== "" && !choices.people.some((p) => p.participantId === values.target) && !choices.agents.includes(values.target));
     },
-    [choices],
+    [choices, setErrors],
   );
 
   // A deep link (?template=…) prefills once the templates are in.
@@ -198,37 +224,13 @@ export function HandOffDialog({
     requestAnimationFrame(() => formRef.current?.querySelector<HTMLElement>(`[data-field="${field}"]`)?.focus());
   };
 
-  const submit = async (e: FormEvent): Promise<void> => {
-    e.preventDefault();
+  const submit = (e: FormEvent<HTMLFormElement>): void => {
     if (handOff.partial) {
-      await handOff.finish(targetName);
+      e.preventDefault();
+      void handOff.finish(targetName);
       return;
     }
-    const checked = validateHandOff(v, me.participantId, maxPayloadBytes);
-    if (!checked.ok) {
-      setErrors(checked.errors);
-      focusFirst(checked.errors);
-      return;
-    }
-    const participants = [...new Set([me.participantId, ...checked.value.start.participants, ...checked.value.start.approvers])];
-    const d = decide(actor, undefined, "startSession", { start: { mode: "macp.mode.handoff.v1", participants } });
-    if (!d.allowed) {
-      const errs = { target: d.reason };
-      setErrors(errs);
-      focusFirst(errs);
-      return;
-    }
-    setErrors({});
-    setNotice(null);
-    const p = await handOff.submit(checked.value, targetName || checked.value.offer.target);
-    const failed = p?.failed?.outcome;
-    if (failed?.kind === "invalid" && failed.field && p?.done.length === 0) {
-      const field = failed.field.replace(/\[\d+\]$/, "");
-      const key = field === "participants" ? "target" : field === "ttl_ms" ? "ttlMinutes" : field === "implicit_accept_timeout_ms" ? "implicitAcceptSeconds" : field;
-      const errs = { [key]: failed.description };
-      setErrors(errs);
-      focusFirst(errs);
-    }
+    form.onSubmit(e);
   };
 
   const saveTemplate = async (): Promise<void> => {
@@ -302,7 +304,7 @@ export function HandOffDialog({
       )}
       data-testid="hand-off-dialog"
     >
-      <form ref={formRef} onSubmit={(e) => void submit(e)} noValidate className="flex h-full flex-col sm:max-h-[calc(100dvh-3rem)]">
+      <form ref={formRef} onSubmit={submit} noValidate className="flex h-full flex-col sm:max-h-[calc(100dvh-3rem)]">
         <div className="flex items-center gap-2 border-b border-slate-200 px-4 py-3 dark:border-slate-800">
           <h2 id={titleId} className="text-lg font-semibold">
             Hand off
@@ -544,124 +546,23 @@ export function HandOffDialog({
               <TextInput id="ho-ttl" data-field="ttlMinutes" inputMode="numeric" className="max-w-32" value={v.ttlMinutes} onChange={(e) => set("ttlMinutes", e.currentTarget.value)} invalid={Boolean(errors.ttlMinutes)} hasHint />
             </Field>
 
-            <fieldset className="space-y-3 rounded-md border border-slate-300 p-3 dark:border-slate-700" data-testid="hand-off-escalation">
-              <legend className="px-1 text-sm font-medium">Escalation</legend>
-              <label className="flex cursor-pointer items-start gap-2 text-sm">
-                <input
-                  type="checkbox"
-                  data-field="escalate"
-                  checked={v.escalate === true}
-                  onChange={(e) => {
-                    const on = e.currentTarget.checked;
-                    setV((prev) => ({
-                      ...prev,
-                      escalate: on,
-                      // Lead approval: the approvers are the ones to tell, unless chosen otherwise.
-                      escalateNotify: on && (prev.escalateNotify ?? []).length === 0 && prev.policy === "approval" ? [...prev.approvers] : (prev.escalateNotify ?? []),
-                    }));
-                    if (errors.escalate) setErrors((x) => ({ ...x, escalate: undefined }));
-                    handOff.reset();
-                  }}
-                  className="mt-0.5 h-4 w-4 accent-blue-700 dark:accent-sky-300"
-                  aria-describedby="ho-escalate-hint"
-                  data-testid="hand-off-escalate"
-                />
-                <span>
-                  <span className="font-medium">Escalate if nobody answers</span>
-                  <span id="ho-escalate-hint" className="block text-xs text-slate-700 dark:text-slate-300">
-                    Baton acts for you, as you, while the offer is unanswered; it stops as soon as anyone answers, and you can cancel it from the session.
-                  </span>
-                </span>
-              </label>
-              {v.escalate === true ? (
-                <div className="space-y-3 sm:ml-6">
-                  <fieldset className="space-y-1">
-                    <legend className="text-sm font-medium">1. Tell</legend>
-                    {approvers.length === 0 ? (
-                      <p className="text-xs text-slate-700 dark:text-slate-300">No approver accounts to tell.</p>
-                    ) : (
-                      <ul className="grid gap-0.5 sm:grid-cols-2">
-                        {approvers.map((p, i) => (
-                          <li key={p.participantId}>
-                            <label className="flex cursor-pointer items-center gap-2 rounded-md px-2 py-1.5 text-sm hover:bg-slate-50 dark:hover:bg-slate-800">
-                              <input
-                                type="checkbox"
-                                data-field={i === 0 ? "escalateNotify" : undefined}
-                                checked={(v.escalateNotify ?? []).includes(p.participantId)}
-                                onChange={(e) => {
-                                  const on = e.currentTarget.checked;
-                                  const now = (v.escalateNotify ?? []).filter((x) => x !== p.participantId);
-                                  set("escalateNotify", on ? [...now, p.participantId] : now);
-                                }}
-                                className="h-4 w-4 accent-blue-700 dark:accent-sky-300"
-                                data-testid={`hand-off-escalate-notify-${p.username}`}
-                              />
-                              <span className="font-medium">{p.displayName}</span>
-                            </label>
-                          </li>
-                        ))}
-                      </ul>
-                    )}
-                    {errors.escalateNotify ? (
-                      <p className="text-xs font-medium text-red-800 dark:text-red-300" data-field-error>
-                        {errors.escalateNotify}
-                      </p>
-                    ) : null}
-                    <Field id="ho-esc-notify-minutes" label="after this many minutes unanswered" error={errors.escalateNotifyMinutes}>
-                      <TextInput
-                        id="ho-esc-notify-minutes"
-                        data-field="escalateNotifyMinutes"
-                        inputMode="numeric"
-                        className="max-w-32"
-                        value={v.escalateNotifyMinutes ?? ""}
-                        onChange={(e) => set("escalateNotifyMinutes", e.currentTarget.value)}
-                        invalid={Boolean(errors.escalateNotifyMinutes)}
-                        data-testid="hand-off-escalate-notify-minutes"
-                      />
-                    </Field>
-                  </fieldset>
-                  <Field id="ho-esc-reoffer" label="2. Then re-offer it to" error={errors.escalateReofferTo} hint="The unanswered session is closed and the same handoff, with its runbook, goes to them in a new session.">
-                    <Select
-                      id="ho-esc-reoffer"
-                      data-field="escalateReofferTo"
-                      value={v.escalateReofferTo ?? ""}
-                      hasHint
-                      invalid={Boolean(errors.escalateReofferTo)}
-                      onChange={(e) => set("escalateReofferTo", e.currentTarget.value)}
-                      data-testid="hand-off-escalate-reoffer"
-                    >
-                      <option value="">Nobody (only tell)</option>
-                      {choices.people
-                        .filter((p) => p.participantId !== v.target)
-                        .map((p) => (
-                          <option key={p.participantId} value={p.participantId}>
-                            {p.displayName} ({ROLE_LABELS[p.role]})
-                          </option>
-                        ))}
-                    </Select>
-                  </Field>
-                  {(v.escalateReofferTo ?? "") !== "" ? (
-                    <Field id="ho-esc-reoffer-minutes" label="after this many more minutes" error={errors.escalateReofferMinutes}>
-                      <TextInput
-                        id="ho-esc-reoffer-minutes"
-                        data-field="escalateReofferMinutes"
-                        inputMode="numeric"
-                        className="max-w-32"
-                        value={v.escalateReofferMinutes ?? ""}
-                        onChange={(e) => set("escalateReofferMinutes", e.currentTarget.value)}
-                        invalid={Boolean(errors.escalateReofferMinutes)}
-                        data-testid="hand-off-escalate-reoffer-minutes"
-                      />
-                    </Field>
-                  ) : null}
-                  {errors.escalate ? (
-                    <p className="text-xs font-medium text-red-800 dark:text-red-300" data-field-error>
-                      {errors.escalate}
-                    </p>
-                  ) : null}
-                </div>
-              ) : null}
-            </fieldset>
+            <EscalationFields
+              v={v}
+              errors={errors}
+              approvers={approvers}
+              people={choices.people}
+              set={set}
+              onToggle={(on) => {
+                setV((prev) => ({
+                  ...prev,
+                  escalate: on,
+                  // Lead approval: the approvers are the ones to tell, unless chosen otherwise.
+                  escalateNotify: on && (prev.escalateNotify ?? []).length === 0 && prev.policy === "approval" ? [...prev.approvers] : (prev.escalateNotify ?? []),
+                }));
+                if (errors.escalate) setErrors((x) => ({ ...x, escalate: undefined }));
+                handOff.reset();
+              }}
+            />
           </fieldset>
 
           {savingOpen && !locked ? (

@@ -4,19 +4,19 @@
 // agent id), time to live, governance policy (default, lead approval with the
 // approvers, or implicit accept after a timeout) and optional frozen context.
 // Validated here (lib/client/action-forms), authorized with decide(), sent
-// once per attempt (lib/client/use-action).
+// once per attempt (lib/client/use-action-form.ts).
 
 import { useRouter } from "next/navigation";
-import { useCallback, useMemo, useRef, useState, type FormEvent } from "react";
+import { useCallback, useMemo, useRef, useState } from "react";
 import { decide } from "@/lib/authz/decide";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import { LIMITS } from "@/lib/actions/rules";
-import { formFieldOf, jsonProblem, validateNewSession, type Errors, type NewSessionValues, type PolicyKind } from "@/lib/client/action-forms";
+import { jsonProblem, validateNewSession, type Errors, type NewSessionValues, type PolicyKind } from "@/lib/client/action-forms";
 import { approverChoices, participantChoices, type Directory } from "@/lib/views/directory";
 import { ROLE_LABELS, type WhoAmI } from "@/lib/views/sign-in";
 import { sessionHref } from "@/lib/views/route-params";
 import { actionClient } from "@/lib/client/transport";
-import { useAction } from "@/lib/client/use-action";
+import { useActionForm } from "@/lib/client/use-action-form";
 import { Icon } from "@/components/ui/Icon";
 import { ActionResultLine, Button, Field, TextArea, TextInput, inputClass } from "@/components/ui/forms";
 
@@ -61,7 +61,6 @@ function CheckRow({
 export function NewSessionForm({ me, directory }: { me: WhoAmI; directory: Directory }) {
   const router = useRouter();
   const [v, setV] = useState<NewSessionValues>(INITIAL);
-  const [errors, setErrors] = useState<Errors>({});
   const [typed, setTyped] = useState("");
   const formRef = useRef<HTMLFormElement | null>(null);
   const actor = { role: me.role, participantId: me.participantId };
@@ -73,7 +72,22 @@ export function NewSessionForm({ me, directory }: { me: WhoAmI; directory: Direc
     (o: { result: { sessionId: string } }) => router.push(sessionHref(o.result.sessionId)),
     [router],
   );
-  const action = useAction(`Session started`, onOk);
+  const form = useActionForm({
+    done: `Session started`,
+    onOk,
+    validate: () => {
+      const checked = validateNewSession(v, me.participantId);
+      if (!checked.ok) return checked;
+      // The same participant rules the server applies (decide): unique, valid, me included.
+      const d = decide(actor, undefined, "startSession", { start: { mode, participants: [...new Set(allParticipants)] } });
+      if (!d.allowed) return { ok: false, errors: { participants: d.reason } };
+      return checked;
+    },
+    send: (fields, messageId) => actionClient().startSession({ ...fields, messageId }),
+    focus: (errs) => focusFirst(errs),
+    focusServerErrors: true,
+  });
+  const { errors, setErrors, action } = form;
   const set = <K extends keyof NewSessionValues>(key: K, value: NewSessionValues[K]): void => {
     setV((prev) => ({ ...prev, [key]: value }));
     if (errors[key as string]) setErrors((e) => ({ ...e, [key]: undefined }));
@@ -90,32 +104,6 @@ export function NewSessionForm({ me, directory }: { me: WhoAmI; directory: Direc
     const field = FIELD_ORDER.find((f) => errs[f]);
     if (!field) return;
     formRef.current?.querySelector<HTMLElement>(`[data-field="${field}"]`)?.focus();
-  };
-
-  const submit = async (e: FormEvent): Promise<void> => {
-    e.preventDefault();
-    const checked = validateNewSession(v, me.participantId);
-    if (!checked.ok) {
-      setErrors(checked.errors);
-      focusFirst(checked.errors);
-      return;
-    }
-    // The same participant rules the server applies (decide): unique, valid, me included.
-    const d = decide(actor, undefined, "startSession", { start: { mode, participants: [...new Set(allParticipants)] } });
-    if (!d.allowed) {
-      const errs = { participants: d.reason };
-      setErrors(errs);
-      focusFirst(errs);
-      return;
-    }
-    setErrors({});
-    const fields = checked.value;
-    const outcome = await action.submit(fields, (messageId) => actionClient().startSession({ ...fields, messageId }));
-    if (outcome?.kind === "invalid" && outcome.field) {
-      const errs = { [formFieldOf(outcome.field)]: outcome.description };
-      setErrors(errs);
-      focusFirst(errs);
-    }
   };
 
   if (!canStart.allowed) {
@@ -138,7 +126,7 @@ export function NewSessionForm({ me, directory }: { me: WhoAmI; directory: Direc
   };
 
   return (
-    <form ref={formRef} onSubmit={(e) => void submit(e)} noValidate className="space-y-6" data-testid="new-session-form">
+    <form ref={formRef} onSubmit={form.onSubmit} noValidate className="space-y-6" data-testid="new-session-form">
       <fieldset className="space-y-2">
         <legend className="text-sm font-medium">Kind</legend>
         <div className="flex flex-wrap gap-2">

@@ -6,14 +6,14 @@
 // asked for. The reason is prefilled and can be edited; both are confirmed
 // before they are sent, since a commitment closes the session.
 
-import { useState, type FormEvent } from "react";
-import { validateCommit, type Errors } from "@/lib/client/action-forms";
+import { useState } from "react";
+import { validateCommit } from "@/lib/client/action-forms";
 import { approvalFacts } from "@/features/session/session-authz";
 import { actionClient } from "@/lib/client/transport";
-import { useAction } from "@/lib/client/use-action";
+import { mapValidation, useActionForm } from "@/lib/client/use-action-form";
 import { ConfirmDialog } from "@/components/ui/ConfirmDialog";
 import { Field, TextArea } from "@/components/ui/forms";
-import { focusInvalid, FormShell, showServerErrors } from "@/features/session/actions/FormShell";
+import { FormShell } from "@/features/session/actions/FormShell";
 import type { SessionFormProps } from "@/features/session/actions/HandoffForms";
 
 export type ApprovalDecision = "approve" | "reject";
@@ -21,32 +21,15 @@ export type ApprovalDecision = "approve" | "reject";
 export function ApprovalForm({ sessionId, view, nameOf, decision, policyId, onClose, onDone }: SessionFormProps & { decision: ApprovalDecision; policyId: string | null }) {
   const facts = approvalFacts(view, nameOf, decision, policyId);
   const [reason, setReason] = useState(facts.reason);
-  const [confirming, setConfirming] = useState(false);
-  const [errors, setErrors] = useState<Errors>({});
-  const action = useAction(decision === "approve" ? "Handoff approved" : "Handoff rejected", () => {
-    setConfirming(false);
-    onDone(decision === "approve" ? `Approved: ${facts.sentence}` : `Rejected: ${facts.sentence}`);
+  const form = useActionForm({
+    done: decision === "approve" ? "Handoff approved" : "Handoff rejected",
+    onOk: () => onDone(decision === "approve" ? `Approved: ${facts.sentence}` : `Rejected: ${facts.sentence}`),
+    confirm: true,
+    validate: () =>
+      mapValidation(validateCommit({ outcome: decision === "approve" ? "accepted" : "declined", authorityScope: facts.authorityScope, reason }), (v) => ({ sessionId, ...v })),
+    send: (fields, messageId) => actionClient().commit({ ...fields, messageId }),
   });
-
-  const checked = validateCommit({ outcome: decision === "approve" ? "accepted" : "declined", authorityScope: facts.authorityScope, reason });
-  const review = (e: FormEvent<HTMLFormElement>): void => {
-    e.preventDefault();
-    const form = e.currentTarget;
-    if (!checked.ok) {
-      setErrors(checked.errors);
-      focusInvalid(form);
-      return;
-    }
-    setErrors({});
-    setConfirming(true);
-  };
-  const send = async (): Promise<void> => {
-    if (!checked.ok) return;
-    const fields = { sessionId, ...checked.value };
-    const result = await action.submit(fields, (messageId) => actionClient().commit({ ...fields, messageId }));
-    if (result && result.kind !== "ok") setConfirming(false);
-    showServerErrors(setErrors, result);
-  };
+  const { errors } = form;
 
   const verb = decision === "approve" ? "Approve" : "Reject";
   return (
@@ -54,9 +37,9 @@ export function ApprovalForm({ sessionId, view, nameOf, decision, policyId, onCl
       <FormShell
         title={decision === "approve" ? "Approve the handoff" : "Reject the handoff"}
         description={facts.sentence}
-        onSubmit={review}
+        onSubmit={form.onSubmit}
         onClose={onClose}
-        state={action.state}
+        state={form.state}
         submitLabel={`${verb}…`}
         pendingLabel={decision === "approve" ? "Approving…" : "Rejecting…"}
         submitVariant={decision === "approve" ? "primary" : "danger"}
@@ -67,13 +50,13 @@ export function ApprovalForm({ sessionId, view, nameOf, decision, policyId, onCl
         </Field>
       </FormShell>
       <ConfirmDialog
-        open={confirming}
+        open={form.confirming}
         title={decision === "approve" ? "Approve this handoff?" : "Reject this handoff?"}
         confirmLabel={verb}
         variant={decision === "approve" ? "primary" : "danger"}
-        pending={action.state.pending}
-        onConfirm={() => void send()}
-        onClose={() => setConfirming(false)}
+        pending={form.state.pending}
+        onConfirm={form.confirm}
+        onClose={form.cancelConfirm}
         testId={`${decision}-confirm`}
       >
         <p>

@@ -1,10 +1,10 @@
 "use client";
-// The frame every action form shares: a titled region that takes focus when
-// it opens, a Close button that hands focus back, and the result line.
+// The frame every action form of the session's panel shares: a titled region
+// that takes focus when it opens, a Close button that hands focus back, and
+// the result line. The sequence inside (validate, focus, confirm, send, server
+// errors) is lib/client/use-action-form.ts.
 
 import { useEffect, useId, useRef, type FormEvent, type ReactNode } from "react";
-import type { ActionOutcome } from "@/lib/views/action-attempt";
-import { serverFieldErrors, type Errors } from "@/lib/client/action-forms";
 import type { ActionState } from "@/lib/client/use-action";
 import { ActionResultLine, Button } from "@/components/ui/forms";
 
@@ -78,15 +78,4 @@ export function FormShell({
       </div>
     </form>
   );
-}
-
-/** Move focus to the first field marked invalid, after the errors render. */
-export function focusInvalid(form: HTMLFormElement): void {
-  requestAnimationFrame(() => form.querySelector<HTMLElement>("[aria-invalid=true]")?.focus());
-}
-
-/** A field the server refused, shown next to its input. */
-export function showServerErrors(setErrors: (e: Errors) => void, outcome: ActionOutcome | undefined): void {
-  const errors = serverFieldErrors(outcome);
-  if (errors) setErrors(errors);
 }

@@ -2,9 +2,10 @@
 // Forms for handoff actions: offer, attach a runbook (Markdown with preview,
 // a file, or a link), accept / decline, commit (confirmed), and cancel
 // (confirmed, shared with tasks). Each validates with lib/client/action-forms
-// and sends through useAction (one message_id per attempt).
+// and runs the one form sequence of lib/client/use-action-form.ts (one
+// message_id per attempt).
 
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { decide, type Actor, type DecideContext } from "@/lib/authz/decide";
 import {
   validateAttach,
@@ -12,17 +13,16 @@ import {
   validateOffer,
   validateReason,
   type AttachValues,
-  type Errors,
 } from "@/lib/client/action-forms";
 import { formatBytes } from "@/lib/views/format";
 import type { SessionView } from "@/lib/macp/projections/session";
 import { commitDefaults, pendingOfferOf } from "@/features/session/session-authz";
 import { actionClient } from "@/lib/client/transport";
-import { useAction } from "@/lib/client/use-action";
+import { mapValidation, useActionForm } from "@/lib/client/use-action-form";
 import { MarkdownView } from "@/features/session/PayloadView";
 import { ConfirmDialog } from "@/components/ui/ConfirmDialog";
 import { Field, Select, TextArea, TextInput } from "@/components/ui/forms";
-import { focusInvalid, FormShell, showServerErrors, type FormProps } from "@/features/session/actions/FormShell";
+import { FormShell, type FormProps } from "@/features/session/actions/FormShell";
 
 export interface SessionFormProps extends FormProps {
   sessionId: string;
@@ -39,31 +39,22 @@ export function OfferForm({ sessionId, view, me, ctx, nameOf, onClose, onDone }:
   const [target, setTarget] = useState(targets.length === 1 ? (targets[0] ?? "") : "");
   const [scope, setScope] = useState("");
   const [reason, setReason] = useState("");
-  const [errors, setErrors] = useState<Errors>({});
-  const action = useAction(`Offer sent to ${target ? nameOf(target) : "the target"}`, () => onDone(`Offer sent to ${nameOf(target)}.`));
-
-  const submit = async (e: FormEvent<HTMLFormElement>): Promise<void> => {
-    e.preventDefault();
-    const form = e.currentTarget;
-    const checked = validateOffer({ target, scope, reason });
-    if (!checked.ok) {
-      setErrors(checked.errors);
-      focusInvalid(form);
-      return;
-    }
-    const d = decide(me, view, "offer", { ...ctx, offer: { target: checked.value.target } });
-    if (!d.allowed) {
-      setErrors({ target: d.reason });
-      focusInvalid(form);
-      return;
-    }
-    setErrors({});
-    const fields = { sessionId, ...checked.value };
-    showServerErrors(setErrors, await action.submit(fields, (messageId) => actionClient().offer({ ...fields, messageId })));
-  };
+  const form = useActionForm({
+    done: `Offer sent to ${target ? nameOf(target) : "the target"}`,
+    onOk: () => onDone(`Offer sent to ${nameOf(target)}.`),
+    validate: () => {
+      const checked = validateOffer({ target, scope, reason });
+      if (!checked.ok) return checked;
+      const d = decide(me, view, "offer", { ...ctx, offer: { target: checked.value.target } });
+      if (!d.allowed) return { ok: false, errors: { target: d.reason } };
+      return { ok: true, value: { sessionId, ...checked.value } };
+    },
+    send: (fields, messageId) => actionClient().offer({ ...fields, messageId }),
+  });
+  const { errors } = form;
 
   return (
-    <FormShell title="Offer the handoff" onSubmit={(e) => void submit(e)} onClose={onClose} state={action.state} submitLabel="Send offer" pendingLabel="Sending…" testId="offer-form">
+    <FormShell title="Offer the handoff" onSubmit={form.onSubmit} onClose={onClose} state={form.state} submitLabel="Send offer" pendingLabel="Sending…" testId="offer-form">
       <Field id="offer-target" label="To" error={errors.target}>
         <Select id="offer-target" value={target} onChange={(e) => setTarget(e.currentTarget.value)} invalid={Boolean(errors.target)}>
           <option value="">Choose who receives it…</option>
@@ -96,43 +87,34 @@ export function AttachForm({ sessionId, view, nameOf, maxPayloadBytes, onClose, 
   const [preview, setPreview] = useState(false);
   const [file, setFile] = useState<{ name: string; type: string; bytes: Uint8Array } | null>(null);
   const [link, setLink] = useState("");
-  const [errors, setErrors] = useState<Errors>({});
   const what = kind === "markdown" ? "Runbook" : kind === "file" ? (file?.name ?? "File") : "Link";
-  const action = useAction(`${what} attached`, () => onDone(`${what} attached.`));
 
   const values = (): AttachValues => (kind === "markdown" ? { kind, markdown } : kind === "file" ? { kind, file } : { kind, link });
 
-  const submit = async (e: FormEvent<HTMLFormElement>): Promise<void> => {
-    e.preventDefault();
-    const form = e.currentTarget;
-    const checked = validateAttach(values(), maxPayloadBytes);
-    if (!checked.ok) {
-      setErrors(checked.errors);
-      if (checked.errors.markdown) setPreview(false);
-      focusInvalid(form);
-      return;
-    }
-    setErrors({});
-    const content = checked.value;
-    const fields = { sessionId, handoffId: last?.handoffId ?? "", content };
-    const outcome = await action.submit(fields, (messageId) =>
+  const form = useActionForm({
+    done: `${what} attached`,
+    onOk: () => onDone(`${what} attached.`),
+    validate: () => mapValidation(validateAttach(values(), maxPayloadBytes), (content) => ({ sessionId, handoffId: last?.handoffId ?? "", content })),
+    onInvalid: (errs) => {
+      if (errs.markdown) setPreview(false);
+    },
+    send: ({ handoffId, content }, messageId) =>
       actionClient().attachContext({
         sessionId,
         messageId,
-        handoffId: fields.handoffId,
+        handoffId,
         content: content.case === "file" ? { case: "file", value: { contentType: content.value.contentType, data: content.value.data } } : content,
       }),
-    );
-    showServerErrors(setErrors, outcome);
-  };
+  });
+  const { errors } = form;
 
   return (
     <FormShell
       title="Attach context"
       description={last ? <>For the offer to {nameOf(last.target)}. At most {formatBytes(maxPayloadBytes)} per message.</> : null}
-      onSubmit={(e) => void submit(e)}
+      onSubmit={form.onSubmit}
       onClose={onClose}
-      state={action.state}
+      state={form.state}
       submitLabel="Attach"
       pendingLabel="Attaching…"
       testId="attach-form"
@@ -232,24 +214,18 @@ export function AttachForm({ sessionId, view, nameOf, maxPayloadBytes, onClose, 
 export function RespondForm({ kind, sessionId, view, nameOf, onClose, onDone }: SessionFormProps & { kind: "accept" | "decline" }) {
   const pending = pendingOfferOf(view);
   const [reason, setReason] = useState("");
-  const [errors, setErrors] = useState<Errors>({});
   const verb = kind === "accept" ? "Accepted" : "Declined";
-  const action = useAction(`${verb} the offer`, () => onDone(`${verb} the offer${pending ? ` from ${nameOf(pending.offeredBy)}` : ""}.`));
-
-  const submit = async (e: FormEvent<HTMLFormElement>): Promise<void> => {
-    e.preventDefault();
-    const form = e.currentTarget;
-    const checked = validateReason(reason, kind === "decline");
-    if (!checked.ok) {
-      setErrors(checked.errors);
-      focusInvalid(form);
-      return;
-    }
-    setErrors({});
-    const fields = { sessionId, handoffId: pending?.handoffId ?? "", reason: checked.value.reason };
-    const client = actionClient();
-    showServerErrors(setErrors, await action.submit({ kind, ...fields }, (messageId) => (kind === "accept" ? client.accept({ ...fields, messageId }) : client.decline({ ...fields, messageId }))));
-  };
+  const form = useActionForm({
+    done: `${verb} the offer`,
+    onOk: () => onDone(`${verb} the offer${pending ? ` from ${nameOf(pending.offeredBy)}` : ""}.`),
+    validate: () => mapValidation(validateReason(reason, kind === "decline"), (v) => ({ sessionId, handoffId: pending?.handoffId ?? "", reason: v.reason })),
+    fingerprint: (fields) => ({ kind, ...fields }),
+    send: (fields, messageId) => {
+      const client = actionClient();
+      return kind === "accept" ? client.accept({ ...fields, messageId }) : client.decline({ ...fields, messageId });
+    },
+  });
+  const { errors } = form;
 
   return (
     <FormShell
@@ -261,9 +237,9 @@ export function RespondForm({ kind, sessionId, view, nameOf, onClose, onDone }: 
           </>
         ) : null
       }
-      onSubmit={(e) => void submit(e)}
+      onSubmit={form.onSubmit}
       onClose={onClose}
-      state={action.state}
+      state={form.state}
       submitLabel={kind === "accept" ? "Accept" : "Decline"}
       pendingLabel={kind === "accept" ? "Accepting…" : "Declining…"}
       submitVariant={kind === "accept" ? "primary" : "danger"}
@@ -287,12 +263,14 @@ export function CommitForm({ sessionId, view, nameOf, onClose, onDone }: Session
   const [scope, setScope] = useState(defaults.scope);
   const [reason, setReason] = useState(defaults.reason);
   const [edited, setEdited] = useState(false);
-  const [confirming, setConfirming] = useState(false);
-  const [errors, setErrors] = useState<Errors>({});
-  const action = useAction(`Handoff committed as ${outcome}`, () => {
-    setConfirming(false);
-    onDone(`Handoff committed as ${outcome}.`);
+  const form = useActionForm({
+    done: `Handoff committed as ${outcome}`,
+    onOk: () => onDone(`Handoff committed as ${outcome}.`),
+    confirm: true,
+    validate: () => mapValidation(validateCommit({ outcome, authorityScope: scope, reason }), (v) => ({ sessionId, ...v })),
+    send: (fields, messageId) => actionClient().commit({ ...fields, messageId }),
   });
+  const { errors } = form;
 
   const choose = (o: "accepted" | "declined"): void => {
     setOutcome(o);
@@ -306,34 +284,14 @@ export function CommitForm({ sessionId, view, nameOf, onClose, onDone }: Session
     }
   };
 
-  const checked = validateCommit({ outcome, authorityScope: scope, reason });
-  const review = (e: FormEvent<HTMLFormElement>): void => {
-    e.preventDefault();
-    const form = e.currentTarget;
-    if (!checked.ok) {
-      setErrors(checked.errors);
-      focusInvalid(form);
-      return;
-    }
-    setErrors({});
-    setConfirming(true);
-  };
-  const send = async (): Promise<void> => {
-    if (!checked.ok) return;
-    const fields = { sessionId, ...checked.value };
-    const result = await action.submit(fields, (messageId) => actionClient().commit({ ...fields, messageId }));
-    if (result && result.kind !== "ok") setConfirming(false);
-    showServerErrors(setErrors, result);
-  };
-
   return (
     <>
       <FormShell
         title="Commit the handoff"
         description="Binds the outcome and closes the session."
-        onSubmit={review}
+        onSubmit={form.onSubmit}
         onClose={onClose}
-        state={action.state}
+        state={form.state}
         submitLabel="Review and commit…"
         pendingLabel="Committing…"
         testId="commit-form"
@@ -375,12 +333,12 @@ export function CommitForm({ sessionId, view, nameOf, onClose, onDone }: Session
         </Field>
       </FormShell>
       <ConfirmDialog
-        open={confirming}
+        open={form.confirming}
         title={`Commit this handoff as ${outcome}?`}
         confirmLabel="Commit"
-        pending={action.state.pending}
-        onConfirm={() => void send()}
-        onClose={() => setConfirming(false)}
+        pending={form.state.pending}
+        onConfirm={form.confirm}
+        onClose={form.cancelConfirm}
         testId="commit-confirm"
       >
         <p>
@@ -405,39 +363,22 @@ export function CommitForm({ sessionId, view, nameOf, onClose, onDone }: Session
 
 export function CancelForm({ sessionId, view, onClose, onDone }: SessionFormProps) {
   const [reason, setReason] = useState("");
-  const [confirming, setConfirming] = useState(false);
-  const [errors, setErrors] = useState<Errors>({});
-  const action = useAction("Session cancelled", () => {
-    setConfirming(false);
-    onDone("Session cancelled.");
+  const form = useActionForm({
+    done: "Session cancelled",
+    onOk: () => onDone("Session cancelled."),
+    confirm: true,
+    validate: () => mapValidation(validateReason(reason, false), (v) => ({ sessionId, reason: v.reason })),
+    send: (fields, messageId) => actionClient().cancel({ ...fields, messageId }),
   });
-  const checked = validateReason(reason, false);
-  const review = (e: FormEvent<HTMLFormElement>): void => {
-    e.preventDefault();
-    const form = e.currentTarget;
-    if (!checked.ok) {
-      setErrors(checked.errors);
-      focusInvalid(form);
-      return;
-    }
-    setErrors({});
-    setConfirming(true);
-  };
-  const send = async (): Promise<void> => {
-    if (!checked.ok) return;
-    const fields = { sessionId, reason: checked.value.reason };
-    const result = await action.submit(fields, (messageId) => actionClient().cancel({ ...fields, messageId }));
-    if (result && result.kind !== "ok") setConfirming(false);
-    showServerErrors(setErrors, result);
-  };
+  const { errors } = form;
   return (
     <>
       <FormShell
         title="Cancel the session"
         description="Ends the session without an outcome."
-        onSubmit={review}
+        onSubmit={form.onSubmit}
         onClose={onClose}
-        state={action.state}
+        state={form.state}
         submitLabel="Review and cancel…"
         pendingLabel="Cancelling…"
         submitVariant="danger"
@@ -448,13 +389,13 @@ export function CancelForm({ sessionId, view, onClose, onDone }: SessionFormProp
         </Field>
       </FormShell>
       <ConfirmDialog
-        open={confirming}
+        open={form.confirming}
         title="Cancel this session?"
         confirmLabel="Cancel the session"
         variant="danger"
-        pending={action.state.pending}
-        onConfirm={() => void send()}
-        onClose={() => setConfirming(false)}
+        pending={form.state.pending}
+        onConfirm={form.confirm}
+        onClose={form.cancelConfirm}
         testId="cancel-confirm"
       >
         <p>

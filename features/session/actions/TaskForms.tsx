@@ -3,7 +3,7 @@
 // deadline), accept / reject, progress update, complete (output, summary),
 // fail (error code, retryable), and commit (confirmed).
 
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import {
   jsonProblem,
   validateReason,
@@ -12,13 +12,12 @@ import {
   validateTaskFail,
   validateTaskRequest,
   validateTaskUpdate,
-  type Errors,
 } from "@/lib/client/action-forms";
 import { actionClient } from "@/lib/client/transport";
-import { useAction } from "@/lib/client/use-action";
+import { mapValidation, useActionForm } from "@/lib/client/use-action-form";
 import { ConfirmDialog } from "@/components/ui/ConfirmDialog";
 import { Field, Select, TextArea, TextInput } from "@/components/ui/forms";
-import { focusInvalid, FormShell, showServerErrors } from "@/features/session/actions/FormShell";
+import { FormShell } from "@/features/session/actions/FormShell";
 import type { SessionFormProps } from "@/features/session/actions/HandoffForms";
 
 export function TaskRequestForm({ sessionId, view, me, nameOf, maxPayloadBytes, onClose, onDone }: SessionFormProps & { maxPayloadBytes: number }) {
@@ -28,26 +27,16 @@ export function TaskRequestForm({ sessionId, view, me, nameOf, maxPayloadBytes, 
   const [assignee, setAssignee] = useState(others.length === 1 ? (others[0] ?? "") : "");
   const [inputJson, setInputJson] = useState("");
   const [deadline, setDeadline] = useState("");
-  const [errors, setErrors] = useState<Errors>({});
-  const action = useAction("Task requested", () => onDone(`Task requested${assignee ? ` from ${nameOf(assignee)}` : ""}.`));
-
-  const submit = async (e: FormEvent<HTMLFormElement>): Promise<void> => {
-    e.preventDefault();
-    const form = e.currentTarget;
-    const checked = validateTaskRequest({ title, instructions, assignee, inputJson, deadline }, maxPayloadBytes, Date.now());
-    if (!checked.ok) {
-      setErrors(checked.errors);
-      focusInvalid(form);
-      return;
-    }
-    setErrors({});
-    const fields = { sessionId, ...checked.value };
-    const outcome = await action.submit(fields, (messageId) => actionClient().taskRequest({ ...fields, messageId }));
-    showServerErrors(setErrors, outcome);
-  };
+  const form = useActionForm({
+    done: "Task requested",
+    onOk: () => onDone(`Task requested${assignee ? ` from ${nameOf(assignee)}` : ""}.`),
+    validate: () => mapValidation(validateTaskRequest({ title, instructions, assignee, inputJson, deadline }, maxPayloadBytes, Date.now()), (v) => ({ sessionId, ...v })),
+    send: (fields, messageId) => actionClient().taskRequest({ ...fields, messageId }),
+  });
+  const { errors, setErrors } = form;
 
   return (
-    <FormShell title="Request the task" onSubmit={(e) => void submit(e)} onClose={onClose} state={action.state} submitLabel="Request" pendingLabel="Requesting…" testId="task-request-form">
+    <FormShell title="Request the task" onSubmit={form.onSubmit} onClose={onClose} state={form.state} submitLabel="Request" pendingLabel="Requesting…" testId="task-request-form">
       <Field id="tr-title" label="Title" error={errors.title}>
         <TextInput id="tr-title" value={title} onChange={(e) => setTitle(e.currentTarget.value)} invalid={Boolean(errors.title)} />
       </Field>
@@ -89,31 +78,25 @@ export function TaskRequestForm({ sessionId, view, me, nameOf, maxPayloadBytes, 
 export function TaskRespondForm({ kind, sessionId, view, onClose, onDone }: SessionFormProps & { kind: "accept" | "reject" }) {
   const task = view.task?.task;
   const [reason, setReason] = useState("");
-  const [errors, setErrors] = useState<Errors>({});
   const verb = kind === "accept" ? "Took the task" : "Turned the task down";
-  const action = useAction(verb, () => onDone(`${verb}.`));
-  const submit = async (e: FormEvent<HTMLFormElement>): Promise<void> => {
-    e.preventDefault();
-    const form = e.currentTarget;
-    const checked = validateReason(reason, kind === "reject");
-    if (!checked.ok) {
-      setErrors(checked.errors);
-      focusInvalid(form);
-      return;
-    }
-    setErrors({});
-    const fields = { sessionId, taskId: task?.taskId ?? "", reason: checked.value.reason };
-    const client = actionClient();
-    const outcome = await action.submit({ kind, ...fields }, (messageId) => (kind === "accept" ? client.taskAccept({ ...fields, messageId }) : client.taskReject({ ...fields, messageId })));
-    showServerErrors(setErrors, outcome);
-  };
+  const form = useActionForm({
+    done: verb,
+    onOk: () => onDone(`${verb}.`),
+    validate: () => mapValidation(validateReason(reason, kind === "reject"), (v) => ({ sessionId, taskId: task?.taskId ?? "", reason: v.reason })),
+    fingerprint: (fields) => ({ kind, ...fields }),
+    send: (fields, messageId) => {
+      const client = actionClient();
+      return kind === "accept" ? client.taskAccept({ ...fields, messageId }) : client.taskReject({ ...fields, messageId });
+    },
+  });
+  const { errors } = form;
   return (
     <FormShell
       title={kind === "accept" ? "Take the task" : "Turn the task down"}
       description={task ? <>“{task.title || task.taskId}”</> : null}
-      onSubmit={(e) => void submit(e)}
+      onSubmit={form.onSubmit}
       onClose={onClose}
-      state={action.state}
+      state={form.state}
       submitLabel={kind === "accept" ? "Take it" : "Turn it down"}
       pendingLabel="Sending…"
       submitVariant={kind === "accept" ? "primary" : "danger"}
@@ -131,24 +114,15 @@ export function TaskUpdateForm({ sessionId, view, onClose, onDone }: SessionForm
   const [progress, setProgress] = useState(String(Math.round((task?.latestProgress ?? 0) * 100)));
   const [status, setStatus] = useState("in_progress");
   const [message, setMessage] = useState("");
-  const [errors, setErrors] = useState<Errors>({});
-  const action = useAction(`Progress reported: ${progress}%`, () => onDone(`Progress reported: ${progress}%.`));
-  const submit = async (e: FormEvent<HTMLFormElement>): Promise<void> => {
-    e.preventDefault();
-    const form = e.currentTarget;
-    const checked = validateTaskUpdate({ progress, status, message });
-    if (!checked.ok) {
-      setErrors(checked.errors);
-      focusInvalid(form);
-      return;
-    }
-    setErrors({});
-    const fields = { sessionId, taskId: task?.taskId ?? "", ...checked.value };
-    const outcome = await action.submit(fields, (messageId) => actionClient().taskUpdate({ ...fields, messageId }));
-    showServerErrors(setErrors, outcome);
-  };
+  const form = useActionForm({
+    done: `Progress reported: ${progress}%`,
+    onOk: () => onDone(`Progress reported: ${progress}%.`),
+    validate: () => mapValidation(validateTaskUpdate({ progress, status, message }), (v) => ({ sessionId, taskId: task?.taskId ?? "", ...v })),
+    send: (fields, messageId) => actionClient().taskUpdate({ ...fields, messageId }),
+  });
+  const { errors } = form;
   return (
-    <FormShell title="Report progress" onSubmit={(e) => void submit(e)} onClose={onClose} state={action.state} submitLabel="Report" pendingLabel="Reporting…" testId="task-update-form">
+    <FormShell title="Report progress" onSubmit={form.onSubmit} onClose={onClose} state={form.state} submitLabel="Report" pendingLabel="Reporting…" testId="task-update-form">
       <div className="grid gap-4 sm:grid-cols-2">
         <Field id="tu-progress" label="Progress (%)" error={errors.progress}>
           <TextInput id="tu-progress" inputMode="decimal" value={progress} onChange={(e) => setProgress(e.currentTarget.value)} invalid={Boolean(errors.progress)} />
@@ -168,24 +142,15 @@ export function TaskCompleteForm({ sessionId, view, maxPayloadBytes, onClose, on
   const task = view.task?.task;
   const [output, setOutput] = useState("");
   const [summary, setSummary] = useState("");
-  const [errors, setErrors] = useState<Errors>({});
-  const action = useAction("Task completed", () => onDone("Task completed."));
-  const submit = async (e: FormEvent<HTMLFormElement>): Promise<void> => {
-    e.preventDefault();
-    const form = e.currentTarget;
-    const checked = validateTaskComplete({ output, summary }, maxPayloadBytes);
-    if (!checked.ok) {
-      setErrors(checked.errors);
-      focusInvalid(form);
-      return;
-    }
-    setErrors({});
-    const fields = { sessionId, taskId: task?.taskId ?? "", ...checked.value };
-    const outcome = await action.submit(fields, (messageId) => actionClient().taskComplete({ ...fields, messageId }));
-    showServerErrors(setErrors, outcome);
-  };
+  const form = useActionForm({
+    done: "Task completed",
+    onOk: () => onDone("Task completed."),
+    validate: () => mapValidation(validateTaskComplete({ output, summary }, maxPayloadBytes), (v) => ({ sessionId, taskId: task?.taskId ?? "", ...v })),
+    send: (fields, messageId) => actionClient().taskComplete({ ...fields, messageId }),
+  });
+  const { errors } = form;
   return (
-    <FormShell title="Complete the task" onSubmit={(e) => void submit(e)} onClose={onClose} state={action.state} submitLabel="Complete" pendingLabel="Completing…" testId="task-complete-form">
+    <FormShell title="Complete the task" onSubmit={form.onSubmit} onClose={onClose} state={form.state} submitLabel="Complete" pendingLabel="Completing…" testId="task-complete-form">
       <Field id="tc-summary" label="Summary" error={errors.summary}>
         <TextArea id="tc-summary" value={summary} onChange={(e) => setSummary(e.currentTarget.value)} rows={2} invalid={Boolean(errors.summary)} />
       </Field>
@@ -201,24 +166,15 @@ export function TaskFailForm({ sessionId, view, onClose, onDone }: SessionFormPr
   const [errorCode, setErrorCode] = useState("");
   const [reason, setReason] = useState("");
   const [retryable, setRetryable] = useState(false);
-  const [errors, setErrors] = useState<Errors>({});
-  const action = useAction("Task failure reported", () => onDone("Task failure reported."));
-  const submit = async (e: FormEvent<HTMLFormElement>): Promise<void> => {
-    e.preventDefault();
-    const form = e.currentTarget;
-    const checked = validateTaskFail({ errorCode, reason, retryable });
-    if (!checked.ok) {
-      setErrors(checked.errors);
-      focusInvalid(form);
-      return;
-    }
-    setErrors({});
-    const fields = { sessionId, taskId: task?.taskId ?? "", ...checked.value };
-    const outcome = await action.submit(fields, (messageId) => actionClient().taskFail({ ...fields, messageId }));
-    showServerErrors(setErrors, outcome);
-  };
+  const form = useActionForm({
+    done: "Task failure reported",
+    onOk: () => onDone("Task failure reported."),
+    validate: () => mapValidation(validateTaskFail({ errorCode, reason, retryable }), (v) => ({ sessionId, taskId: task?.taskId ?? "", ...v })),
+    send: (fields, messageId) => actionClient().taskFail({ ...fields, messageId }),
+  });
+  const { errors } = form;
   return (
-    <FormShell title="Report failure" onSubmit={(e) => void submit(e)} onClose={onClose} state={action.state} submitLabel="Report failure" pendingLabel="Reporting…" submitVariant="danger" testId="task-fail-form">
+    <FormShell title="Report failure" onSubmit={form.onSubmit} onClose={onClose} state={form.state} submitLabel="Report failure" pendingLabel="Reporting…" submitVariant="danger" testId="task-fail-form">
       <Field id="tf-code" label="Error code" hint="A short machine-readable code, e.g. TIMEOUT." error={errors.errorCode}>
         <TextInput id="tf-code" value={errorCode} onChange={(e) => setErrorCode(e.currentTarget.value)} invalid={Boolean(errors.errorCode)} hasHint className="max-w-64 font-mono" />
       </Field>
@@ -239,34 +195,17 @@ export function TaskCommitForm({ sessionId, view, nameOf, onClose, onDone }: Ses
   const [outcome, setOutcome] = useState<"completed" | "failed">(report?.kind === "fail" ? "failed" : "completed");
   const [scope, setScope] = useState(task?.title ?? "");
   const [reason, setReason] = useState(report?.kind === "complete" ? report.summary : report?.kind === "fail" ? `Failed (${report.errorCode}): ${report.reason}` : "");
-  const [confirming, setConfirming] = useState(false);
-  const [errors, setErrors] = useState<Errors>({});
-  const action = useAction(`Task committed as ${outcome}`, () => {
-    setConfirming(false);
-    onDone(`Task committed as ${outcome}.`);
+  const form = useActionForm({
+    done: `Task committed as ${outcome}`,
+    onOk: () => onDone(`Task committed as ${outcome}.`),
+    confirm: true,
+    validate: () => mapValidation(validateTaskCommit({ outcome, authorityScope: scope, reason }), (v) => ({ sessionId, ...v })),
+    send: (fields, messageId) => actionClient().taskCommit({ ...fields, messageId }),
   });
-  const checked = validateTaskCommit({ outcome, authorityScope: scope, reason });
-  const review = (e: FormEvent<HTMLFormElement>): void => {
-    e.preventDefault();
-    const form = e.currentTarget;
-    if (!checked.ok) {
-      setErrors(checked.errors);
-      focusInvalid(form);
-      return;
-    }
-    setErrors({});
-    setConfirming(true);
-  };
-  const send = async (): Promise<void> => {
-    if (!checked.ok) return;
-    const fields = { sessionId, ...checked.value };
-    const result = await action.submit(fields, (messageId) => actionClient().taskCommit({ ...fields, messageId }));
-    if (result && result.kind !== "ok") setConfirming(false);
-    showServerErrors(setErrors, result);
-  };
+  const { errors } = form;
   return (
     <>
-      <FormShell title="Commit the task" description="Binds the outcome and closes the session." onSubmit={review} onClose={onClose} state={action.state} submitLabel="Review and commit…" pendingLabel="Committing…" testId="task-commit-form">
+      <FormShell title="Commit the task" description="Binds the outcome and closes the session." onSubmit={form.onSubmit} onClose={onClose} state={form.state} submitLabel="Review and commit…" pendingLabel="Committing…" testId="task-commit-form">
         <fieldset className="space-y-1.5">
           <legend className="text-sm font-medium">Outcome</legend>
           {(["completed", "failed"] as const).map((o) => (
@@ -291,12 +230,12 @@ export function TaskCommitForm({ sessionId, view, nameOf, onClose, onDone }: Ses
         </Field>
       </FormShell>
       <ConfirmDialog
-        open={confirming}
+        open={form.confirming}
         title={`Commit this task as ${outcome}?`}
         confirmLabel="Commit"
-        pending={action.state.pending}
-        onConfirm={() => void send()}
-        onClose={() => setConfirming(false)}
+        pending={form.state.pending}
+        onConfirm={form.confirm}
+        onClose={form.cancelConfirm}
         testId="task-commit-confirm"
       >
         <p>
