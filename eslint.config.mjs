@@ -12,34 +12,49 @@ import reactHooks from "eslint-plugin-react-hooks";
 import tseslint from "typescript-eslint";
 
 // What each layer may not import (see README, Architecture). Lower layers
-// never reach up; browser code never reaches Node-only layers.
+// never reach up; browser code never reaches Node-only layers. `ui: true`
+// also forbids the UI folders (app/, features/, components/); `noFeatures`
+// forbids features/ and app/ (shared UI primitives sit below the screens).
+const NODE_ONLY = ["runtime", "gateway", "server", "cli", "agent", "accounts", "oidc", "handoff-files"];
 const LAYERS = [
   {
     files: ["lib/macp/**"],
-    forbid: ["runtime", "gateway", "server", "client", "cli", "agent", "demo", "accounts", "oidc", "handoff-files"],
+    forbid: ["runtime", "gateway", "server", "client", "views", "cli", "agent", "demo", "accounts", "oidc", "handoff-files"],
     ui: true,
   },
-  { files: ["lib/authz/**"], forbid: ["runtime", "gateway", "server", "client", "cli", "agent", "demo"], ui: true },
+  { files: ["lib/authz/**"], forbid: ["runtime", "gateway", "server", "client", "views", "cli", "agent", "demo"], ui: true },
   {
     files: ["lib/actions/**"],
-    forbid: ["runtime", "gateway", "server", "client", "cli", "agent", "demo", "accounts", "oidc", "handoff-files"],
+    forbid: ["runtime", "gateway", "server", "client", "views", "cli", "agent", "demo", "accounts", "oidc", "handoff-files"],
     ui: true,
   },
-  { files: ["lib/runtime/**"], forbid: ["gateway", "server", "client", "cli", "agent", "demo", "oidc"], ui: true },
-  { files: ["lib/agent/**"], forbid: ["runtime", "gateway", "server", "client", "cli", "demo"], ui: true },
-  { files: ["lib/handoff-files/**"], forbid: ["runtime", "gateway", "server", "client", "cli", "demo"], ui: true },
-  { files: ["lib/gateway/**"], forbid: ["server", "cli"], ui: true },
-  { files: ["lib/client/**"], forbid: ["runtime", "gateway", "server", "cli", "agent", "accounts", "oidc", "handoff-files"], ui: false },
-  { files: ["components/**"], forbid: ["runtime", "gateway", "server", "cli", "agent", "accounts", "oidc", "handoff-files"], ui: false },
+  { files: ["lib/runtime/**"], forbid: ["gateway", "server", "client", "views", "cli", "agent", "demo", "oidc"], ui: true },
+  { files: ["lib/agent/**"], forbid: ["runtime", "gateway", "server", "client", "views", "cli", "demo"], ui: true },
+  { files: ["lib/handoff-files/**"], forbid: ["runtime", "gateway", "server", "client", "views", "cli", "demo"], ui: true },
+  // Read models both sides run: pure, no React, no browser, no Node-only layer.
+  { files: ["lib/views/**"], forbid: [...NODE_ONLY, "client", "demo"], ui: true },
+  { files: ["lib/gateway/**"], forbid: ["server", "cli", "client"], ui: true },
+  { files: ["lib/server/**", "lib/oidc/**", "lib/accounts/**", "lib/cli/**"], forbid: ["client"], ui: true },
+  // Browser-only hooks, stores and transport shared by several screens.
+  { files: ["lib/client/**"], forbid: NODE_ONLY, ui: true },
+  // Shared UI primitives: below every screen.
+  { files: ["components/**"], forbid: NODE_ONLY, noFeatures: true },
+  // One folder per screen: its components, hooks and tests.
+  { files: ["features/**"], forbid: NODE_ONLY },
 ];
 
-function layerRule({ forbid, ui }) {
+function layerRule({ forbid, ui, noFeatures }) {
   const patterns = forbid.map((dir) => ({
     group: [`@/lib/${dir}`, `@/lib/${dir}/*`, `**/lib/${dir}/*`],
     message: `This layer may not import lib/${dir} (imports point downward; see README, Architecture).`,
   }));
   if (ui) {
-    patterns.push({ group: ["@/components/*", "@/app/*"], message: "Library layers may not import UI (components/, app/)." });
+    patterns.push({
+      group: ["@/components/*", "@/features/*", "@/app/*"],
+      message: "Library layers may not import UI (components/, features/, app/).",
+    });
+  } else if (noFeatures) {
+    patterns.push({ group: ["@/features/*", "@/app/*"], message: "Shared UI primitives may not import a screen (features/) or a route (app/)." });
   }
   return { "no-restricted-imports": ["error", { patterns }] };
 }
@@ -111,7 +126,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["lib/client/**/*.ts"],
+    files: ["lib/client/**/*.ts", "features/**/*.ts"],
     plugins: { "react-hooks": reactHooks },
     rules: { "react-hooks/rules-of-hooks": "error", "react-hooks/exhaustive-deps": "error" },
   },

@@ -81,7 +81,7 @@ function appServer(name: AppName) {
       BATON_USERS_FILE: app.usersFile,
       BATON_SESSION_SECRET: "baton-e2e-session-secret-that-is-long-enough-0123456789",
       // Sign-ins are kept next to the users file, not in ./data/.
-      BATON_SESSIONS_FILE: app.sessionsFile,
+      BATON_LOGINS_FILE: app.loginsFile,
       BATON_OIDC_ISSUER: `http://127.0.0.1:${OIDC.port}`,
       BATON_OIDC_CLIENT_ID: OIDC.clientId,
       BATON_OIDC_CLIENT_SECRET: OIDC.clientSecret,

@@ -1,15 +1,15 @@
 import type { Metadata, Viewport } from "next";
 import { headers } from "next/headers";
 import type { ReactNode } from "react";
-import { Announcer } from "@/components/Announcer";
-import { Providers } from "@/components/Providers";
-import { SiteHeader } from "@/components/SiteHeader";
-import { AuthGate } from "@/components/auth/AuthGate";
-import { InboxWatcher } from "@/components/inbox/InboxWatcher";
-import { KeyboardShortcuts } from "@/components/KeyboardShortcuts";
-import { RuntimeBanner } from "@/components/RuntimeBanner";
+import { Announcer } from "@/features/shell/Announcer";
+import { Providers } from "@/features/shell/Providers";
+import { SiteHeader } from "@/features/shell/SiteHeader";
+import { AuthGate } from "@/features/sign-in/AuthGate";
+import { InboxWatcher } from "@/features/inbox/InboxWatcher";
+import { KeyboardShortcuts } from "@/features/shell/KeyboardShortcuts";
+import { RuntimeBanner } from "@/features/shell/RuntimeBanner";
 import { THEME_INIT_SCRIPT } from "@/lib/client/theme";
-import { NONCE_HEADER } from "@/lib/client/nonce-header";
+import { NONCE_HEADER } from "@/lib/views/nonce-header";
 import { pageData } from "@/lib/server/page-data";
 import "./globals.css";
 

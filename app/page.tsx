@@ -1,10 +1,10 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { Suspense } from "react";
-import { SessionListScreen } from "@/components/sessions/SessionListScreen";
-import type { ListFirstView } from "@/lib/client/list-first-view";
-import { parseListQuery, toSessionListQuery } from "@/lib/client/list-query";
-import { countOf, listQueryKey } from "@/lib/client/session-window";
+import { SessionListScreen } from "@/features/sessions-list/SessionListScreen";
+import type { ListFirstView } from "@/features/sessions-list/list-first-view";
+import { parseListQuery, toSessionListQuery } from "@/lib/views/list-query";
+import { countOf, listQueryKey } from "@/features/sessions-list/session-window";
 import { pageData } from "@/lib/server/page-data";
 import { DEFAULT_STUCK_AFTER_MS } from "@/lib/macp/projections/status";
 

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
-import { DemoRunner } from "@/components/admin/DemoRunner";
-import { WebhookDeliveries } from "@/components/admin/WebhookDeliveries";
+import { DemoRunner } from "@/features/admin/DemoRunner";
+import { WebhookDeliveries } from "@/features/admin/WebhookDeliveries";
 import { QueryProvider } from "@/lib/client/query-provider";
 
 export const metadata: Metadata = { title: "Run demo" };

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
-import { FilesScreen } from "@/components/files/FilesScreen";
+import { FilesScreen } from "@/features/files/FilesScreen";
 import { QueryProvider } from "@/lib/client/query-provider";
 
 export const metadata: Metadata = { title: "File handoffs" };

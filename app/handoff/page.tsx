@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
-import { HandOffScreen } from "@/components/hand-off/HandOffScreen";
+import { HandOffScreen } from "@/features/hand-off/HandOffScreen";
 import { QueryProvider } from "@/lib/client/query-provider";
 
 export const metadata: Metadata = { title: "Hand off" };

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { InboxScreen } from "@/components/inbox/InboxScreen";
+import { InboxScreen } from "@/features/inbox/InboxScreen";
 
 export const metadata: Metadata = { title: "Inbox" };
 

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { LoginForm } from "@/components/auth/LoginForm";
+import { LoginForm } from "@/features/sign-in/LoginForm";
 
 export const metadata: Metadata = { title: "Sign in" };
 // Errors and the return path come from the query string on every visit.

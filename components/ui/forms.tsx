@@ -5,8 +5,8 @@
 
 import clsx from "clsx";
 import { forwardRef, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from "react";
-import type { ActionOutcome } from "@/lib/client/action-attempt";
-import { Icon } from "@/components/Icon";
+import type { ActionOutcome } from "@/lib/views/action-attempt";
+import { Icon } from "@/components/ui/Icon";
 
 export const inputClass =
   "block w-full rounded-md border border-slate-400 bg-white px-2.5 py-1.5 text-sm text-slate-900 placeholder:text-slate-500 " +

@@ -32,7 +32,7 @@ export interface E2eApp {
   /** The v0.1 handoff directory the app's console watches (absolute). */
   handoffDir: string;
   usersFile: string;
-  sessionsFile: string;
+  loginsFile: string;
 }
 
 /** Every run's data lives under here (git-ignored); global setup removes earlier runs'. */
@@ -56,7 +56,7 @@ export function e2eApp(name: AppName): E2eApp {
     dataDir,
     handoffDir: path.resolve(dataDir, "handoffs"),
     usersFile: path.join(dataDir, "accounts", "users.json"),
-    sessionsFile: path.join(dataDir, "accounts", "console-sessions.json"),
+    loginsFile: path.join(dataDir, "accounts", "console-sessions.json"),
   };
 }
 

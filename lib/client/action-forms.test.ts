@@ -22,7 +22,7 @@ import {
   validateTaskRequest,
   validateTaskUpdate,
   type NewSessionValues,
-} from "./action-forms";
+} from "@/lib/client/action-forms";
 
 const ME = "human:alice";
 const BASE: NewSessionValues = {

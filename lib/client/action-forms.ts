@@ -26,8 +26,8 @@ import {
 } from "@/lib/actions/rules";
 import { checkEscalationChain, type EscalationStepInput } from "@/lib/actions/rules";
 import { HandoffOutcome, PolicyChoice, SessionKind, TaskOutcome, type HandoffTemplate } from "@/lib/gen/baton/v1/actions_pb";
-import type { ActionOutcome } from "@/lib/client/action-attempt";
-import { formatBytes } from "@/lib/client/format";
+import type { ActionOutcome } from "@/lib/views/action-attempt";
+import { formatBytes } from "@/lib/views/format";
 
 export { byteLength, ENVELOPE_OVERHEAD_BYTES, formFieldOf };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { componentLoader } from "./after-load-import";
+import { componentLoader } from "@/lib/client/after-load-import";
 
 describe("componentLoader", () => {
   it("fetches once while a fetch is pending or done, and again after a failure", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { afterLoadAndIdle, type LoadIdleWindow } from "./after-load";
+import { afterLoadAndIdle, type LoadIdleWindow } from "@/lib/client/after-load";
 
 function fakeWindow(readyState: string, idle: boolean) {
   const loadListeners = new Set<() => void>();

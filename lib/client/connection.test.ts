@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { connectionFromRunner, INITIAL_CONNECTION } from "./connection";
+import { connectionFromRunner, INITIAL_CONNECTION } from "@/lib/client/connection";
 
 describe("connectionFromRunner", () => {
   it("walks connecting → live → reconnecting → live → ended", () => {

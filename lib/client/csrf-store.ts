@@ -4,7 +4,7 @@
 // the transport so the layout (useWhoAmI) does not load Connect and the
 // generated service descriptors.
 
-import { fetchWhoAmI } from "@/lib/client/auth";
+import { fetchWhoAmI } from "@/lib/views/sign-in";
 import { createCsrfStore } from "@/lib/client/csrf";
 
 /** The page's CSRF token; useWhoAmI keeps it current. */

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import { createRouterTransport, createClient } from "@connectrpc/connect";
 import { ActionService } from "@/lib/gen/baton/v1/actions_pb";
 import { ConsoleService } from "@/lib/gen/baton/v1/console_pb";
-import { createCsrfStore, csrfInterceptor } from "./csrf";
+import { createCsrfStore, csrfInterceptor } from "@/lib/client/csrf";
 
 describe("createCsrfStore", () => {
   it("fetches the token once for concurrent callers and keeps it", async () => {

@@ -1,10 +1,10 @@
-// The CSRF token of the signed-in session, for the `x-baton-csrf` header the
+// The CSRF token of the console sign-in (login), for the `x-baton-csrf` header the
 // console server checks on every state-changing call. It comes from
 // GET /auth/whoami (useWhoAmI stores it here); a call made before whoami has
 // answered waits for one whoami fetch instead of going out without it.
 
 import type { Interceptor } from "@connectrpc/connect";
-import { CSRF_HEADER } from "@/lib/client/auth";
+import { CSRF_HEADER } from "@/lib/views/sign-in";
 
 export interface CsrfStore {
   /** The known token, if any. */

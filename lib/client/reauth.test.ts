@@ -1,7 +1,7 @@
 import { Code, ConnectError, createRouterTransport, createClient } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import { ConsoleService } from "@/lib/gen/baton/v1/console_pb";
-import { needsReauth, reauthInterceptor } from "./reauth";
+import { needsReauth, reauthInterceptor } from "@/lib/client/reauth";
 
 describe("reauthInterceptor", () => {
   it("recognises the console's sign-in endings", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addRefusal, MAX_REFUSAL_SESSIONS, MAX_REFUSALS_PER_SESSION, type LocalRefusal } from "./refusals";
+import { addRefusal, MAX_REFUSAL_SESSIONS, MAX_REFUSALS_PER_SESSION, type LocalRefusal } from "@/lib/client/refusals";
 
 const r = (sessionId: string, id: string): LocalRefusal => ({ id, sessionId, atMs: 1, actor: "human:alice", attempt: "commit", code: "FORBIDDEN", explanation: "no", source: "console" });
 

@@ -2,7 +2,7 @@
 // does not broadcast refusals (a refused envelope is not in the history), so
 // the console keeps the ones this tab saw: an action the console or the
 // runtime refused (lib/client/use-action.ts), and the demo player's refused
-// steps (components/admin/DemoRunner.tsx). They are marked as local wherever
+// steps (features/admin/DemoRunner.tsx). They are marked as local wherever
 // they show, and kept in memory only, bounded.
 //
 // Placement is pure (`withRefusals`): a refusal goes after the last event
@@ -11,23 +11,9 @@
 import { createContext } from "react";
 import { create } from "zustand";
 
-export interface LocalRefusal {
-  /** Unique per refusal (e.g. the refused message id, or run id + step). */
-  id: string;
-  sessionId: string;
-  /** When it was attempted, on the clock envelope timestamps use (Unix ms). */
-  atMs: number;
-  /** Who attempted it (participant id). */
-  actor: string;
-  /** What was attempted, in a few words ("commit", "Approve the handoff"). */
-  attempt: string;
-  /** MACP error code, e.g. "FORBIDDEN"; for a console refusal its deny code. */
-  code: string;
-  /** What it means, in plain words. */
-  explanation: string;
-  /** Who refused and where it was seen. */
-  source: "runtime" | "console" | "demo";
-}
+import type { LocalRefusal } from "@/lib/views/timeline";
+
+export type { LocalRefusal };
 
 /** Refusals kept per session, and sessions kept, in one tab. */
 export const MAX_REFUSALS_PER_SESSION = 50;

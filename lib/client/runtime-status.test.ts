@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { outageOf, parseRuntimeStatus, POLL_DOWN_MS, POLL_OK_MS, startRuntimeStatusPoller, useRuntimeStatusStore, type PollerEnv } from "./runtime-status";
+import { outageOf, parseRuntimeStatus, POLL_DOWN_MS, POLL_OK_MS, startRuntimeStatusPoller, useRuntimeStatusStore, type PollerEnv } from "@/lib/client/runtime-status";
 
 const UP = { reachable: true, kind: "external", address: "rt:50051", sinceMs: 1, checkedAtMs: 2, error: "" };
 const DOWN = { ...UP, reachable: false, sinceMs: 5, error: "connect ECONNREFUSED" };

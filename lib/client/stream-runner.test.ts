@@ -7,7 +7,7 @@ import {
   runResilientStream,
   type RunnerDirective,
   type RunnerStatus,
-} from "./stream-runner";
+} from "@/lib/client/stream-runner";
 
 /** A scripted server: each connection yields its items, then ends or throws. */
 type Step = { msg: string } | { wait: number } | { throw: unknown } | { hang: true };

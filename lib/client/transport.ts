@@ -1,7 +1,7 @@
 "use client";
 // The browser's only way to the console server: Connect over HTTP/1.1 with the
-// binary codec, same origin, the session cookie, and the CSRF token of the
-// signed-in session on every call (x-baton-csrf, see lib/client/csrf.ts; the
+// binary codec, same origin, the sign-in cookie, and the CSRF token of the
+// sign-in on every call (x-baton-csrf, see lib/client/csrf.ts; the
 // token itself lives in lib/client/csrf-store.ts). One transport and one
 // client per service per page. Only pages that talk Connect import this: the
 // layout stays free of Connect and the generated descriptors.

@@ -1,6 +1,6 @@
 "use client";
 // useAction(): runs one ActionService call for a form with the attempt rules
-// of lib/client/action-attempt.ts — one message_id per attempt, reused when
+// of lib/views/action-attempt.ts — one message_id per attempt, reused when
 // the same attempt is retried; a second submit while one is in flight (double
 // click, Enter twice) does nothing; a CSRF refusal refreshes the token and
 // retries once with the same id. The outcome sentence goes to the page's
@@ -19,7 +19,7 @@ import {
   settle,
   type ActionOutcome,
   type Attempt,
-} from "@/lib/client/action-attempt";
+} from "@/lib/views/action-attempt";
 import { announce } from "@/lib/client/announcer";
 import { csrfStore } from "@/lib/client/csrf-store";
 import { recordRefusal, RefusalScope } from "@/lib/client/refusals";

@@ -7,7 +7,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { summarizePolicyRules, type PolicySummary } from "@/lib/authz/policy-summary";
 import type { GetCapabilitiesResponse } from "@/lib/gen/baton/v1/actions_pb";
-import { directoryFrom, EMPTY_DIRECTORY, type Directory } from "@/lib/client/directory";
+import { directoryFrom, EMPTY_DIRECTORY, type Directory } from "@/lib/views/directory";
 import { queryKeys } from "@/lib/client/query-keys";
 import { actionClient } from "@/lib/client/transport";
 

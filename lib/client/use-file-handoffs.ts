@@ -16,11 +16,11 @@ import type {
   GetFileHandoffSettingsResponse,
   WatchFileHandoffsResponse,
 } from "@/lib/gen/baton/v1/files_pb";
-import { attemptFor, fingerprintOf, newMessageId, outcomeSentence, type Attempt } from "@/lib/client/action-attempt";
+import { attemptFor, fingerprintOf, newMessageId, outcomeSentence, type Attempt } from "@/lib/views/action-attempt";
 import { announce } from "@/lib/client/announcer";
 import { clearConnection, connectionFromRunner, INITIAL_CONNECTION, reportConnection, type ConnectionInfo } from "@/lib/client/connection";
 import { csrfStore } from "@/lib/client/csrf-store";
-import { fileOutcomeOfError, isFileOutcomeDefinitive, type FileListFilter, type FileOutcome } from "@/lib/client/file-handoffs";
+import { fileOutcomeOfError, isFileOutcomeDefinitive, type FileListFilter, type FileOutcome } from "@/lib/views/file-handoffs";
 import { runResilientStream } from "@/lib/client/stream-runner";
 import { fileClient } from "@/lib/client/transport";
 import { abortOnPageHide, useStreamLifetime } from "@/lib/client/use-stream-lifetime";

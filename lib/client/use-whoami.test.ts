@@ -1,13 +1,13 @@
 // The sign-in store's fetching rules, with /auth/whoami and /auth/methods
 // faked (the hooks themselves are thin useStore + useEffect wrappers).
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { AuthMethods, WhoAmI } from "./auth";
+import type { AuthMethods, WhoAmI } from "@/lib/views/sign-in";
 
 const fetchWhoAmI = vi.fn<(signal?: AbortSignal) => Promise<WhoAmI | null>>();
 const fetchAuthMethods = vi.fn<(signal?: AbortSignal) => Promise<AuthMethods>>();
 
-vi.mock("@/lib/client/auth", async (importOriginal) => ({
-  ...(await importOriginal<typeof import("./auth")>()),
+vi.mock("@/lib/views/sign-in", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("@/lib/views/sign-in")>()),
   fetchWhoAmI: (signal?: AbortSignal) => fetchWhoAmI(signal),
   fetchAuthMethods: (signal?: AbortSignal) => fetchAuthMethods(signal),
 }));
@@ -33,8 +33,8 @@ function deferred<T>() {
   return { promise, resolve, reject };
 }
 
-type Mod = typeof import("./use-whoami");
-type Csrf = typeof import("./csrf-store");
+type Mod = typeof import("@/lib/client/use-whoami");
+type Csrf = typeof import("@/lib/client/csrf-store");
 let m: Mod;
 let csrf: Csrf;
 
@@ -42,8 +42,8 @@ beforeEach(async () => {
   vi.resetModules();
   fetchWhoAmI.mockReset();
   fetchAuthMethods.mockReset();
-  m = await import("./use-whoami");
-  csrf = await import("./csrf-store");
+  m = await import("@/lib/client/use-whoami");
+  csrf = await import("@/lib/client/csrf-store");
 });
 
 afterEach(() => {

@@ -1,7 +1,7 @@
 "use client";
 // useWhoAmI(): who is signed in (GET /auth/whoami), or null when nobody is.
-// Re-checked when the tab regains focus and every few minutes, so a session
-// that ended elsewhere (sign-out in another tab, idle timeout, disabled
+// Re-checked when the tab regains focus and every few minutes, so a sign-in
+// (login) that ended elsewhere (sign-out in another tab, idle timeout, disabled
 // account) is noticed; the CSRF token it carries goes to the Connect
 // transport through lib/client/csrf-store.ts.
 //
@@ -13,7 +13,7 @@
 
 import { useEffect } from "react";
 import { createStore, useStore } from "zustand";
-import { fetchAuthMethods, fetchWhoAmI, type AuthMethods, type WhoAmI } from "@/lib/client/auth";
+import { fetchAuthMethods, fetchWhoAmI, type AuthMethods, type WhoAmI } from "@/lib/views/sign-in";
 import { csrfStore } from "@/lib/client/csrf-store";
 import {
   answered,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AuthMethods, WhoAmI } from "./auth";
+import type { AuthMethods, WhoAmI } from "@/lib/views/sign-in";
 import {
   answered,
   attemptWithRetries,
@@ -14,7 +14,7 @@ import {
   shouldLoadMethods,
   WHOAMI_STALE_MS,
   type AuthState,
-} from "./whoami-state";
+} from "@/lib/client/whoami-state";
 
 const ALICE: WhoAmI = {
   username: "alice",

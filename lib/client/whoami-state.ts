@@ -6,7 +6,7 @@
 // failed check is retried twice (after 1 s, then 2 s) before it counts; a
 // failure keeps the previous answer and only raises `error`.
 
-import type { AuthMethods, WhoAmI } from "@/lib/client/auth";
+import type { AuthMethods, WhoAmI } from "@/lib/views/sign-in";
 
 /** An answer younger than this is not re-checked on mount or focus. */
 export const WHOAMI_STALE_MS = 60_000;

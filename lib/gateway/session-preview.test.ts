@@ -3,8 +3,8 @@
 // subscription left open afterwards.
 import { describe, expect, it } from "vitest";
 import type { SubscribeSessionResponse } from "@/lib/gen/baton/v1/console_pb";
-import { decodeHandover, encodeHandover, windowForHandover } from "@/lib/client/session-handover";
-import { applySubscribeBatch, beginConnection, eventCount, resumeAfterSequence } from "@/lib/client/session-stream-state";
+import { decodeHandover, encodeHandover, windowForHandover } from "@/lib/views/session-handover";
+import { applySubscribeBatch, beginConnection, eventCount, resumeAfterSequence } from "@/lib/views/session-stream-state";
 import { createGateway } from "./gateway";
 import { sessionStream } from "./session-stream";
 import { loadSessionPreview, SessionPreviews } from "./session-preview";

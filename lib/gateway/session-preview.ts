@@ -17,7 +17,7 @@ import {
   beginConnection,
   initialSessionStreamState,
   type SessionStreamState,
-} from "@/lib/client/session-stream-state";
+} from "@/lib/views/session-stream-state";
 import { historyCount } from "@/lib/macp/projections/summary";
 import { sessionStream, type SessionStreamDeps } from "./session-stream";
 

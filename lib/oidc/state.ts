@@ -4,7 +4,7 @@
 // session secret, so it can be neither read nor forged, and it expires.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
 import { headerValue, readCookie, type HeaderSource } from "@/lib/accounts/request";
-import { safeReturnTo } from "@/lib/client/return-to";
+import { safeReturnTo } from "@/lib/views/return-to";
 
 export const OIDC_STATE_COOKIE = "baton_oidc";
 export const OIDC_STATE_TTL_MS = 10 * 60_000;
@@ -59,7 +59,7 @@ export function unsealLoginState(secret: Buffer, sealed: string, now: number = D
 /**
  * A safe place to return to after sign-in: a normalised path on this console,
  * never another site in any spelling; anything else is "/". The same rule as
- * the browser's (lib/client/return-to.ts).
+ * the browser's (lib/views/return-to.ts).
  */
 export { safeReturnTo };
 

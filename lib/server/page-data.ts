@@ -8,8 +8,8 @@
 // already replaced a one-time password).
 import type { SessionPreview } from "@/lib/gateway/session-preview";
 import type { ListSessionPageResponse } from "@/lib/gen/baton/v1/console_pb";
-import type { SessionListQueryFields } from "@/lib/client/list-query";
-import type { ListPerson } from "@/lib/client/directory";
+import type { SessionListQueryFields } from "@/lib/views/list-query";
+import type { ListPerson } from "@/lib/views/directory";
 
 /** The session list's first view: its first page and the whole catalog's counts, or why there is none. */
 export type SessionListFirstView =

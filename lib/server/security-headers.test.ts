@@ -1,7 +1,7 @@
 import http from "node:http";
 import net from "node:net";
 import { describe, expect, it } from "vitest";
-import { NONCE_HEADER } from "@/lib/client/nonce-header";
+import { NONCE_HEADER } from "@/lib/views/nonce-header";
 import { applySecurityHeaders, pageContentSecurityPolicy } from "./security-headers";
 
 function exchange(headers: Record<string, string>): { req: http.IncomingMessage; res: http.ServerResponse } {

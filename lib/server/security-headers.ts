@@ -23,7 +23,7 @@ import { randomBytes } from "node:crypto";
 import type http from "node:http";
 import type { Env } from "@/lib/accounts/env";
 import { isSecureRequest } from "@/lib/accounts/request";
-import { NONCE_HEADER } from "@/lib/client/nonce-header";
+import { NONCE_HEADER } from "@/lib/views/nonce-header";
 
 export interface SecurityHeaderOptions {
   env: Env;

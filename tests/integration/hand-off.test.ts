@@ -1,5 +1,5 @@
 // "Hand off…" against the real console and embedded runtime over gRPC: the
-// attempt runner (lib/client/hand-off.ts) sends through a signed-in person's
+// attempt runner (features/hand-off/hand-off.ts) sends through a signed-in person's
 // ActionService client, exactly as the dialog does. The three messages land
 // in order as the person; repeating the same attempt makes no second session
 // or offer; after a failure at a step, finishing completes it. Failures are
@@ -11,7 +11,7 @@ import { PolicyChoice } from "@/lib/gen/baton/v1/actions_pb";
 import { HandoffContextPayloadSchema, HandoffOfferPayloadSchema } from "@/lib/gen/macp/modes/handoff/v1/handoff_pb";
 import { SessionStartPayloadSchema } from "@/lib/gen/macp/v1/core_pb";
 import type { Envelope } from "@/lib/gen/macp/v1/envelope_pb";
-import { isComplete, newProgress, progressSentence, runHandOff, stepMessageId, type HandOffPlan, type HandOffSender, type HandOffStep } from "@/lib/client/hand-off";
+import { isComplete, newProgress, progressSentence, runHandOff, stepMessageId, type HandOffPlan, type HandOffSender, type HandOffStep } from "@/features/hand-off/hand-off";
 import { validateHandOff } from "@/lib/client/action-forms";
 import { clientFor, collectEnvelopes } from "./harness";
 import { signedIn, startTestConsole, uuid, type Browser, type Person, type TestConsole } from "./actions-harness";

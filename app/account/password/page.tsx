@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { ChangePasswordForm } from "@/components/auth/ChangePasswordForm";
+import { ChangePasswordForm } from "@/features/sign-in/ChangePasswordForm";
 
 export const metadata: Metadata = { title: "Change password" };
 export const dynamic = "force-dynamic";

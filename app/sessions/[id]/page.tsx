@@ -1,11 +1,11 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
-import { parseEventParam, parseSessionIdParam } from "@/lib/client/route-params";
-import { NotASessionId } from "@/components/session/NotASessionId";
+import { parseEventParam, parseSessionIdParam } from "@/lib/views/route-params";
+import { NotASessionId } from "@/features/session/NotASessionId";
 import { pageData } from "@/lib/server/page-data";
-import { LiveSession } from "@/components/session/LiveSession";
-import { SessionPreview } from "@/components/session/SessionPreview";
-import { encodeHandover, windowForHandover } from "@/lib/client/session-handover";
+import { LiveSession } from "@/features/session/LiveSession";
+import { SessionPreview } from "@/features/session/SessionPreview";
+import { encodeHandover, windowForHandover } from "@/lib/views/session-handover";
 
 export const metadata: Metadata = { title: "Session" };
 

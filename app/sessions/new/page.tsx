@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { NewSessionScreen } from "@/components/new-session/NewSessionScreen";
+import { NewSessionScreen } from "@/features/new-session/NewSessionScreen";
 import { QueryProvider } from "@/lib/client/query-provider";
 
 export const metadata: Metadata = { title: "New session" };

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SessionListQuerySchema, SessionSummarySchema, type SessionSummary } from "@/lib/gen/baton/v1/console_pb";
 import { SessionMetadataSchema } from "@/lib/gen/macp/v1/core_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
-import { applyListQuery, type ListQuery } from "@/lib/client/list-query";
+import { applyListQuery, type ListQuery } from "@/lib/views/list-query";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import { parseListQuery, parsePage, SORT_KEYS, type CatalogQuery } from "./query";
 import { SqliteCatalog } from "./sqlite";

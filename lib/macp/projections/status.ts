@@ -9,7 +9,7 @@
 import type { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import type { SessionView } from "@/lib/macp/projections/session";
 
-/** SessionState values, as plain numbers (lib/client/labels.ts SESSION_STATE checks them against the generated enum). */
+/** SessionState values, as plain numbers (lib/views/labels.ts SESSION_STATE checks them against the generated enum). */
 const OPEN = 1;
 const RESOLVED = 2;
 const EXPIRED = 3;

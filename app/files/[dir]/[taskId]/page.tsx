@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { FileHandoffScreen } from "@/components/files/FileHandoffScreen";
-import { parseFileParams } from "@/lib/client/file-handoffs";
+import { FileHandoffScreen } from "@/features/files/FileHandoffScreen";
+import { parseFileParams } from "@/lib/views/file-handoffs";
 import { QueryProvider } from "@/lib/client/query-provider";
 
 export const metadata: Metadata = { title: "File handoff" };

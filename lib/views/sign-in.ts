@@ -1,0 +1,276 @@
+// The browser's side of signing in: the /auth/* endpoints of the console
+// server (lib/server/auth-routes.ts), with every answer validated before use,
+// and the sentences people see. Pure functions plus thin fetch wrappers.
+
+import { isRole, type Role } from "@/lib/authz/roles";
+import { safeReturnTo } from "@/lib/views/return-to";
+
+/** GET /auth/whoami, as the browser may use it. */
+export interface WhoAmI {
+  username: string;
+  displayName: string;
+  role: Role;
+  participantId: string;
+  authMethod: "password" | "oidc";
+  mustChangePassword: boolean;
+  /** Sent back as `x-baton-csrf` on every state-changing request. */
+  csrfToken: string;
+  /** When this console sign-in (a login, not a MACP session) ends, Unix ms; 0 when unknown. The wire name is lib/accounts' WhoAmI field. */
+  sessionEndsAt: number;
+}
+
+/** GET /auth/methods. */
+export interface AuthMethods {
+  password: boolean;
+  oidc: boolean;
+  /** Reading sessions needs sign-in (BATON_REQUIRE_SIGN_IN, on by default). */
+  signInRequired: boolean;
+}
+
+export const CSRF_HEADER = "x-baton-csrf";
+/** Assumed until /auth/methods answers: the server's default. */
+export const DEFAULT_METHODS: AuthMethods = Object.freeze({ password: true, oidc: false, signInRequired: true });
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+const str = (v: unknown): v is string => typeof v === "string";
+
+export function parseWhoAmI(json: unknown): WhoAmI | null {
+  if (!isObj(json)) return null;
+  const { username, displayName, role, participantId, authMethod, mustChangePassword, csrfToken, sessionEndsAt } = json;
+  if (!str(username) || username === "" || !str(displayName) || !isRole(role) || !str(participantId) || !str(csrfToken) || csrfToken === "") {
+    return null;
+  }
+  return {
+    username,
+    displayName: displayName || username,
+    role,
+    participantId,
+    authMethod: authMethod === "oidc" ? "oidc" : "password",
+    mustChangePassword: mustChangePassword === true,
+    csrfToken,
+    sessionEndsAt: typeof sessionEndsAt === "number" && Number.isFinite(sessionEndsAt) ? sessionEndsAt : 0,
+  };
+}
+
+export function parseAuthMethods(json: unknown): AuthMethods {
+  if (!isObj(json)) return DEFAULT_METHODS;
+  return {
+    password: json.password !== false,
+    oidc: json.oidc === true,
+    signInRequired: json.signInRequired !== false,
+  };
+}
+
+/**
+ * A same-site path to return to after signing in, or "/" (lib/views/return-to.ts:
+ * the one rule the server applies too).
+ */
+export { safeReturnTo };
+
+export function loginHref(returnTo: string, extra: Record<string, string> = {}): string {
+  const back = safeReturnTo(returnTo);
+  const q = new URLSearchParams(extra);
+  if (back !== "/") q.set("returnTo", back);
+  const qs = q.toString();
+  return qs ? `/login?${qs}` : "/login";
+}
+
+export function changePasswordHref(returnTo: string): string {
+  const back = safeReturnTo(returnTo);
+  return back === "/" ? "/account/password" : `/account/password?${new URLSearchParams({ returnTo: back }).toString()}`;
+}
+
+export function oidcLoginHref(returnTo: string): string {
+  return `/auth/oidc/login?${new URLSearchParams({ returnTo: safeReturnTo(returnTo) }).toString()}`;
+}
+
+/**
+ * Why a sign-in with the identity provider failed, as a code in
+ * /login?error=oidc&reason=<code>. Only codes travel in the URL: the sign-in
+ * page prints the sentence for a known code and a generic one otherwise, so a
+ * link cannot make it print text of the sender's choosing.
+ */
+export const OIDC_FAILURE_MESSAGES = Object.freeze({
+  unavailable: "Sign-in with your identity provider is unavailable right now. Try again, or use a password.",
+  state: "Your sign-in took too long or was started in another browser. Please sign in again.",
+  cancelled: "Sign-in was cancelled or refused at your identity provider.",
+  provider: "Your identity provider could not sign you in.",
+  failed: "Sign-in with your identity provider failed. Please try again.",
+  no_subject: "The identity provider did not say who you are (no subject).",
+  linked_elsewhere: "Your email belongs to a Baton account that is linked to a different sign-in. Ask an admin.",
+  disabled: "This account is disabled. Ask an admin to enable it.",
+  no_access: "Your account at the identity provider has no access to Baton. Ask an admin to add you.",
+  id_taken: "Your sign-in maps to a participant id that is already taken. Ask an admin to link your account.",
+} as const);
+
+export type OidcFailure = keyof typeof OIDC_FAILURE_MESSAGES;
+
+export function isOidcFailure(v: unknown): v is OidcFailure {
+  return typeof v === "string" && Object.prototype.hasOwnProperty.call(OIDC_FAILURE_MESSAGES, v);
+}
+
+/** The sentence for /login?error=<code>[&reason=<oidc failure code>] (form posts and OIDC failures). Never echoes the URL. */
+export function loginErrorMessage(code: string | null | undefined, reason?: string | null): string | null {
+  if (!code) return null;
+  switch (code) {
+    case "invalid":
+      return "Incorrect username or password.";
+    case "disabled":
+      return "This account is disabled. Ask an admin to enable it.";
+    case "throttled":
+      return "Too many failed sign-ins. Wait a few minutes, then try again.";
+    case "unavailable":
+      return "Sign-in is unavailable right now: the users file is invalid. An admin must fix it.";
+    case "bad_request":
+      return "Enter a username and a password.";
+    case "cross_site":
+      return "Sign-in was refused because the form came from another site. Open the console's own address and try again.";
+    case "oidc":
+      return isOidcFailure(reason) ? `Sign-in with your identity provider failed: ${OIDC_FAILURE_MESSAGES[reason]}` : "Sign-in with your identity provider failed.";
+    case "signed_out":
+      return "Your session has ended. Sign in again.";
+    default:
+      return "Sign-in failed. Try again.";
+  }
+}
+
+export const ROLE_LABELS: Readonly<Record<Role, string>> = Object.freeze({
+  viewer: "Viewer",
+  operator: "Operator",
+  approver: "Approver",
+  admin: "Admin",
+});
+
+/** "AN" for "Alice Ng", "B" for "bob". */
+export function initials(displayName: string): string {
+  const parts = displayName.trim().split(/\s+/).filter(Boolean);
+  const letters = parts.length > 1 ? [parts[0], parts[parts.length - 1]] : parts;
+  return letters.map((p) => (p ?? "").charAt(0).toUpperCase()).join("") || "?";
+}
+
+// ------------------------------------------------------------------ fetches
+
+export class AuthRequestError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+    this.name = "AuthRequestError";
+  }
+}
+
+async function errorOf(res: Response, fallback: string): Promise<AuthRequestError> {
+  let message = fallback;
+  try {
+    const body: unknown = await res.json();
+    if (isObj(body) && str(body.error) && body.error !== "") message = body.error;
+  } catch {
+    // not JSON: keep the fallback
+  }
+  return new AuthRequestError(message, res.status);
+}
+
+const JSON_HEADERS = { "content-type": "application/json", accept: "application/json" };
+
+/** The signed-in user, or null when signed out. Throws on network errors and unexpected answers. */
+export async function fetchWhoAmI(signal?: AbortSignal): Promise<WhoAmI | null> {
+  const res = await fetch("/auth/whoami", { credentials: "same-origin", cache: "no-store", headers: { accept: "application/json" }, signal });
+  // 404: a console started without accounts has no /auth/* at all.
+  if (res.status === 401 || res.status === 404) return null;
+  if (!res.ok) throw await errorOf(res, `The console answered ${res.status} to /auth/whoami.`);
+  const me = parseWhoAmI(await res.json());
+  if (!me) throw new AuthRequestError("The console's answer to /auth/whoami is not understood.", res.status);
+  return me;
+}
+
+export async function fetchAuthMethods(signal?: AbortSignal): Promise<AuthMethods> {
+  const res = await fetch("/auth/methods", { credentials: "same-origin", cache: "no-store", headers: { accept: "application/json" }, signal });
+  if (res.status === 404) return { password: false, oidc: false, signInRequired: false };
+  if (!res.ok) return DEFAULT_METHODS;
+  return parseAuthMethods(await res.json());
+}
+
+export async function postLogin(username: string, password: string, returnTo: string): Promise<WhoAmI> {
+  const res = await fetch("/auth/login", {
+    method: "POST",
+    credentials: "same-origin",
+    headers: JSON_HEADERS,
+    body: JSON.stringify({ username, password, returnTo: safeReturnTo(returnTo) }),
+  });
+  if (!res.ok) throw await errorOf(res, "Sign-in failed. Try again.");
+  const me = parseWhoAmI(await res.json());
+  if (!me) throw new AuthRequestError("The console's answer to the sign-in is not understood.", res.status);
+  return me;
+}
+
+export async function postLogout(csrfToken: string): Promise<void> {
+  const res = await fetch("/auth/logout", {
+    method: "POST",
+    credentials: "same-origin",
+    headers: { ...JSON_HEADERS, [CSRF_HEADER]: csrfToken },
+    body: "{}",
+  });
+  if (!res.ok) throw await errorOf(res, "Sign-out failed. Try again.");
+}
+
+export async function postPasswordChange(csrfToken: string, currentPassword: string, newPassword: string): Promise<WhoAmI> {
+  const res = await fetch("/auth/password", {
+    method: "POST",
+    credentials: "same-origin",
+    headers: { ...JSON_HEADERS, [CSRF_HEADER]: csrfToken },
+    body: JSON.stringify({ currentPassword, newPassword }),
+  });
+  if (!res.ok) throw await errorOf(res, "The password could not be changed. Try again.");
+  const me = parseWhoAmI(await res.json());
+  if (!me) throw new AuthRequestError("The console's answer to the password change is not understood.", res.status);
+  return me;
+}
+
+// ------------------------------------------------------------ page access
+
+export type GateDecision = { kind: "show" } | { kind: "wait" } | { kind: "redirect"; to: string };
+
+/** Pages anyone may open, signed in or not. */
+const PUBLIC_PAGES = new Set(["/login"]);
+/** Pages for signed-in people only, even when reads are open (they act). */
+const ACCOUNT_PAGES = ["/inbox", "/sessions/new", "/admin", "/account/password"];
+
+function needsAccount(pathname: string): boolean {
+  return ACCOUNT_PAGES.some((p) => pathname === p || pathname.startsWith(`${p}/`));
+}
+
+/**
+ * What a page does with the sign-in state: show itself, wait for the answer,
+ * or send the person to /login (signed out) or /account/password (one-time
+ * password still to change). `me` undefined = not known yet.
+ */
+export function gateDecision(input: { pathname: string; search: string; me: WhoAmI | null | undefined; methods: AuthMethods | undefined }): GateDecision {
+  const { pathname, me } = input;
+  if (PUBLIC_PAGES.has(pathname)) return { kind: "show" };
+  const here = `${pathname}${input.search}`;
+  if (me === undefined) return needsAccount(pathname) ? { kind: "wait" } : { kind: "show" };
+  if (me === null) {
+    // Reading pages stay up while /auth/methods is unknown; the server already
+    // redirected a signed-out visit when reads need sign-in.
+    const required = needsAccount(pathname) || input.methods?.signInRequired === true;
+    return required ? { kind: "redirect", to: loginHref(here) } : { kind: "show" };
+  }
+  if (me.mustChangePassword && pathname !== "/account/password") return { kind: "redirect", to: changePasswordHref(here) };
+  return { kind: "show" };
+}
+
+/** Mirrors the server's password rules (lib/accounts/password.ts; a unit test keeps them equal). */
+export const PASSWORD_RULES = Object.freeze({ min: 10, max: 1024 });
+
+/** What is wrong with a new password, or null. */
+export function newPasswordProblem(next: string, confirm: string, current: string): { field: "newPassword" | "confirm"; message: string } | null {
+  if (next.length < PASSWORD_RULES.min) return { field: "newPassword", message: `Use at least ${PASSWORD_RULES.min} characters.` };
+  if (next.length > PASSWORD_RULES.max) return { field: "newPassword", message: `Use at most ${PASSWORD_RULES.max} characters.` };
+  if (next.trim() === "") return { field: "newPassword", message: "A password can't be only spaces." };
+  if (/[\u0000-\u001f\u007f]/.test(next)) return { field: "newPassword", message: "Remove the control characters." };
+  if (next === current) return { field: "newPassword", message: "Choose a password different from the current one." };
+  if (confirm !== next) return { field: "confirm", message: "The two new passwords don't match." };
+  return null;
+}
