@@ -15,6 +15,12 @@ import tseslint from "typescript-eslint";
 // never reach up; browser code never reaches Node-only layers.
 const LAYERS = [
   {
+    // Shared utilities every layer may use; they import no other layer.
+    files: ["lib/base/**"],
+    forbid: ["macp", "authz", "actions", "runtime", "gateway", "server", "client", "cli", "agent", "demo", "accounts", "oidc", "handoff-files", "notify", "logging", "views"],
+    ui: true,
+  },
+  {
     files: ["lib/macp/**"],
     forbid: ["runtime", "gateway", "server", "client", "cli", "agent", "demo", "accounts", "oidc", "handoff-files"],
     ui: true,
