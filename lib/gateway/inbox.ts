@@ -232,7 +232,7 @@ export interface InboxOptions {
   /** Coalescing window for changes. Default 25 ms. */
   flushMs?: number;
   now?: () => number;
-  /** Escalation chains whose "tell" step named people (lib/gateway/escalations.ts). */
+  /** Escalation chains whose "tell" step named people (lib/gateway/escalations/). */
   escalations?: EscalationNotices;
 }
 

@@ -152,7 +152,7 @@ export class Notifier {
   // ------------------------------------------------------------ events
 
   /**
-   * An escalation's NOTIFY step (lib/gateway/escalations.ts): offer.escalated
+   * An escalation's NOTIFY step (lib/gateway/escalations/): offer.escalated
    * to the hooks that want it, queued at once. Delivery ids come from the
    * step's key, so a step re-run after a crash queues nothing twice.
    */

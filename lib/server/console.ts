@@ -277,7 +277,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       await embedded?.close().catch(() => undefined);
       throw new ConsoleConfigError(`cannot open the hand-off templates ${templatesPath}: ${(e as Error).message}`);
     }
-    // Escalation chains: next to the catalog too; run for their owners by the scheduler (lib/gateway/escalations.ts).
+    // Escalation chains: next to the catalog too; run for their owners by the scheduler (lib/gateway/escalations/).
     const escalationsPath = config.catalogPath === ":memory:" ? ":memory:" : path.join(path.dirname(config.catalogPath), "escalations.sqlite");
     try {
       escalationStore = new EscalationStore(escalationsPath);
