@@ -18,6 +18,12 @@ import tseslint from "typescript-eslint";
 const NODE_ONLY = ["runtime", "gateway", "server", "cli", "agent", "accounts", "oidc", "handoff-files"];
 const LAYERS = [
   {
+    // Shared utilities every layer may use; they import no other layer.
+    files: ["lib/base/**"],
+    forbid: ["macp", "authz", "actions", "runtime", "gateway", "server", "client", "cli", "agent", "demo", "accounts", "oidc", "handoff-files", "notify", "logging", "views"],
+    ui: true,
+  },
+  {
     files: ["lib/macp/**"],
     forbid: ["runtime", "gateway", "server", "client", "views", "cli", "agent", "demo", "accounts", "oidc", "handoff-files"],
     ui: true,

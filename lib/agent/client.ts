@@ -27,7 +27,8 @@ import type { Ack, Envelope } from "@/lib/gen/macp/v1/envelope_pb";
 import { PolicyDescriptorSchema, type PolicyDescriptor } from "@/lib/gen/macp/v1/policy_pb";
 import { MACP_VERSION } from "@/lib/macp/constants";
 import type { SessionEvent } from "@/lib/macp/projections/types";
-import { PushQueue, linkedController, sleep } from "./async";
+import { AsyncQueue } from "@/lib/base/async-queue";
+import { linkedController, sleep } from "@/lib/base/abort";
 import { authHeaders, authSender, type AuthConfig } from "./auth";
 import { MacpAckError, MacpStreamError, MacpUsageError } from "./errors";
 
@@ -287,7 +288,7 @@ export class MacpClient {
     opts: { signal?: AbortSignal } = {},
   ): AsyncGenerator<SequencedEnvelope> {
     if (this.closed) throw new MacpUsageError("this MacpClient is closed");
-    const frames = new PushQueue<Frame>();
+    const frames = new AsyncQueue<Frame>();
     frames.push({ subscribeSessionId: sessionId, afterSequence: BigInt(afterSequence) });
     const ac = this.track(opts.signal);
     const seen = new Set<string>();
@@ -311,7 +312,7 @@ export class MacpClient {
       if (e instanceof ConnectError && ac.signal.aborted && (opts.signal?.aborted || this.closed)) return;
       throw e;
     } finally {
-      frames.end();
+      frames.close();
       this.untrack(ac);
     }
   }

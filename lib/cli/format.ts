@@ -10,6 +10,7 @@ import type { PolicyDescriptor } from "@/lib/gen/macp/v1/policy_pb";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import { decodePayloadToJson } from "@/lib/macp/payloads";
 import { formatBytes, isTextual } from "@/lib/agent/content";
+import { formatDurationCli as formatDuration } from "@/lib/base/duration";
 
 /** Render rows as left-aligned columns separated by two spaces. */
 export function table(headers: readonly string[], rows: readonly (readonly string[])[], indent = ""): string {
@@ -45,15 +46,8 @@ export function formatClock(ms: number | bigint): string {
   return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
-/** "1h", "15m", "90s", "1h 30m". */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${ms}ms`;
-  const s = Math.round(ms / 1000);
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const sec = s % 60;
-  return [h ? `${h}h` : "", m ? `${m}m` : "", sec ? `${sec}s` : ""].filter(Boolean).join(" ") || "0s";
-}
+/** "1h", "15m", "90s", "1h 30m" (lib/base/duration.ts). */
+export { formatDuration };
 
 export function shortMode(mode: string): string {
   if (mode === HANDOFF_MODE) return "handoff";

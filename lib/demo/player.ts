@@ -27,7 +27,7 @@ import {
   type SequencedEnvelope,
 } from "@/lib/agent";
 import { explainError, MacpUsageError } from "@/lib/agent/errors";
-import { sleep, linkedController } from "@/lib/agent/async";
+import { sleep, linkedController } from "@/lib/base/abort";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { HANDOFF_TYPES } from "@/lib/macp/constants";
 import { newSessionId } from "@/lib/macp/ids";

@@ -1,6 +1,8 @@
 // Baton's ActionService (proto/baton/v1/actions.proto) as a plain
 // `(router) => void`. Each call: sign-in (cookie) → CSRF (state-changing
-// calls) → input validation (action-input.ts) → ActionGateway, which reads the
+// calls) → role, checked by the access interceptor on the console's router
+// before the handler runs (request-auth.ts, rules in access-rules.ts) →
+// input validation (action-input.ts) → ActionGateway, which reads the
 // session, runs decide() and sends as the caller's identity. Streams (inbox,
 // demo) end with the sign-in that opened them (sign-in-streams.ts, installed
 // on the console's whole router).
@@ -46,7 +48,7 @@ import type { ActionGateway } from "./actions";
 import type { Gateway } from "./gateway";
 import type { SignedInUser } from "./identity";
 import { watchInbox } from "./inbox";
-import { requireSignedIn, signedInUser, type RequestAuthOptions } from "./request-auth";
+import { signedInOf, signedInUser, type RequestAuthOptions } from "./request-auth";
 import { decide, shortParticipantName } from "@/lib/authz/decide";
 import type { EscalationStepInput } from "@/lib/actions/rules";
 import type { Escalations, EscalationRecord, EscalationStateName } from "./escalations";
@@ -145,20 +147,12 @@ const POLICY_ID = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,255}$/;
 
 export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRouter) => void {
   const { gateway, actions } = options;
-  const ensureOpen = () => {
-    if (gateway.isClosed) throw new ConnectError("the console is shutting down", Code.Unavailable);
-  };
-  /** Signed in, CSRF checked; then the action runs with the caller. */
-  const act = async <T>(ctx: HandlerContext, run: (user: SignedInUser) => Promise<T>): Promise<T> => {
-    ensureOpen();
-    const auth = await requireSignedIn(ctx, options, { csrf: true });
-    return run(signedInUser(auth));
-  };
+  /** The action runs with the caller the access interceptor signed in (CSRF checked). */
+  const act = async <T>(ctx: HandlerContext, run: (user: SignedInUser) => Promise<T>): Promise<T> => run(signedInUser(signedInOf(ctx)));
 
-  /** Signed in (CSRF when it changes something), allowed by decide() to keep templates; the store and the owner key. */
-  const templatesFor = async (ctx: HandlerContext, csrf: boolean): Promise<{ store: HandoffTemplateStore; owner: string }> => {
-    ensureOpen();
-    const auth = await requireSignedIn(ctx, options, { csrf });
+  /** Allowed by decide() to keep templates; the store and the owner key. */
+  const templatesFor = (ctx: HandlerContext): { store: HandoffTemplateStore; owner: string } => {
+    const auth = signedInOf(ctx);
     const d = decide({ role: auth.user.role, participantId: auth.user.participantId }, undefined, "manageHandoffTemplates");
     if (!d.allowed) throw new ConnectError(d.reason, Code.PermissionDenied, { "x-baton-deny": d.code });
     if (!options.templates) throw new ConnectError("This console keeps no hand-off templates.", Code.Unimplemented);
@@ -179,8 +173,7 @@ export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRout
           return escalationMessage(await escalations.create(user, sessionIdOf(req.sessionId), stepsOf(req.steps), ctx.signal));
         }),
       async getEscalation(req, ctx) {
-        ensureOpen();
-        await requireSignedIn(ctx, options, { csrf: false });
+        signedInOf(ctx);
         const rec = escalationsOf().get(sessionIdOf(req.sessionId));
         return create(GetEscalationResponseSchema, rec ? { found: true, escalation: escalationMessage(rec) } : { found: false });
       },
@@ -200,15 +193,15 @@ export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRout
         }),
 
       async listHandoffTemplates(_req, ctx) {
-        const { store, owner } = await templatesFor(ctx, false);
+        const { store, owner } = templatesFor(ctx);
         return create(ListHandoffTemplatesResponseSchema, { templates: store.list(owner).map(templateMessage), maxTemplates: store.maxPerPerson });
       },
       async saveHandoffTemplate(req, ctx) {
-        const { store, owner } = await templatesFor(ctx, true);
+        const { store, owner } = templatesFor(ctx);
         return create(SaveHandoffTemplateResponseSchema, { template: templateMessage(store.save(owner, parseTemplate(req.template))) });
       },
       async deleteHandoffTemplate(req, ctx) {
-        const { store, owner } = await templatesFor(ctx, true);
+        const { store, owner } = templatesFor(ctx);
         return create(DeleteHandoffTemplateResponseSchema, { deleted: store.delete(owner, parseTemplateId(req.id)) });
       },
 
@@ -229,14 +222,12 @@ export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRout
       taskCommit: (req, ctx) => act(ctx, (user) => actions.taskCommit(user, parseTaskCommit(req), ctx.signal)),
 
       async listDirectory(_req, ctx) {
-        ensureOpen();
-        await requireSignedIn(ctx, options, { csrf: false });
+        signedInOf(ctx);
         return actions.directory(ctx.signal);
       },
 
       async getPolicy(req, ctx) {
-        ensureOpen();
-        await requireSignedIn(ctx, options, { csrf: false });
+        signedInOf(ctx);
         const id = req.policyId.trim();
         if (!POLICY_ID.test(id)) throw new ConnectError("policy_id: must be a policy id like policy.default (letters, digits, . _ : / -)", Code.InvalidArgument);
         const d = await actions.policy(id, ctx.signal);
@@ -245,8 +236,7 @@ export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRout
       },
 
       async getCapabilities(_req, ctx) {
-        ensureOpen();
-        const auth = await requireSignedIn(ctx, options, { csrf: false });
+        const auth = signedInOf(ctx);
         const admin = roleAtLeast(auth.user.role, "admin");
         const demo = options.demo;
         const reason = demo ? demo.unavailableReason() : "This console was started without the demo player.";
@@ -259,8 +249,7 @@ export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRout
       },
 
       async *runDemo(req, ctx) {
-        ensureOpen();
-        const auth = await requireSignedIn(ctx, options, { csrf: true, minimumRole: "admin" });
+        const auth = signedInOf(ctx);
         const demo = options.demo;
         if (!demo) throw new ConnectError("This console was started without the demo player.", Code.Unimplemented);
         const run = demo.run({ scenario: req.scenario, speed: req.speed, instant: req.instant, startPaused: req.startPaused, requestedBy: auth.user.username, signal: ctx.signal });
@@ -268,16 +257,14 @@ export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRout
       },
 
       async controlDemo(req, ctx) {
-        ensureOpen();
-        await requireSignedIn(ctx, options, { csrf: true, minimumRole: "admin" });
+        signedInOf(ctx);
         const demo = options.demo;
         if (!demo) throw new ConnectError("This console was started without the demo player.", Code.Unimplemented);
         return create(ControlDemoResponseSchema, { state: demo.control({ runId: req.runId, action: req.action, speed: req.speed, instant: req.instant }) });
       },
 
       async listWebhookDeliveries(req, ctx) {
-        ensureOpen();
-        await requireSignedIn(ctx, options, { csrf: false, minimumRole: "admin" });
+        signedInOf(ctx);
         const limit = req.limit === 0 ? 20 : req.limit;
         if (limit > 100) throw new ConnectError("limit: at most 100 deliveries per hook", Code.InvalidArgument);
         const source = options.webhooks?.() ?? null;
@@ -307,8 +294,7 @@ export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRout
       },
 
       async *watchInbox(_req, ctx) {
-        ensureOpen();
-        const auth = await requireSignedIn(ctx, options, { csrf: false });
+        const auth = signedInOf(ctx);
         const users = await options.accounts.directory.users();
         const names = new Map(users.map((u) => [u.participantId, u.displayName]));
         const nameOf = (id: string) => names.get(id) ?? shortParticipantName(id);

@@ -191,11 +191,11 @@ export function fileRoutes(options: FileRoutesOptions): (router: ConnectRouter) 
       const who = await auth.accounts.authenticate(ctx.requestHeader);
       return who && !who.mustChangePassword ? signedInUser(who) : null;
     }
-    return signedInUser(await requireSignedIn(ctx, auth, { csrf: false }));
+    return signedInUser(await requireSignedIn(ctx.requestHeader, auth, { csrf: false }));
   };
   const act = async (ctx: HandlerContext): Promise<SignedInUser> => {
     if (!options.auth) throw new ConnectError("This console has no accounts, so nobody can act from it.", Code.Unimplemented);
-    return signedInUser(await requireSignedIn(ctx, options.auth, { csrf: true }));
+    return signedInUser(await requireSignedIn(ctx.requestHeader, options.auth, { csrf: true }));
   };
   const dirOf = (files: FileHandoffs, key: string): WatchedDirectory => {
     const d = files.dirByKey(key);

@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
+import { Code, ConnectError, createClient, createRouterTransport, type Interceptor } from "@connectrpc/connect";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   ConsoleService,
@@ -19,6 +19,9 @@ import { SessionLifecycleEvent_EventType as EventType } from "@/lib/gen/macp/v1/
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { SqliteCatalog } from "./catalog/sqlite";
 import { createGateway, type Gateway, type GatewayOptions } from "./gateway";
+import type { Authenticated } from "@/lib/accounts/accounts";
+import type { Principal } from "@/lib/accounts/logins";
+import { kSignedIn } from "./request-auth";
 import { consoleRoutes } from "./routes";
 import { FakeRuntime } from "./testing/fake-runtime";
 import { handoffScript, TARGET } from "./testing/scenario";
@@ -34,8 +37,15 @@ function setup(rt: FakeRuntime, opts: Partial<GatewayOptions> & { person?: strin
   const { person, ...rest } = opts;
   const gw = createGateway({ runtime: rt, flushMs: 5, heartbeatMs: 60_000, ...rest });
   gateways.push(gw);
-  const client = createClient(ConsoleService, createRouterTransport(consoleRoutes(gw, person ? { guard: async () => person } : {})));
+  // The reader the console's access interceptor would have signed in (request-auth.ts).
+  const interceptors: Interceptor[] = person ? [(next) => (req) => next((req.contextValues.set(kSignedIn, signedIn(person)), req))] : [];
+  const client = createClient(ConsoleService, createRouterTransport(consoleRoutes(gw), { router: { interceptors } }));
   return { gw, client };
+}
+
+function signedIn(username: string): Authenticated {
+  const user: Principal = { username, displayName: username, role: "viewer", participantId: `human:${username}`, authMethod: "password", ephemeral: false };
+  return { login: { id: `login-${username}`, key: `key-${username}`, principal: user, csrfToken: "", createdAt: 0, lastSeenAt: 0, expiresAt: Number.MAX_SAFE_INTEGER }, user, mustChangePassword: false };
 }
 
 async function waitFor(cond: () => boolean, what: string, timeoutMs = 3_000): Promise<void> {

@@ -6,9 +6,8 @@
 // people, not with use. Who may keep templates is decide()'s
 // "manageHandoffTemplates".
 import { randomUUID } from "node:crypto";
-import fs from "node:fs";
-import path from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { openSideDatabase } from "@/lib/base/side-database";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { checkParticipant, checkRunbook, checkText, LIMITS, TEXT_FIELDS, type Problem } from "@/lib/actions/rules";
 import { PolicyChoice, type HandoffTemplate } from "@/lib/gen/baton/v1/actions_pb";
@@ -141,11 +140,7 @@ export class HandoffTemplateStore {
     private readonly now: () => number = Date.now,
     readonly maxPerPerson: number = LIMITS.templatesPerPerson,
   ) {
-    if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
-    this.db = new Database(file);
-    if (file !== ":memory:") this.db.pragma("journal_mode = WAL");
-    this.db.pragma("synchronous = NORMAL");
-    this.db.exec(SCHEMA);
+    this.db = openSideDatabase(file, SCHEMA);
     this.stmts = {
       list: this.db.prepare<[string, number], Row>("SELECT id, name, body, updated_ms FROM templates WHERE owner = ? ORDER BY name COLLATE NOCASE, name LIMIT ?"),
       count: this.db.prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM templates WHERE owner = ?"),

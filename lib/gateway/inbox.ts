@@ -72,16 +72,21 @@ function item(init: {
   });
 }
 
-/** What in this session waits on `user`. Pure. */
-export function inboxItemsFor(user: Actor, meta: SessionMetadata, view: SessionView | undefined, ctx: InboxContext): InboxItem[] {
-  if (!view?.started || meta.state !== SessionState.OPEN || view.commitment) return [];
-  const dctx: DecideContext = {
+/** What decide() is told about this session, as the inbox sees it now: its policy, lifecycle and deadline. */
+export function decideContextOf(meta: SessionMetadata, ctx: InboxContext): DecideContext {
+  return {
     ...(ctx.policy ? { policy: ctx.policy } : {}),
     lifecycle: lifecycleOf(meta.state),
     ...(Number(meta.expiresAtUnixMs) > 0 ? { expiresAt: Number(meta.expiresAtUnixMs) } : {}),
     now: ctx.now,
     nameOf: ctx.nameOf,
   };
+}
+
+/** What in this session waits on `user`. Pure. */
+export function inboxItemsFor(user: Actor, meta: SessionMetadata, view: SessionView | undefined, ctx: InboxContext): InboxItem[] {
+  if (!view?.started || meta.state !== SessionState.OPEN || view.commitment) return [];
+  const dctx = decideContextOf(meta, ctx);
   const allowed = (action: Parameters<typeof decide>[2]) => decide(user, view, action, dctx).allowed;
   const name = (id: string) => (id === user.participantId ? "you" : ctx.nameOf(id));
   const out: InboxItem[] = [];
@@ -194,13 +199,7 @@ export function approvalAheadFor(user: Actor, meta: SessionMetadata, view: Sessi
   if (!pending) return undefined;
   const owner = pending.offeredBy || view.initiator;
   if (me === owner || me === view.initiator || me === pending.target) return undefined;
-  const d = decide(user, view, "commit", {
-    policy: ctx.policy,
-    lifecycle: lifecycleOf(meta.state),
-    ...(Number(meta.expiresAtUnixMs) > 0 ? { expiresAt: Number(meta.expiresAtUnixMs) } : {}),
-    now: ctx.now,
-    nameOf: ctx.nameOf,
-  });
+  const d = decide(user, view, "commit", decideContextOf(meta, ctx));
   // Refused for authority (not an approver, a viewer): nothing to promise. Refused
   // for the state (the offer is unanswered) or allowed (an earlier offer was
   // declined, so a negative commit is possible already): the approval that
@@ -233,7 +232,7 @@ export interface InboxOptions {
   /** Coalescing window for changes. Default 25 ms. */
   flushMs?: number;
   now?: () => number;
-  /** Escalation chains whose "tell" step named people (lib/gateway/escalations.ts). */
+  /** Escalation chains whose "tell" step named people (lib/gateway/escalations/). */
   escalations?: EscalationNotices;
 }
 

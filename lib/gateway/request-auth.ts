@@ -1,12 +1,16 @@
-// Who is calling a Connect RPC: the console login cookie, checked on every
-// call (the users file is re-read, so disabling an account or changing a role
-// takes effect at once), the CSRF token for calls that change something, and
-// the one-time-password gate.
-import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
+// Who is calling a Connect RPC, checked once per call by one interceptor on
+// the console's router (accessInterceptor, rules in access-rules.ts): the
+// console login cookie (the users file is re-read, so disabling an account or
+// changing a role takes effect at once), the CSRF token for calls that change
+// something, the one-time-password gate and the method's lowest role. The
+// interceptor puts the signed-in caller in the call's context values
+// (kSignedIn); handlers read it with signedInOf / readerOf.
+import { Code, ConnectError, createContextKey, type HandlerContext, type Interceptor } from "@connectrpc/connect";
 import type { Accounts, Authenticated } from "@/lib/accounts/accounts";
 import type { Env } from "@/lib/accounts/env";
 import { allowedOriginsFor, checkCsrf } from "@/lib/accounts/csrf";
 import { roleAtLeast, type Role } from "@/lib/authz/roles";
+import { accessRuleFor } from "./access-rules";
 import type { SignedInUser } from "./identity";
 
 export interface RequestAuthOptions {
@@ -17,6 +21,7 @@ export interface RequestAuthOptions {
 
 export const NOT_SIGNED_IN = "You are not signed in, or your session has ended. Sign in again.";
 export const MUST_CHANGE_PASSWORD = "Choose a new password first: you signed in with a one-time password (POST /auth/password).";
+export const SHUTTING_DOWN = "the console is shutting down";
 
 export interface SignInRequirement {
   /** Check the x-baton-csrf token and the request's origin (state-changing calls). */
@@ -26,8 +31,7 @@ export interface SignInRequirement {
 }
 
 /** The signed-in caller, or a ConnectError (UNAUTHENTICATED, PERMISSION_DENIED, FAILED_PRECONDITION). */
-export async function requireSignedIn(ctx: HandlerContext, options: RequestAuthOptions, need: SignInRequirement): Promise<Authenticated> {
-  const headers = ctx.requestHeader;
+export async function requireSignedIn(headers: Headers, options: RequestAuthOptions, need: SignInRequirement): Promise<Authenticated> {
   const auth = await options.accounts.authenticate(headers);
   if (!auth) throw new ConnectError(NOT_SIGNED_IN, Code.Unauthenticated);
   if (need.csrf) {
@@ -52,5 +56,54 @@ export function signedInUser(auth: Authenticated): SignedInUser {
     role: auth.user.role,
     participantId: auth.user.participantId,
     ...(auth.runtimeToken !== undefined ? { runtimeToken: auth.runtimeToken } : {}),
+  };
+}
+
+/** The caller the access interceptor signed in for this call; null when the method was open to anyone. */
+export const kSignedIn = createContextKey<Authenticated | null>(null, { description: "the signed-in caller (access interceptor)" });
+
+/** The signed-in caller of a method whose rule needs a sign-in; UNAUTHENTICATED if none was checked (fail closed). */
+export function signedInOf(ctx: HandlerContext): Authenticated {
+  const auth = ctx.values.get(kSignedIn);
+  if (!auth) throw new ConnectError(NOT_SIGNED_IN, Code.Unauthenticated);
+  return auth;
+}
+
+/** Who is reading (a key per person, for the per-person stream cap), or undefined when reads are open to anyone. */
+export function readerOf(ctx: HandlerContext): string | undefined {
+  return ctx.values.get(kSignedIn)?.user.username;
+}
+
+export interface AccessOptions {
+  /** Null when the console has no accounts: methods that always need a sign-in are refused. */
+  auth: RequestAuthOptions | null;
+  /** ConsoleService reads need a signed-in viewer (BATON_REQUIRE_SIGN_IN, default on). */
+  requireSignInToRead: boolean;
+  /** The gateway is shutting down: calls are refused with UNAVAILABLE before anything else is checked. */
+  isClosed: () => boolean;
+}
+
+/**
+ * The console router's access check, once per call, from the method's rule
+ * (access-rules.ts): a method without a rule is refused. In order: shutting
+ * down (UNAVAILABLE), sign-in (UNAUTHENTICATED), CSRF (PERMISSION_DENIED),
+ * one-time password (FAILED_PRECONDITION), role (PERMISSION_DENIED). The
+ * caller goes into kSignedIn.
+ */
+export function accessInterceptor(options: AccessOptions): Interceptor {
+  return (next) => async (req) => {
+    const rule = accessRuleFor(req.service.typeName, req.method.name);
+    if (!rule) {
+      throw new ConnectError(`${req.service.typeName}/${req.method.name} has no access rule; refused.`, Code.PermissionDenied, { "x-baton-deny": "no-rule" });
+    }
+    if (rule.signIn === "by-service") return next(req);
+    if (!rule.whileClosing && options.isClosed()) throw new ConnectError(SHUTTING_DOWN, Code.Unavailable);
+    const needed = rule.signIn === "always" || (options.requireSignInToRead && options.auth !== null);
+    if (needed) {
+      if (!options.auth) throw new ConnectError(NOT_SIGNED_IN, Code.Unauthenticated);
+      const need: SignInRequirement = { csrf: rule.csrf, ...(rule.minimumRole ? { minimumRole: rule.minimumRole } : {}) };
+      req.contextValues.set(kSignedIn, await requireSignedIn(req.header, options.auth, need));
+    }
+    return next(req);
   };
 }

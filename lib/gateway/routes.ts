@@ -2,12 +2,16 @@
 // plain `(router) => void`, so the same code mounts in the console server
 // (connectNodeAdapter) and in createRouterTransport for in-memory tests. In
 // the console server every stream here also follows the sign-in it was opened
-// with (sign-in-streams.ts, an interceptor on the whole router).
-import { Code, ConnectError, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
+// with (sign-in-streams.ts, an interceptor on the whole router). Who may call
+// is checked before any handler runs, by the access interceptor on the same
+// router (request-auth.ts, rules in access-rules.ts): the handlers read the
+// reader it signed in (readerOf), or nobody when reads are open.
+import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
 import { ConsoleService } from "@/lib/gen/baton/v1/console_pb";
 import { isValidSessionId } from "@/lib/macp/ids";
 import { parseListQuery, parsePage } from "./catalog/query";
 import type { Gateway } from "./gateway";
+import { readerOf } from "./request-auth";
 import { sessionStream } from "./session-stream";
 import { kCutOffConnection } from "./stream-caps";
 
@@ -32,48 +36,28 @@ export function requireAfterSequence(raw: bigint): number {
   return Number(raw);
 }
 
-function ensureOpen(gateway: Gateway): void {
-  if (gateway.isClosed) throw new ConnectError("the console is shutting down", Code.Unavailable);
-}
-
-export interface ConsoleRoutesOptions {
-  /**
-   * Runs before every call; throw to refuse it (e.g. require a signed-in
-   * viewer). Returns who is calling (a key per person, for the per-person
-   * stream cap), or undefined when reads are open to anyone. Without it the
-   * reads are open to anyone who can reach the console.
-   */
-  guard?: (ctx: HandlerContext) => Promise<string | undefined>;
-}
-
-export function consoleRoutes(gateway: Gateway, options: ConsoleRoutesOptions = {}): (router: ConnectRouter) => void {
-  const guard = options.guard ?? (async () => undefined);
+export function consoleRoutes(gateway: Gateway): (router: ConnectRouter) => void {
   return (router) => {
     router.service(ConsoleService, {
-      async listSessionPage(req, ctx) {
-        ensureOpen(gateway);
-        await guard(ctx);
+      async listSessionPage(req) {
         const query = parseListQuery(req.query);
         const { offset, limit } = parsePage(req.offset, req.limit);
         return gateway.list.pageNamed(query, offset, limit);
       },
 
       async *watchSessionChanges(req, ctx) {
-        ensureOpen(gateway);
-        const person = await guard(ctx);
+        const person = readerOf(ctx);
         const query = parseListQuery(req.query);
         yield* gateway.trackBrowserStream(gateway.list.watchChanges(query, ctx.signal), ctx.signal, person);
       },
 
       async *watchSessionList(_req, ctx) {
-        ensureOpen(gateway);
-        const person = await guard(ctx);
+        const person = readerOf(ctx);
         yield* gateway.trackBrowserStream(gateway.list.watchList(ctx.signal), ctx.signal, person);
       },
 
       async *subscribeSession(req, ctx) {
-        ensureOpen(gateway);
-        const person = await guard(ctx);
+        const person = readerOf(ctx);
         const sessionId = requireSessionId(req.sessionId);
         const after = requireAfterSequence(req.afterSequence);
         const cutOff = ctx.values.get(kCutOffConnection);
@@ -81,14 +65,11 @@ export function consoleRoutes(gateway: Gateway, options: ConsoleRoutesOptions = 
       },
 
       async getSessionSummary(req, ctx) {
-        ensureOpen(gateway);
-        await guard(ctx);
         const sessionId = requireSessionId(req.sessionId);
         return { summary: await gateway.feeder.summary(sessionId, ctx.signal) };
       },
 
-      async getGatewayStats(_req, ctx) {
-        await guard(ctx);
+      async getGatewayStats() {
         const s = gateway.stats();
         return {
           upstreamSubscriptions: s.upstreamSubscriptions,

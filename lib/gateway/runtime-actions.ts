@@ -12,7 +12,7 @@ import { createSessionManager } from "@/lib/agent/http2-session";
 import { MACPRuntimeService, type SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
 import type { Ack, Envelope } from "@/lib/gen/macp/v1/envelope_pb";
 import type { PolicyDescriptor } from "@/lib/gen/macp/v1/policy_pb";
-import { linkedController } from "./async";
+import { linkedController } from "@/lib/base/abort";
 import { parseRuntimeUrl } from "./runtime-client";
 
 export interface RuntimeActions {

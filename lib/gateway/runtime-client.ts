@@ -23,7 +23,7 @@ import {
 import type { Envelope } from "@/lib/gen/macp/v1/envelope_pb";
 import { RuntimeCatalogService, type WatchListRowsResponse } from "@/lib/gen/baton/v1/runtime_catalog_pb";
 import { normalizeErrorCode } from "@/lib/macp/constants";
-import { linkedController, whenAborted } from "./async";
+import { linkedController, whenAborted } from "@/lib/base/abort";
 
 export type RuntimeKind = "embedded" | "external";
 

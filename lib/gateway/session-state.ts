@@ -8,7 +8,7 @@ import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { CORE_TYPES } from "@/lib/macp/constants";
 import { Draft } from "@/lib/macp/projections/draft";
 import { emptySessionView, reduceSessionDraft, type SessionLifecycle, type SessionView } from "@/lib/macp/projections/session";
-import { linkedController } from "./async";
+import { linkedController } from "@/lib/base/abort";
 import { upstreamError } from "./errors";
 import type { RuntimeReader } from "./runtime-client";
 import { historyCount } from "@/lib/macp/projections/summary";

@@ -31,7 +31,8 @@ import {
 } from "@/lib/gen/baton/v1/console_pb";
 import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
 import type { Envelope } from "@/lib/gen/macp/v1/envelope_pb";
-import { AsyncQueue, linkedController } from "./async";
+import { AsyncQueue } from "@/lib/base/async-queue";
+import { linkedController } from "@/lib/base/abort";
 import { upstreamError } from "./errors";
 import type { LifecycleSource, LifecycleUpdate } from "./lifecycle-hub";
 import type { GatewayLogger } from "./logger";
@@ -101,7 +102,7 @@ export async function* sessionStream(
   yield response({ case: "metadata", value: meta });
   if (seq.caughtUp) yield response({ case: "caughtUp", value: create(CaughtUpSchema, { headSequence: BigInt(head) }) });
 
-  const queue = new AsyncQueue<Item>((item) => (item.kind === "envelope" ? item.envelope.payload.length + 256 : 0));
+  const queue = new AsyncQueue<Item>({ sizeOf: (item) => (item.kind === "envelope" ? item.envelope.payload.length + 256 : 0) });
   const upstream = linkedController(signal);
   let stalled = false;
   const heartbeat = setInterval(() => {

@@ -24,7 +24,7 @@
 import { Code, ConnectError, type Interceptor, type StreamResponse } from "@connectrpc/connect";
 import type { Accounts, Authenticated, SignInChange } from "@/lib/accounts/accounts";
 import { silentLogger, type GatewayLogger } from "./logger";
-import { NOT_SIGNED_IN } from "./request-auth";
+import { kSignedIn, NOT_SIGNED_IN } from "./request-auth";
 
 export interface SignInStreamsOptions {
   accounts: Accounts;
@@ -85,12 +85,17 @@ export class SignInStreams {
     return n;
   }
 
-  /** The interceptor to install on the console's Connect router (every service). */
+  /**
+   * The interceptor to install on the console's Connect router (every
+   * service), inside the access interceptor (request-auth.ts): a stream
+   * follows the sign-in that interceptor checked, or, for streams open to
+   * anyone, the sign-in its request carries, if any.
+   */
   interceptor(): Interceptor {
     return (next) => async (req) => {
       const res = await next(req);
       if (!res.stream || this.closed) return res;
-      const auth = await this.accounts.authenticate(req.header);
+      const auth = req.contextValues.get(kSignedIn) ?? (await this.accounts.authenticate(req.header));
       if (!auth) return res;
       const message = this.follow(auth, res.message, req.signal);
       return { ...res, message } as StreamResponse;

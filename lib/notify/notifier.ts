@@ -8,6 +8,7 @@
 // Delivery is at least once: a console stopped during a request sends that
 // delivery again at the next start, with the same X-Baton-Delivery id.
 import { randomUUID } from "node:crypto";
+import { linkedController } from "@/lib/base/abort";
 import type { CatalogStore } from "@/lib/gateway/catalog/store";
 import type { GatewayLogger } from "@/lib/gateway/logger";
 import { HANDOFF_MODE } from "@/lib/macp/constants";
@@ -151,7 +152,7 @@ export class Notifier {
   // ------------------------------------------------------------ events
 
   /**
-   * An escalation's NOTIFY step (lib/gateway/escalations.ts): offer.escalated
+   * An escalation's NOTIFY step (lib/gateway/escalations/): offer.escalated
    * to the hooks that want it, queued at once. Delivery ids come from the
    * step's key, so a step re-run after a crash queues nothing twice.
    */
@@ -363,7 +364,14 @@ export class Notifier {
       "x-baton-timestamp": String(Math.floor(Date.now() / 1000)),
     };
     if (hook.secret !== null) headers["x-baton-signature"] = signBody(hook.secret, row.body);
-    const timeout = AbortSignal.timeout(this.options.timeoutMs ?? 10_000);
+    // Linked by hand, not AbortSignal.any: on Node 20 every combined signal
+    // would stay attached to the long-lived shutdown signal (lib/base/abort.ts).
+    const call = linkedController(this.shutdown.signal);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      call.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError"));
+    }, this.options.timeoutMs ?? 10_000);
     let status = 0;
     let error = "";
     try {
@@ -372,7 +380,7 @@ export class Notifier {
         headers,
         body: row.body,
         redirect: "manual",
-        signal: AbortSignal.any([timeout, this.shutdown.signal]),
+        signal: call.signal,
       });
       status = res.status;
       await res.body?.cancel().catch(() => undefined);
@@ -384,7 +392,10 @@ export class Notifier {
     } catch (e) {
       if (this.shutdown.signal.aborted) return; // not an attempt: sent again at the next start
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      error = timeout.aborted ? `timed out after ${this.options.timeoutMs ?? 10_000} ms` : (cause?.code ?? cause?.message ?? (e as Error).message);
+      error = timedOut ? `timed out after ${this.options.timeoutMs ?? 10_000} ms` : (cause?.code ?? cause?.message ?? (e as Error).message);
+    } finally {
+      clearTimeout(timer);
+      call.abort(); // detaches it from the shutdown signal
     }
     const attempts = row.attempts + 1;
     const now = Date.now();

@@ -5,9 +5,8 @@
 // nor repeats an event. Delivered rows are pruned (the last few per hook stay
 // for the admin page), closed sessions' states are dropped after a day: the
 // file grows with what is in flight, not with history.
-import fs from "node:fs";
-import path from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { openSideDatabase } from "@/lib/base/side-database";
 import type { Snapshot } from "./events";
 
 /** Backoff before attempt `attempt + 1` after `attempt` failures: 1 s, 2 s, 4 s ... capped, with jitter in [d/2, d]. */
@@ -114,11 +113,7 @@ export class NotifyStore {
   private readonly stmts;
 
   constructor(file: string) {
-    if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
-    this.db = new Database(file);
-    if (file !== ":memory:") this.db.pragma("journal_mode = WAL");
-    this.db.pragma("synchronous = NORMAL");
-    this.db.exec(SCHEMA);
+    this.db = openSideDatabase(file, SCHEMA);
     this.stmts = {
       getMeta: this.db.prepare<[string], { value: string }>("SELECT value FROM meta WHERE key = ?"),
       setMeta: this.db.prepare<[string, string]>("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"),

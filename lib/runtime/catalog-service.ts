@@ -5,7 +5,7 @@
 // response (backpressure), then live rows as their commits become durable.
 //
 // No gap, no duplicate: the live listener is registered before the head is
-// read, live rows queue in a Channel bounded by count and bytes meanwhile,
+// read, live rows queue in an AsyncQueue (lib/base) bounded by count and bytes meanwhile,
 // and a row is sent only if its change is above the last one sent. A session
 // whose row moved past the head during catch-up arrives from the live queue.
 // A watcher that falls further behind than the buffer is ended with
@@ -22,7 +22,7 @@ import {
 } from "@/lib/gen/baton/v1/runtime_catalog_pb";
 import { SessionSummarySchema } from "@/lib/gen/baton/v1/console_pb";
 import type { AuthResolver } from "./auth";
-import { Channel, ChannelOverflowError } from "./channel";
+import { AsyncQueue, QueueOverflowError } from "@/lib/base/async-queue";
 import type { RuntimeConfig } from "./config";
 import type { Kernel, Logger } from "./kernel";
 import { closeOnAbort, once, requireIdentity } from "./server";
@@ -90,7 +90,7 @@ export function runtimeCatalogServiceImpl(deps: CatalogServiceDeps): Partial<Ser
       }
       const maxRows = req.maxRows === 0 ? DEFAULT_MAX_ROWS : Math.min(req.maxRows, MAX_ROWS_CAP);
       const storeId = kernel.storeId;
-      const ch = new Channel<readonly StoredListRow[]>(config.subscriberBuffer, { maxBytes: config.subscriberBufferBytes, sizeOf: batchBytes });
+      const ch = new AsyncQueue<readonly StoredListRow[]>({ capacity: config.subscriberBuffer, maxBytes: config.subscriberBufferBytes, sizeOf: batchBytes });
       const slot = subscriptions.acquire(identity, ch);
       // Listen first, then read the head: every change above it arrives live.
       const stop = kernel.watchListRows((rows) => ch.push(rows));
@@ -98,7 +98,7 @@ export function runtimeCatalogServiceImpl(deps: CatalogServiceDeps): Partial<Ser
         stop();
         slot();
       });
-      closeOnAbort(ctx, ch as Channel<unknown>, release);
+      closeOnAbort(ctx, ch as AsyncQueue<unknown>, release);
       const head = kernel.lastListChange();
       let after = Number(req.afterChange);
       // A cursor of another store (or from beyond this store's head, e.g. a
@@ -141,7 +141,7 @@ export function runtimeCatalogServiceImpl(deps: CatalogServiceDeps): Partial<Ser
           }
         }
       } catch (e) {
-        if (e instanceof ChannelOverflowError) {
+        if (e instanceof QueueOverflowError) {
           throw new ConnectError(
             `RESOURCE_EXHAUSTED: this list-row watcher fell too far behind live changes and was ended; resume with after_change=${last} and store_id=${storeId}`,
             Code.ResourceExhausted,

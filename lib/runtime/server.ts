@@ -5,7 +5,7 @@
 //
 // Memory per stream is bounded. History is read from storage a page at a
 // time, only as fast as the transport takes it (the hosts apply HTTP/2 flow
-// control; see grpc-host.ts); live envelopes queue in a Channel bounded by
+// control; see grpc-host.ts); live envelopes queue in an AsyncQueue (lib/base) bounded by
 // count and bytes, and a subscriber that falls further behind is ended with
 // RESOURCE_EXHAUSTED and the sequence to resume from. Each identity may hold a
 // limited number of streams at once (subscriptions.ts).
@@ -24,7 +24,7 @@ import {
 } from "@/lib/gen/macp/v1/core_pb";
 import { MACPErrorSchema, SessionState, type Envelope } from "@/lib/gen/macp/v1/envelope_pb";
 import type { AuthResolver, Identity } from "./auth";
-import { Channel, ChannelOverflowError } from "./channel";
+import { AsyncQueue, QueueOverflowError } from "@/lib/base/async-queue";
 import type { RuntimeConfig } from "./config";
 import { Subscriptions } from "./subscriptions";
 import { grpcCodeFor } from "./errors";
@@ -76,7 +76,7 @@ export function requireIdentity(auth: AuthResolver, ctx: HandlerContext): Identi
  * that stopped reading, then reset the stream: connect-node never settles
  * that write), so its own `finally` cannot be relied on to run promptly.
  */
-export function closeOnAbort(ctx: HandlerContext, ch: Channel<unknown>, release: () => void = () => undefined): void {
+export function closeOnAbort(ctx: HandlerContext, ch: AsyncQueue<unknown>, release: () => void = () => undefined): void {
   const onAbort = () => {
     ch.close();
     release();
@@ -189,7 +189,8 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
 
     async *streamSession(requests: AsyncIterable<StreamSessionRequest>, ctx) {
       const identity = requireIdentity(auth, ctx);
-      const out = new Channel<StreamItem>(config.subscriberBuffer, {
+      const out = new AsyncQueue<StreamItem>({
+        capacity: config.subscriberBuffer,
         maxBytes: config.subscriberBufferBytes,
         sizeOf: (item) => (item.kind === "one" ? item.bytes : 0),
       });
@@ -200,7 +201,7 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
         subscription.close = null;
         slot();
       });
-      closeOnAbort(ctx, out as Channel<unknown>, release);
+      closeOnAbort(ctx, out as AsyncQueue<unknown>, release);
       let bound: string | null = null;
       let lastSeq = 0;
       /** Bumped by every subscribe frame: a newer one supersedes a replay in progress. */
@@ -210,7 +211,7 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
           subscription.close?.();
         }
       };
-      const end = (message: string, code: Code) => out.fail(new ConnectError(message, code));
+      const end = (message: string, code: Code) => out.failNow(new ConnectError(message, code));
       const inline = (code: string, message: string, env?: Envelope) =>
         out.push({
           kind: "one",
@@ -266,7 +267,7 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
         out.close(); // half-close: flush what we have and end
       };
       pump().catch((e: unknown) => {
-        if (!out.isClosed) out.fail(e instanceof ConnectError ? e : new ConnectError(String(e), Code.Internal));
+        if (!out.isClosed) out.failNow(e instanceof ConnectError ? e : new ConnectError(String(e), Code.Internal));
       });
       try {
         for await (const item of out) {
@@ -286,7 +287,7 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
           yield item.resp;
         }
       } catch (e) {
-        if (e instanceof ChannelOverflowError) {
+        if (e instanceof QueueOverflowError) {
           logger.warn({ session: bound, lastSeq }, "slow StreamSession subscriber ended");
           throw overflowError("this subscriber", lastSeq);
         }
@@ -351,7 +352,7 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
     },
 
     async *watchSignals(_req, ctx) {
-      const ch = new Channel<Envelope>(256, { maxBytes: config.subscriberBufferBytes, sizeOf: envelopeBytes });
+      const ch = new AsyncQueue<Envelope>({ capacity: 256, maxBytes: config.subscriberBufferBytes, sizeOf: envelopeBytes });
       // Signals are watched without credentials where the runtime allows it; such callers share one cap.
       const slot = subscriptions.acquire(auth.resolve(ctx.requestHeader), ch);
       const close = kernel.watchSignals((env) => ch.push(env));
@@ -359,11 +360,11 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
         close();
         slot();
       });
-      closeOnAbort(ctx, ch as Channel<unknown>, release);
+      closeOnAbort(ctx, ch as AsyncQueue<unknown>, release);
       try {
         for await (const env of ch) yield { envelope: env };
       } catch (e) {
-        if (e instanceof ChannelOverflowError) throw overflowError("this signal watcher");
+        if (e instanceof QueueOverflowError) throw overflowError("this signal watcher");
         throw e;
       } finally {
         release();
@@ -381,7 +382,8 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
 
     async *watchSessions(_req, ctx) {
       const identity = requireIdentity(auth, ctx);
-      const ch = new Channel<SessionLifecycleEvent>(config.subscriberBuffer, {
+      const ch = new AsyncQueue<SessionLifecycleEvent>({
+        capacity: config.subscriberBuffer,
         maxBytes: config.subscriberBufferBytes,
         sizeOf: lifecycleBytes,
       });
@@ -391,7 +393,7 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
         close();
         slot();
       });
-      closeOnAbort(ctx, ch as Channel<unknown>, release);
+      closeOnAbort(ctx, ch as AsyncQueue<unknown>, release);
       try {
         // The snapshot is read from storage as it is written out (backpressure), events queue meanwhile.
         for (const meta of snapshot) {
@@ -405,7 +407,7 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
         }
         for await (const ev of ch) yield { event: ev };
       } catch (e) {
-        if (e instanceof ChannelOverflowError) throw overflowError("this session watcher");
+        if (e instanceof QueueOverflowError) throw overflowError("this session watcher");
         throw e;
       } finally {
         release();
@@ -436,14 +438,14 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
       return { descriptors: kernel.listPolicies(req.mode) };
     },
     async *watchPolicies(_req, ctx) {
-      const ch = new Channel<ReturnType<Kernel["listPolicies"]>>(64);
-      closeOnAbort(ctx, ch as Channel<unknown>);
+      const ch = new AsyncQueue<ReturnType<Kernel["listPolicies"]>>({ capacity: 64 });
+      closeOnAbort(ctx, ch as AsyncQueue<unknown>);
       const { snapshot, close } = kernel.watchPolicies((all) => ch.push(all));
       try {
         yield { descriptors: snapshot, observedAtUnixMs: BigInt(Date.now()) };
         for await (const all of ch) yield { descriptors: all, observedAtUnixMs: BigInt(Date.now()) };
       } catch (e) {
-        if (e instanceof ChannelOverflowError) throw overflowError("this policy watcher");
+        if (e instanceof QueueOverflowError) throw overflowError("this policy watcher");
         throw e;
       } finally {
         close();

@@ -22,7 +22,7 @@ import { removeFileRows } from "@/lib/gateway/catalog/file-rows";
 import { SqliteCatalog } from "@/lib/gateway/catalog/sqlite";
 import { createGateway, type Gateway } from "@/lib/gateway/gateway";
 import type { UserAuthMode } from "@/lib/gateway/identity";
-import { requireSignedIn } from "@/lib/gateway/request-auth";
+import { accessInterceptor } from "@/lib/gateway/request-auth";
 import { consoleRoutes } from "@/lib/gateway/routes";
 import { RuntimeHealth } from "@/lib/gateway/runtime-health";
 import { SignInStreams } from "@/lib/gateway/sign-in-streams";
@@ -292,7 +292,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       await embedded?.close().catch(() => undefined);
       throw new ConsoleConfigError(`cannot open the hand-off templates ${templatesPath}: ${(e as Error).message}`);
     }
-    // Escalation chains: next to the catalog too; run for their owners by the scheduler (lib/gateway/escalations.ts).
+    // Escalation chains: next to the catalog too; run for their owners by the scheduler (lib/gateway/escalations/).
     const escalationsPath = config.catalogPath === ":memory:" ? ":memory:" : path.join(path.dirname(config.catalogPath), "escalations.sqlite");
     try {
       escalationStore = new EscalationStore(escalationsPath);
@@ -334,11 +334,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     });
   }
   const routes = (router: ConnectRouter) => {
-    consoleRoutes(gateway, {
-      ...(config.requireSignIn && auth
-        ? { guard: async (ctx) => (await requireSignedIn(ctx, { accounts: auth.accounts, env }, { csrf: false })).user.username }
-        : {}),
-    })(router);
+    consoleRoutes(gateway)(router);
     if (auth && actions) {
       actionRoutes({ gateway, actions, accounts: auth.accounts, env, heartbeatMs: config.heartbeatMs, ...(demo ? { demo } : {}), webhooks: () => notifier, ...(templates ? { templates } : {}), ...(escalations ? { escalations } : {}) })(router);
     }
@@ -448,7 +444,12 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     // The production build's browser files, pre-compressed by `npm run build`
     // (development mode serves them from memory through Next.js).
     ...(ui && !config.dev ? { staticAssets: createStaticAssets({ dir: path.join(config.dir, ".next", "static") }) } : {}),
-    ...(signInStreams ? { interceptors: [signInStreams.interceptor()] } : {}),
+    // Who may call each method, checked once per call (lib/gateway/request-auth.ts,
+    // rules in access-rules.ts); then streams follow the sign-in it checked.
+    interceptors: [
+      accessInterceptor({ auth: auth ? { accounts: auth.accounts, env } : null, requireSignInToRead: config.requireSignIn, isClosed: () => gateway.isClosed }),
+      ...(signInStreams ? [signInStreams.interceptor()] : []),
+    ],
     onConnectionRefused: (address, open) => {
       // At most one line a second however hard someone pushes.
       const now = Date.now();

@@ -27,7 +27,7 @@ import {
   type DemoScenario,
   type RunDemoResponse,
 } from "@/lib/gen/baton/v1/actions_pb";
-import { AsyncQueue } from "@/lib/gateway/async";
+import { AsyncQueue } from "@/lib/base/async-queue";
 import type { GatewayLogger } from "@/lib/gateway/logger";
 
 export const MAX_DEMO_RUNS = 2;
@@ -107,7 +107,7 @@ export function createDemoService(options: DemoServiceOptions): DemoService {
       const queue = new AsyncQueue<RunDemoResponse>();
       // The reader left: stop collecting progress; the run finishes on its own.
       signal?.addEventListener("abort", () => queue.close(), { once: true });
-      const say = (item: MessageInitShape<typeof RunDemoResponseSchema>["item"]): void => queue.push(create(RunDemoResponseSchema, { item }));
+      const say = (item: MessageInitShape<typeof RunDemoResponseSchema>["item"]): void => void queue.push(create(RunDemoResponseSchema, { item }));
       const runId = globalThis.crypto.randomUUID();
       const control = new DemoControl(pace, (snapshot) => say({ case: "control", value: controlState(snapshot) }), { paused: startPaused === true });
       runs.set(runId, control);

@@ -1,6 +1,7 @@
 // Formatting helpers for the console: timestamps in local time or UTC (with an
 // optional pinned zone so output is deterministic in tests and screenshots),
 // durations, TTL countdowns, relative ages, percentages and sizes. Pure.
+import { formatDuration } from "@/lib/base/duration";
 
 export type TimeZoneChoice = "local" | "utc";
 
@@ -126,18 +127,8 @@ const DAY = 24 * HOUR;
 
 const pad2 = (n: number): string => String(n).padStart(2, "0");
 
-/**
- * Compact duration with two units of precision: "0s", "45s", "3m 05s",
- * "2h 03m", "1d 04h". Negative durations are formatted by magnitude.
- */
-export function formatDuration(ms: number): string {
-  if (!Number.isFinite(ms)) return "—";
-  const abs = Math.abs(ms);
-  if (abs < MINUTE) return `${Math.floor(abs / SECOND)}s`;
-  if (abs < HOUR) return `${Math.floor(abs / MINUTE)}m ${pad2(Math.floor((abs % MINUTE) / SECOND))}s`;
-  if (abs < DAY) return `${Math.floor(abs / HOUR)}h ${pad2(Math.floor((abs % HOUR) / MINUTE))}m`;
-  return `${Math.floor(abs / DAY)}d ${pad2(Math.floor((abs % DAY) / HOUR))}h`;
-}
+/** Compact duration with two units of precision: "3m 05s" (lib/base/duration.ts). */
+export { formatDuration } from "@/lib/base/duration";
 
 /** An age at a glance, coarser than formatDuration so it does not tick every second: "45s", "12m", "2h 03m", "3d 04h". */
 export function formatAge(ms: number): string {

@@ -35,7 +35,7 @@ import {
   type StreamSessionResponse,
 } from "@/lib/gen/macp/v1/core_pb";
 import { AckSchema, SessionState, type Envelope } from "@/lib/gen/macp/v1/envelope_pb";
-import { Channel } from "@/lib/runtime/channel";
+import { AsyncQueue } from "@/lib/base/async-queue";
 import { startRuntime, type RunningRuntime } from "@/lib/runtime";
 import { errorText, type ResourceSample, type ServerCommand, type ServerKind, type ServerReply } from "./runtime-common";
 
@@ -136,7 +136,7 @@ class NoopBroker<E, S> {
 }
 
 async function startConnectNoop(): Promise<Running> {
-  const broker = new NoopBroker<Envelope, Channel<StreamSessionResponse>>((ch, env) => {
+  const broker = new NoopBroker<Envelope, AsyncQueue<StreamSessionResponse>>((ch, env) => {
     ch.push(create(StreamSessionResponseSchema, { response: { case: "envelope", value: env } }));
   });
   const routes = (router: ConnectRouter) =>
@@ -149,7 +149,7 @@ async function startConnectNoop(): Promise<Running> {
       async *streamSession(requests, ctx) {
         const first = await requests[Symbol.asyncIterator]().next();
         if (first.done || first.value.subscribeSessionId === "") return;
-        const ch = new Channel<StreamSessionResponse>(1024);
+        const ch = new AsyncQueue<StreamSessionResponse>({ capacity: 1024 });
         ctx.signal.addEventListener("abort", () => ch.close(), { once: true });
         const sub = broker.subscribe(first.value.subscribeSessionId, ch);
         try {

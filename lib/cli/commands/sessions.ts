@@ -5,7 +5,7 @@ import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { formatBytes } from "@/lib/agent/content";
 import type { SequencedEnvelope } from "@/lib/agent";
-import { sleep } from "@/lib/agent/async";
+import { sleep } from "@/lib/base/abort";
 import { viewFromEvents, type SessionView } from "@/lib/macp/projections/session";
 import { toCanonicalMessage } from "@/lib/macp/transcript";
 import { UsageError } from "../args";

@@ -27,7 +27,7 @@ import { CatalogStatusSchema, type CatalogStatus, type SessionSummary } from "@/
 import type { WatchListRowsResponse } from "@/lib/gen/baton/v1/runtime_catalog_pb";
 import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
 import type { SessionView } from "@/lib/macp/projections/session";
-import { backoffMs, linkedController, sleep } from "../async";
+import { backoffMs, linkedController, sleep } from "@/lib/base/abort";
 import { upstreamError } from "../errors";
 import type { Feed, FeedHost } from "./feed";
 import { OpenFollower } from "./feeder-open";

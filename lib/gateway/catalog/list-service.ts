@@ -15,7 +15,7 @@ import {
   type WatchSessionListResponse,
 } from "@/lib/gen/baton/v1/console_pb";
 import { DEFAULT_STUCK_AFTER_MS } from "@/lib/macp/projections/status";
-import { sleep } from "../async";
+import { sleep } from "@/lib/base/abort";
 import type { CatalogFeeder } from "./feeder";
 import { nameFileParties, type PeopleNames } from "./file-rows";
 import { queryKey, type CatalogQuery } from "./query";

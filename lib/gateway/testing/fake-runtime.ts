@@ -13,7 +13,8 @@ import {
   type SessionMetadata,
 } from "@/lib/gen/macp/v1/core_pb";
 import { SessionState, type Envelope } from "@/lib/gen/macp/v1/envelope_pb";
-import { AsyncQueue, sleep } from "../async";
+import { AsyncQueue } from "@/lib/base/async-queue";
+import { sleep } from "@/lib/base/abort";
 import type { RuntimeReader } from "../runtime-client";
 import type { WatchListRowsResponse } from "@/lib/gen/baton/v1/runtime_catalog_pb";
 
