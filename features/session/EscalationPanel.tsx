@@ -1,5 +1,5 @@
 "use client";
-// A session's escalation chain (lib/gateway/escalations.ts), on its page: what
+// A session's escalation chain (lib/gateway/escalations/), on its page: what
 // Baton will do for the owner and when, what it did, why it stopped, and a
 // "Cancel escalation" control for the owner (and admins; decide()
 // "cancelEscalation", CSRF by the transport). The messages Baton sent for the

@@ -1,4 +1,4 @@
-// Renders markdown from a payload with Baton's own parser (lib/client/markdown).
+// Renders markdown from a payload with Baton's own parser (lib/views/markdown).
 // The parser's tree only ever becomes plain React elements: raw HTML in the
 // text arrives here as text, link targets were already filtered by safeHref,
 // links open with rel="noopener noreferrer nofollow", and images are never

@@ -73,7 +73,7 @@ export function SessionScreen({ sessionId, preview = null, handover }: { session
   const { policy } = usePolicySummary(policyIdOf(view, metadata), Boolean(me));
   const committers = policy && commitmentAuthority(policy) === "designated_role" ? designatedRoles(policy) : undefined;
 
-  // An escalation chain Baton runs for the session's owner (lib/gateway/escalations.ts), if any.
+  // An escalation chain Baton runs for the session's owner (lib/gateway/escalations/), if any.
   const escalation = useEscalation(sessionId, Boolean(me), events.length);
   const marks = useMemo(() => escalationMarks(escalation, sessionId), [escalation, sessionId]);
   const now = useNowWhen(escalation !== undefined);

@@ -212,7 +212,7 @@ export interface HandOffValues {
   policy: PolicyKind;
   approvers: readonly string[];
   implicitAcceptSeconds: string;
-  /** "Escalate if unanswered" (lib/gateway/escalations.ts): off by default. */
+  /** "Escalate if unanswered" (lib/gateway/escalations/): off by default. */
   escalate?: boolean;
   /** Who is told after escalateNotifyMinutes unanswered (none: no NOTIFY step). */
   escalateNotify?: readonly string[];

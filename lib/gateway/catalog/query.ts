@@ -22,7 +22,7 @@ export const STATE_BY_KEY: Readonly<Record<StateKey, SessionState>> = {
   cancelled: SessionState.CANCELLED,
 };
 
-/** Projection phases in list order (the order of the "phase" sort; lib/client/labels.ts PHASE_INFO). */
+/** Projection phases in list order (the order of the "phase" sort; lib/views/labels.ts PHASE_INFO). */
 export const PHASE_ORDER = [
   "Pending",
   "OfferPending",

@@ -68,7 +68,7 @@ function write(s: SessionSummary, extra: Partial<CatalogWrite> = {}): CatalogWri
 
 const ids = (rows: readonly SessionSummary[]) => rows.map((s) => s.metadata?.sessionId ?? "");
 
-/** The browser's in-memory list (lib/client/list-query.ts) is the reference. */
+/** The browser's in-memory list (lib/views/list-query.ts) is the reference. */
 function reference(rows: SessionSummary[], q: CatalogQuery): SessionSummary[] {
   const lq: ListQuery = {
     participant: q.participant,

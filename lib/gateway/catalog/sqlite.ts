@@ -1,7 +1,7 @@
 // The catalog in SQLite (better-sqlite3, WAL): `console.sqlite` in the data
 // folder. One row per session with the columns every filter and sort needs
 // (each sort has its own index, ties broken by newest activity then id, as
-// lib/client/list-query.ts compareSummaries does), the list row itself as a
+// lib/views/list-query.ts compareSummaries does), the list row itself as a
 // protobuf blob, and an FTS5 trigram index for full-text search (substring
 // matches over intent, scope, session id, participants, phase, mode and
 // context id). Browser text is only ever bound as a quoted FTS phrase or an
