@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: every tier of the suite — lock check, type check, lint and import cycles
+// `npm test`: every tier of the suite — lock check, type check, lint, format and import cycles
 // (at the same time), then vitest (units
 // next to the code + integration tests against the real runtime over gRPC)
 // while the production build runs beside it, then Playwright end-to-end in
@@ -52,6 +52,7 @@ const staticChecks = await Promise.all(
     ["lock file (every platform, every engine)", process.execPath, [path.join(root, "scripts", "check-lock.mjs")]],
     ["typecheck (tsc --noEmit)", bin("tsc"), ["--noEmit", "-p", "."]],
     ["lint (eslint: typescript-eslint, react-hooks, jsx-a11y, Next.js, layers)", bin("eslint"), ["."]],
+    ["format (prettier --check; npm run format fixes it)", bin("prettier"), ["--check", "--log-level", "warn", "."]],
     // `npm run check:cycles`: dpdm; type-only imports (-T) vanish at run time, so they do not count.
     ["import cycles (dpdm)", "npm", ["run", "--silent", "check:cycles"]],
   ].map(([label, cmd, args]) => runBuffered(label, cmd, args)),
@@ -71,9 +72,14 @@ for (const rc of staticChecks) {
 const e2e = fs.existsSync(path.join(root, "playwright.config.ts")) && !process.argv.includes("--no-e2e");
 let buildReport = "";
 const building = e2e
-  ? runBuffered("production build (scripts/build.mjs --if-needed, beside vitest)", process.execPath, [path.join(root, "scripts", "build.mjs"), "--if-needed"], (text) => {
-      buildReport = text;
-    })
+  ? runBuffered(
+      "production build (scripts/build.mjs --if-needed, beside vitest)",
+      process.execPath,
+      [path.join(root, "scripts", "build.mjs"), "--if-needed"],
+      (text) => {
+        buildReport = text;
+      },
+    )
   : Promise.resolve(0);
 
 /** Like run(), without blocking, printing as it goes and also keeping what was printed: resolves with the exit code and the text. */
@@ -97,7 +103,12 @@ function runTee(label, cmd, args) {
 
 const vitestJson = path.join(out, "vitest.json");
 fs.rmSync(vitestJson, { force: true });
-const vitest = await runTee("vitest (unit + integration)", bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile=${vitestJson}`]);
+const vitest = await runTee("vitest (unit + integration)", bin("vitest"), [
+  "run",
+  "--reporter=default",
+  "--reporter=json",
+  `--outputFile=${vitestJson}`,
+]);
 status |= vitest.code;
 // Errors outside any test (an unhandled rejection, a worker timeout) fail the
 // run without failing a test: they are counted, and their report is printed
@@ -112,7 +123,10 @@ if (fs.existsSync(vitestJson)) {
     failed++;
     const start = vitest.text.indexOf("Unhandled Error");
     const end = start < 0 ? -1 : vitest.text.indexOf("Test Files", start);
-    vitestErrors = start < 0 ? "vitest exited with an error outside any test (its report is above)\n" : vitest.text.slice(start, end < 0 ? undefined : end);
+    vitestErrors =
+      start < 0
+        ? "vitest exited with an error outside any test (its report is above)\n"
+        : vitest.text.slice(start, end < 0 ? undefined : end);
   }
 } else failed++;
 
