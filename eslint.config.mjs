@@ -20,7 +20,24 @@ const LAYERS = [
   {
     // Shared utilities every layer may use; they import no other layer.
     files: ["lib/base/**"],
-    forbid: ["macp", "authz", "actions", "runtime", "gateway", "server", "client", "cli", "agent", "demo", "accounts", "oidc", "handoff-files", "notify", "logging", "views"],
+    forbid: [
+      "macp",
+      "authz",
+      "actions",
+      "runtime",
+      "gateway",
+      "server",
+      "client",
+      "cli",
+      "agent",
+      "demo",
+      "accounts",
+      "oidc",
+      "handoff-files",
+      "notify",
+      "logging",
+      "views",
+    ],
     ui: true,
   },
   {
@@ -60,7 +77,10 @@ function layerRule({ forbid, ui, noFeatures }) {
       message: "Library layers may not import UI (components/, features/, app/).",
     });
   } else if (noFeatures) {
-    patterns.push({ group: ["@/features/*", "@/app/*"], message: "Shared UI primitives may not import a screen (features/) or a route (app/)." });
+    patterns.push({
+      group: ["@/features/*", "@/app/*"],
+      message: "Shared UI primitives may not import a screen (features/) or a route (app/).",
+    });
   }
   return { "no-restricted-imports": ["error", { patterns }] };
 }

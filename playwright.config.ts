@@ -55,9 +55,13 @@ for (const name of APP_B_SPECS) {
   if (!specNames.includes(name)) throw new Error(`playwright.config.ts: APP_B_SPECS names e2e/${name}.spec.ts, which does not exist`);
 }
 const bLast = [...APP_B_SPECS].sort().at(-1);
-if (bLast !== LIST_SCALE) throw new Error(`playwright.config.ts: e2e/${LIST_SCALE}.spec.ts must be the last spec of app "b", but e2e/${bLast}.spec.ts sorts after it`);
+if (bLast !== LIST_SCALE)
+  throw new Error(
+    `playwright.config.ts: e2e/${LIST_SCALE}.spec.ts must be the last spec of app "b", but e2e/${bLast}.spec.ts sorts after it`,
+  );
 
-const specPattern = (names: readonly string[]): RegExp => new RegExp(`(^|/)(${names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})\\.spec\\.ts$`);
+const specPattern = (names: readonly string[]): RegExp =>
+  new RegExp(`(^|/)(${names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})\\.spec\\.ts$`);
 
 function appServer(name: AppName) {
   const app = e2eApp(name);

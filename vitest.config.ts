@@ -38,7 +38,13 @@ export default defineConfig({
         extends: true,
         test: {
           name: "default",
-          include: ["lib/**/*.test.ts", "components/**/*.test.{ts,tsx}", "features/**/*.test.{ts,tsx}", "tests/**/*.test.ts", "scripts/**/*.test.ts"],
+          include: [
+            "lib/**/*.test.ts",
+            "components/**/*.test.{ts,tsx}",
+            "features/**/*.test.{ts,tsx}",
+            "tests/**/*.test.ts",
+            "scripts/**/*.test.ts",
+          ],
         },
       },
       {

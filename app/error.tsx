@@ -8,7 +8,11 @@ export default function ErrorPage({ error, reset }: { error: Error & { digest?: 
         {error.message || "Unexpected error"}
         {error.digest ? ` (ref ${error.digest})` : ""}. Live data is unaffected; reload or try again.
       </p>
-      <button type="button" onClick={reset} className="rounded-md bg-red-800 px-3 py-1.5 text-sm font-medium text-white dark:bg-red-200 dark:text-red-950">
+      <button
+        type="button"
+        onClick={reset}
+        className="rounded-md bg-red-800 px-3 py-1.5 text-sm font-medium text-white dark:bg-red-200 dark:text-red-950"
+      >
         Try again
       </button>
     </div>

@@ -17,11 +17,7 @@ export const metadata: Metadata = { title: "Sessions" };
  */
 const FIRST_VIEW_READ = 60;
 
-export default async function SessionsPage({
-  searchParams,
-}: {
-  searchParams: Promise<Record<string, string | string[] | undefined>>;
-}) {
+export default async function SessionsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   // The first view: the first page for the URL's query, read by the console
   // process (same sign-in rule and validation as ListSessionPage). Without it
   // (signed out, the console unavailable) the live list loads at once.
@@ -32,12 +28,20 @@ export default async function SessionsPage({
   }
   const query = parseListQuery(params);
   const data = pageData();
-  const read = data?.sessionListFirstView ? await data.sessionListFirstView(await headers(), toSessionListQuery(query), FIRST_VIEW_READ) : undefined;
+  const read = data?.sessionListFirstView
+    ? await data.sessionListFirstView(await headers(), toSessionListQuery(query), FIRST_VIEW_READ)
+    : undefined;
   const first: ListFirstView | undefined =
-    read?.kind === "ready" ? { key: listQueryKey(query), page: read.page, allCount: countOf(read.allCount), openCount: countOf(read.openCount) } : undefined;
+    read?.kind === "ready"
+      ? { key: listQueryKey(query), page: read.page, allCount: countOf(read.allCount), openCount: countOf(read.openCount) }
+      : undefined;
   return (
     <Suspense fallback={<p className="text-sm text-slate-700 dark:text-slate-300">Loading sessions…</p>}>
-      <SessionListScreen first={first} stuckAfterMs={data?.stuckAfterMs?.() ?? DEFAULT_STUCK_AFTER_MS} names={data?.people ? await data.people(await headers()) : null} />
+      <SessionListScreen
+        first={first}
+        stuckAfterMs={data?.stuckAfterMs?.() ?? DEFAULT_STUCK_AFTER_MS}
+        names={data?.people ? await data.people(await headers()) : null}
+      />
     </Suspense>
   );
 }

@@ -140,7 +140,11 @@ test("a full handoff updates the list and the timeline live, step by step", asyn
   // Transcript export: NDJSON in sequence order, canonical field names.
   const [download] = await Promise.all([session.waitForEvent("download"), session.getByTestId("export-ndjson").click()]);
   expect(download.suggestedFilename()).toBe(`session-${sid}.ndjson`);
-  const lines = fs.readFileSync(await download.path(), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { sequence: number; message_type: string; payload?: Record<string, unknown> });
+  const lines = fs
+    .readFileSync(await download.path(), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { sequence: number; message_type: string; payload?: Record<string, unknown> });
   expect(lines.map((l) => l.sequence)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   expect(lines.map((l) => l.message_type)).toEqual([
     "SessionStart",

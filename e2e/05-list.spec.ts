@@ -93,19 +93,36 @@ test("filters and sort live in the URL; back and forward walk through them; the 
   await expect(page.getByTestId("filter-q")).toBeFocused();
 });
 
-test("one status pill, From → To by name, and an offer left unanswered past the threshold shows as stuck and is found by ?stuck=1", async ({ page, browser }) => {
+test("one status pill, From → To by name, and an offer left unanswered past the threshold shows as stuck and is found by ?stuck=1", async ({
+  page,
+  browser,
+}) => {
   const tag = uniqueSuffix();
   // Alice (an operator) starts two handoffs through the console: one offered to Bob and left unanswered, one never offered.
   const alice = await signedInAs(browser, "alice");
   const csrf = await csrfTokenOf(alice.context.request);
   const call = async (method: string, body: Record<string, unknown>): Promise<{ sessionId: string }> => {
-    const res = await connectJson(alice.context.request, method, { messageId: globalThis.crypto.randomUUID(), ...body }, { "x-baton-csrf": csrf });
+    const res = await connectJson(
+      alice.context.request,
+      method,
+      { messageId: globalThis.crypto.randomUUID(), ...body },
+      { "x-baton-csrf": csrf },
+    );
     expect(res.status(), `${method}: ${await res.text()}`).toBe(200);
     return (await res.json()) as { sessionId: string };
   };
-  const waiting = (await call("StartSession", { kind: "SESSION_KIND_HANDOFF", intent: `E2E stuck offer ${tag}`, scope: "payments-api primary", participants: ["human:bob"] })).sessionId;
+  const waiting = (
+    await call("StartSession", {
+      kind: "SESSION_KIND_HANDOFF",
+      intent: `E2E stuck offer ${tag}`,
+      scope: "payments-api primary",
+      participants: ["human:bob"],
+    })
+  ).sessionId;
   await call("Offer", { sessionId: waiting, target: "human:bob", reason: "rotation" });
-  const quiet = (await call("StartSession", { kind: "SESSION_KIND_HANDOFF", intent: `E2E never offered ${tag}`, participants: ["human:bob"] })).sessionId;
+  const quiet = (
+    await call("StartSession", { kind: "SESSION_KIND_HANDOFF", intent: `E2E never offered ${tag}`, participants: ["human:bob"] })
+  ).sessionId;
 
   // The e2e console runs with BATON_STUCK_AFTER_MINUTES=0.05 (3 s): wait past it.
   await page.waitForTimeout(3_500);

@@ -30,7 +30,12 @@ test.beforeAll(async () => {
   await alice.context(handoffId, "h1", "text/markdown", RUNBOOK);
   await bob.declineHandoff(handoffId, "h1", "on leave this week");
   await alice.offer(handoffId, "h2", carol.id, "orders-pg primary", "bob is on leave");
-  await alice.context(handoffId, "h2", "application/json", JSON.stringify({ dashboards: ["pg-overview", "replication"], pager: "orders-db" }));
+  await alice.context(
+    handoffId,
+    "h2",
+    "application/json",
+    JSON.stringify({ dashboards: ["pg-overview", "replication"], pager: "orders-db" }),
+  );
   await carol.acceptHandoff(handoffId, "h2", "taking it");
   await alice.commit(handoffId, HANDOFF_MODE, "handoff.accepted", true, "carol owns orders-pg");
 

@@ -1,10 +1,7 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import type { Page } from "@playwright/test";
 import { expect, test } from "./support/fixtures";
-import {
-  SubscribeSessionRequestSchema,
-  SubscribeSessionResponseSchema,
-} from "@/lib/gen/baton/v1/console_pb";
+import { SubscribeSessionRequestSchema, SubscribeSessionResponseSchema } from "@/lib/gen/baton/v1/console_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { TASK_MODE } from "@/lib/macp/constants";
 import { buildEnvelope } from "@/lib/macp/payloads";
@@ -62,9 +59,17 @@ test("the timeline stays virtualized with 20,000 events and the newest is one ke
     env(3, "TaskAccept", "agent://scale/worker", { taskId: "reindex", assignee: "agent://scale/worker" }),
   ];
   for (let i = 4; i <= 19_999; i += 1) {
-    envelopes.push(env(i, "TaskUpdate", "agent://scale/worker", { taskId: "reindex", status: "working", progress: i / 20_000, message: `shard ${i}` }));
+    envelopes.push(
+      env(i, "TaskUpdate", "agent://scale/worker", { taskId: "reindex", status: "working", progress: i / 20_000, message: `shard ${i}` }),
+    );
   }
-  envelopes.push(env(20_000, "TaskComplete", "agent://scale/worker", { taskId: "reindex", assignee: "agent://scale/worker", summary: "all shards reindexed" }));
+  envelopes.push(
+    env(20_000, "TaskComplete", "agent://scale/worker", {
+      taskId: "reindex",
+      assignee: "agent://scale/worker",
+      summary: "all shards reindexed",
+    }),
+  );
   const metadata = {
     sessionId: sid,
     mode: TASK_MODE,

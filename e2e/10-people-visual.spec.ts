@@ -34,10 +34,20 @@ test.beforeAll(async ({ browser }) => {
     const result = (await started.json()) as { ok?: boolean; sessionId?: string };
     expect(result.ok).toBe(true);
     sessionId = result.sessionId ?? "";
-    const offered = await connectJson(req, "Offer", { sessionId, messageId: globalThis.crypto.randomUUID(), target: "human:bob", reason: "Dave is on leave" }, csrf);
+    const offered = await connectJson(
+      req,
+      "Offer",
+      { sessionId, messageId: globalThis.crypto.randomUUID(), target: "human:bob", reason: "Dave is on leave" },
+      csrf,
+    );
     expect(((await offered.json()) as { ok?: boolean }).ok).toBe(true);
     const runbook = "# Checkout runbook\n\n- Watch the error budget\n- Page payments on 5xx spikes\n";
-    const attached = await connectJson(req, "AttachContext", { sessionId, messageId: globalThis.crypto.randomUUID(), markdown: runbook }, csrf);
+    const attached = await connectJson(
+      req,
+      "AttachContext",
+      { sessionId, messageId: globalThis.crypto.randomUUID(), markdown: runbook },
+      csrf,
+    );
     expect(((await attached.json()) as { ok?: boolean }).ok).toBe(true);
   } finally {
     await alice.context.close();
@@ -49,13 +59,20 @@ async function settle(page: Page): Promise<void> {
 }
 
 for (const scheme of ["light", "dark"] as const) {
-  test(`sign-in, new session, action panel, inbox and Run demo render well in ${scheme} mode (1440 and 390 px) and pass axe`, async ({ browser }) => {
+  test(`sign-in, new session, action panel, inbox and Run demo render well in ${scheme} mode (1440 and 390 px) and pass axe`, async ({
+    browser,
+  }) => {
     for (const width of [1440, 390]) {
       const suffix = width === 390 ? `${scheme}-390` : scheme;
       const viewport = { width, height: width === 390 ? 844 : 900 };
 
       // Sign-in page, signed out (with an error from a failed form post).
-      const anon = await browser.newContext({ storageState: { cookies: [], origins: [] }, viewport, colorScheme: scheme, reducedMotion: "reduce" });
+      const anon = await browser.newContext({
+        storageState: { cookies: [], origins: [] },
+        viewport,
+        colorScheme: scheme,
+        reducedMotion: "reduce",
+      });
       const login = await anon.newPage();
       const loginErrors = watchErrors(login);
       await login.goto("/login?error=invalid&returnTo=%2Finbox");

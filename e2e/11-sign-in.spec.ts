@@ -28,7 +28,9 @@ test("the sign-in form works without JavaScript, explains failures, and returns 
   }
 });
 
-test("a first sign-in with a one-time password asks for a new one, then goes where the person was going; sign-out ends the session", async ({ browser }) => {
+test("a first sign-in with a one-time password asks for a new one, then goes where the person was going; sign-out ends the session", async ({
+  browser,
+}) => {
   const context = await browser.newContext({ storageState: SIGNED_OUT });
   const page = await context.newPage();
   const errors = watchErrors(page);
@@ -96,14 +98,22 @@ test("signing in with SSO goes through the identity provider and back, as the li
   }
 });
 
-test("a hostile returnTo never leads off the console: the sign-in redirect, the Continue link and the error message (issue 10, items 1 and 3)", async ({ browser }) => {
+test("a hostile returnTo never leads off the console: the sign-in redirect, the Continue link and the error message (issue 10, items 1 and 3)", async ({
+  browser,
+}) => {
   const origin = `http://127.0.0.1:${currentApp().consolePort}`;
   const hostile = "%2F.%2F%2Fevil.example%2Flogin";
   // Someone already signed in sees "Continue": it must point at the console.
   const signedIn = await browser.newContext({ storageState: authFile("alice") });
   try {
     const page = await signedIn.newPage();
-    for (const returnTo of [hostile, "%2F..%2F%2Fevil.example", "%2F%252e%2F%2Fevil.example", "%2F%5C%2Fevil.example", "%2F%09%2Fevil.example"]) {
+    for (const returnTo of [
+      hostile,
+      "%2F..%2F%2Fevil.example",
+      "%2F%252e%2F%2Fevil.example",
+      "%2F%5C%2Fevil.example",
+      "%2F%09%2Fevil.example",
+    ]) {
       await page.goto(`/login?returnTo=${returnTo}`);
       const link = page.getByTestId("already-signed-in").getByRole("link", { name: "Continue" });
       await expect(link).toHaveAttribute("href", "/");
@@ -132,11 +142,15 @@ test("a hostile returnTo never leads off the console: the sign-in redirect, the 
   const context = await browser.newContext({ storageState: SIGNED_OUT });
   try {
     const page = await context.newPage();
-    await page.goto(`/login?error=oidc&message=${encodeURIComponent("Your account is locked. Call +1 555 0100 now")}&reason=${encodeURIComponent("<b>x</b>")}`);
+    await page.goto(
+      `/login?error=oidc&message=${encodeURIComponent("Your account is locked. Call +1 555 0100 now")}&reason=${encodeURIComponent("<b>x</b>")}`,
+    );
     await expect(page.getByTestId("login-error")).toHaveText("Sign-in with your identity provider failed.");
     await expect(page.locator("body")).not.toContainText("555 0100");
     await page.goto("/login?error=oidc&reason=cancelled");
-    await expect(page.getByTestId("login-error")).toHaveText("Sign-in with your identity provider failed: Sign-in was cancelled or refused at your identity provider.");
+    await expect(page.getByTestId("login-error")).toHaveText(
+      "Sign-in with your identity provider failed: Sign-in was cancelled or refused at your identity provider.",
+    );
   } finally {
     await context.close();
   }

@@ -44,7 +44,9 @@ test("an admin runs a demo scenario from the console; it plays server-side and i
   }
 });
 
-test("the demo runner shows the session live beside the script, with pause, step and pace; the refused step shows inline", async ({ browser }) => {
+test("the demo runner shows the session live beside the script, with pause, step and pace; the refused step shows inline", async ({
+  browser,
+}) => {
   const ruth = await signedInAs(browser, "ruth");
   try {
     const r = ruth.page;
@@ -75,7 +77,9 @@ test("the demo runner shows the session live beside the script, with pause, step
     // The pace changes while it plays; resume plays the rest.
     await r.getByLabel("Pace").selectOption("instant");
     await r.getByTestId("demo-resume").click();
-    await expect(r.getByTestId("demo-run").getByRole("heading", { level: 2 }).first()).toHaveText("Played as scripted", { timeout: 30_000 });
+    await expect(r.getByTestId("demo-run").getByRole("heading", { level: 2 }).first()).toHaveText("Played as scripted", {
+      timeout: 30_000,
+    });
     await expect(live.locator('[data-type="Commitment"]')).toHaveCount(1);
     await r.setViewportSize({ width: 390, height: 844 });
     await r.emulateMedia({ colorScheme: "dark" });

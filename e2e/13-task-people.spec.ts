@@ -14,7 +14,9 @@ const FAKE_NOTIFICATIONS = `
   window.Notification = FakeNotification;
 `;
 
-test("a task driven by people: request, take, progress, complete, commit; the assignee is notified after opting in", async ({ browser }) => {
+test("a task driven by people: request, take, progress, complete, commit; the assignee is notified after opting in", async ({
+  browser,
+}) => {
   const tag = uniqueSuffix();
   const intent = `Export Q1 ledger ${tag}`;
   const alice = await signedInAs(browser, "alice");

@@ -34,7 +34,12 @@ async function seed() {
   await alice.start(sid, HANDOFF_MODE, intent, [alice.id, bob.id]);
   await alice.offer(sid, "h1", bob.id, "payments primary on-call", "shift change");
   await alice.context(sid, "h1", "text/markdown", RUNBOOK);
-  await alice.context(sid, "h1", "text/markdown", `<script>window.__pwned = "script"</script>\n\n<img src=x onerror="window.__pwned='img'">`);
+  await alice.context(
+    sid,
+    "h1",
+    "text/markdown",
+    `<script>window.__pwned = "script"</script>\n\n<img src=x onerror="window.__pwned='img'">`,
+  );
   await bob.acceptHandoff(sid, "h1", "taking it");
   return { sid, intent, alice, bob };
 }
@@ -112,7 +117,9 @@ test("a long session's live view starts from the first view's window and reads t
   // busy machine that may outlast the page's budget (the page then comes
   // without a first view and the fold finishes in the background).
   await expect
-    .poll(async () => (await page.request.get(`/sessions/${sid}`)).text().then((html) => html.includes('data-testid="session-preview"')), { timeout: 30_000 })
+    .poll(async () => (await page.request.get(`/sessions/${sid}`)).text().then((html) => html.includes('data-testid="session-preview"')), {
+      timeout: 30_000,
+    })
     .toBe(true);
   await page.goto(`/sessions/${sid}`);
   await expect(page.getByTestId("timeline")).toBeVisible();

@@ -11,7 +11,9 @@ import { expect, test } from "./support/fixtures";
 import { authFile } from "./support/people";
 import { uniqueSuffix } from "./support/ui";
 
-test("pages carry a nonce-based CSP, frame-ancestors 'none', X-Frame-Options, nosniff and Referrer-Policy; every inline script has the nonce", async ({ request }) => {
+test("pages carry a nonce-based CSP, frame-ancestors 'none', X-Frame-Options, nosniff and Referrer-Policy; every inline script has the nonce", async ({
+  request,
+}) => {
   const nonces = new Set<string>();
   for (const path of ["/", "/sessions", "/inbox", "/login", "/no-such-page"]) {
     const res = await request.get(path, { headers: { accept: "text/html" } });
@@ -20,7 +22,11 @@ test("pages carry a nonce-based CSP, frame-ancestors 'none', X-Frame-Options, no
     const nonce = /'nonce-([A-Za-z0-9+/=]+)'/.exec(csp)?.[1];
     expect(nonce, `${path}: ${csp}`).toBeTruthy();
     nonces.add(nonce ?? "");
-    const script = csp.split(";").map((d) => d.trim()).find((d) => d.startsWith("script-src")) ?? "";
+    const script =
+      csp
+        .split(";")
+        .map((d) => d.trim())
+        .find((d) => d.startsWith("script-src")) ?? "";
     expect(script).not.toContain("'unsafe-inline'");
     expect(script).not.toContain("'unsafe-eval'");
     expect(csp).toContain("frame-ancestors 'none'");
@@ -40,7 +46,9 @@ test("pages carry a nonce-based CSP, frame-ancestors 'none', X-Frame-Options, no
   expect(nonces.size).toBe(5);
   // Sign-in and Connect answers are never meant to be rendered.
   const methods = await request.get("/auth/methods");
-  expect(methods.headers()["content-security-policy"]).toBe("default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
+  expect(methods.headers()["content-security-policy"]).toBe(
+    "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  );
   expect(methods.headers()["x-frame-options"]).toBe("DENY");
 });
 
@@ -61,7 +69,10 @@ test("a page on another port cannot frame a signed-in session page", async ({ br
     // The console page itself, directly: bob sees his Accept button.
     await page.goto(consoleUrl);
     await expect(page.getByTestId("action-panel").getByTestId("action-accept")).toBeVisible();
-    const blocked = page.waitForEvent("console", { predicate: (m) => /frame-ancestors|Refused to (display|frame)/i.test(m.text()), timeout: 10_000 });
+    const blocked = page.waitForEvent("console", {
+      predicate: (m) => /frame-ancestors|Refused to (display|frame)/i.test(m.text()),
+      timeout: 10_000,
+    });
     await page.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`);
     await blocked;
     const frame = page.frames().find((f) => f !== page.mainFrame());

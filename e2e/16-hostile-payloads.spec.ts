@@ -53,7 +53,12 @@ test("an offer with a context nested 3,000 levels deep still shows Accept and De
     // The tree stops where it gets too deep (inside folded levels), and says so under it.
     expect(await bob.page.locator("[data-json=too-deep]").count()).toBeGreaterThan(0);
     await expect(bob.page.locator("[data-json=shortfall]").first()).toContainText("Nested too deep to show in full");
-    await expect(bob.page.locator("[data-json=shortfall]").first().getByRole("button", { name: /Download/ })).toBeVisible();
+    await expect(
+      bob.page
+        .locator("[data-json=shortfall]")
+        .first()
+        .getByRole("button", { name: /Download/ }),
+    ).toBeVisible();
     // Screenshots of the shortened JSON view: desktop light, then 390 px dark.
     const note = bob.page.locator("[data-json=shortfall]").first();
     await note.scrollIntoViewIfNeeded();
@@ -79,14 +84,19 @@ test("an offer with a context nested 3,000 levels deep still shows Accept and De
 
 const X = (n: number) => `<img src=x onerror="window.__pwned=${n}"><script>window.__pwned=${n}</script>`;
 
-test("hostile text in every agent-controlled field and content type stays text on the list, the session page, the inbox and the exports", async ({ browser }) => {
+test("hostile text in every agent-controlled field and content type stays text on the list, the session page, the inbox and the exports", async ({
+  browser,
+}) => {
   const tag = uniqueSuffix();
   const owner = new Agent(`agent://xss/owner-${tag}`);
   const handoff = newSessionId();
   await owner.start(handoff, HANDOFF_MODE, `XSS ${tag} ${X(1)}`, [owner.id, "human:bob"]);
   await owner.offer(handoff, "h1", "human:bob", `scope ${X(2)}`, `reason ${X(3)} [link](javascript:window.__pwned=4)`);
   const contexts: [string, string][] = [
-    ["text/markdown", `# Runbook ${X(5)}\n\n[click](javascript:window.__pwned=6) ![img](javascript:window.__pwned=7) <https://example.com/" onmouseover="window.__pwned=8>\n\n| a | b |\n| - | - |\n| ${X(9)} | x |`],
+    [
+      "text/markdown",
+      `# Runbook ${X(5)}\n\n[click](javascript:window.__pwned=6) ![img](javascript:window.__pwned=7) <https://example.com/" onmouseover="window.__pwned=8>\n\n| a | b |\n| - | - |\n| ${X(9)} | x |`,
+    ],
     ["application/json", JSON.stringify({ [X(10)]: X(11), nested: [{ href: "javascript:window.__pwned=12" }] })],
     ["text/plain", `plain ${X(13)}`],
     ["text/html", `<html><body onload="window.__pwned=14">${X(15)}</body></html>`],
@@ -128,7 +138,9 @@ test("hostile text in every agent-controlled field and content type stays text o
     await expect(page.getByTestId("raw-envelope")).toHaveCount(await raws.count());
     // Nothing from a payload became an element that can act.
     const timeline = page.getByTestId("timeline");
-    await expect(timeline.locator("script, iframe, object, embed, img, svg[onload], [onerror], [onload], [onmouseover], [srcdoc]")).toHaveCount(0);
+    await expect(
+      timeline.locator("script, iframe, object, embed, img, svg[onload], [onerror], [onload], [onmouseover], [srcdoc]"),
+    ).toHaveCount(0);
     for (const href of await timeline.locator("a[href]").evaluateAll((as) => as.map((a) => a.getAttribute("href") ?? ""))) {
       expect(href).toMatch(/^(https?:|mailto:|#|\/(?!\/))/);
     }

@@ -50,7 +50,13 @@ async function as<T>(browser: Browser, who: PersonKey, fn: (req: APIRequestConte
   }
 }
 
-async function openAs(browser: Browser, who: PersonKey, sid: string, viewport = PHONE, scheme: "light" | "dark" = "light"): Promise<{ page: Page; close: () => Promise<void>; errors: string[] }> {
+async function openAs(
+  browser: Browser,
+  who: PersonKey,
+  sid: string,
+  viewport = PHONE,
+  scheme: "light" | "dark" = "light",
+): Promise<{ page: Page; close: () => Promise<void>; errors: string[] }> {
   const p = await signedInAs(browser, who, { viewport });
   await p.page.emulateMedia({ colorScheme: scheme, reducedMotion: "reduce" });
   const errors = watchErrors(p.page);
@@ -58,7 +64,9 @@ async function openAs(browser: Browser, who: PersonKey, sid: string, viewport = 
   return { page: p.page, close: () => p.context.close(), errors };
 }
 
-test("the brief comes first for the target, the re-offer's target sees the earlier runbook, the approver gets an approval brief", async ({ browser }) => {
+test("the brief comes first for the target, the re-offer's target sees the earlier runbook, the approver gets an approval brief", async ({
+  browser,
+}) => {
   const tag = uniqueSuffix();
   const intent = `Payments rotation ${tag}`;
   const scope = "payments-api primary on-call";
@@ -156,7 +164,9 @@ test("the brief comes first for the target, the re-offer's target sees the earli
   await expect(a.getByTestId("action-done")).toHaveCount(0);
   await expect(actionButton(a, "offer")).toBeVisible();
   await alice.close();
-  const offer2 = await as(browser, "alice", (req) => call(req, "Offer", { sessionId: sid, target: "human:dave", reason: "Bob is in an incident review" }));
+  const offer2 = await as(browser, "alice", (req) =>
+    call(req, "Offer", { sessionId: sid, target: "human:dave", reason: "Bob is in an incident review" }),
+  );
   const dave = await openAs(browser, "dave", sid);
   const d = dave.page;
   await expect(d.getByTestId("brief")).toHaveAttribute("data-kind", "offer");

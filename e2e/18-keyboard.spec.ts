@@ -80,7 +80,12 @@ test("the handover report downloads as readable Markdown", async ({ page }) => {
 
 test("keyboard hints are hidden on touch screens", async ({ browser }) => {
   const { sid } = await seed();
-  const context = await browser.newContext({ storageState: authFile("wendy"), viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const context = await browser.newContext({
+    storageState: authFile("wendy"),
+    viewport: { width: 390, height: 844 },
+    isMobile: true,
+    hasTouch: true,
+  });
   const page = await context.newPage();
   await page.goto(`/sessions/${sid}`);
   await expect(page.locator("#e-3")).toBeVisible();

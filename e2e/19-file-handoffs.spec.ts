@@ -40,7 +40,9 @@ async function settle(page: Page): Promise<void> {
   await page.waitForTimeout(300);
 }
 
-test("a v0.1 agent's file appears live, a person accepts it from the browser, the agent completes it, and the console shows the whole history", async ({ browser }) => {
+test("a v0.1 agent's file appears live, a person accepts it from the browser, the agent completes it, and the console shows the whole history", async ({
+  browser,
+}) => {
   const tag = uniqueSuffix();
   const description = `Rotate the TLS certificates ${tag}`;
   const bob = await signedInAs(browser, "bob");
@@ -58,7 +60,17 @@ test("a v0.1 agent's file appears live, a person accepts it from the browser, th
     await settle(page);
 
     // The agent offers work to anyone by writing a file (its own field order, null to_agent, an extra field).
-    const taskId = agent("offer", handoffDir(), description, "--from", "agent://planner", "--context", "ticket=OPS-12", "--context", "env=prod");
+    const taskId = agent(
+      "offer",
+      handoffDir(),
+      description,
+      "--from",
+      "agent://planner",
+      "--context",
+      "ticket=OPS-12",
+      "--context",
+      "env=prod",
+    );
     expect(taskId).toMatch(/^[0-9a-f-]{36}$/);
     const row = page.locator(`[data-testid="file-row"][data-task="${taskId}"]`);
     await expect(row).toBeVisible();
@@ -171,7 +183,15 @@ test("an invalid file is listed with its reason, and left alone", async ({ brows
 
 for (const scheme of ["light", "dark"] as const) {
   test(`file handoff pages render well in ${scheme} mode (1440 and 390 px) and pass axe`, async ({ browser }) => {
-    const taskId = agent("offer", handoffDir(), `Renew the on-call rota (${scheme})\nSee the wiki page for the rules.`, "--from", "agent://planner", "--context", "ticket=OPS-31");
+    const taskId = agent(
+      "offer",
+      handoffDir(),
+      `Renew the on-call rota (${scheme})\nSee the wiki page for the rules.`,
+      "--from",
+      "agent://planner",
+      "--context",
+      "ticket=OPS-31",
+    );
     const bob = await signedInAs(browser, "bob");
     const page = bob.page;
     const errors = watchErrors(page);
@@ -202,7 +222,9 @@ for (const scheme of ["light", "dark"] as const) {
   });
 }
 
-test("a v0.1 agent's offer appears live in the main session list with its mode label and pill; the mode filter and search find it; the row opens its page", async ({ browser }) => {
+test("a v0.1 agent's offer appears live in the main session list with its mode label and pill; the mode filter and search find it; the row opens its page", async ({
+  browser,
+}) => {
   const tag = uniqueSuffix();
   const description = `Drain the EU queue ${tag}`;
   const bob = await signedInAs(browser, "bob");

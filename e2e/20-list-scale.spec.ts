@@ -40,11 +40,12 @@ async function listTotal(page: Page): Promise<number> {
 
 /** Rows (loaded, not placeholders) at least partly inside the viewport. */
 function rowsOnScreen(page: Page): Promise<number> {
-  return page.locator("li[data-index] [data-row-id]").evaluateAll((els) =>
-    els.filter((e) => {
-      const r = e.getBoundingClientRect();
-      return r.bottom > 0 && r.top < window.innerHeight;
-    }).length,
+  return page.locator("li[data-index] [data-row-id]").evaluateAll(
+    (els) =>
+      els.filter((e) => {
+        const r = e.getBoundingClientRect();
+        return r.bottom > 0 && r.top < window.innerHeight;
+      }).length,
   );
 }
 
@@ -69,7 +70,9 @@ test.beforeAll(async () => {
   const alice = new Agent("agent://fleet/marker-alice");
   await alice.start(marker.id, HANDOFF_MODE, marker.intent, [alice.id, "agent://fleet/marker-bob"]);
   seededAt = Date.now();
-  console.log(`seeded ${COUNT.toLocaleString("en-US")} sessions (${calls.toLocaleString("en-US")} gRPC calls) in ${(ms / 1000).toFixed(1)} s`);
+  console.log(
+    `seeded ${COUNT.toLocaleString("en-US")} sessions (${calls.toLocaleString("en-US")} gRPC calls) in ${(ms / 1000).toFixed(1)} s`,
+  );
 });
 
 test("the list of 20,000 sessions scrolls to its last row, in a bounded DOM", async ({ page }) => {
@@ -218,7 +221,8 @@ test("an inbox with many items is virtualized: the count is whole, the DOM is no
   try {
     await d.goto("/inbox");
     await expect(d.getByTestId("inbox-count")).toContainText(/\d+ items waiting on you/);
-    const inboxCount = async (): Promise<number> => Number(/(\d+) items/.exec((await d.getByTestId("inbox-count").textContent()) ?? "")?.[1] ?? 0);
+    const inboxCount = async (): Promise<number> =>
+      Number(/(\d+) items/.exec((await d.getByTestId("inbox-count").textContent()) ?? "")?.[1] ?? 0);
     await expect.poll(inboxCount).toBeGreaterThanOrEqual(INBOX);
     const count = await inboxCount();
     const rendered = await d.getByTestId("inbox-item").count();

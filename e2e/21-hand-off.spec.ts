@@ -30,7 +30,9 @@ async function fillDialog(page: Page, scope: string): Promise<void> {
   await d.getByLabel("Time to live (minutes)").fill("90");
 }
 
-test("alice hands off to bob in one dialog; bob's phone shows the brief with the runbook and Accept; templates prefill", async ({ browser }) => {
+test("alice hands off to bob in one dialog; bob's phone shows the brief with the runbook and Accept; templates prefill", async ({
+  browser,
+}) => {
   const tag = uniqueSuffix();
   const scope = `payments-api primary on-call ${tag}`;
   const alice = await signedInAs(browser, "alice");

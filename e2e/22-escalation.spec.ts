@@ -38,11 +38,18 @@ async function fillDialog(page: Page, scope: string, notifyMinutes: string, reof
 /** Cancel a session as alice (nothing may be left waiting on anyone). */
 async function cancelAsAlice(page: Page, sessionId: string): Promise<void> {
   const token = await csrfTokenOf(page.request);
-  const res = await connectJson(page.request, "Cancel", { sessionId, messageId: crypto.randomUUID(), reason: "e2e cleanup" }, { "x-baton-csrf": token });
+  const res = await connectJson(
+    page.request,
+    "Cancel",
+    { sessionId, messageId: crypto.randomUUID(), reason: "e2e cleanup" },
+    { "x-baton-csrf": token },
+  );
   expect(res.status()).toBe(200);
 }
 
-test("an unanswered offer escalates: carol is told, then dave gets the handoff with the runbook, marked as done by Baton for alice", async ({ browser }) => {
+test("an unanswered offer escalates: carol is told, then dave gets the handoff with the runbook, marked as done by Baton for alice", async ({
+  browser,
+}) => {
   const tag = uniqueSuffix();
   const scope = `search-api on-call ${tag}`;
   const alice = await signedInAs(browser, "alice");
@@ -156,7 +163,12 @@ test("a chain can be cancelled from the session page; when bob accepts first, no
   const started = Date.now();
   const bob = await signedInAs(browser, "bob");
   const token = await csrfTokenOf(bob.page.request);
-  const res = await connectJson(bob.page.request, "Accept", { sessionId: accepted, messageId: crypto.randomUUID(), reason: "on it" }, { "x-baton-csrf": token });
+  const res = await connectJson(
+    bob.page.request,
+    "Accept",
+    { sessionId: accepted, messageId: crypto.randomUUID(), reason: "on it" },
+    { "x-baton-csrf": token },
+  );
   expect(res.status()).toBe(200);
   await bob.context.close();
   const panel = a.getByTestId("escalation-panel");

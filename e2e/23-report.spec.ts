@@ -19,7 +19,9 @@ kubectl -n payments rollout status deploy/payments-api --timeout=120s
 <script>window.__pwned = "report"</script>
 `;
 
-test("the printable handover report says who handed what to whom, with the runbook, every decision and the commitment; print drops the console's chrome", async ({ page }) => {
+test("the printable handover report says who handed what to whom, with the runbook, every decision and the commitment; print drops the console's chrome", async ({
+  page,
+}) => {
   const alice = new Agent("agent://oncall/alice");
   const bob = new Agent("agent://oncall/bob");
   const carol = new Agent("agent://oncall/carol");

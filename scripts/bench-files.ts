@@ -51,7 +51,19 @@ try {
   const now = new Date().toISOString();
   for (let i = 0; i < FILES; i++) {
     const id = `h-${String(i).padStart(7, "0")}`;
-    fs.writeFileSync(path.join(big, `${id}.json`), JSON.stringify({ task_id: id, from_agent: "agent://bench", to_agent: "", status: "offered", description: `work item ${i}`, context: {}, created_at: now, updated_at: now }));
+    fs.writeFileSync(
+      path.join(big, `${id}.json`),
+      JSON.stringify({
+        task_id: id,
+        from_agent: "agent://bench",
+        to_agent: "",
+        status: "offered",
+        description: `work item ${i}`,
+        context: {},
+        created_at: now,
+        updated_at: now,
+      }),
+    );
   }
   let t = process.hrtime.bigint();
   let statted = 0;
@@ -115,7 +127,10 @@ try {
     lat.sort((a, b) => a - b);
     const p50 = lat[Math.floor(lat.length / 2)] as number;
     const max = lat[lat.length - 1] as number;
-    row(`new file → change reported (${mode}${mode === "poll" ? ", every 500 ms" : ""})`, `p50 ${p50} ms, max ${max} ms over ${lat.length} files`);
+    row(
+      `new file → change reported (${mode}${mode === "poll" ? ", every 500 ms" : ""})`,
+      `p50 ${p50} ms, max ${max} ms over ${lat.length} files`,
+    );
     out[`latency_${mode}_p50_ms`] = p50;
     out[`latency_${mode}_max_ms`] = max;
   }
@@ -172,7 +187,11 @@ try {
     fs.renameSync(tmp, path.join(casDir, `ref-${i}.ref`));
   }
   const refMs = ms(t) / CAS_N;
-  row("accept (lock, re-read, write, fsync, rename)", `${casMs.toFixed(2)} ms each`, `${(casMs / refMs).toFixed(1)}× a bare write + fsync + rename (${refMs.toFixed(2)} ms)`);
+  row(
+    "accept (lock, re-read, write, fsync, rename)",
+    `${casMs.toFixed(2)} ms each`,
+    `${(casMs / refMs).toFixed(1)}× a bare write + fsync + rename (${refMs.toFixed(2)} ms)`,
+  );
   out.cas_ms = casMs;
   out.reference_write_ms = refMs;
 
@@ -182,12 +201,17 @@ try {
   let wins = 0;
   let losses = 0;
   for (const s of contested) {
-    const results = await Promise.allSettled(Array.from({ length: 8 }, (_, k) => cas.act(s.record.task_id, { kind: "accept", agent: `agent://w${k}` })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, k) => cas.act(s.record.task_id, { kind: "accept", agent: `agent://w${k}` })),
+    );
     wins += results.filter((r) => r.status === "fulfilled").length;
     losses += results.filter((r) => r.status === "rejected").length;
   }
   const raceMs = ms(t) / contested.length;
-  row("8 contenders per accept (in-process)", `${raceMs.toFixed(1)} ms per handoff, ${wins} wins, ${losses} refusals over ${contested.length} handoffs`);
+  row(
+    "8 contenders per accept (in-process)",
+    `${raceMs.toFixed(1)} ms per handoff, ${wins} wins, ${losses} refusals over ${contested.length} handoffs`,
+  );
   out.race_ms = raceMs;
   out.race_wins = wins;
 
@@ -195,7 +219,9 @@ try {
   const w2 = Math.max(...rows.map((r) => r[1].length));
   process.stdout.write(`\n${"measurement".padEnd(w1)}  ${"result".padEnd(w2)}  reference\n`);
   for (const [a, b, c] of rows) process.stdout.write(`${a.padEnd(w1)}  ${b.padEnd(w2)}  ${c}\n`);
-  process.stdout.write(`\n${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, files: FILES, ...out })}\n`);
+  process.stdout.write(
+    `\n${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, files: FILES, ...out })}\n`,
+  );
 } finally {
   fs.rmSync(root, { recursive: true, force: true });
 }

@@ -444,9 +444,7 @@ async function sendsPhase(load: LoadChild): Promise<{ points: SendsPoint[]; desc
     };
     for (const concurrency of opts.levels) {
       for (const server of servers) {
-        points.push(
-          await leastDisturbed(`${server.kind} c=${concurrency}`, sendsPointMs(), () => once(server, concurrency)),
-        );
+        points.push(await leastDisturbed(`${server.kind} c=${concurrency}`, sendsPointMs(), () => once(server, concurrency)));
       }
     }
   } finally {
@@ -602,13 +600,26 @@ async function main() {
     say("");
     say("   saturated: which process used >= 0.85 of a core (CLIENT = the load generator was the limit, so that server's");
     say("   real ceiling is higher than shown; compare CPU per Ack below instead). other load: cores used by other");
-    say(`   processes on the machine during the point, shown when above ${fmt(opts.quietCores * 1.5, 2)} ("!": throughput and latency of that row are not trustworthy).`);
+    say(
+      `   processes on the machine during the point, shown when above ${fmt(opts.quietCores * 1.5, 2)} ("!": throughput and latency of that row are not trustworthy).`,
+    );
     say("");
     say("   where the CPU went (cores: 1.00 = one core busy; µs/ack: CPU time per ok Ack; other = other processes on the box):");
     say("");
     say(
       table(
-        ["server", "in flight", "server cores", "server µs/ack", "client cores", "client µs/ack", "other cores", "srv loop lag p99", "recs/commit", "runs"],
+        [
+          "server",
+          "in flight",
+          "server cores",
+          "server µs/ack",
+          "client cores",
+          "client µs/ack",
+          "other cores",
+          "srv loop lag p99",
+          "recs/commit",
+          "runs",
+        ],
         sends.points.map((p) => [
           LABEL[p.server],
           p.result.concurrency,
@@ -648,7 +659,16 @@ async function main() {
     say("");
     say(
       table(
-        ["in flight", "runtime/connect-noop", "runtime/grpcjs-noop", "runtime/faster no-op", "target ≥ 0.50 at 64", "CPU-capacity vs connect", "CPU-capacity vs grpc-js", "runtime-on-connect/faster no-op"],
+        [
+          "in flight",
+          "runtime/connect-noop",
+          "runtime/grpcjs-noop",
+          "runtime/faster no-op",
+          "target ≥ 0.50 at 64",
+          "CPU-capacity vs connect",
+          "CPU-capacity vs grpc-js",
+          "runtime-on-connect/faster no-op",
+        ],
         ratios.map((r) => [
           r.concurrency,
           fmt(r.runtimeOverConnectNoop, 2),
@@ -676,7 +696,23 @@ async function main() {
     say("");
     say(
       table(
-        ["server", "subscribers", "conns", "envelopes", "deliveries", "missing", "p50 ms", "p99 ms", "max ms", "last-sub p99", "ts-based p99", "ack p99", "RSS before", "RSS peak", "other load"],
+        [
+          "server",
+          "subscribers",
+          "conns",
+          "envelopes",
+          "deliveries",
+          "missing",
+          "p50 ms",
+          "p99 ms",
+          "max ms",
+          "last-sub p99",
+          "ts-based p99",
+          "ack p99",
+          "RSS before",
+          "RSS peak",
+          "other load",
+        ],
         fanout.map((p) => [
           LABEL[p.server],
           p.result.subscribers,
@@ -701,7 +737,18 @@ async function main() {
     say("");
     say(
       table(
-        ["server", "subscribers", "server cores", "server µs/delivery", "client cores", "other cores", "srv loop lag p99", "cli loop lag p99", "setup ms", "runs"],
+        [
+          "server",
+          "subscribers",
+          "server cores",
+          "server µs/delivery",
+          "client cores",
+          "other cores",
+          "srv loop lag p99",
+          "cli loop lag p99",
+          "setup ms",
+          "runs",
+        ],
         fanout.map((p) => [
           LABEL[p.server],
           p.result.subscribers,

@@ -40,7 +40,16 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { fmt, fmtInt, mib, type ScaleContext, type ScaleSection, type SeedCommand, type SeedReply, type SeedResult } from "./bench/scale-common";
+import {
+  fmt,
+  fmtInt,
+  mib,
+  type ScaleContext,
+  type ScaleSection,
+  type SeedCommand,
+  type SeedReply,
+  type SeedResult,
+} from "./bench/scale-common";
 import { startRuntimeProcess, type RuntimeProcess } from "./bench/scale-runtime-process";
 import { consoleSection } from "./bench/scale-console";
 import { runtimeSection } from "./bench/scale-runtime";
@@ -105,7 +114,9 @@ class Seeder {
     return new Seeder(child);
   }
 
-  run(cmd: Omit<Extract<SeedCommand, { type: "seed" }>, "id"> | Omit<Extract<SeedCommand, { type: "big-session" }>, "id">): Promise<SeedReply> {
+  run(
+    cmd: Omit<Extract<SeedCommand, { type: "seed" }>, "id"> | Omit<Extract<SeedCommand, { type: "big-session" }>, "id">,
+  ): Promise<SeedReply> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const onMessage = (m: SeedReply) => {
@@ -132,10 +143,17 @@ async function main(): Promise<void> {
   const dataDir = opts.data ? path.resolve(opts.data) : fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-scale-"));
   fs.mkdirSync(dataDir, { recursive: true });
   const manifestPath = path.join(dataDir, MANIFEST);
-  const reused: SeededManifest | null = fs.existsSync(manifestPath) ? (JSON.parse(fs.readFileSync(manifestPath, "utf8")) as SeededManifest) : null;
+  const reused: SeededManifest | null = fs.existsSync(manifestPath)
+    ? (JSON.parse(fs.readFileSync(manifestPath, "utf8")) as SeededManifest)
+    : null;
   if (reused) {
     const o = reused.options;
-    if (o.openEvery !== opts.openEvery || o.bigEvery !== opts.bigEvery || o.bigBytes !== opts.bigBytes || o.bigContexts !== opts.bigContexts) {
+    if (
+      o.openEvery !== opts.openEvery ||
+      o.bigEvery !== opts.bigEvery ||
+      o.bigBytes !== opts.bigBytes ||
+      o.bigContexts !== opts.bigContexts
+    ) {
       throw new Error(`${manifestPath} was seeded with other options (${JSON.stringify(o)}); use another --data folder`);
     }
   } else if (fs.readdirSync(dataDir).length > 0) {
@@ -153,10 +171,20 @@ async function main(): Promise<void> {
   const tag = reused?.tag ?? Math.random().toString(36).slice(2, 8);
   const cpu = os.cpus();
   say(`bench:scale, ${new Date().toISOString()}: ${cpu.length} × ${cpu[0]?.model ?? "?"}, Node ${process.version}, store in ${dataDir}`);
-  say(`sizes ${opts.sizes.join(", ")}; 1 in ${opts.openEvery} left open; 1 in ${opts.bigEvery} with a ${fmtInt(opts.bigBytes)}-byte context; one session with ${opts.bigContexts} × ${fmtInt(opts.bigBytes)} bytes`);
+  say(
+    `sizes ${opts.sizes.join(", ")}; 1 in ${opts.openEvery} left open; 1 in ${opts.bigEvery} with a ${fmtInt(opts.bigBytes)}-byte context; one session with ${opts.bigContexts} × ${fmtInt(opts.bigBytes)} bytes`,
+  );
 
   const seeder = await Seeder.start();
-  const seeding: { sessions: number; open: number; envelopes: number; payloadBytes: number; ms: number; storeBytes: number; seedingRuntimeRssBytes: number }[] = [];
+  const seeding: {
+    sessions: number;
+    open: number;
+    envelopes: number;
+    payloadBytes: number;
+    ms: number;
+    storeBytes: number;
+    seedingRuntimeRssBytes: number;
+  }[] = [];
   const perSection = new Map<string, { sessions: number; open: number; result: unknown }[]>(SECTIONS.map((s) => [s.name, []]));
   let seeded = reused?.seeded ?? 0;
   let open = reused?.open ?? 0;
@@ -201,7 +229,15 @@ async function main(): Promise<void> {
         seeded += batch.sessions;
         open += batch.open;
         const storeBytes = dirBytes(dataDir);
-        seeding.push({ sessions: seeded, open, envelopes: batch.envelopes, payloadBytes: batch.bytes, ms: Math.round(batch.ms), storeBytes, seedingRuntimeRssBytes: seedingRss });
+        seeding.push({
+          sessions: seeded,
+          open,
+          envelopes: batch.envelopes,
+          payloadBytes: batch.bytes,
+          ms: Math.round(batch.ms),
+          storeBytes,
+          seedingRuntimeRssBytes: seedingRss,
+        });
         say(
           `  seeded ${fmtInt(batch.sessions)} sessions, ${fmtInt(batch.envelopes)} envelopes (${mib(batch.bytes)} of payloads) in ${fmt(batch.ms / 1000, 1)} s ` +
             `(${fmtInt(batch.envelopes / (batch.ms / 1000))} envelopes/s); store ${mib(storeBytes)}; runtime RSS at the end of seeding ${mib(seedingRss)}`,

@@ -30,7 +30,15 @@ import { fileURLToPath } from "node:url";
 import { chromium, type Browser } from "playwright-core";
 import { CHROMIUM_PATH } from "../e2e/support/ports";
 import { signIn, startApp, type RunningApp } from "./bench/web-app";
-import { coldRun, clockOffset, openLiveSession, session as browserSession, wallNow, type ColdRun, type PageCondition } from "./bench/web-page";
+import {
+  coldRun,
+  clockOffset,
+  openLiveSession,
+  session as browserSession,
+  wallNow,
+  type ColdRun,
+  type PageCondition,
+} from "./bench/web-page";
 import { agents, contextPayload, seedBigSession, seedList, waitForRuntime, type Agents } from "./bench/web-seed";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -201,8 +209,15 @@ async function coldRuns(browser: Browser, label: string, url: string, ready: Con
   background[label] = await waitForQuiet(label);
   const runs: ColdRun[] = [];
   for (let i = 0; i < opts.runs; i++) {
-    const r = await coldRun(browser, url, { ...ready, timeoutMs: 20_000 }, opts.settleMs, live ? { ...live, timeoutMs: 20_000 } : undefined);
-    if (r.failedScripts.length > 0) log(`WARNING ${label} run ${i + 1}: script errors (a concurrent rebuild of .next?): ${r.failedScripts.join(", ")}`);
+    const r = await coldRun(
+      browser,
+      url,
+      { ...ready, timeoutMs: 20_000 },
+      opts.settleMs,
+      live ? { ...live, timeoutMs: 20_000 } : undefined,
+    );
+    if (r.failedScripts.length > 0)
+      log(`WARNING ${label} run ${i + 1}: script errors (a concurrent rebuild of .next?): ${r.failedScripts.join(", ")}`);
     log(
       `${label} run ${i + 1}/${opts.runs}: JS ${f1(kib(r.jsSentBytes))} KiB sent / ${f1(kib(r.jsGzipBytes))} KiB gzip-eq. (${r.scriptsBeforeLoad} scripts), HTML ${f1(kib(r.htmlSentBytes))} KiB sent, first byte ${f0(r.firstByteMs)} ms, first paint ${f0(r.firstPaintMs)} ms, load ${f0(r.loadMs)} ms, LCP ${f0(r.lcpMs)} ms, content ${f0(r.readyMs)} ms${live ? `, live view ${f0(r.liveMs)} ms` : ""}`,
     );
@@ -244,7 +259,12 @@ interface LiveResult {
   longFrameMax: number;
 }
 
-async function livePhase(browser: Browser, app: RunningApp, a: Agents, big: Awaited<ReturnType<typeof seedBigSession>>): Promise<LiveResult> {
+async function livePhase(
+  browser: Browser,
+  app: RunningApp,
+  a: Agents,
+  big: Awaited<ReturnType<typeof seedBigSession>>,
+): Promise<LiveResult> {
   const live = await openLiveSession(browser, `${app.baseUrl}/sessions/${big.sessionId}`, big.events);
   try {
     const follow = await live.following();
@@ -263,9 +283,7 @@ async function livePhase(browser: Browser, app: RunningApp, a: Agents, big: Awai
     const history = await a.client("agent://bench/big-alice").history(big.sessionId, { timeoutMs: 20_000 });
     const seqOf = new Map(history.map((h) => [h.envelope.messageId, h.sequence]));
     const lastSeq = Math.max(...acks.map((x) => seqOf.get(x.messageId) ?? 0));
-    await live.page
-      .waitForFunction((n) => document.getElementById(`e-${n}`) !== null, lastSeq, { timeout: 5_000 })
-      .catch(() => undefined);
+    await live.page.waitForFunction((n) => document.getElementById(`e-${n}`) !== null, lastSeq, { timeout: 5_000 }).catch(() => undefined);
     await live.page.waitForTimeout(100);
     const rows = await live.rowTimes();
     const commits = (await live.commits()).map((c) => c.t - clock.offsetMs);
@@ -333,7 +351,10 @@ async function livePhase(browser: Browser, app: RunningApp, a: Agents, big: Awai
       commitToDomP50: pct(commitToDom, 50),
       commitToDomP95: pct(commitToDom, 95),
       longFrames: longFrames.length,
-      longFrameP50: pct(longFrames.map((f) => f.d), 50),
+      longFrameP50: pct(
+        longFrames.map((f) => f.d),
+        50,
+      ),
       longFrameMax: longFrames.length > 0 ? Math.max(...longFrames.map((f) => f.d)) : 0,
     };
   } finally {
@@ -355,7 +376,9 @@ async function main(): Promise<void> {
     },
   });
   const measureStart = performance.now();
-  log(`app ready on ${app.baseUrl} (gRPC ${app.grpcAddress}) after ${f1(app.readyMs / 1000)} s${app.built ? `, build + start ${f1(app.buildMs / 1000)} s` : ", no build needed"}`);
+  log(
+    `app ready on ${app.baseUrl} (gRPC ${app.grpcAddress}) after ${f1(app.readyMs / 1000)} s${app.built ? `, build + start ${f1(app.buildMs / 1000)} s` : ", no build needed"}`,
+  );
   const a = agents(app.grpcAddress);
   let browser: Browser | undefined;
   const stopAll = async (): Promise<void> => {
@@ -390,7 +413,8 @@ async function main(): Promise<void> {
     // the background when it outlasts the page's budget): wait until the page
     // carries it, so the runs measure the steady state, and say how long that took.
     const cookieHeader = browserSession.cookies.map((c) => `${c.name}=${c.value}`).join("; ");
-    const getHtml = async (u: string): Promise<string> => (await fetch(u, { headers: { cookie: cookieHeader, accept: "text/html" } })).text();
+    const getHtml = async (u: string): Promise<string> =>
+      (await fetch(u, { headers: { cookie: cookieHeader, accept: "text/html" } })).text();
     for (const u of [`${app.baseUrl}/`, `${app.baseUrl}/inbox`]) for (let i = 0; i < 2; i++) await getHtml(u);
     const firstViewReadyMs: Record<string, number | null> = {};
     for (const s of [big, huge]) {
@@ -398,12 +422,15 @@ async function main(): Promise<void> {
       const started = performance.now();
       let ready: number | null = null;
       for (let i = 0; i < 60 && ready === null; i++) {
-        if ((await getHtml(`${app.baseUrl}/sessions/${s.sessionId}`)).includes('data-testid="session-preview"')) ready = performance.now() - started;
+        if ((await getHtml(`${app.baseUrl}/sessions/${s.sessionId}`)).includes('data-testid="session-preview"'))
+          ready = performance.now() - started;
         else await new Promise((r) => setTimeout(r, 250));
       }
       await getHtml(`${app.baseUrl}/sessions/${s.sessionId}`);
       firstViewReadyMs[s.events] = ready;
-      log(`session of ${s.events} events: first view ${ready === null ? "never rendered (measuring without it)" : `rendered after ${f0(ready)} ms of warm-up`}`);
+      log(
+        `session of ${s.events} events: first view ${ready === null ? "never rendered (measuring without it)" : `rendered after ${f0(ready)} ms of warm-up`}`,
+      );
     }
     // Server time to the first byte, without a browser: 20 sequential GETs per
     // page (after the warm-up), headers received, medians. Less noisy than 5
@@ -413,7 +440,9 @@ async function main(): Promise<void> {
       ["list /", `${app.baseUrl}/`],
       ["inbox", `${app.baseUrl}/inbox`],
       [`session ${big.events.toLocaleString("en-US")} ev`, `${app.baseUrl}/sessions/${big.sessionId}`],
-      ...(huge ? ([[`session ${huge.events.toLocaleString("en-US")} ev`, `${app.baseUrl}/sessions/${huge.sessionId}`]] as [string, string][]) : []),
+      ...(huge
+        ? ([[`session ${huge.events.toLocaleString("en-US")} ev`, `${app.baseUrl}/sessions/${huge.sessionId}`]] as [string, string][])
+        : []),
     ];
     background.firstByte = await waitForQuiet("first byte");
     for (const [label, u] of ttfbPages) {
@@ -452,14 +481,22 @@ async function main(): Promise<void> {
     // The server-rendered first view satisfies `sessionReady`; the live view
     // (virtualized timeline, its own stream caught up) replaces it after load.
     const sessionLive: Condition = {
-      fn: () => document.querySelector("[data-testid=timeline] article[data-sequence]") !== null && !(document.body.textContent ?? "").includes("loading history"),
+      fn: () =>
+        document.querySelector("[data-testid=timeline] article[data-sequence]") !== null &&
+        !(document.body.textContent ?? "").includes("loading history"),
       arg: "",
     };
     const list = await coldRuns(browser, "list", `${app.baseUrl}/`, listReady);
     const inbox = await coldRuns(browser, "inbox", `${app.baseUrl}/inbox`, inboxReady);
     const session = await coldRuns(browser, "session", `${app.baseUrl}/sessions/${big.sessionId}`, sessionReady(big.events), sessionLive);
     const hugeSession = huge
-      ? await coldRuns(browser, `session ${huge.events}`, `${app.baseUrl}/sessions/${huge.sessionId}`, sessionReady(huge.events), sessionLive)
+      ? await coldRuns(
+          browser,
+          `session ${huge.events}`,
+          `${app.baseUrl}/sessions/${huge.sessionId}`,
+          sessionReady(huge.events),
+          sessionLive,
+        )
       : null;
     const live = await livePhase(browser, app, a, big);
     log(`live: ${live.measured}/${live.sent} rows measured, clock offset ${f1(live.clockOffsetMs)} ± ${f1(live.clockUncertaintyMs)} ms`);
@@ -477,12 +514,22 @@ async function main(): Promise<void> {
       ...(hugeSession && huge ? ([[`session ${huge.events.toLocaleString("en-US")} ev`, hugeSession]] as [string, PageSummary][]) : []),
     ];
     const cols = pages.map(([, p]) => p);
-    const row = (label: string, cell: (p: PageSummary) => string, budget = "", result = ""): string[] => [label, ...cols.map(cell), budget, result];
+    const row = (label: string, cell: (p: PageSummary) => string, budget = "", result = ""): string[] => [
+      label,
+      ...cols.map(cell),
+      budget,
+      result,
+    ];
     const allJsOk = cols.every((p) => p.jsSentKiB <= BUDGET.jsSentKiB);
     const allLcpOk = cols.every((p) => p.lcpMs <= BUDGET.lcpMs);
     const rows: string[][] = [
       ["metric", ...pages.map(([l]) => l), "budget", "result"],
-      row("JS before load, as sent (KiB)", (p) => f1(p.jsSentKiB), `≤ ${BUDGET.jsSentKiB} KiB each`, `${pass(allJsOk)} (${cols.map((p) => pass(p.jsSentKiB <= BUDGET.jsSentKiB)).join("/")})`),
+      row(
+        "JS before load, as sent (KiB)",
+        (p) => f1(p.jsSentKiB),
+        `≤ ${BUDGET.jsSentKiB} KiB each`,
+        `${pass(allJsOk)} (${cols.map((p) => pass(p.jsSentKiB <= BUDGET.jsSentKiB)).join("/")})`,
+      ),
       row("  content-encoding of those scripts", (p) => p.encodings || "—"),
       row("  JS before load, gzip -9 equivalent (KiB)", (p) => f1(p.jsGzipKiB)),
       row("  JS before load, uncompressed (KiB)", (p) => f1(p.jsRawKiB)),
@@ -490,7 +537,12 @@ async function main(): Promise<void> {
       row("  JS after load (lazy), gzip -9 eq. (KiB)", (p) => f1(p.jsAfterLoadGzipKiB)),
       row("HTML document, as sent (KiB)", (p) => f1(p.htmlSentKiB)),
       row("  HTML, gzip -9 eq. / uncompressed (KiB)", (p) => `${f1(p.htmlGzipKiB)} / ${f1(p.htmlRawKiB)}`),
-      row("first byte (ms from navigation)", (p) => f0(p.firstByteMs), `≤ ${BUDGET.firstByteMs} ms (session ${big.events.toLocaleString("en-US")})`, pass(session.firstByteMs <= BUDGET.firstByteMs)),
+      row(
+        "first byte (ms from navigation)",
+        (p) => f0(p.firstByteMs),
+        `≤ ${BUDGET.firstByteMs} ms (session ${big.events.toLocaleString("en-US")})`,
+        pass(session.firstByteMs <= BUDGET.firstByteMs),
+      ),
       row("  request → first byte (server, ms)", (p) => f0(p.serverMs)),
       [
         "  first byte, 20 GETs without a browser, p50 / p90 (ms)",
@@ -499,7 +551,12 @@ async function main(): Promise<void> {
         "",
       ],
       row("first paint / first contentful paint (ms)", (p) => `${f0(p.firstPaintMs)} / ${f0(p.fcpMs)}`),
-      row("LCP (ms)", (p) => f0(p.lcpMs), `≤ ${BUDGET.lcpMs} ms each`, `${pass(allLcpOk)} (${cols.map((p) => pass(p.lcpMs <= BUDGET.lcpMs)).join("/")})`),
+      row(
+        "LCP (ms)",
+        (p) => f0(p.lcpMs),
+        `≤ ${BUDGET.lcpMs} ms each`,
+        `${pass(allLcpOk)} (${cols.map((p) => pass(p.lcpMs <= BUDGET.lcpMs)).join("/")})`,
+      ),
       row("  load event (ms)", (p) => f0(p.loadMs)),
       row("  content in place (ms, every frame)", (p) => f0(p.readyMs)),
       row("live view in place (ms)", (p) => (p === session || p === hugeSession ? f0(p.liveMs) : f0(p.readyMs))),
@@ -509,13 +566,33 @@ async function main(): Promise<void> {
         `≤ ${BUDGET.liveAfterLoadMs} ms (session ${big.events.toLocaleString("en-US")})`,
         pass(session.liveAfterLoadMs <= BUDGET.liveAfterLoadMs),
       ),
-      [`acceptance → DOM p95 (ms, n=${live.measured}, session ${big.events.toLocaleString("en-US")})`, ...cols.map((p) => (p === session ? f1(live.p95) : "")), `≤ ${BUDGET.ackToDomP95Ms} ms`, pass(live.missing === 0 && live.p95 <= BUDGET.ackToDomP95Ms)],
+      [
+        `acceptance → DOM p95 (ms, n=${live.measured}, session ${big.events.toLocaleString("en-US")})`,
+        ...cols.map((p) => (p === session ? f1(live.p95) : "")),
+        `≤ ${BUDGET.ackToDomP95Ms} ms`,
+        pass(live.missing === 0 && live.p95 <= BUDGET.ackToDomP95Ms),
+      ],
       [`  acceptance → DOM p50 / max (ms)`, ...cols.map((p) => (p === session ? `${f1(live.p50)} / ${f1(live.max)}` : "")), "", ""],
-      [`  acceptance → next frame p50 / p95 (ms)`, ...cols.map((p) => (p === session ? `${f1(live.frameP50)} / ${f1(live.frameP95)}` : "")), "", ""],
+      [
+        `  acceptance → next frame p50 / p95 (ms)`,
+        ...cols.map((p) => (p === session ? `${f1(live.frameP50)} / ${f1(live.frameP95)}` : "")),
+        "",
+        "",
+      ],
       [`  Ack → bytes in page p50 (ms)`, ...cols.map((p) => (p === session ? f1(live.ackToPageP50) : "")), "", ""],
-      [`  bytes in page → DOM p50 / p95 (ms)`, ...cols.map((p) => (p === session ? `${f1(live.pageToDomP50)} / ${f1(live.pageToDomP95)}` : "")), "", ""],
+      [
+        `  bytes in page → DOM p50 / p95 (ms)`,
+        ...cols.map((p) => (p === session ? `${f1(live.pageToDomP50)} / ${f1(live.pageToDomP95)}` : "")),
+        "",
+        "",
+      ],
       [`  agent Send → Ack p50 (ms)`, ...cols.map((p) => (p === session ? f1(live.ackRttP50) : "")), "", ""],
-      [`  frames > 50 ms while live: n / p50 / max (ms)`, ...cols.map((p) => (p === session ? `${live.longFrames} / ${f0(live.longFrameP50)} / ${f0(live.longFrameMax)}` : "")), "", ""],
+      [
+        `  frames > 50 ms while live: n / p50 / max (ms)`,
+        ...cols.map((p) => (p === session ? `${live.longFrames} / ${f0(live.longFrameP50)} / ${f0(live.longFrameMax)}` : "")),
+        "",
+        "",
+      ],
     ];
     const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? "").length)));
     const line = (r: string[]): string => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join("  ");
@@ -529,7 +606,9 @@ async function main(): Promise<void> {
       `  JS and HTML "as sent" = Resource/Navigation Timing encodedBodySize (the body as it came over the wire); "gzip -9 eq." = the decoded body gzipped at level 9; viewport 1440×900; LCP read after load + content in place + ${opts.settleMs} ms; server warmed with GETs per page`,
     );
     out.push(
-      `  ${os.cpus().length} cores, load average ${load0.toFixed(2)} → ${load1.toFixed(2)}; busy cores just before each phase: ${Object.entries(background)
+      `  ${os.cpus().length} cores, load average ${load0.toFixed(2)} → ${load1.toFixed(2)}; busy cores just before each phase: ${Object.entries(
+        background,
+      )
         .map(([k, v]) => `${k} ${v.toFixed(2)}`)
         .join(", ")}`,
     );
@@ -540,7 +619,9 @@ async function main(): Promise<void> {
     out.push("");
     // Scripts before load, page by page; a chunk already listed for an earlier page is named only.
     const listed = new Set<string>();
-    out.push(`scripts before load (as sent / gzip -9 eq. KiB, largest first; labels are string signatures, exact split: \`next analyze -o\`):`);
+    out.push(
+      `scripts before load (as sent / gzip -9 eq. KiB, largest first; labels are string signatures, exact split: \`next analyze -o\`):`,
+    );
     for (const [label, p] of pages.slice(0, 3)) {
       const run = p.runs[0];
       if (!run) continue;
@@ -553,7 +634,9 @@ async function main(): Promise<void> {
           continue;
         }
         listed.add(name);
-        out.push(`    ${f1(kib(sc.sentBytes)).padStart(6)} ${(sc.encoding || "identity").padEnd(8)} ${f1(kib(sc.gzipBytes)).padStart(6)}  ${name.padEnd(28)} ${sc.tags.join(", ")}`);
+        out.push(
+          `    ${f1(kib(sc.sentBytes)).padStart(6)} ${(sc.encoding || "identity").padEnd(8)} ${f1(kib(sc.gzipBytes)).padStart(6)}  ${name.padEnd(28)} ${sc.tags.join(", ")}`,
+        );
       }
       if (shared.length > 0) out.push(`    (and, as above: ${shared.join(", ")})`);
     }
@@ -591,7 +674,15 @@ async function main(): Promise<void> {
       liveViewReadyMs: +p.liveMs.toFixed(1),
       liveViewAfterLoadMs: +p.liveAfterLoadMs.toFixed(1),
       lcpElement: p.lcpElement,
-      runs: p.runs.map((r) => ({ jsSentBytes: r.jsSentBytes, jsGzipBytes: r.jsGzipBytes, firstByteMs: r.firstByteMs, lcpMs: r.lcpMs, loadMs: r.loadMs, readyMs: r.readyMs, liveMs: r.liveMs })),
+      runs: p.runs.map((r) => ({
+        jsSentBytes: r.jsSentBytes,
+        jsGzipBytes: r.jsGzipBytes,
+        firstByteMs: r.firstByteMs,
+        lcpMs: r.lcpMs,
+        loadMs: r.loadMs,
+        readyMs: r.readyMs,
+        liveMs: r.liveMs,
+      })),
     });
     const blob = {
       bench: "web",
@@ -604,7 +695,15 @@ async function main(): Promise<void> {
         events: big.events,
         ...pageJson(session),
         ratioToReferenceRunPage: +(session.jsSentKiB / BUDGET.referenceRunPageKiB).toFixed(3),
-        scripts: session.runs[0]?.scripts.map((s) => ({ file: new URL(s.url).pathname, sentBytes: s.sentBytes, encoding: s.encoding, gzipBytes: s.gzipBytes, rawBytes: s.rawBytes, tags: s.tags })) ?? [],
+        scripts:
+          session.runs[0]?.scripts.map((s) => ({
+            file: new URL(s.url).pathname,
+            sentBytes: s.sentBytes,
+            encoding: s.encoding,
+            gzipBytes: s.gzipBytes,
+            rawBytes: s.rawBytes,
+            tags: s.tags,
+          })) ?? [],
       },
       ...(hugeSession && huge ? { sessionHuge: { events: huge.events, ...pageJson(hugeSession) } } : {}),
       firstViewWarmupMs: firstViewReadyMs,
@@ -640,9 +739,18 @@ async function main(): Promise<void> {
         sessionLiveAfterLoad: session.liveAfterLoadMs <= BUDGET.liveAfterLoadMs,
         ackToDomP95: live.missing === 0 && live.p95 <= BUDGET.ackToDomP95Ms,
       },
-      setup: { built: app.built, buildAndStartMs: Math.round(app.buildMs), appReadyMs: Math.round(app.readyMs), seedMs: Math.round(seedMs) },
+      setup: {
+        built: app.built,
+        buildAndStartMs: Math.round(app.buildMs),
+        appReadyMs: Math.round(app.readyMs),
+        seedMs: Math.round(seedMs),
+      },
       measuredMs: Math.round(measureMs),
-      machine: { cores: os.cpus().length, loadAverage1m: [+load0.toFixed(2), +load1.toFixed(2)], busyCoresBeforePhase: Object.fromEntries(Object.entries(background).map(([k, v]) => [k, +v.toFixed(2)])) },
+      machine: {
+        cores: os.cpus().length,
+        loadAverage1m: [+load0.toFixed(2), +load1.toFixed(2)],
+        busyCoresBeforePhase: Object.fromEntries(Object.entries(background).map(([k, v]) => [k, +v.toFixed(2)])),
+      },
     };
     process.stdout.write(`${JSON.stringify(blob)}\n`);
   } catch (e) {

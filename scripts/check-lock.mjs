@@ -66,7 +66,11 @@ else {
 
 if (problems.length) {
   for (const p of problems) console.error(`lock: ${p}`);
-  console.error(`lock: ${problems.length} problem(s); regenerate with \`npm install --package-lock-only\` (from a clean clone) and check again`);
+  console.error(
+    `lock: ${problems.length} problem(s); regenerate with \`npm install --package-lock-only\` (from a clean clone) and check again`,
+  );
   process.exit(1);
 }
-console.log(`lock: in sync with package.json; ${optionalCount} optional platform dependencies all locked; every package admits Node ${floor}`);
+console.log(
+  `lock: in sync with package.json; ${optionalCount} optional platform dependencies all locked; every package admits Node ${floor}`,
+);

@@ -19,7 +19,14 @@ const USAGE = "usage: npm run fuzz -- [--seed N] [--cases N] [--lanes N] [--dura
 const MAX_PAYLOAD = 4096;
 
 function parse(argv: string[]) {
-  const o = { seed: randomSeed(), cases: 100_000, lanes: 8, durable: false, timeoutMs: 10_000, replay: undefined as { chunkSeed: number; path: string } | undefined };
+  const o = {
+    seed: randomSeed(),
+    cases: 100_000,
+    lanes: 8,
+    durable: false,
+    timeoutMs: 10_000,
+    replay: undefined as { chunkSeed: number; path: string } | undefined,
+  };
   const num = (v: string | undefined, name: string) => {
     const n = Number(v);
     if (v === undefined || !Number.isSafeInteger(n)) throw new Error(`${name} needs an integer\n${USAGE}`);
@@ -61,7 +68,11 @@ async function main(): Promise<number> {
     logger: pino({ level: "silent" }),
   });
   const say = (line: string) => process.stdout.write(`${line}\n`);
-  say(o.replay ? `replaying chunk ${o.replay.chunkSeed}` : `seed ${o.seed}: ${o.cases.toLocaleString("en-US")} cases in ${o.lanes} lanes against ${rt.url}${dataDir ? ` (durable, ${dataDir})` : ""}`);
+  say(
+    o.replay
+      ? `replaying chunk ${o.replay.chunkSeed}`
+      : `seed ${o.seed}: ${o.cases.toLocaleString("en-US")} cases in ${o.lanes} lanes against ${rt.url}${dataDir ? ` (durable, ${dataDir})` : ""}`,
+  );
   const before = heap();
   try {
     const r = await fuzzRuntime({
@@ -78,14 +89,21 @@ async function main(): Promise<number> {
     const after = heap();
     const s = r.stats;
     say("");
-    say(`cases ${s.cases.toLocaleString("en-US")} in ${s.runs.toLocaleString("en-US")} runs, ${(r.durationMs / 1000).toFixed(1)} s (${Math.round(s.cases / (r.durationMs / 1000))}/s)`);
+    say(
+      `cases ${s.cases.toLocaleString("en-US")} in ${s.runs.toLocaleString("en-US")} runs, ${(r.durationMs / 1000).toFixed(1)} s (${Math.round(s.cases / (r.durationMs / 1000))}/s)`,
+    );
     say(`verdicts: ${JSON.stringify(s.verdicts)}`);
     say(`accepted: ${JSON.stringify(s.acceptedTypes)}`);
     say(`rejections: ${JSON.stringify(s.rejectCodes)}`);
     say("most common rejection reasons:");
-    for (const [reason, n] of Object.entries(s.rejectReasons).sort((a, b) => b[1] - a[1]).slice(0, 25)) say(`  ${String(n).padStart(7)}  ${reason}`);
+    for (const [reason, n] of Object.entries(s.rejectReasons)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 25))
+      say(`  ${String(n).padStart(7)}  ${reason}`);
     say(`raw wire: ${JSON.stringify(s.raw)}`);
-    say(`heap: ${(before / 1048576).toFixed(1)} MiB before, ${(after / 1048576).toFixed(1)} MiB after; accepted payloads ${(s.acceptedPayloadBytes / 1048576).toFixed(2)} MiB; runtime resident sessions ${rt.kernel.stats().resident}, subscribers ${rt.kernel.stats().sessionSubscribers}`);
+    say(
+      `heap: ${(before / 1048576).toFixed(1)} MiB before, ${(after / 1048576).toFixed(1)} MiB after; accepted payloads ${(s.acceptedPayloadBytes / 1048576).toFixed(2)} MiB; runtime resident sessions ${rt.kernel.stats().resident}, subscribers ${rt.kernel.stats().sessionSubscribers}`,
+    );
     if (r.failure) {
       say("");
       say(`FAILED (${o.replay ? "replay" : `seed ${o.seed}`}): ${r.failure.message}`);

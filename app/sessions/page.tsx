@@ -1,11 +1,7 @@
 import { redirect } from "next/navigation";
 
 // "/sessions" is an alias of the list at "/", keeping any filters.
-export default async function SessionsAlias({
-  searchParams,
-}: {
-  searchParams: Promise<Record<string, string | string[] | undefined>>;
-}) {
+export default async function SessionsAlias({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(await searchParams)) {
     if (typeof v === "string") params.set(k, v);

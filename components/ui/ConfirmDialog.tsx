@@ -79,7 +79,13 @@ export function ConfirmDialog({
             <Button variant="secondary" onClick={onClose} disabled={pending} autoFocus>
               Go back
             </Button>
-            <Button variant={variant} onClick={onConfirm} pending={pending} disabled={pending} data-testid={testId ? `${testId}-confirm` : undefined}>
+            <Button
+              variant={variant}
+              onClick={onConfirm}
+              pending={pending}
+              disabled={pending}
+              data-testid={testId ? `${testId}-confirm` : undefined}
+            >
               {confirmLabel}
             </Button>
           </div>

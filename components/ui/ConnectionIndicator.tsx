@@ -31,10 +31,7 @@ function Glyph({ state }: { state: ConnectionInfo["state"] }) {
   }
   if (state === "reconnecting" || state === "connecting") {
     return (
-      <span
-        className="h-2.5 w-2.5 rounded-full border-2 border-current border-t-transparent motion-safe:animate-spin"
-        aria-hidden="true"
-      />
+      <span className="h-2.5 w-2.5 rounded-full border-2 border-current border-t-transparent motion-safe:animate-spin" aria-hidden="true" />
     );
   }
   return <span className="h-2.5 w-2.5 rounded-sm border-2 border-current" aria-hidden="true" />;
@@ -43,16 +40,23 @@ function Glyph({ state }: { state: ConnectionInfo["state"] }) {
 export function ConnectionBadge({ info, label, className }: { info: ConnectionInfo; label?: string; className?: string }) {
   const now = useNow();
   const retryIn = info.state === "reconnecting" && info.retryAt && now ? Math.max(0, Math.ceil((info.retryAt - now) / 1000)) : undefined;
-  const text =
-    info.state === "reconnecting" && retryIn !== undefined && retryIn > 0
-      ? `Reconnecting in ${retryIn}s`
-      : LABEL[info.state];
+  const text = info.state === "reconnecting" && retryIn !== undefined && retryIn > 0 ? `Reconnecting in ${retryIn}s` : LABEL[info.state];
   return (
     <span
-      className={clsx("inline-flex items-center gap-1.5 rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset", STYLE[info.state], className)}
+      className={clsx(
+        "inline-flex items-center gap-1.5 rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset",
+        STYLE[info.state],
+        className,
+      )}
       data-connection={info.state}
       // The reason stays in the tooltip: a pill is no place for a sentence.
-      title={info.error ? `Last error: ${info.error}` : info.state === "ended" ? "Stream closed: the session is over, no more events will arrive" : undefined}
+      title={
+        info.error
+          ? `Last error: ${info.error}`
+          : info.state === "ended"
+            ? "Stream closed: the session is over, no more events will arrive"
+            : undefined
+      }
     >
       <Glyph state={info.state} />
       {label ? <span className="sr-only">{label} connection: </span> : null}

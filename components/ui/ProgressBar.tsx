@@ -33,12 +33,18 @@ export function ProgressBar({
         <div
           className={clsx(
             "h-full rounded-full transition-[width] duration-500 motion-reduce:transition-none",
-            tone === "success" ? "bg-emerald-600 dark:bg-emerald-400" : tone === "danger" ? "bg-red-600 dark:bg-red-400" : "bg-violet-600 dark:bg-violet-400",
+            tone === "success"
+              ? "bg-emerald-600 dark:bg-emerald-400"
+              : tone === "danger"
+                ? "bg-red-600 dark:bg-red-400"
+                : "bg-violet-600 dark:bg-violet-400",
           )}
           style={{ width: `${pct}%` }}
         />
       </div>
-      <span className={clsx("w-10 text-right tabular-nums", size === "sm" ? "text-xs" : "text-sm font-semibold")}>{formatPercent(value ?? 0)}</span>
+      <span className={clsx("w-10 text-right tabular-nums", size === "sm" ? "text-xs" : "text-sm font-semibold")}>
+        {formatPercent(value ?? 0)}
+      </span>
     </div>
   );
 }

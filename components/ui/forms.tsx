@@ -4,7 +4,14 @@
 // inputs with one look in light and dark, buttons, and the result line.
 
 import clsx from "clsx";
-import { forwardRef, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, type TextareaHTMLAttributes } from "react";
+import {
+  forwardRef,
+  type ButtonHTMLAttributes,
+  type InputHTMLAttributes,
+  type ReactNode,
+  type SelectHTMLAttributes,
+  type TextareaHTMLAttributes,
+} from "react";
 import type { ActionOutcome } from "@/lib/views/action-attempt";
 import { Icon } from "@/components/ui/Icon";
 
@@ -74,7 +81,10 @@ export const TextInput = forwardRef<HTMLInputElement, InputProps>(function TextI
 
 type TextAreaProps = TextareaHTMLAttributes<HTMLTextAreaElement> & { invalid?: boolean; hasHint?: boolean };
 
-export const TextArea = forwardRef<HTMLTextAreaElement, TextAreaProps>(function TextArea({ invalid, hasHint, className, id, ...rest }, ref) {
+export const TextArea = forwardRef<HTMLTextAreaElement, TextAreaProps>(function TextArea(
+  { invalid, hasHint, className, id, ...rest },
+  ref,
+) {
   return (
     <textarea
       ref={ref}
@@ -129,14 +139,27 @@ export const Button = forwardRef<HTMLButtonElement, ButtonProps>(function Button
 ) {
   return (
     <button ref={ref} type={type} className={buttonClass(variant, className)} aria-busy={pending ? true : undefined} {...rest}>
-      {pending ? <span className="h-3.5 w-3.5 rounded-full border-2 border-current border-t-transparent motion-safe:animate-spin" aria-hidden="true" /> : null}
+      {pending ? (
+        <span
+          className="h-3.5 w-3.5 rounded-full border-2 border-current border-t-transparent motion-safe:animate-spin"
+          aria-hidden="true"
+        />
+      ) : null}
       {children}
     </button>
   );
 });
 
 /** The answer to the last submit: success, the runtime's refusal (MACP code + sentence), or why it didn't go. */
-export function ActionResultLine({ outcome, sentence, testId = "action-result" }: { outcome?: ActionOutcome; sentence?: string; testId?: string }) {
+export function ActionResultLine({
+  outcome,
+  sentence,
+  testId = "action-result",
+}: {
+  outcome?: ActionOutcome;
+  sentence?: string;
+  testId?: string;
+}) {
   if (!outcome || !sentence) return null;
   const ok = outcome.kind === "ok";
   const retry = outcome.kind === "retryable";

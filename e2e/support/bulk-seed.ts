@@ -16,12 +16,7 @@
 // and every `openEvery`-th session is left open after its SessionStart and
 // its offer or request.
 
-import {
-  CancelSessionRequestSchema,
-  CancelSessionResponseSchema,
-  SendRequestSchema,
-  SendResponseSchema,
-} from "@/lib/gen/macp/v1/core_pb";
+import { CancelSessionRequestSchema, CancelSessionResponseSchema, SendRequestSchema, SendResponseSchema } from "@/lib/gen/macp/v1/core_pb";
 import type { Ack } from "@/lib/gen/macp/v1/envelope_pb";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import { buildEnvelope, type PayloadInput } from "@/lib/macp/payloads";
@@ -55,11 +50,18 @@ class Runtime {
   }
 
   async send(envelope: ReturnType<typeof buildEnvelope>, as: string): Promise<Ack | undefined> {
-    return (await this.grpc.call("/macp.v1.MACPRuntimeService/Send", SendRequestSchema, { envelope }, SendResponseSchema, `Bearer ${as}`)).ack;
+    return (await this.grpc.call("/macp.v1.MACPRuntimeService/Send", SendRequestSchema, { envelope }, SendResponseSchema, `Bearer ${as}`))
+      .ack;
   }
 
   async cancel(sessionId: string, as: string): Promise<Ack | undefined> {
-    const res = await this.grpc.call("/macp.v1.MACPRuntimeService/CancelSession", CancelSessionRequestSchema, { sessionId, reason: "seeded" }, CancelSessionResponseSchema, `Bearer ${as}`);
+    const res = await this.grpc.call(
+      "/macp.v1.MACPRuntimeService/CancelSession",
+      CancelSessionRequestSchema,
+      { sessionId, reason: "seeded" },
+      CancelSessionResponseSchema,
+      `Bearer ${as}`,
+    );
     return res.ack;
   }
 
@@ -113,8 +115,10 @@ async function seedOne(rt: Runtime, plan: SeedPlan, n: number): Promise<number> 
     if (!ack?.ok) throw new Error(`${s.id} cancel refused: ${ack?.error?.code ?? "?"} ${ack?.error?.message ?? ""}`);
     return calls + 1;
   }
-  if (s.mode === "handoff") await send(owner, "HandoffOffer", { handoffId: "h1", targetParticipant: peer, scope: `shard-${n % 997}`, reason: "rotation" });
-  else await send(owner, "TaskRequest", { taskId: "t1", title: `reindex shard-${n % 997}`, requestedAssignee: peer, instructions: "reindex" });
+  if (s.mode === "handoff")
+    await send(owner, "HandoffOffer", { handoffId: "h1", targetParticipant: peer, scope: `shard-${n % 997}`, reason: "rotation" });
+  else
+    await send(owner, "TaskRequest", { taskId: "t1", title: `reindex shard-${n % 997}`, requestedAssignee: peer, instructions: "reindex" });
   if (s.state === "open") return calls;
   const kind = n % 10;
   if (s.mode === "task") {

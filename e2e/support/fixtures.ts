@@ -23,7 +23,9 @@ const CSP_CONSOLE = /Content Security Policy|Refused to (execute|load|apply|eval
 /** In the page: report violations as console errors the test can see. */
 function reportViolations(): void {
   document.addEventListener("securitypolicyviolation", (e) => {
-    console.error(`[csp-violation] ${e.violatedDirective} blocked ${e.blockedURI || "inline"} (${e.sourceFile}:${e.lineNumber}) sample=${e.sample}`);
+    console.error(
+      `[csp-violation] ${e.violatedDirective} blocked ${e.blockedURI || "inline"} (${e.sourceFile}:${e.lineNumber}) sample=${e.sample}`,
+    );
   });
 }
 

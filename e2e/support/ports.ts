@@ -50,7 +50,8 @@ export function e2ePorts(): E2ePorts {
   const pinned = process.env.BATON_E2E_PORTS;
   if (pinned) {
     const p = parse(pinned);
-    if (!p) throw new Error(`BATON_E2E_PORTS must be "aConsole,aRuntime,bConsole,bRuntime,oidc": five different port numbers, got "${pinned}"`);
+    if (!p)
+      throw new Error(`BATON_E2E_PORTS must be "aConsole,aRuntime,bConsole,bRuntime,oidc": five different port numbers, got "${pinned}"`);
     return p;
   }
   const r = spawnSync(process.execPath, ["-e", FREE_PORTS_SCRIPT], { encoding: "utf8" });

@@ -19,11 +19,16 @@ async function main(): Promise<void> {
     const errors: string[] = [];
     const args = ["add", p.username, "--role", p.role, "--name", p.name, "--password-stdin", "--file", file];
     if ("email" in p) args.push("--email", p.email);
-    const code = await runUsersCli(args, { out: () => undefined, err: (t) => errors.push(t), readPassword: async () => E2E_PASSWORD, env: {} }, { scrypt: TEST_SCRYPT });
+    const code = await runUsersCli(
+      args,
+      { out: () => undefined, err: (t) => errors.push(t), readPassword: async () => E2E_PASSWORD, env: {} },
+      { scrypt: TEST_SCRYPT },
+    );
     if (code !== 0) throw new Error(`users add ${p.username} failed: ${errors.join("")}`);
   }
   await updateUsersFile(file, (data) => {
-    for (const u of data.users) if (Object.values(PEOPLE).some((p) => p.username === u.username && "mustChangePassword" in p)) u.mustChangePassword = true;
+    for (const u of data.users)
+      if (Object.values(PEOPLE).some((p) => p.username === u.username && "mustChangePassword" in p)) u.mustChangePassword = true;
   });
   process.stdout.write(`e2e users file ready: ${file}\n`);
 }

@@ -11,7 +11,11 @@ export interface Person {
   page: Page;
 }
 
-export async function signedInAs(browser: Browser, who: PersonKey, options: { viewport?: { width: number; height: number } } = {}): Promise<Person> {
+export async function signedInAs(
+  browser: Browser,
+  who: PersonKey,
+  options: { viewport?: { width: number; height: number } } = {},
+): Promise<Person> {
   const context = await browser.newContext({ storageState: authFile(who), ...(options.viewport ? { viewport: options.viewport } : {}) });
   const page = await context.newPage();
   return { context, page };
@@ -38,7 +42,12 @@ export async function csrfTokenOf(request: APIRequestContext): Promise<string> {
 }
 
 /** A unary ActionService call in the Connect protocol's JSON form. */
-export function connectJson(request: APIRequestContext, method: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<APIResponse> {
+export function connectJson(
+  request: APIRequestContext,
+  method: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<APIResponse> {
   return request.post(`/baton.v1.ActionService/${method}`, {
     headers: { "content-type": "application/json", ...headers },
     data: JSON.stringify(body),

@@ -52,12 +52,16 @@ export async function timelineOrder(page: Page): Promise<string[]> {
   await page.evaluate(() => window.scrollTo(0, 0));
   for (let i = 0; i < 200; i += 1) {
     await page.waitForTimeout(60);
-    const items = await page.locator('[data-testid="timeline"] > [data-index]').evaluateAll((els) =>
-      els.map((e): [number, string] => [
-        Number(e.getAttribute("data-index")),
-        e.querySelector("[data-group]")?.getAttribute("data-group") ?? e.querySelector("[data-sequence]")?.getAttribute("data-sequence") ?? "",
-      ]),
-    );
+    const items = await page
+      .locator('[data-testid="timeline"] > [data-index]')
+      .evaluateAll((els) =>
+        els.map((e): [number, string] => [
+          Number(e.getAttribute("data-index")),
+          e.querySelector("[data-group]")?.getAttribute("data-group") ??
+            e.querySelector("[data-sequence]")?.getAttribute("data-sequence") ??
+            "",
+        ]),
+      );
     for (const [index, label] of items) seen.set(index, label);
     const moved = await page.evaluate(() => {
       const before = window.scrollY;
@@ -77,7 +81,11 @@ export async function timelineSequences(page: Page): Promise<number[]> {
 export async function expectNoAxeViolations(page: Page, label: string): Promise<void> {
   const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
   const summary = results.violations.map(
-    (v) => `${v.id} (${v.impact ?? "?"}): ${v.help}\n  ${v.nodes.slice(0, 5).map((n) => n.target.join(" ")).join("\n  ")}`,
+    (v) =>
+      `${v.id} (${v.impact ?? "?"}): ${v.help}\n  ${v.nodes
+        .slice(0, 5)
+        .map((n) => n.target.join(" "))
+        .join("\n  ")}`,
   );
   expect(summary, `axe violations on ${label}`).toEqual([]);
 }

@@ -72,7 +72,10 @@ export function DemoRunner() {
     reader.current = ac;
     let state = EMPTY_DEMO_RUN;
     try {
-      for await (const m of actionClient().runDemo({ scenario: chosen.name, speed: pace.speed, instant: pace.instant, startPaused }, { signal: ac.signal })) {
+      for await (const m of actionClient().runDemo(
+        { scenario: chosen.name, speed: pace.speed, instant: pace.instant, startPaused },
+        { signal: ac.signal },
+      )) {
         state = applyDemoMessage(state, m);
         setRun(state);
       }
@@ -114,106 +117,133 @@ export function DemoRunner() {
   return (
     <div className="space-y-4 xl:grid xl:grid-cols-[minmax(0,30rem)_minmax(0,1fr)] xl:items-start xl:gap-6 xl:space-y-0">
       <div className="space-y-4">
-      {!caps.demoAvailable ? (
-        <p className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-50" data-testid="demo-unavailable">
-          {caps.demoUnavailableReason}
-        </p>
-      ) : null}
-      <form onSubmit={(e) => void start(e)} className="space-y-4" data-testid="demo-form">
-        <div className="grid gap-4 sm:grid-cols-2">
-          <Field id="demo-scenario" label="Scenario">
-            <Select id="demo-scenario" value={scenario} onChange={(e) => setScenario(e.currentTarget.value)}>
-              {caps.demoScenarios.map((s) => (
-                <option key={s.name} value={s.name}>
-                  {s.title}
-                </option>
-              ))}
-            </Select>
-          </Field>
-          <Field id="demo-speed" label="Pace">
-            <Select id="demo-speed" value={live && run?.control ? paceValueOf(run.control) : speed} onChange={(e) => onPace(e.currentTarget.value)}>
-              {DEMO_SPEEDS.map((s) => (
-                <option key={s.value} value={s.value}>
-                  {s.label}
-                </option>
-              ))}
-            </Select>
-          </Field>
-        </div>
-        {chosen ? (
-          <p className="text-sm text-slate-700 dark:text-slate-300">
-            <span className="font-mono text-xs">{chosen.name}</span> · {chosen.steps} steps. {chosen.description}
+        {!caps.demoAvailable ? (
+          <p
+            className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-50"
+            data-testid="demo-unavailable"
+          >
+            {caps.demoUnavailableReason}
           </p>
         ) : null}
-        <label className="flex items-center gap-2 text-sm">
-          <input type="checkbox" checked={startPaused} onChange={(e) => setStartPaused(e.currentTarget.checked)} className="h-4 w-4" data-testid="demo-start-paused" />
-          Start paused, to go step by step
-        </label>
-        <div className="flex flex-wrap items-center gap-2">
-          <Button type="submit" variant="primary" pending={running} aria-disabled={running || !caps.demoAvailable ? true : undefined} data-testid="run-demo">
-            <Icon name="play" /> {running ? "Playing…" : "Run demo"}
-          </Button>
-          {live ? (
-            <>
-              <Button
-                type="button"
-                onClick={() => void control(paused ? DemoControlAction.RESUME : DemoControlAction.PAUSE)}
-                data-testid={paused ? "demo-resume" : "demo-pause"}
+        <form onSubmit={(e) => void start(e)} className="space-y-4" data-testid="demo-form">
+          <div className="grid gap-4 sm:grid-cols-2">
+            <Field id="demo-scenario" label="Scenario">
+              <Select id="demo-scenario" value={scenario} onChange={(e) => setScenario(e.currentTarget.value)}>
+                {caps.demoScenarios.map((s) => (
+                  <option key={s.name} value={s.name}>
+                    {s.title}
+                  </option>
+                ))}
+              </Select>
+            </Field>
+            <Field id="demo-speed" label="Pace">
+              <Select
+                id="demo-speed"
+                value={live && run?.control ? paceValueOf(run.control) : speed}
+                onChange={(e) => onPace(e.currentTarget.value)}
               >
-                {paused ? "Resume" : "Pause"}
-              </Button>
-              <Button
-                type="button"
-                onClick={() => void control(DemoControlAction.STEP)}
-                aria-disabled={!paused ? true : undefined}
-                title={paused ? "Play the next step, then hold" : "Pause first, then step"}
-                data-testid="demo-step"
-              >
-                Step
-              </Button>
-              <span className="text-sm text-slate-700 dark:text-slate-300" role="status" data-testid="demo-position">
-                {run?.control ? `Step ${run.control.played} of ${run.totalSteps}${paused ? " · paused" : ""}` : null}
-              </span>
-            </>
-          ) : null}
-        </div>
-      </form>
-      {error ? (
-        <p role="alert" className="text-sm font-medium text-red-800 dark:text-red-300" data-testid="demo-error">
-          {error}
-        </p>
-      ) : null}
-      {run ? (
-        <section aria-labelledby="demo-progress" className="space-y-2" data-testid="demo-run">
-          <h2 id="demo-progress" className="text-base font-semibold">
-            {run.finished ? (run.finished.passed ? "Played as scripted" : "Did not go as scripted") : "Playing…"}
-          </h2>
-          {run.sessions.length > 0 ? (
-            <ul className="flex flex-wrap gap-2 text-sm">
-              {run.sessions.map((s) => (
-                <li key={s.sessionId}>
-                  <Link href={sessionHref(s.sessionId)} className="font-medium text-blue-800 underline dark:text-sky-300" data-testid="demo-session-link">
-                    Open session “{s.alias}”
-                  </Link>
-                </li>
-              ))}
-            </ul>
-          ) : null}
-          <div role="log" aria-label="Demo narration">
-            {/* Scrolls, so it takes focus for the keyboard (axe: scrollable-region-focusable). */}
-            <pre
-              // eslint-disable-next-line jsx-a11y/no-noninteractive-tabindex
-              tabIndex={0}
-              className="max-h-[36rem] overflow-auto rounded-md bg-slate-100 p-3 font-mono text-xs whitespace-pre-wrap text-slate-900 dark:bg-slate-900 dark:text-slate-100"
-            >
-              {run.lines.join("\n")}
-            </pre>
+                {DEMO_SPEEDS.map((s) => (
+                  <option key={s.value} value={s.value}>
+                    {s.label}
+                  </option>
+                ))}
+              </Select>
+            </Field>
           </div>
-        </section>
-      ) : null}
+          {chosen ? (
+            <p className="text-sm text-slate-700 dark:text-slate-300">
+              <span className="font-mono text-xs">{chosen.name}</span> · {chosen.steps} steps. {chosen.description}
+            </p>
+          ) : null}
+          <label className="flex items-center gap-2 text-sm">
+            <input
+              type="checkbox"
+              checked={startPaused}
+              onChange={(e) => setStartPaused(e.currentTarget.checked)}
+              className="h-4 w-4"
+              data-testid="demo-start-paused"
+            />
+            Start paused, to go step by step
+          </label>
+          <div className="flex flex-wrap items-center gap-2">
+            <Button
+              type="submit"
+              variant="primary"
+              pending={running}
+              aria-disabled={running || !caps.demoAvailable ? true : undefined}
+              data-testid="run-demo"
+            >
+              <Icon name="play" /> {running ? "Playing…" : "Run demo"}
+            </Button>
+            {live ? (
+              <>
+                <Button
+                  type="button"
+                  onClick={() => void control(paused ? DemoControlAction.RESUME : DemoControlAction.PAUSE)}
+                  data-testid={paused ? "demo-resume" : "demo-pause"}
+                >
+                  {paused ? "Resume" : "Pause"}
+                </Button>
+                <Button
+                  type="button"
+                  onClick={() => void control(DemoControlAction.STEP)}
+                  aria-disabled={!paused ? true : undefined}
+                  title={paused ? "Play the next step, then hold" : "Pause first, then step"}
+                  data-testid="demo-step"
+                >
+                  Step
+                </Button>
+                <span className="text-sm text-slate-700 dark:text-slate-300" role="status" data-testid="demo-position">
+                  {run?.control ? `Step ${run.control.played} of ${run.totalSteps}${paused ? " · paused" : ""}` : null}
+                </span>
+              </>
+            ) : null}
+          </div>
+        </form>
+        {error ? (
+          <p role="alert" className="text-sm font-medium text-red-800 dark:text-red-300" data-testid="demo-error">
+            {error}
+          </p>
+        ) : null}
+        {run ? (
+          <section aria-labelledby="demo-progress" className="space-y-2" data-testid="demo-run">
+            <h2 id="demo-progress" className="text-base font-semibold">
+              {run.finished ? (run.finished.passed ? "Played as scripted" : "Did not go as scripted") : "Playing…"}
+            </h2>
+            {run.sessions.length > 0 ? (
+              <ul className="flex flex-wrap gap-2 text-sm">
+                {run.sessions.map((s) => (
+                  <li key={s.sessionId}>
+                    <Link
+                      href={sessionHref(s.sessionId)}
+                      className="font-medium text-blue-800 underline dark:text-sky-300"
+                      data-testid="demo-session-link"
+                    >
+                      Open session “{s.alias}”
+                    </Link>
+                  </li>
+                ))}
+              </ul>
+            ) : null}
+            <div role="log" aria-label="Demo narration">
+              {/* Scrolls, so it takes focus for the keyboard (axe: scrollable-region-focusable). */}
+              <pre
+                // eslint-disable-next-line jsx-a11y/no-noninteractive-tabindex
+                tabIndex={0}
+                className="max-h-[36rem] overflow-auto rounded-md bg-slate-100 p-3 font-mono text-xs whitespace-pre-wrap text-slate-900 dark:bg-slate-900 dark:text-slate-100"
+              >
+                {run.lines.join("\n")}
+              </pre>
+            </div>
+          </section>
+        ) : null}
       </div>
       {run && current ? (
-        <section aria-label={`Session “${current.alias}”, live`} className="min-w-0 rounded-md border border-slate-200 p-3 dark:border-slate-800" data-testid="demo-live-session">
+        <section
+          aria-label={`Session “${current.alias}”, live`}
+          className="min-w-0 rounded-md border border-slate-200 p-3 dark:border-slate-800"
+          data-testid="demo-live-session"
+        >
           <Suspense fallback={<p className="text-sm text-slate-700 dark:text-slate-300">Loading the session…</p>}>
             <LiveSessionScreen key={current.sessionId} sessionId={current.sessionId} preview={null} />
           </Suspense>

@@ -42,13 +42,17 @@ export function WebhookDeliveries() {
         <p className="text-sm text-slate-700 dark:text-slate-300">Loading…</p>
       ) : !q.data.configured ? (
         <p className="text-sm text-slate-700 dark:text-slate-300">
-          No webhooks are configured (<code className="font-mono">BATON_WEBHOOKS_FILE</code>, by default <code className="font-mono">webhooks.json</code> in the data folder).
+          No webhooks are configured (<code className="font-mono">BATON_WEBHOOKS_FILE</code>, by default{" "}
+          <code className="font-mono">webhooks.json</code> in the data folder).
         </p>
       ) : (
         q.data.hooks.map((h) => (
           <div key={h.id} className="space-y-1">
             <h3 className="text-sm font-medium">
-              {h.id} <span className="font-normal text-slate-600 dark:text-slate-400">({h.format} → {h.destination})</span>
+              {h.id}{" "}
+              <span className="font-normal text-slate-600 dark:text-slate-400">
+                ({h.format} → {h.destination})
+              </span>
               {" · "}
               <span className={h.failed > 0n ? "text-red-700 dark:text-red-300" : ""}>
                 {String(h.pending)} pending, {String(h.failed)} given up
@@ -62,12 +66,24 @@ export function WebhookDeliveries() {
                   <caption className="sr-only">Recent deliveries to {h.id}, newest first</caption>
                   <thead className="text-xs text-slate-600 dark:text-slate-400">
                     <tr>
-                      <th scope="col" className="py-1 pr-3 font-medium">Event</th>
-                      <th scope="col" className="py-1 pr-3 font-medium">Session</th>
-                      <th scope="col" className="py-1 pr-3 font-medium">Result</th>
-                      <th scope="col" className="py-1 pr-3 font-medium">Attempts</th>
-                      <th scope="col" className="py-1 pr-3 font-medium">Last attempt</th>
-                      <th scope="col" className="py-1 font-medium">Next retry</th>
+                      <th scope="col" className="py-1 pr-3 font-medium">
+                        Event
+                      </th>
+                      <th scope="col" className="py-1 pr-3 font-medium">
+                        Session
+                      </th>
+                      <th scope="col" className="py-1 pr-3 font-medium">
+                        Result
+                      </th>
+                      <th scope="col" className="py-1 pr-3 font-medium">
+                        Attempts
+                      </th>
+                      <th scope="col" className="py-1 pr-3 font-medium">
+                        Last attempt
+                      </th>
+                      <th scope="col" className="py-1 font-medium">
+                        Next retry
+                      </th>
                     </tr>
                   </thead>
                   <tbody>

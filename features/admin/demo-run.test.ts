@@ -24,9 +24,27 @@ it("folds the run id, pause/step/pace and each step; a refused step becomes a lo
   const msgs = [
     create(RunDemoResponseSchema, { item: { case: "started", value: { runId: "r1", steps: 9 } } }),
     create(RunDemoResponseSchema, { item: { case: "control", value: { paused: true, played: 0, speed: 2 } } }),
-    create(RunDemoResponseSchema, { item: { case: "step", value: { index: 1, sessionId: "s-1", actor: "agent://a", action: "start", result: "ok", asExpected: true, atUnixMs: 10n } } }),
     create(RunDemoResponseSchema, {
-      item: { case: "step", value: { index: 7, sessionId: "s-1", actor: "agent://a", action: "commit", result: "FORBIDDEN", runtimeMessage: "not a designated approver", explanation: "The sender may not do this.", asExpected: true, atUnixMs: 70n } },
+      item: {
+        case: "step",
+        value: { index: 1, sessionId: "s-1", actor: "agent://a", action: "start", result: "ok", asExpected: true, atUnixMs: 10n },
+      },
+    }),
+    create(RunDemoResponseSchema, {
+      item: {
+        case: "step",
+        value: {
+          index: 7,
+          sessionId: "s-1",
+          actor: "agent://a",
+          action: "commit",
+          result: "FORBIDDEN",
+          runtimeMessage: "not a designated approver",
+          explanation: "The sender may not do this.",
+          asExpected: true,
+          atUnixMs: 70n,
+        },
+      },
     }),
     create(RunDemoResponseSchema, { item: { case: "control", value: { paused: false, played: 7, instant: true } } }),
   ];

@@ -5,7 +5,6 @@
 import type { DemoStepPlayed, RunDemoResponse } from "@/lib/gen/baton/v1/actions_pb";
 import type { LocalRefusal } from "@/lib/client/refusals";
 
-
 export interface DemoRunState {
   lines: readonly string[];
   sessions: readonly { alias: string; sessionId: string }[];
@@ -33,7 +32,10 @@ export function applyDemoMessage(s: DemoRunState, m: RunDemoResponse): DemoRunSt
     case "session":
       return { ...s, sessions: [...s.sessions, { alias: m.item.value.alias, sessionId: m.item.value.sessionId }] };
     case "finished":
-      return { ...s, finished: { passed: m.item.value.passed, problems: m.item.value.problems, durationMs: Number(m.item.value.durationMs) } };
+      return {
+        ...s,
+        finished: { passed: m.item.value.passed, problems: m.item.value.problems, durationMs: Number(m.item.value.durationMs) },
+      };
     case "started":
       return { ...s, runId: m.item.value.runId, totalSteps: m.item.value.steps };
     case "control": {

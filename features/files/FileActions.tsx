@@ -28,10 +28,37 @@ interface Spec {
 }
 
 const SPECS: readonly Spec[] = [
-  { action: "fileAccept", proto: FileHandoffAction.ACCEPT, label: "Accept", done: "Accepted: the file now names you as to_agent", variant: "primary" },
-  { action: "fileComplete", proto: FileHandoffAction.COMPLETE, label: "Complete", done: "Marked completed", variant: "primary", note: { key: "result", label: "Result" } },
-  { action: "fileReject", proto: FileHandoffAction.REJECT, label: "Turn down", done: "Turned down", variant: "secondary", note: { key: "reason", label: "Reason" } },
-  { action: "fileFail", proto: FileHandoffAction.FAIL, label: "Mark failed", done: "Marked failed", variant: "danger", note: { key: "reason", label: "Reason" } },
+  {
+    action: "fileAccept",
+    proto: FileHandoffAction.ACCEPT,
+    label: "Accept",
+    done: "Accepted: the file now names you as to_agent",
+    variant: "primary",
+  },
+  {
+    action: "fileComplete",
+    proto: FileHandoffAction.COMPLETE,
+    label: "Complete",
+    done: "Marked completed",
+    variant: "primary",
+    note: { key: "result", label: "Result" },
+  },
+  {
+    action: "fileReject",
+    proto: FileHandoffAction.REJECT,
+    label: "Turn down",
+    done: "Turned down",
+    variant: "secondary",
+    note: { key: "reason", label: "Reason" },
+  },
+  {
+    action: "fileFail",
+    proto: FileHandoffAction.FAIL,
+    label: "Mark failed",
+    done: "Marked failed",
+    variant: "danger",
+    note: { key: "reason", label: "Reason" },
+  },
   { action: "fileReoffer", proto: FileHandoffAction.REOFFER, label: "Offer again", done: "Offered again", variant: "secondary", to: true },
 ];
 
@@ -54,12 +81,23 @@ function ActionForm({ spec, handoff, submit, pending }: { spec: Spec; handoff: F
     await submit(
       { a: spec.action, hash: handoff.hash, context, to },
       () =>
-        fileClient().actOnFileHandoff({ dirKey: handoff.dirKey, taskId: handoff.taskId, action: spec.proto, expectHash: handoff.hash, context, toAgent: spec.to ? to.trim() : "" }),
+        fileClient().actOnFileHandoff({
+          dirKey: handoff.dirKey,
+          taskId: handoff.taskId,
+          action: spec.proto,
+          expectHash: handoff.hash,
+          context,
+          toAgent: spec.to ? to.trim() : "",
+        }),
       spec.done,
     );
   };
   return (
-    <form onSubmit={onSubmit} className="space-y-2 rounded-md border border-slate-200 p-3 dark:border-slate-800" data-testid={`file-action-${spec.action}`}>
+    <form
+      onSubmit={onSubmit}
+      className="space-y-2 rounded-md border border-slate-200 p-3 dark:border-slate-800"
+      data-testid={`file-action-${spec.action}`}
+    >
       {spec.note ? (
         <Field id={`${id}-note`} label={spec.note.label} optional>
           <TextInput id={`${id}-note`} value={note} onChange={(e) => setNote(e.target.value)} maxLength={2000} />
@@ -77,21 +115,36 @@ function ActionForm({ spec, handoff, submit, pending }: { spec: Spec; handoff: F
   );
 }
 
-export function FileActions({ handoff, me, nameOf }: { handoff: FileHandoff; me: { role: Role; participantId: string } | null; nameOf: (id: string) => string }) {
+export function FileActions({
+  handoff,
+  me,
+  nameOf,
+}: {
+  handoff: FileHandoff;
+  me: { role: Role; participantId: string } | null;
+  nameOf: (id: string) => string;
+}) {
   const { state, submit } = useFileAction("Done");
   // A success is shown while the file is what it made; a later change by someone else replaces it.
   const stale = state.outcome?.kind === "ok" && state.result?.handoff !== undefined && state.result.handoff.hash !== handoff.hash;
   const result = stale ? null : <FileResultLine outcome={state.outcome} sentence={state.sentence} />;
   if (!me) return <p className="text-sm text-slate-700 dark:text-slate-300">Sign in to act on this handoff.</p>;
   if (!isFileStatus(handoff.status)) return null;
-  const file = { present: handoff.present, valid: handoff.valid, status: handoff.status, fromAgent: handoff.fromAgent, toAgent: handoff.toAgent };
+  const file = {
+    present: handoff.present,
+    valid: handoff.valid,
+    status: handoff.status,
+    fromAgent: handoff.fromAgent,
+    toAgent: handoff.toAgent,
+  };
   const decisions = SPECS.map((spec) => ({ spec, d: decide(me, undefined, spec.action, { file, nameOf }) }));
   const allowed = decisions.filter((x) => x.d.allowed);
   if (allowed.length === 0) {
     // The most telling reason: why not the step that comes next from this status.
     const next = NEXT_STEP[handoff.status];
     const why = next ? decisions.find((x) => x.spec.action === next) : undefined;
-    const reason = why && !why.d.allowed ? why.d.reason : `This handoff is ${handoff.status}, which is final: nothing more can happen to it.`;
+    const reason =
+      why && !why.d.allowed ? why.d.reason : `This handoff is ${handoff.status}, which is final: nothing more can happen to it.`;
     return (
       <div className="space-y-2">
         {result}

@@ -39,7 +39,15 @@ export function Who({ id, directory, anyone = "anyone" }: { id: string; director
   );
 }
 
-export function FileResultLine({ outcome, sentence, testId = "file-result" }: { outcome?: FileOutcome; sentence?: string; testId?: string }) {
+export function FileResultLine({
+  outcome,
+  sentence,
+  testId = "file-result",
+}: {
+  outcome?: FileOutcome;
+  sentence?: string;
+  testId?: string;
+}) {
   if (!outcome || !sentence) return null;
   const ok = outcome.kind === "ok";
   const warn = outcome.kind === "retryable" || outcome.kind === "conflict";

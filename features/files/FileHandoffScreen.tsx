@@ -33,9 +33,19 @@ const STEP_TONE: Readonly<Record<string, string>> = {
 function Timeline({ events, directory, pruned }: { events: readonly FileHandoffEvent[]; directory: Directory; pruned: number }) {
   return (
     <ol className="space-y-2" aria-label="Timeline, oldest first" data-testid="file-timeline">
-      {pruned > 0 ? <li className="text-xs text-slate-700 dark:text-slate-300">{pruned} older change{pruned === 1 ? "" : "s"} dropped to keep the history bounded.</li> : null}
+      {pruned > 0 ? (
+        <li className="text-xs text-slate-700 dark:text-slate-300">
+          {pruned} older change{pruned === 1 ? "" : "s"} dropped to keep the history bounded.
+        </li>
+      ) : null}
       {events.map((e) => (
-        <li key={e.seq} className="flex flex-wrap items-baseline gap-x-3 gap-y-1 border-l-2 border-slate-300 pl-3 dark:border-slate-600" data-testid="file-event" data-step={e.step} data-status={e.status}>
+        <li
+          key={e.seq}
+          className="flex flex-wrap items-baseline gap-x-3 gap-y-1 border-l-2 border-slate-300 pl-3 dark:border-slate-600"
+          data-testid="file-event"
+          data-step={e.step}
+          data-status={e.status}
+        >
           <Timestamp ms={e.observedAtUnixMs} className="text-xs text-slate-700 dark:text-slate-300" />
           <span className="text-sm text-slate-900 dark:text-slate-100">{stepSentence(e)}</span>
           {e.step ? <span className={`text-xs font-semibold ${STEP_TONE[e.step] ?? ""}`}>{STEP_LABEL[e.step] ?? e.step}</span> : null}
@@ -80,7 +90,9 @@ export function FileHandoffScreen({ dirKey, taskId }: { dirKey: string; taskId: 
     return (
       <div className="space-y-3" data-testid="file-not-found">
         <h1 className="text-xl font-semibold">Handoff not found</h1>
-        <p className="text-sm text-slate-700 dark:text-slate-300">{error instanceof Error ? error.message : "This handoff is not in the watched directories."}</p>
+        <p className="text-sm text-slate-700 dark:text-slate-300">
+          {error instanceof Error ? error.message : "This handoff is not in the watched directories."}
+        </p>
         <Link href="/files" className="text-sm text-blue-800 underline dark:text-sky-300">
           Back to file handoffs
         </Link>
@@ -101,7 +113,9 @@ export function FileHandoffScreen({ dirKey, taskId }: { dirKey: string; taskId: 
           <ModeLabel />
           <ConnectionBadge info={connection} label="Handoff" />
         </div>
-        <h1 className="text-xl font-semibold tracking-tight break-words sm:text-2xl">{h.valid || h.status ? clipParagraph(data.description.split("\n")[0] || h.taskId) : h.name}</h1>
+        <h1 className="text-xl font-semibold tracking-tight break-words sm:text-2xl">
+          {h.valid || h.status ? clipParagraph(data.description.split("\n")[0] || h.taskId) : h.name}
+        </h1>
         <dl className="grid gap-x-6 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
           <dt className="text-slate-700 dark:text-slate-300">From</dt>
           <dd className="min-w-0 font-medium" data-testid="file-from">
@@ -132,13 +146,21 @@ export function FileHandoffScreen({ dirKey, taskId }: { dirKey: string; taskId: 
       </header>
 
       {!h.valid ? (
-        <div className="rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-950 dark:border-red-800 dark:bg-red-950 dark:text-red-50" role="note" data-testid="file-invalid">
+        <div
+          className="rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-950 dark:border-red-800 dark:bg-red-950 dark:text-red-50"
+          role="note"
+          data-testid="file-invalid"
+        >
           <p className="flex items-start gap-1.5 font-medium">
             <Icon name="alert" className="mt-0.5 h-4 w-4 shrink-0" />
             {h.present ? "Not a valid v0.1 handoff. Baton shows it and never modifies, renames or deletes it." : "The file was removed."}
           </p>
           {h.problem ? <p className="mt-1 break-words">{clipParagraph(h.problem)}</p> : null}
-          {data.excerpt ? <pre className="mt-2 max-h-40 overflow-auto rounded bg-white/60 p-2 font-mono text-xs whitespace-pre-wrap dark:bg-black/30">{data.excerpt}</pre> : null}
+          {data.excerpt ? (
+            <pre className="mt-2 max-h-40 overflow-auto rounded bg-white/60 p-2 font-mono text-xs whitespace-pre-wrap dark:bg-black/30">
+              {data.excerpt}
+            </pre>
+          ) : null}
         </div>
       ) : h.problem ? (
         <p className="text-sm text-amber-900 dark:text-amber-300" data-testid="file-step-note">
@@ -174,7 +196,9 @@ export function FileHandoffScreen({ dirKey, taskId }: { dirKey: string; taskId: 
       <Section title={`Timeline (${h.snapshots} change${h.snapshots === 1 ? "" : "s"} recorded)`}>
         <p className="text-xs text-slate-700 dark:text-slate-300">A v0.1 file keeps no history: Baton records every change it sees.</p>
         <Timeline events={data.timeline} directory={directory} pruned={h.pruned} />
-        {data.nextAfterSeq > 0 ? <p className="text-xs text-slate-700 dark:text-slate-300">Showing the first 1,000 recorded changes.</p> : null}
+        {data.nextAfterSeq > 0 ? (
+          <p className="text-xs text-slate-700 dark:text-slate-300">Showing the first 1,000 recorded changes.</p>
+        ) : null}
       </Section>
     </div>
   );

@@ -9,7 +9,14 @@ import { useCallback, useMemo } from "react";
 import { roleAtLeast } from "@/lib/authz/roles";
 import type { FileHandoff } from "@/lib/gen/baton/v1/files_pb";
 import type { Directory } from "@/lib/views/directory";
-import { FILE_STATUSES, FILE_STATUS_INFO, fileHref, parseFileFilter, serializeFileFilter, type FileListFilter } from "@/lib/views/file-handoffs";
+import {
+  FILE_STATUSES,
+  FILE_STATUS_INFO,
+  fileHref,
+  parseFileFilter,
+  serializeFileFilter,
+  type FileListFilter,
+} from "@/lib/views/file-handoffs";
 import { clipLine } from "@/lib/views/clip";
 import { useDirectory } from "@/lib/client/use-console-data";
 import { useFileList, useFileSettings, useFileWatch } from "@/lib/client/use-file-handoffs";
@@ -34,7 +41,12 @@ function useFileFilter(): [FileListFilter, (patch: Partial<FileListFilter>) => v
 
 function Row({ h, directory, showDir }: { h: FileHandoff; directory: Directory; showDir: boolean }) {
   return (
-    <li className="rounded-lg border border-slate-200 p-3 dark:border-slate-800" data-testid="file-row" data-task={h.taskId} data-status={h.valid ? h.status : "invalid"}>
+    <li
+      className="rounded-lg border border-slate-200 p-3 dark:border-slate-800"
+      data-testid="file-row"
+      data-task={h.taskId}
+      data-status={h.valid ? h.status : "invalid"}
+    >
       <div className="flex flex-wrap items-center gap-x-3 gap-y-1.5">
         <FileStatusBadge handoff={h} />
         <ModeLabel />
@@ -42,7 +54,11 @@ function Row({ h, directory, showDir }: { h: FileHandoff; directory: Directory; 
           changed <RelativeTime ms={h.lastChangeUnixMs} />
         </span>
       </div>
-      <Link href={fileHref(h.dirKey, h.taskId)} className="mt-1.5 block text-sm font-medium break-words text-blue-800 hover:underline dark:text-sky-300" data-testid="file-open">
+      <Link
+        href={fileHref(h.dirKey, h.taskId)}
+        className="mt-1.5 block text-sm font-medium break-words text-blue-800 hover:underline dark:text-sky-300"
+        data-testid="file-open"
+      >
         {h.valid || h.description ? clipLine(h.description || h.taskId) : h.name}
       </Link>
       {!h.valid && h.problem ? (
@@ -84,7 +100,10 @@ function Row({ h, directory, showDir }: { h: FileHandoff; directory: Directory; 
 
 function NotConfigured() {
   return (
-    <div className="rounded-lg border border-dashed border-slate-300 px-5 py-8 text-sm text-slate-700 dark:border-slate-700 dark:text-slate-300" data-testid="files-disabled">
+    <div
+      className="rounded-lg border border-dashed border-slate-300 px-5 py-8 text-sm text-slate-700 dark:border-slate-700 dark:text-slate-300"
+      data-testid="files-disabled"
+    >
       <p className="font-medium text-slate-900 dark:text-slate-100">This console watches no v0.1 handoff directories.</p>
       <p className="mt-2">
         Start it with <code className="font-mono">BATON_HANDOFF_DIRS</code> set to one or more directories (comma-separated), for example{" "}
@@ -144,7 +163,12 @@ export function FilesScreen() {
           ) : null}
           <div className="flex flex-wrap items-end gap-3" role="group" aria-label="Filters">
             <Field id="files-status" label="Status" className="w-44">
-              <Select id="files-status" value={filter.status} onChange={(e) => setFilter({ status: e.target.value as FileListFilter["status"] })} data-testid="files-status">
+              <Select
+                id="files-status"
+                value={filter.status}
+                onChange={(e) => setFilter({ status: e.target.value as FileListFilter["status"] })}
+                data-testid="files-status"
+              >
                 <option value="">All</option>
                 {FILE_STATUSES.map((s) => (
                   <option key={s} value={s}>
@@ -179,7 +203,10 @@ export function FilesScreen() {
           {!list.loaded ? (
             <p className="text-sm text-slate-700 dark:text-slate-300">Loading handoffs…</p>
           ) : list.rows.length === 0 ? (
-            <div className="rounded-lg border border-dashed border-slate-300 px-5 py-8 text-center text-sm text-slate-700 dark:border-slate-700 dark:text-slate-300" data-testid="files-empty">
+            <div
+              className="rounded-lg border border-dashed border-slate-300 px-5 py-8 text-center text-sm text-slate-700 dark:border-slate-700 dark:text-slate-300"
+              data-testid="files-empty"
+            >
               {filtered
                 ? "No handoff matches these filters."
                 : "No handoffs yet. When an agent writes a v0.1 file into the directory, or someone offers one here, it appears at once."}

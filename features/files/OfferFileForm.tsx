@@ -28,7 +28,9 @@ export function parseContextLines(text: string): { context: Record<string, strin
 
 export function OfferFileForm({ directories, initialDir }: { directories: readonly FileHandoffDirectory[]; initialDir?: string }) {
   const id = useId();
-  const [dirKey, setDirKey] = useState(initialDir && directories.some((d) => d.key === initialDir) ? initialDir : (directories[0]?.key ?? ""));
+  const [dirKey, setDirKey] = useState(
+    initialDir && directories.some((d) => d.key === initialDir) ? initialDir : (directories[0]?.key ?? ""),
+  );
   const [description, setDescription] = useState("");
   const [to, setTo] = useState("");
   const [contextText, setContextText] = useState("");
@@ -44,7 +46,13 @@ export function OfferFileForm({ directories, initialDir }: { directories: readon
     },
     send: async (fields) => {
       const outcome = await action.submit(fields, (messageId) =>
-        fileClient().offerFileHandoff({ dirKey: fields.dirKey, description: fields.description, toAgent: fields.to, context: fields.context, messageId }),
+        fileClient().offerFileHandoff({
+          dirKey: fields.dirKey,
+          description: fields.description,
+          toAgent: fields.to,
+          context: fields.context,
+          messageId,
+        }),
       );
       if (outcome?.kind === "ok") {
         setDescription("");
@@ -58,7 +66,8 @@ export function OfferFileForm({ directories, initialDir }: { directories: readon
     serverErrors: () => null,
   });
   const fieldError = (f: string): string | undefined =>
-    form.errors[f] ?? (state.outcome?.kind === "invalid" && state.outcome.field.replace("to_agent", "to") === f ? state.outcome.description : undefined);
+    form.errors[f] ??
+    (state.outcome?.kind === "invalid" && state.outcome.field.replace("to_agent", "to") === f ? state.outcome.description : undefined);
   const made = state.outcome?.kind === "ok" ? state.result?.handoff : undefined;
 
   return (
@@ -85,7 +94,13 @@ export function OfferFileForm({ directories, initialDir }: { directories: readon
           data-testid="offer-file-description"
         />
       </Field>
-      <Field id={`${id}-to`} label="Offer to" optional hint="A participant id such as agent://worker or human:bob. Empty: anyone may take it." error={fieldError("to")}>
+      <Field
+        id={`${id}-to`}
+        label="Offer to"
+        optional
+        hint="A participant id such as agent://worker or human:bob. Empty: anyone may take it."
+        error={fieldError("to")}
+      >
         <TextInput
           id={`${id}-to`}
           value={to}

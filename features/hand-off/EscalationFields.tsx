@@ -79,7 +79,8 @@ export function EscalationFields({
         <span>
           <span className="font-medium">Escalate if nobody answers</span>
           <span id="ho-escalate-hint" className="block text-xs text-slate-700 dark:text-slate-300">
-            Baton acts for you, as you, while the offer is unanswered; it stops as soon as anyone answers, and you can cancel it from the session.
+            Baton acts for you, as you, while the offer is unanswered; it stops as soon as anyone answers, and you can cancel it from the
+            session.
           </span>
         </span>
       </label>
@@ -127,7 +128,12 @@ export function EscalationFields({
               testId="hand-off-escalate-notify-minutes"
             />
           </fieldset>
-          <Field id="ho-esc-reoffer" label="2. Then re-offer it to" error={errors.escalateReofferTo} hint="The unanswered session is closed and the same handoff, with its runbook, goes to them in a new session.">
+          <Field
+            id="ho-esc-reoffer"
+            label="2. Then re-offer it to"
+            error={errors.escalateReofferTo}
+            hint="The unanswered session is closed and the same handoff, with its runbook, goes to them in a new session."
+          >
             <Select
               id="ho-esc-reoffer"
               data-field="escalateReofferTo"

@@ -58,7 +58,12 @@ export const INITIAL_HAND_OFF: HandOffValues = {
 };
 
 const OTHER = "__other__";
-const SENDING: Readonly<Record<HandOffStep, string>> = { start: "Starting the session…", offer: "Sending the offer…", context: "Attaching the runbook…", escalate: "Setting up the escalation…" };
+const SENDING: Readonly<Record<HandOffStep, string>> = {
+  start: "Starting the session…",
+  offer: "Sending the offer…",
+  context: "Attaching the runbook…",
+  escalate: "Setting up the escalation…",
+};
 const FIELD_ORDER = [
   "target",
   "scope",
@@ -142,7 +147,14 @@ export function HandOffDialog({
     serverErrors: (failed) => {
       if (failed?.kind !== "invalid" || !failed.field) return null;
       const field = failed.field.replace(/\[\d+\]$/, "");
-      const key = field === "participants" ? "target" : field === "ttl_ms" ? "ttlMinutes" : field === "implicit_accept_timeout_ms" ? "implicitAcceptSeconds" : field;
+      const key =
+        field === "participants"
+          ? "target"
+          : field === "ttl_ms"
+            ? "ttlMinutes"
+            : field === "implicit_accept_timeout_ms"
+              ? "implicitAcceptSeconds"
+              : field;
       return { [key]: failed.description };
     },
     focus: (errs) => focusFirst(errs),
@@ -194,7 +206,9 @@ export function HandOffDialog({
       setV(values);
       setTemplateId(t.id);
       setTemplateName(t.name);
-      setOtherTarget(values.target !== "" && !choices.people.some((p) => p.participantId === values.target) && !choices.agents.includes(values.target));
+      setOtherTarget(
+        values.target !== "" && !choices.people.some((p) => p.participantId === values.target) && !choices.agents.includes(values.target),
+      );
     },
     [choices, setErrors],
   );
@@ -216,7 +230,8 @@ export function HandOffDialog({
     if (errors[key as string]) setErrors((e) => ({ ...e, [key]: undefined }));
     handOff.reset();
   };
-  const toggleApprover = (id: string, on: boolean): void => set("approvers", on ? [...v.approvers.filter((x) => x !== id), id] : v.approvers.filter((x) => x !== id));
+  const toggleApprover = (id: string, on: boolean): void =>
+    set("approvers", on ? [...v.approvers.filter((x) => x !== id), id] : v.approvers.filter((x) => x !== id));
 
   const focusFirst = (errs: Errors): void => {
     const field = FIELD_ORDER.find((f) => errs[f]);
@@ -286,7 +301,11 @@ export function HandOffDialog({
 
   const lines = handOff.state.plan && handOff.state.progress ? progressLines(handOff.state.plan, handOff.state.progress) : [];
   const showLines =
-    lines.length > 0 && (handOff.state.pending || handOff.partial || handOff.state.progress?.failed !== undefined || handOff.state.progress?.done.length === lines.length);
+    lines.length > 0 &&
+    (handOff.state.pending ||
+      handOff.partial ||
+      handOff.state.progress?.failed !== undefined ||
+      handOff.state.progress?.done.length === lines.length);
   const interrupted = handOff.partial && !handOff.state.pending && handOff.state.progress?.failed === undefined;
   const selectedTarget = otherTarget ? OTHER : v.target;
 
@@ -323,7 +342,12 @@ export function HandOffDialog({
 
         <div className="min-h-0 flex-1 space-y-5 overflow-y-auto px-4 py-4">
           <div className="flex flex-wrap items-end gap-2">
-            <Field id="ho-template" label="Template" className="min-w-0 flex-1" hint={templates.error ? "Your templates could not be loaded." : undefined}>
+            <Field
+              id="ho-template"
+              label="Template"
+              className="min-w-0 flex-1"
+              hint={templates.error ? "Your templates could not be loaded." : undefined}
+            >
               <Select
                 id="ho-template"
                 value={templateId}
@@ -410,12 +434,32 @@ export function HandOffDialog({
               </Field>
             ) : null}
 
-            <Field id="ho-scope" label="What you hand over" error={errors.scope} hint="The scope, e.g. “payments-api primary on-call”. It also names the session.">
-              <TextInput id="ho-scope" data-field="scope" value={v.scope} onChange={(e) => set("scope", e.currentTarget.value)} invalid={Boolean(errors.scope)} hasHint maxLength={LIMITS.scope + 50} />
+            <Field
+              id="ho-scope"
+              label="What you hand over"
+              error={errors.scope}
+              hint="The scope, e.g. “payments-api primary on-call”. It also names the session."
+            >
+              <TextInput
+                id="ho-scope"
+                data-field="scope"
+                value={v.scope}
+                onChange={(e) => set("scope", e.currentTarget.value)}
+                invalid={Boolean(errors.scope)}
+                hasHint
+                maxLength={LIMITS.scope + 50}
+              />
             </Field>
 
             <Field id="ho-reason" label="Reason" optional error={errors.reason}>
-              <TextArea id="ho-reason" data-field="reason" rows={2} value={v.reason} onChange={(e) => set("reason", e.currentTarget.value)} invalid={Boolean(errors.reason)} />
+              <TextArea
+                id="ho-reason"
+                data-field="reason"
+                rows={2}
+                value={v.reason}
+                onChange={(e) => set("reason", e.currentTarget.value)}
+                invalid={Boolean(errors.reason)}
+              />
             </Field>
 
             <div className="space-y-1">
@@ -457,11 +501,22 @@ export function HandOffDialog({
                 invalid={Boolean(errors.runbook)}
                 hasHint
               />
-              <p id="ho-runbook-hint" className={clsx("text-xs", runbookBytes > room ? "font-medium text-red-800 dark:text-red-300" : "text-slate-600 dark:text-slate-400")}>
-                {formatBytes(runbookBytes)} of at most {formatBytes(room)}. Sent with the offer; {targetName || "the person taking over"} sees it first.
+              <p
+                id="ho-runbook-hint"
+                className={clsx(
+                  "text-xs",
+                  runbookBytes > room ? "font-medium text-red-800 dark:text-red-300" : "text-slate-600 dark:text-slate-400",
+                )}
+              >
+                {formatBytes(runbookBytes)} of at most {formatBytes(room)}. Sent with the offer; {targetName || "the person taking over"}{" "}
+                sees it first.
               </p>
               {errors.runbook ? (
-                <p id="ho-runbook-error" className="flex items-start gap-1 text-xs font-medium text-red-800 dark:text-red-300" data-field-error>
+                <p
+                  id="ho-runbook-error"
+                  className="flex items-start gap-1 text-xs font-medium text-red-800 dark:text-red-300"
+                  data-field-error
+                >
                   <Icon name="alert" className="mt-px h-3.5 w-3.5 shrink-0" />
                   {errors.runbook}
                 </p>
@@ -498,7 +553,9 @@ export function HandOffDialog({
                     <fieldset className="ml-6 space-y-1" aria-describedby={errors.approvers ? "ho-approvers-error" : undefined}>
                       <legend className="text-sm font-medium">Approvers</legend>
                       {approvers.length === 0 ? (
-                        <p className="text-xs text-slate-700 dark:text-slate-300">No approver accounts yet; an admin adds them with npm run users.</p>
+                        <p className="text-xs text-slate-700 dark:text-slate-300">
+                          No approver accounts yet; an admin adds them with npm run users.
+                        </p>
                       ) : (
                         <ul className="grid gap-0.5 sm:grid-cols-2">
                           {approvers.map((p, i) => (
@@ -526,7 +583,12 @@ export function HandOffDialog({
                     </fieldset>
                   ) : null}
                   {k === "implicit" && v.policy === "implicit" ? (
-                    <Field id="ho-implicit" label="Counts as accepted after (seconds)" error={errors.implicitAcceptSeconds} className="ml-6">
+                    <Field
+                      id="ho-implicit"
+                      label="Counts as accepted after (seconds)"
+                      error={errors.implicitAcceptSeconds}
+                      className="ml-6"
+                    >
                       <TextInput
                         id="ho-implicit"
                         data-field="implicitAcceptSeconds"
@@ -542,8 +604,22 @@ export function HandOffDialog({
               ))}
             </fieldset>
 
-            <Field id="ho-ttl" label="Time to live (minutes)" error={errors.ttlMinutes} hint="The session expires if nobody commits it by then; at most 1440 (24 hours).">
-              <TextInput id="ho-ttl" data-field="ttlMinutes" inputMode="numeric" className="max-w-32" value={v.ttlMinutes} onChange={(e) => set("ttlMinutes", e.currentTarget.value)} invalid={Boolean(errors.ttlMinutes)} hasHint />
+            <Field
+              id="ho-ttl"
+              label="Time to live (minutes)"
+              error={errors.ttlMinutes}
+              hint="The session expires if nobody commits it by then; at most 1440 (24 hours)."
+            >
+              <TextInput
+                id="ho-ttl"
+                data-field="ttlMinutes"
+                inputMode="numeric"
+                className="max-w-32"
+                value={v.ttlMinutes}
+                onChange={(e) => set("ttlMinutes", e.currentTarget.value)}
+                invalid={Boolean(errors.ttlMinutes)}
+                hasHint
+              />
             </Field>
 
             <EscalationFields
@@ -557,7 +633,10 @@ export function HandOffDialog({
                   ...prev,
                   escalate: on,
                   // Lead approval: the approvers are the ones to tell, unless chosen otherwise.
-                  escalateNotify: on && (prev.escalateNotify ?? []).length === 0 && prev.policy === "approval" ? [...prev.approvers] : (prev.escalateNotify ?? []),
+                  escalateNotify:
+                    on && (prev.escalateNotify ?? []).length === 0 && prev.policy === "approval"
+                      ? [...prev.approvers]
+                      : (prev.escalateNotify ?? []),
                 }));
                 if (errors.escalate) setErrors((x) => ({ ...x, escalate: undefined }));
                 handOff.reset();
@@ -596,14 +675,16 @@ export function HandOffDialog({
               </Button>
             </div>
           ) : null}
-
         </div>
 
         <div className="flex flex-wrap items-center gap-2 border-t border-slate-200 px-4 py-3 dark:border-slate-800">
           {/* What happened stays in sight next to the buttons, whatever the form's scroll position. */}
           <div role="status" aria-live="polite" className="w-full space-y-2" data-testid="hand-off-status">
             {notice ? (
-              <p className={clsx("text-sm", notice.ok ? "text-emerald-800 dark:text-emerald-300" : "text-red-800 dark:text-red-300")} data-testid="hand-off-notice">
+              <p
+                className={clsx("text-sm", notice.ok ? "text-emerald-800 dark:text-emerald-300" : "text-red-800 dark:text-red-300")}
+                data-testid="hand-off-notice"
+              >
                 {notice.text}
               </p>
             ) : null}
@@ -625,8 +706,13 @@ export function HandOffDialog({
               >
                 {lines.map((l) => (
                   <li key={l.step} className="flex items-start gap-2" data-state={l.state} data-step={l.step}>
-                    <Icon name={l.state === "done" ? "check-circle" : l.state === "failed" ? "alert" : "circle-dashed"} className="mt-0.5 h-4 w-4 shrink-0" />
-                    <span className="min-w-0 break-words">{handOff.state.pending && handOff.state.step === l.step && l.state === "waiting" ? SENDING[l.step] : l.text}</span>
+                    <Icon
+                      name={l.state === "done" ? "check-circle" : l.state === "failed" ? "alert" : "circle-dashed"}
+                      className="mt-0.5 h-4 w-4 shrink-0"
+                    />
+                    <span className="min-w-0 break-words">
+                      {handOff.state.pending && handOff.state.step === l.step && l.state === "waiting" ? SENDING[l.step] : l.text}
+                    </span>
                   </li>
                 ))}
               </ol>
@@ -636,7 +722,10 @@ export function HandOffDialog({
             <p className="w-full text-xs text-slate-700 dark:text-slate-300">
               The form is locked: finishing sends the rest of this same hand-off, never a second one.{" "}
               {handOff.state.progress?.sessionId ? (
-                <Link href={`/sessions/${encodeURIComponent(handOff.state.progress.sessionId)}`} className="text-blue-800 underline dark:text-sky-300">
+                <Link
+                  href={`/sessions/${encodeURIComponent(handOff.state.progress.sessionId)}`}
+                  className="text-blue-800 underline dark:text-sky-300"
+                >
                   Open the session
                 </Link>
               ) : null}
@@ -671,7 +760,13 @@ export function HandOffDialog({
             <Button onClick={onClose} disabled={handOff.state.pending}>
               Cancel
             </Button>
-            <Button type="submit" variant="primary" pending={handOff.state.pending} aria-disabled={handOff.state.pending ? true : undefined} data-testid="hand-off-submit">
+            <Button
+              type="submit"
+              variant="primary"
+              pending={handOff.state.pending}
+              aria-disabled={handOff.state.pending ? true : undefined}
+              data-testid="hand-off-submit"
+            >
               {handOff.state.pending ? "Handing off…" : handOff.partial ? "Finish handing off" : "Hand off"}
             </Button>
           </div>
@@ -680,4 +775,3 @@ export function HandOffDialog({
     </dialog>
   );
 }
-

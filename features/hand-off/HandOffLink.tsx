@@ -20,7 +20,8 @@ export function HandOffLink({ compact = false, className }: { compact?: boolean;
   const pathname = usePathname();
   if (!me || me.participantId === "" || !roleAtLeast(me.role, MINIMUM_ROLE.startSession)) return null;
   if (compact && pathname === "/handoff") return null;
-  const href = pathname && pathname !== "/" && pathname !== "/handoff" ? `/handoff?${new URLSearchParams({ from: pathname }).toString()}` : "/handoff";
+  const href =
+    pathname && pathname !== "/" && pathname !== "/handoff" ? `/handoff?${new URLSearchParams({ from: pathname }).toString()}` : "/handoff";
   return (
     <Link
       href={href}

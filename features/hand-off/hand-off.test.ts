@@ -104,9 +104,18 @@ describe("runHandOff", () => {
     expect(calls.map((c) => c.step)).toEqual(["start", "offer", "context"]);
     expect(calls.map((c) => c.req.messageId)).toEqual(STEPS.map((s) => stepMessageId(ATTEMPT, s)));
     const sid = `s-${stepMessageId(ATTEMPT, "start")}`;
-    expect(calls[1]?.req).toMatchObject({ sessionId: sid, target: "human:bob", scope: "payments-api primary on-call", reason: "end of my rotation" });
+    expect(calls[1]?.req).toMatchObject({
+      sessionId: sid,
+      target: "human:bob",
+      scope: "payments-api primary on-call",
+      reason: "end of my rotation",
+    });
     // The runbook goes to this attempt's offer, named by its id, not "the latest offer".
-    expect(calls[2]?.req).toMatchObject({ sessionId: sid, handoffId: stepMessageId(ATTEMPT, "offer"), content: { case: "markdown", value: plan().runbook } });
+    expect(calls[2]?.req).toMatchObject({
+      sessionId: sid,
+      handoffId: stepMessageId(ATTEMPT, "offer"),
+      content: { case: "markdown", value: plan().runbook },
+    });
     expect(p).toMatchObject({ sessionId: sid, done: ["start", "offer", "context"], duplicates: [] });
     expect(p.failed).toBeUndefined();
     expect(isComplete(plan(), p)).toBe(true);
@@ -144,7 +153,9 @@ describe("runHandOff", () => {
       const lines = progressLines(plan(), first);
       expect(lines.find((l) => l.step === step)?.state).toBe("failed");
       if (step === "context") {
-        expect(progressSentence(plan(), first, "Bob")).toMatch(/^Session started\. Offer sent\. Runbook not attached: No connection to the console server\./);
+        expect(progressSentence(plan(), first, "Bob")).toMatch(
+          /^Session started\. Offer sent\. Runbook not attached: No connection to the console server\./,
+        );
       }
       if (step === "start") expect(progressSentence(plan(), first, "Bob")).toMatch(/^Session not started: /);
 
@@ -162,7 +173,9 @@ describe("runHandOff", () => {
   it("says the runtime's refusal with its code", async () => {
     const { sender } = fakeSender({ context: { times: 1, how: "refused" } });
     const p = await runHandOff(plan(), newProgress(ATTEMPT), sender);
-    expect(progressSentence(plan(), p, "Bob")).toBe("Session started. Offer sent. Runbook not attached: The runtime refused it: SESSION_NOT_OPEN. The session is closed.");
+    expect(progressSentence(plan(), p, "Bob")).toBe(
+      "Session started. Offer sent. Runbook not attached: The runtime refused it: SESSION_NOT_OPEN. The session is closed.",
+    );
   });
 
   it("refreshes a stale CSRF token and retries the step once with the same id", async () => {
@@ -177,7 +190,9 @@ describe("runHandOff", () => {
 
   it("refuses progress of another attempt", async () => {
     const { sender } = fakeSender();
-    await expect(runHandOff(plan(), newProgress("11111111-1111-4111-8111-111111111111"), sender)).rejects.toThrow(/another hand-off attempt/);
+    await expect(runHandOff(plan(), newProgress("11111111-1111-4111-8111-111111111111"), sender)).rejects.toThrow(
+      /another hand-off attempt/,
+    );
   });
 
   it("sets up the escalation last, with the attempt's id; a lost answer is finished with the same chain", async () => {

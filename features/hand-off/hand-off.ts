@@ -56,8 +56,17 @@ export function stepsOf(plan: HandOffPlan): HandOffStep[] {
 export interface HandOffSender {
   startSession(req: StartFields & { messageId: string }): Promise<ActionResult>;
   offer(req: { sessionId: string; messageId: string; target: string; scope: string; reason: string }): Promise<ActionResult>;
-  attachContext(req: { sessionId: string; messageId: string; handoffId: string; content: { case: "markdown"; value: string } }): Promise<ActionResult>;
-  startEscalation(req: { sessionId: string; messageId: string; steps: { kind: EscalationStepKind; afterMinutes: number; participants: string[] }[] }): Promise<{ originSessionId: string }>;
+  attachContext(req: {
+    sessionId: string;
+    messageId: string;
+    handoffId: string;
+    content: { case: "markdown"; value: string };
+  }): Promise<ActionResult>;
+  startEscalation(req: {
+    sessionId: string;
+    messageId: string;
+    steps: { kind: EscalationStepKind; afterMinutes: number; participants: string[] }[];
+  }): Promise<{ originSessionId: string }>;
 }
 
 export interface HandOffProgress {
@@ -93,14 +102,23 @@ function send(plan: HandOffPlan, step: HandOffStep, sessionId: string, sender: H
     case "offer":
       return sender.offer({ sessionId, messageId, ...plan.offer });
     case "context":
-      return sender.attachContext({ sessionId, messageId, handoffId: stepMessageId(plan.attemptId, "offer"), content: { case: "markdown", value: plan.runbook } });
+      return sender.attachContext({
+        sessionId,
+        messageId,
+        handoffId: stepMessageId(plan.attemptId, "offer"),
+        content: { case: "markdown", value: plan.runbook },
+      });
     case "escalate":
       // Idempotent on the server: the same chain again answers the one kept.
       return sender
         .startEscalation({
           sessionId,
           messageId,
-          steps: (plan.escalation ?? []).map((s) => ({ kind: s.kind === "notify" ? EscalationStepKind.NOTIFY : EscalationStepKind.REOFFER, afterMinutes: s.afterMinutes, participants: [...s.participants] })),
+          steps: (plan.escalation ?? []).map((s) => ({
+            kind: s.kind === "notify" ? EscalationStepKind.NOTIFY : EscalationStepKind.REOFFER,
+            afterMinutes: s.afterMinutes,
+            participants: [...s.participants],
+          })),
         })
         .then((e) => create(ActionResultSchema, { ok: true, sessionId: e.originSessionId, messageId }));
   }
@@ -125,7 +143,12 @@ export interface RunOptions {
  * Send what `progress` has not done yet, in order, stopping at the first
  * step that is not accepted. Steps already done are not sent again.
  */
-export async function runHandOff(plan: HandOffPlan, progress: HandOffProgress, sender: HandOffSender, options: RunOptions = {}): Promise<HandOffProgress> {
+export async function runHandOff(
+  plan: HandOffPlan,
+  progress: HandOffProgress,
+  sender: HandOffSender,
+  options: RunOptions = {},
+): Promise<HandOffProgress> {
   if (progress.attemptId !== plan.attemptId) throw new Error("this progress belongs to another hand-off attempt");
   let p: HandOffProgress = { ...progress, done: [...progress.done], duplicates: [...progress.duplicates] };
   delete p.failed;
@@ -149,14 +172,28 @@ export async function runHandOff(plan: HandOffPlan, progress: HandOffProgress, s
   return p;
 }
 
-const DONE: Readonly<Record<HandOffStep, string>> = { start: "Session started", offer: "Offer sent", context: "Runbook attached", escalate: "Escalation set up" };
-const NOT_DONE: Readonly<Record<HandOffStep, string>> = { start: "Session not started", offer: "Offer not sent", context: "Runbook not attached", escalate: "Escalation not set up" };
+const DONE: Readonly<Record<HandOffStep, string>> = {
+  start: "Session started",
+  offer: "Offer sent",
+  context: "Runbook attached",
+  escalate: "Escalation set up",
+};
+const NOT_DONE: Readonly<Record<HandOffStep, string>> = {
+  start: "Session not started",
+  offer: "Offer not sent",
+  context: "Runbook not attached",
+  escalate: "Escalation not set up",
+};
 
 /** Each step's line, e.g. ["Session started.", "Offer sent.", "Runbook not attached: <reason>"]. */
-export function progressLines(plan: HandOffPlan, p: HandOffProgress): { step: HandOffStep; state: "done" | "failed" | "waiting"; text: string }[] {
+export function progressLines(
+  plan: HandOffPlan,
+  p: HandOffProgress,
+): { step: HandOffStep; state: "done" | "failed" | "waiting"; text: string }[] {
   return stepsOf(plan).map((step) => {
     if (p.done.includes(step)) return { step, state: "done", text: `${DONE[step]}.` };
-    if (p.failed?.step === step) return { step, state: "failed", text: `${NOT_DONE[step]}: ${outcomeSentence(p.failed.outcome, DONE[step])}` };
+    if (p.failed?.step === step)
+      return { step, state: "failed", text: `${NOT_DONE[step]}: ${outcomeSentence(p.failed.outcome, DONE[step])}` };
     return { step, state: "waiting", text: `${NOT_DONE[step]} yet.` };
   });
 }
@@ -165,7 +202,9 @@ export function progressLines(plan: HandOffPlan, p: HandOffProgress): { step: Ha
 export function progressSentence(plan: HandOffPlan, p: HandOffProgress, targetName: string): string {
   if (isComplete(plan, p)) {
     const dup = p.duplicates.length === stepsOf(plan).length ? " (it had already gone through; nothing was sent twice)" : "";
-    return plan.runbook === "" ? `Handed off to ${targetName}: offer sent${dup}.` : `Handed off to ${targetName}: offer sent with the runbook${dup}.`;
+    return plan.runbook === ""
+      ? `Handed off to ${targetName}: offer sent${dup}.`
+      : `Handed off to ${targetName}: offer sent with the runbook${dup}.`;
   }
   const lines = progressLines(plan, p).filter((l) => l.state !== "waiting" || p.done.length > 0);
   return lines.map((l) => l.text).join(" ");

@@ -16,13 +16,26 @@ import { attemptFor, fingerprintOf, newMessageId, type Attempt } from "@/lib/vie
 import type { HandOffFields } from "@/lib/client/action-forms";
 import { announce } from "@/lib/client/announcer";
 import { csrfStore } from "@/lib/client/csrf-store";
-import { HAND_OFF_STEPS, isComplete, newProgress, progressSentence, runHandOff, type HandOffPlan, type HandOffProgress, type HandOffSender, type HandOffStep } from "@/features/hand-off/hand-off";
+import {
+  HAND_OFF_STEPS,
+  isComplete,
+  newProgress,
+  progressSentence,
+  runHandOff,
+  type HandOffPlan,
+  type HandOffProgress,
+  type HandOffSender,
+  type HandOffStep,
+} from "@/features/hand-off/hand-off";
 
 const STORAGE_KEY = "baton.handOff.attempt";
 
 function keep(owner: string, plan: HandOffPlan, p: HandOffProgress): void {
   try {
-    window.sessionStorage.setItem(STORAGE_KEY, JSON.stringify({ owner, plan, progress: { attemptId: p.attemptId, sessionId: p.sessionId, done: p.done, duplicates: p.duplicates } }));
+    window.sessionStorage.setItem(
+      STORAGE_KEY,
+      JSON.stringify({ owner, plan, progress: { attemptId: p.attemptId, sessionId: p.sessionId, done: p.done, duplicates: p.duplicates } }),
+    );
   } catch {
     // Storage full or disabled: the attempt still works in memory.
   }
@@ -48,7 +61,8 @@ function kept(owner: string): { plan: HandOffPlan; progress: HandOffProgress } |
     if (v.owner !== owner) return undefined;
     const plan = v.plan;
     const p = v.progress;
-    if (!plan || !p || typeof plan.attemptId !== "string" || p.attemptId !== plan.attemptId || typeof plan.runbook !== "string") return undefined;
+    if (!plan || !p || typeof plan.attemptId !== "string" || p.attemptId !== plan.attemptId || typeof plan.runbook !== "string")
+      return undefined;
     if (typeof plan.start !== "object" || typeof plan.offer !== "object" || typeof p.sessionId !== "string") return undefined;
     if (!Array.isArray(p.done) || !p.done.every(isStep) || !Array.isArray(p.duplicates) || !p.duplicates.every(isStep)) return undefined;
     const progress: HandOffProgress = { attemptId: p.attemptId, sessionId: p.sessionId, done: p.done, duplicates: p.duplicates };
@@ -100,7 +114,8 @@ export function useHandOff(owner: string, sender: () => HandOffSender, onDone: (
     if (!k) return;
     current.current = k;
     setLocked(true);
-    const lines = k.progress.done.length > 0 ? progressSentence(k.plan, k.progress, k.plan.offer.target) : "Nothing is known to have been sent.";
+    const lines =
+      k.progress.done.length > 0 ? progressSentence(k.plan, k.progress, k.plan.offer.target) : "Nothing is known to have been sent.";
     setState({ pending: false, plan: k.plan, progress: k.progress, sentence: `This hand-off was interrupted. ${lines}` });
   }, [owner]);
 
@@ -117,8 +132,11 @@ export function useHandOff(owner: string, sender: () => HandOffSender, onDone: (
       current.current = { plan, progress };
       // A definitive answer to the start ends the attempt (nothing was sent): the next press is a new one.
       const a = attempt.current;
-      if (a && (progress.done.length > 0 || (progress.failed && progress.failed.outcome.kind !== "retryable"))) attempt.current = { ...a, settled: true };
-      const over = isComplete(plan, progress) || (progress.done.length === 0 && progress.failed !== undefined && progress.failed.outcome.kind !== "retryable");
+      if (a && (progress.done.length > 0 || (progress.failed && progress.failed.outcome.kind !== "retryable")))
+        attempt.current = { ...a, settled: true };
+      const over =
+        isComplete(plan, progress) ||
+        (progress.done.length === 0 && progress.failed !== undefined && progress.failed.outcome.kind !== "retryable");
       if (over) forget();
       else keep(owner, plan, progress);
       setLocked(!over && (progress.done.length > 0 || locked));

@@ -27,7 +27,11 @@ export function FileInboxCard() {
   if (!enabled) return null;
   const count = more ? `${rows.length}+` : String(rows.length);
   return (
-    <section className="space-y-2 rounded-lg border border-slate-200 p-3 dark:border-slate-800" aria-labelledby="file-inbox-title" data-testid="file-inbox">
+    <section
+      className="space-y-2 rounded-lg border border-slate-200 p-3 dark:border-slate-800"
+      aria-labelledby="file-inbox-title"
+      data-testid="file-inbox"
+    >
       <div className="flex flex-wrap items-center gap-2">
         <h2 id="file-inbox-title" className="text-base font-semibold">
           File handoffs for you
@@ -36,20 +40,33 @@ export function FileInboxCard() {
         <span className="text-sm text-slate-700 dark:text-slate-300" data-testid="file-inbox-count">
           {loaded ? (rows.length === 0 ? "none right now" : `${count} waiting`) : "loading…"}
         </span>
-        <Link href="/files?status=offered" className="ml-auto inline-flex items-center gap-1 text-sm font-semibold text-blue-800 hover:underline dark:text-sky-300">
+        <Link
+          href="/files?status=offered"
+          className="ml-auto inline-flex items-center gap-1 text-sm font-semibold text-blue-800 hover:underline dark:text-sky-300"
+        >
           All file handoffs <Icon name="chevron-right" className="h-3.5 w-3.5" />
         </Link>
       </div>
       {rows.length > 0 ? (
         <ul className="space-y-1.5">
           {rows.slice(0, SHOWN).map((h) => (
-            <li key={`${h.dirKey}/${h.name}`} className="flex flex-wrap items-center gap-x-2 gap-y-1 text-sm" data-testid="file-inbox-item" data-task={h.taskId}>
+            <li
+              key={`${h.dirKey}/${h.name}`}
+              className="flex flex-wrap items-center gap-x-2 gap-y-1 text-sm"
+              data-testid="file-inbox-item"
+              data-task={h.taskId}
+            >
               <FileStatusBadge handoff={h} />
-              <Link href={fileHref(h.dirKey, h.taskId)} className="min-w-0 font-medium break-words text-blue-800 hover:underline dark:text-sky-300">
+              <Link
+                href={fileHref(h.dirKey, h.taskId)}
+                className="min-w-0 font-medium break-words text-blue-800 hover:underline dark:text-sky-300"
+              >
                 {clipLine(h.description || h.taskId)}
               </Link>
               <span className="text-xs text-slate-700 dark:text-slate-300">
-                {h.status === "offered" ? `offered by ${nameIn(directory, h.fromAgent)}${h.toAgent === "" ? " to anyone" : ""}` : "accepted by you: complete it or mark it failed"}
+                {h.status === "offered"
+                  ? `offered by ${nameIn(directory, h.fromAgent)}${h.toAgent === "" ? " to anyone" : ""}`
+                  : "accepted by you: complete it or mark it failed"}
               </span>
             </li>
           ))}

@@ -68,7 +68,12 @@ function Row({ item, from }: { item: InboxItem; from: string }) {
   const ahead = item.kind === InboxItemKind.APPROVAL_AHEAD;
   const label = item.asApprover && !ahead ? "Needs your approval" : INBOX_KIND_LABEL[item.kind];
   return (
-    <div className="rounded-lg border border-slate-200 p-3 dark:border-slate-800" data-testid="inbox-item" data-kind={InboxItemKind[item.kind]} data-session={item.sessionId}>
+    <div
+      className="rounded-lg border border-slate-200 p-3 dark:border-slate-800"
+      data-testid="inbox-item"
+      data-kind={InboxItemKind[item.kind]}
+      data-session={item.sessionId}
+    >
       <div className="flex flex-wrap items-center gap-x-3 gap-y-1.5">
         <Badge info={{ label, tone: KIND_TONE[item.kind], icon: INBOX_KIND_ICON[item.kind], hint: label }} />
         <span className="text-xs text-slate-700 dark:text-slate-300">
@@ -110,7 +115,12 @@ function VirtualItems({ items, fromOf }: { items: readonly InboxItem[]; fromOf: 
     getItemKey: (i) => (items[i] ? inboxKey(items[i]) : i),
   });
   return (
-    <ul ref={setListEl} className="relative" style={{ height: virtualizer.getTotalSize() }} aria-label={`Waiting on me, ${items.length.toLocaleString("en-US")} items`}>
+    <ul
+      ref={setListEl}
+      className="relative"
+      style={{ height: virtualizer.getTotalSize() }}
+      aria-label={`Waiting on me, ${items.length.toLocaleString("en-US")} items`}
+    >
       {virtualizer.getVirtualItems().map((vi) => {
         const item = items[vi.index] as InboxItem;
         return (

@@ -16,7 +16,12 @@ export function InboxNavLink({ active, className }: { active: boolean; className
   // The tab title carries the count too, so a background tab shows that something waits.
   useEffect(() => keepTitleCount(document, shown), [shown]);
   return (
-    <Link href="/inbox" aria-current={active ? "page" : undefined} className={clsx(className, "inline-flex items-center gap-1.5")} data-testid="nav-inbox">
+    <Link
+      href="/inbox"
+      aria-current={active ? "page" : undefined}
+      className={clsx(className, "inline-flex items-center gap-1.5")}
+      data-testid="nav-inbox"
+    >
       Inbox
       {inbox.loaded && count > 0 ? (
         <span

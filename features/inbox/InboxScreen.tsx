@@ -41,7 +41,11 @@ export function InboxScreen() {
       <p className="text-sm text-slate-700 dark:text-slate-300" data-testid="inbox-count">
         {inbox.loaded ? `${inboxCountLabel(inbox.items.length)}.` : waiting}
       </p>
-      {Items ? <Items loaded={inbox.loaded} items={inbox.items} ahead={inbox.ahead} /> : inbox.loaded && inbox.items.length === 0 ? <InboxEmpty /> : null}
+      {Items ? (
+        <Items loaded={inbox.loaded} items={inbox.items} ahead={inbox.ahead} />
+      ) : inbox.loaded && inbox.items.length === 0 ? (
+        <InboxEmpty />
+      ) : null}
     </div>
   );
 }

@@ -25,14 +25,20 @@ export function NotificationToggle({ compact = false }: { compact?: boolean } = 
   if (permission === null || permission === "unsupported") return null;
   if (permission === "denied") {
     return (
-      <p className={compact ? "text-xs text-slate-700 dark:text-slate-300" : "text-sm text-slate-700 dark:text-slate-300"} data-testid="notifications-blocked">
+      <p
+        className={compact ? "text-xs text-slate-700 dark:text-slate-300" : "text-sm text-slate-700 dark:text-slate-300"}
+        data-testid="notifications-blocked"
+      >
         Notifications are blocked for this site in the browser’s settings.
       </p>
     );
   }
   if (wanted && permission === "granted") {
     return (
-      <div className={compact ? "flex flex-wrap items-center gap-2 text-xs" : "flex flex-wrap items-center gap-2 text-sm"} data-testid="notifications-on">
+      <div
+        className={compact ? "flex flex-wrap items-center gap-2 text-xs" : "flex flex-wrap items-center gap-2 text-sm"}
+        data-testid="notifications-on"
+      >
         <span className="inline-flex items-center gap-1.5 text-emerald-800 dark:text-emerald-300">
           <Icon name="check-circle" /> Notifications are on for new items
         </span>

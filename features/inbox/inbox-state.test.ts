@@ -9,19 +9,33 @@ function update(items: ItemFields[]) {
   return create(WatchInboxResponseSchema, {
     item: {
       case: "update",
-      value: { items: items.map((i) => create(InboxItemSchema, { kind: InboxItemKind.OFFER, sessionId: "s", subjectId: "h1", sinceUnixMs: 1n, ...i })), count: items.length },
+      value: {
+        items: items.map((i) =>
+          create(InboxItemSchema, { kind: InboxItemKind.OFFER, sessionId: "s", subjectId: "h1", sinceUnixMs: 1n, ...i }),
+        ),
+        count: items.length,
+      },
     },
   });
 }
 
 describe("inbox fold", () => {
   it("replaces the inbox on every update, newest first, and spots new items after the first update", () => {
-    let s = applyInboxMessage(INITIAL_INBOX, update([{ sessionId: "a", sinceUnixMs: 1n }, { sessionId: "b", sinceUnixMs: 5n }]));
+    let s = applyInboxMessage(
+      INITIAL_INBOX,
+      update([
+        { sessionId: "a", sinceUnixMs: 1n },
+        { sessionId: "b", sinceUnixMs: 5n },
+      ]),
+    );
     expect(s.loaded).toBe(true);
     expect(s.items.map((i) => i.sessionId)).toEqual(["b", "a"]);
     // What was there when the page opened is not "new".
     expect(s.fresh).toEqual([]);
-    s = applyInboxMessage(s, update([{ sessionId: "a" }, { sessionId: "b" }, { sessionId: "c", kind: InboxItemKind.APPROVAL, sinceUnixMs: 9n }]));
+    s = applyInboxMessage(
+      s,
+      update([{ sessionId: "a" }, { sessionId: "b" }, { sessionId: "c", kind: InboxItemKind.APPROVAL, sinceUnixMs: 9n }]),
+    );
     expect(s.fresh.map((i) => i.sessionId)).toEqual(["c"]);
     // An item that left and came back is not announced twice.
     s = applyInboxMessage(s, update([{ sessionId: "a" }]));
@@ -35,7 +49,10 @@ describe("inbox fold", () => {
   it("keeps approvals ahead apart from what waits now, and announces a new one once", () => {
     const withAhead = (ahead: ItemFields[]) => {
       const m = update([{ sessionId: "a" }]);
-      if (m.item.case === "update") m.item.value.ahead = ahead.map((i) => create(InboxItemSchema, { kind: InboxItemKind.APPROVAL_AHEAD, sessionId: "s", subjectId: "h1", sinceUnixMs: 1n, ...i }));
+      if (m.item.case === "update")
+        m.item.value.ahead = ahead.map((i) =>
+          create(InboxItemSchema, { kind: InboxItemKind.APPROVAL_AHEAD, sessionId: "s", subjectId: "h1", sinceUnixMs: 1n, ...i }),
+        );
       return m;
     };
     let s = applyInboxMessage(INITIAL_INBOX, withAhead([]));

@@ -50,8 +50,18 @@ function CheckRow({
 }) {
   return (
     <li>
-      <label htmlFor={id} className="flex cursor-pointer items-start gap-2 rounded-md px-2 py-1.5 text-sm hover:bg-slate-50 dark:hover:bg-slate-900">
-        <input id={id} type="checkbox" data-field={field} checked={checked} onChange={(e) => onChange(e.currentTarget.checked)} className="mt-0.5 h-4 w-4 accent-blue-700 dark:accent-sky-300" />
+      <label
+        htmlFor={id}
+        className="flex cursor-pointer items-start gap-2 rounded-md px-2 py-1.5 text-sm hover:bg-slate-50 dark:hover:bg-slate-900"
+      >
+        <input
+          id={id}
+          type="checkbox"
+          data-field={field}
+          checked={checked}
+          onChange={(e) => onChange(e.currentTarget.checked)}
+          className="mt-0.5 h-4 w-4 accent-blue-700 dark:accent-sky-300"
+        />
         <span className="min-w-0">{children}</span>
       </label>
     </li>
@@ -68,10 +78,7 @@ export function NewSessionForm({ me, directory }: { me: WhoAmI; directory: Direc
   const approvers = useMemo(() => approverChoices(directory), [directory]);
   const typedIds = v.participants.filter((p) => !choices.people.some((u) => u.participantId === p) && !choices.agents.includes(p));
 
-  const onOk = useCallback(
-    (o: { result: { sessionId: string } }) => router.push(sessionHref(o.result.sessionId)),
-    [router],
-  );
+  const onOk = useCallback((o: { result: { sessionId: string } }) => router.push(sessionHref(o.result.sessionId)), [router]);
   const form = useActionForm({
     done: `Session started`,
     onOk,
@@ -157,13 +164,39 @@ export function NewSessionForm({ me, directory }: { me: WhoAmI; directory: Direc
         </div>
       </fieldset>
 
-      <Field id="ns-intent" label="What is it for?" error={errors.intent} hint="People see this first, e.g. “payments-api on-call rotation”.">
-        <TextInput id="ns-intent" data-field="intent" value={v.intent} onChange={(e) => set("intent", e.currentTarget.value)} invalid={Boolean(errors.intent)} hasHint maxLength={600} />
+      <Field
+        id="ns-intent"
+        label="What is it for?"
+        error={errors.intent}
+        hint="People see this first, e.g. “payments-api on-call rotation”."
+      >
+        <TextInput
+          id="ns-intent"
+          data-field="intent"
+          value={v.intent}
+          onChange={(e) => set("intent", e.currentTarget.value)}
+          invalid={Boolean(errors.intent)}
+          hasHint
+          maxLength={600}
+        />
       </Field>
 
       {v.kind === "handoff" ? (
-        <Field id="ns-scope" label="Scope" optional error={errors.scope} hint="What moves with the handoff; offers use it unless they name another.">
-          <TextInput id="ns-scope" data-field="scope" value={v.scope} onChange={(e) => set("scope", e.currentTarget.value)} invalid={Boolean(errors.scope)} hasHint />
+        <Field
+          id="ns-scope"
+          label="Scope"
+          optional
+          error={errors.scope}
+          hint="What moves with the handoff; offers use it unless they name another."
+        >
+          <TextInput
+            id="ns-scope"
+            data-field="scope"
+            value={v.scope}
+            onChange={(e) => set("scope", e.currentTarget.value)}
+            invalid={Boolean(errors.scope)}
+            hasHint
+          />
         </Field>
       ) : null}
 
@@ -177,7 +210,12 @@ export function NewSessionForm({ me, directory }: { me: WhoAmI; directory: Direc
             <p className="px-2 text-xs font-semibold text-slate-700 uppercase dark:text-slate-300">People</p>
             <ul className="grid gap-0.5 sm:grid-cols-2" data-testid="participant-people">
               {choices.people.map((p) => (
-                <CheckRow key={p.participantId} id={`ns-p-${p.username}`} checked={v.participants.includes(p.participantId)} onChange={(on) => toggle("participants", p.participantId, on)}>
+                <CheckRow
+                  key={p.participantId}
+                  id={`ns-p-${p.username}`}
+                  checked={v.participants.includes(p.participantId)}
+                  onChange={(on) => toggle("participants", p.participantId, on)}
+                >
                   <span className="font-medium">{p.displayName}</span>{" "}
                   <span className="text-xs text-slate-700 dark:text-slate-300">
                     {ROLE_LABELS[p.role]} · <span className="font-mono">{p.participantId}</span>
@@ -228,9 +266,17 @@ export function NewSessionForm({ me, directory }: { me: WhoAmI; directory: Direc
         {typedIds.length > 0 ? (
           <ul className="flex flex-wrap gap-1.5" aria-label="Typed participant ids">
             {typedIds.map((id) => (
-              <li key={id} className="inline-flex items-center gap-1 rounded-full bg-slate-100 py-0.5 pr-1 pl-2.5 font-mono text-xs dark:bg-slate-800">
+              <li
+                key={id}
+                className="inline-flex items-center gap-1 rounded-full bg-slate-100 py-0.5 pr-1 pl-2.5 font-mono text-xs dark:bg-slate-800"
+              >
                 {id}
-                <button type="button" onClick={() => toggle("participants", id, false)} className="rounded-full p-0.5 hover:bg-slate-200 dark:hover:bg-slate-700" aria-label={`Remove ${id}`}>
+                <button
+                  type="button"
+                  onClick={() => toggle("participants", id, false)}
+                  className="rounded-full p-0.5 hover:bg-slate-200 dark:hover:bg-slate-700"
+                  aria-label={`Remove ${id}`}
+                >
                   <Icon name="x" className="h-3 w-3" />
                 </button>
               </li>
@@ -238,14 +284,32 @@ export function NewSessionForm({ me, directory }: { me: WhoAmI; directory: Direc
           </ul>
         ) : null}
         {errors.participants ? (
-          <p id="ns-participants-error" className="flex items-start gap-1 text-xs font-medium text-red-800 dark:text-red-300" data-field-error>
+          <p
+            id="ns-participants-error"
+            className="flex items-start gap-1 text-xs font-medium text-red-800 dark:text-red-300"
+            data-field-error
+          >
             <Icon name="alert" className="mt-px h-3.5 w-3.5" /> {errors.participants}
           </p>
         ) : null}
       </fieldset>
 
-      <Field id="ns-ttl" label="Time to live (minutes)" error={errors.ttlMinutes} hint="The session expires if nobody commits it by then; at most 1440 (24 hours).">
-        <TextInput id="ns-ttl" data-field="ttlMinutes" inputMode="numeric" className="max-w-32" value={v.ttlMinutes} onChange={(e) => set("ttlMinutes", e.currentTarget.value)} invalid={Boolean(errors.ttlMinutes)} hasHint />
+      <Field
+        id="ns-ttl"
+        label="Time to live (minutes)"
+        error={errors.ttlMinutes}
+        hint="The session expires if nobody commits it by then; at most 1440 (24 hours)."
+      >
+        <TextInput
+          id="ns-ttl"
+          data-field="ttlMinutes"
+          inputMode="numeric"
+          className="max-w-32"
+          value={v.ttlMinutes}
+          onChange={(e) => set("ttlMinutes", e.currentTarget.value)}
+          invalid={Boolean(errors.ttlMinutes)}
+          hasHint
+        />
       </Field>
 
       <fieldset className="space-y-2">
@@ -278,7 +342,9 @@ export function NewSessionForm({ me, directory }: { me: WhoAmI; directory: Direc
               <fieldset className="ml-6 space-y-1" aria-describedby={errors.approvers ? "ns-approvers-error" : undefined}>
                 <legend className="text-sm font-medium">Approvers</legend>
                 {approvers.length === 0 ? (
-                  <p className="text-xs text-slate-700 dark:text-slate-300">No approver accounts yet; an admin adds them with npm run users.</p>
+                  <p className="text-xs text-slate-700 dark:text-slate-300">
+                    No approver accounts yet; an admin adds them with npm run users.
+                  </p>
                 ) : (
                   <ul className="grid gap-0.5 sm:grid-cols-2" data-testid="approver-choices">
                     {approvers.map((p, i) => (
@@ -289,7 +355,8 @@ export function NewSessionForm({ me, directory }: { me: WhoAmI; directory: Direc
                         checked={v.approvers.includes(p.participantId)}
                         onChange={(on) => toggle("approvers", p.participantId, on)}
                       >
-                        <span className="font-medium">{p.displayName}</span> <span className="text-xs text-slate-700 dark:text-slate-300">{ROLE_LABELS[p.role]}</span>
+                        <span className="font-medium">{p.displayName}</span>{" "}
+                        <span className="text-xs text-slate-700 dark:text-slate-300">{ROLE_LABELS[p.role]}</span>
                       </CheckRow>
                     ))}
                   </ul>
@@ -319,7 +386,13 @@ export function NewSessionForm({ me, directory }: { me: WhoAmI; directory: Direc
         {errors.policy ? <p className="text-xs font-medium text-red-800 dark:text-red-300">{errors.policy}</p> : null}
       </fieldset>
 
-      <Field id="ns-context" label="Frozen context (JSON)" optional error={errors.frozenContext} hint="Kept with the session as it was at the start, e.g. an incident snapshot.">
+      <Field
+        id="ns-context"
+        label="Frozen context (JSON)"
+        optional
+        error={errors.frozenContext}
+        hint="Kept with the session as it was at the start, e.g. an incident snapshot."
+      >
         <TextArea
           id="ns-context"
           data-field="frozenContext"
@@ -338,7 +411,13 @@ export function NewSessionForm({ me, directory }: { me: WhoAmI; directory: Direc
       </Field>
 
       <div className="space-y-3">
-        <Button type="submit" variant="primary" pending={action.state.pending} aria-disabled={action.state.pending ? true : undefined} data-testid="start-session">
+        <Button
+          type="submit"
+          variant="primary"
+          pending={action.state.pending}
+          aria-disabled={action.state.pending ? true : undefined}
+          data-testid="start-session"
+        >
           {action.state.pending ? "Starting…" : `Start ${v.kind}`}
         </Button>
         <ActionResultLine outcome={action.state.outcome} sentence={action.state.sentence} />

@@ -16,7 +16,9 @@ export function ActorLabelView({ id, directory = EMPTY_DIRECTORY }: { id: string
       <Icon name={ICON[kind]} className="h-3.5 w-3.5 shrink-0" />
       <span className="sr-only">Sender: </span>
       <span className="truncate">{id ? nameIn(directory, id) : "the runtime"}</span>
-      <span className="shrink-0 rounded bg-slate-100 px-1 text-[11px] leading-4 text-slate-700 dark:bg-slate-800 dark:text-slate-300">{ACTOR_KIND_LABEL[kind]}</span>
+      <span className="shrink-0 rounded bg-slate-100 px-1 text-[11px] leading-4 text-slate-700 dark:bg-slate-800 dark:text-slate-300">
+        {ACTOR_KIND_LABEL[kind]}
+      </span>
     </span>
   );
 }

@@ -40,14 +40,24 @@ function Deadline({ brief, now }: { brief: Brief; now: number }) {
         : d.kind === "implicit-accept"
           ? "now (the time to answer is up)"
           : "now";
-  const label = left > 0 || now === 0 ? d.label : d.kind === "implicit-accept" ? "Counts as accepted" : d.kind === "task" ? "Task was due" : "Session expired";
+  const label =
+    left > 0 || now === 0
+      ? d.label
+      : d.kind === "implicit-accept"
+        ? "Counts as accepted"
+        : d.kind === "task"
+          ? "Task was due"
+          : "Session expired";
   return (
     <div className="min-w-0" data-testid="brief-deadline" data-deadline-kind={d.kind}>
       <dt className="text-xs font-medium text-slate-600 dark:text-slate-400">Deadline</dt>
       <dd className="mt-0.5 flex items-center gap-1 text-sm">
         <Icon name="clock" className="h-3.5 w-3.5 shrink-0" />
         <span>
-          {label} <strong className="tabular-nums" suppressHydrationWarning>{text}</strong>
+          {label}{" "}
+          <strong className="tabular-nums" suppressHydrationWarning>
+            {text}
+          </strong>
           {d.kind === "implicit-accept" ? <span className="text-slate-700 dark:text-slate-300"> (implicit-accept policy)</span> : null}
         </span>
       </dd>
@@ -147,7 +157,9 @@ export function BriefCard({
                     <Icon name="document" className="h-3.5 w-3.5 shrink-0" />
                     <RunbookLabel r={r} nameOf={nameOf} />
                   </p>
-                  <PayloadView blob={{ label: "Runbook", contentType: r.contentType, bytes: r.bytes, stem: `runbook-${r.sequence ?? r.offerOrdinal}` }} />
+                  <PayloadView
+                    blob={{ label: "Runbook", contentType: r.contentType, bytes: r.bytes, stem: `runbook-${r.sequence ?? r.offerOrdinal}` }}
+                  />
                 </div>
               ))}
             </div>

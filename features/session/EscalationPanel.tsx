@@ -98,7 +98,8 @@ export function EscalationPanel({
     () =>
       e.steps.map((s, i) => {
         const done = e.done.find((a) => a.step === i);
-        const what = s.kind === EscalationStepKind.NOTIFY ? `Tell ${people(s.participants, nameOf)}` : `Re-offer to ${people(s.participants, nameOf)}`;
+        const what =
+          s.kind === EscalationStepKind.NOTIFY ? `Tell ${people(s.participants, nameOf)}` : `Re-offer to ${people(s.participants, nameOf)}`;
         const when = i === 0 ? `after ${s.afterMinutes} min unanswered` : `${s.afterMinutes} min later, if still unanswered`;
         let state: "done" | "next" | "later" | "skipped" = "later";
         if (done) state = "done";
@@ -150,28 +151,32 @@ export function EscalationPanel({
       </div>
       <p className="mt-1 text-xs">
         Baton acts for {owner}, as {owner}, while the offer stays unanswered; it stops as soon as anyone answers.
-        {running && next > 0 ? (
-          <>
-            {" "}
-            Next step {next > now ? `in ${formatDuration(next - now)}` : "now"}.
-          </>
-        ) : null}
+        {running && next > 0 ? <> Next step {next > now ? `in ${formatDuration(next - now)}` : "now"}.</> : null}
       </p>
       <ol className="mt-2 space-y-1" aria-label="Escalation steps">
         {steps.map((s) => (
           <li key={s.i} className="flex items-start gap-2" data-state={s.state} data-testid="escalation-step">
-            <Icon name={s.state === "done" ? "check-circle" : s.state === "next" ? "clock" : "circle-dashed"} className="mt-0.5 h-4 w-4 shrink-0" />
+            <Icon
+              name={s.state === "done" ? "check-circle" : s.state === "next" ? "clock" : "circle-dashed"}
+              className="mt-0.5 h-4 w-4 shrink-0"
+            />
             <span className="min-w-0">
               <span className="font-medium">{s.what}</span> <span className="text-xs">{s.when}</span>
               {s.done ? (
                 <span className="block text-xs">
                   Done by Baton for {owner} at {new Date(Number(s.done.atUnixMs)).toLocaleTimeString()}
-                  {s.done.kind === EscalationStepKind.REOFFER && s.done.cancelledSessionId === sessionId ? ": it closed this session, unanswered" : ""}
+                  {s.done.kind === EscalationStepKind.REOFFER && s.done.cancelledSessionId === sessionId
+                    ? ": it closed this session, unanswered"
+                    : ""}
                   {s.done.kind === EscalationStepKind.REOFFER && s.done.sessionId !== sessionId ? (
                     <>
                       {" "}
                       ·{" "}
-                      <Link href={`/sessions/${encodeURIComponent(s.done.sessionId)}`} className="underline" data-testid="escalation-next-session">
+                      <Link
+                        href={`/sessions/${encodeURIComponent(s.done.sessionId)}`}
+                        className="underline"
+                        data-testid="escalation-next-session"
+                      >
                         the new session
                       </Link>
                     </>

@@ -11,9 +11,7 @@
 import { lazy, Suspense, useEffect, useState, type ReactNode } from "react";
 import { afterLoadAndIdle } from "@/lib/client/after-load";
 
-const LiveSessionScreen = lazy(() =>
-  import("@/features/session/LiveSessionScreen").then((m) => ({ default: m.LiveSessionScreen })),
-);
+const LiveSessionScreen = lazy(() => import("@/features/session/LiveSessionScreen").then((m) => ({ default: m.LiveSessionScreen })));
 
 function Loading() {
   return (

@@ -125,8 +125,15 @@ export function JsonOutlineTree({ outline }: { outline: JsonOutline }) {
 export function JsonShortfall({ outline, rest }: { outline: JsonOutline; rest?: ReactNode }) {
   if (!outline.truncated) return null;
   return (
-    <div className="flex flex-wrap items-center gap-2 border-t border-slate-200 px-2 py-1 text-slate-700 dark:border-slate-700 dark:text-slate-300" data-json="shortfall" role="note">
-      <span>{outline.tooDeep ? "Nested too deep to show in full." : "Too large to show in full."} Shown: {count(outline.shown, "value", "values")}.</span>
+    <div
+      className="flex flex-wrap items-center gap-2 border-t border-slate-200 px-2 py-1 text-slate-700 dark:border-slate-700 dark:text-slate-300"
+      data-json="shortfall"
+      role="note"
+    >
+      <span>
+        {outline.tooDeep ? "Nested too deep to show in full." : "Too large to show in full."} Shown:{" "}
+        {count(outline.shown, "value", "values")}.
+      </span>
       {rest}
     </div>
   );

@@ -17,7 +17,14 @@ import { formatBytes } from "@/lib/views/format";
 import type { PayloadBlob } from "@/lib/views/event-details";
 import { Icon } from "@/components/ui/Icon";
 import { MarkdownView } from "@/features/session/Markdown";
-import { ClassifiedPayload, JsonFrame, JsonOutlineTree, JsonShortfall, LIVE_PAYLOAD_LIMITS, type PayloadRenderers } from "@/features/session/PayloadParts";
+import {
+  ClassifiedPayload,
+  JsonFrame,
+  JsonOutlineTree,
+  JsonShortfall,
+  LIVE_PAYLOAD_LIMITS,
+  type PayloadRenderers,
+} from "@/features/session/PayloadParts";
 
 // Other views (the handoff forms' preview) import MarkdownView from here.
 export { MarkdownView };

@@ -78,7 +78,10 @@ function Report({ sessionId }: { sessionId: string }) {
         Handover report
       </h1>
       {failed ? (
-        <div role="alert" className="rounded-lg border border-amber-300 bg-amber-50 p-4 text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">
+        <div
+          role="alert"
+          className="rounded-lg border border-amber-300 bg-amber-50 p-4 text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100"
+        >
           <p className="font-semibold">{connection.error === "Not found" ? "Session not found" : "Can’t read this session"}</p>
           <p className="mt-1 text-sm">{connection.error}</p>
         </div>

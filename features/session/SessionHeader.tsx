@@ -71,7 +71,12 @@ export function SessionHeader({
   const isTask = mode === TASK_MODE;
   const participants = metadata?.participants.length ? metadata.participants : view.participants;
   const outcome = view.commitment ? (view.commitment.outcomePositive ? "positive" : "negative") : "";
-  const facts = { state: state ?? 0, phase: view.started ? view.phase : "", outcome, detail: view.started ? phaseDetail(view, committers) : "" };
+  const facts = {
+    state: state ?? 0,
+    phase: view.started ? view.phase : "",
+    outcome,
+    detail: view.started ? phaseDetail(view, committers) : "",
+  };
   return (
     <header className="space-y-3">
       <nav aria-label="Breadcrumb" className="text-sm">
@@ -85,7 +90,12 @@ export function SessionHeader({
         </h1>
         <ConnectionBadge info={connection} label="Session" />
       </div>
-      <div className="flex flex-wrap items-center gap-2" data-testid="session-badges" data-phase={view.started ? view.phase : ""} data-status={sessionStatus(facts)}>
+      <div
+        className="flex flex-wrap items-center gap-2"
+        data-testid="session-badges"
+        data-phase={view.started ? view.phase : ""}
+        data-status={sessionStatus(facts)}
+      >
         <span className="rounded-md bg-slate-100 px-2 py-0.5 text-sm font-medium text-slate-800 dark:bg-slate-800 dark:text-slate-100">
           {modeLabel(mode)}
         </span>
@@ -99,7 +109,10 @@ export function SessionHeader({
         )}
       </div>
       {actions}
-      <dl className="grid grid-cols-2 gap-x-6 gap-y-3 rounded-lg border border-slate-200 p-3 sm:grid-cols-4 dark:border-slate-800" data-testid="session-facts">
+      <dl
+        className="grid grid-cols-2 gap-x-6 gap-y-3 rounded-lg border border-slate-200 p-3 sm:grid-cols-4 dark:border-slate-800"
+        data-testid="session-facts"
+      >
         <Fact label={isTask ? "Requester" : "Current owner"}>{owner ? <Who id={owner} nameOf={nameOf} /> : "—"}</Fact>
         <Fact label={isTask ? "Assignee" : "Current target"}>{target ? <Who id={target} nameOf={nameOf} /> : "—"}</Fact>
         <Fact label={isTask ? "Task" : "Scope"}>{view.scope ? clipLine(view.scope) : "—"}</Fact>
@@ -132,7 +145,9 @@ export function SessionHeader({
                   className="rounded-full bg-slate-100 px-2 py-0.5 text-xs text-slate-800 dark:bg-slate-800 dark:text-slate-100"
                 >
                   {p}
-                  {p === (metadata?.initiator || view.initiator) ? <span className="text-slate-600 dark:text-slate-400"> · initiator</span> : null}
+                  {p === (metadata?.initiator || view.initiator) ? (
+                    <span className="text-slate-600 dark:text-slate-400"> · initiator</span>
+                  ) : null}
                 </span>
               ))}
             </dd>
@@ -143,7 +158,8 @@ export function SessionHeader({
           </Fact>
           <Fact label="Versions">
             <span className="font-mono text-xs">
-              mode {metadata?.modeVersion || view.modeVersion || "—"} · config {metadata?.configurationVersion || view.configurationVersion || "—"}
+              mode {metadata?.modeVersion || view.modeVersion || "—"} · config{" "}
+              {metadata?.configurationVersion || view.configurationVersion || "—"}
             </span>
           </Fact>
           <Fact label="Policy">

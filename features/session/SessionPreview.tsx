@@ -39,7 +39,8 @@ export function SessionPreview({ state, aroundSequence }: { state: SessionStream
   const linkedIds = new Set<string>(view.handoff?.offers.map((o) => o.offerMessageId) ?? []);
   if (view.commitment) linkedIds.add(view.commitment.messageId);
   const sequences = new Map<string, number>();
-  for (const e of events) if (e.sequence !== undefined && linkedIds.has(e.envelope.messageId)) sequences.set(e.envelope.messageId, e.sequence);
+  for (const e of events)
+    if (e.sequence !== undefined && linkedIds.has(e.envelope.messageId)) sequences.set(e.envelope.messageId, e.sequence);
   const sequenceOf = (id: string) => sequences.get(id) ?? state.linkedSequences?.[id];
   const at = aroundSequence !== undefined ? timeline.rowOfSequence.get(aroundSequence) : undefined;
   const from = at !== undefined ? Math.max(0, at - 4) : 0;

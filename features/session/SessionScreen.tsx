@@ -47,7 +47,15 @@ function useHashTarget(): number | undefined {
   return target;
 }
 
-export function SessionScreen({ sessionId, preview = null, handover }: { sessionId: string; preview?: ReactNode; handover?: string | undefined }) {
+export function SessionScreen({
+  sessionId,
+  preview = null,
+  handover,
+}: {
+  sessionId: string;
+  preview?: ReactNode;
+  handover?: string | undefined;
+}) {
   const { stream, connection, retryNow, loadFullHistory, earlier } = useSessionStream(sessionId, handover);
   const { view, metadata, events } = stream;
   // The first view's window: the events before it are read when asked for.
@@ -81,7 +89,10 @@ export function SessionScreen({ sessionId, preview = null, handover }: { session
   const othersMoved = useMemo(() => newestSequenceNotBy(events, me?.participantId ?? ""), [events, me?.participantId]);
   const sequenceByMessageId = useMemo(() => sequencesByMessageId(events), [events]);
   const linkedSequences = stream.linkedSequences;
-  const sequenceOf = useCallback((id: string) => sequenceByMessageId.get(id) ?? linkedSequences?.[id], [sequenceByMessageId, linkedSequences]);
+  const sequenceOf = useCallback(
+    (id: string) => sequenceByMessageId.get(id) ?? linkedSequences?.[id],
+    [sequenceByMessageId, linkedSequences],
+  );
 
   useEffect(() => {
     document.title = `${view.intent || sessionId} · Baton`;
@@ -105,7 +116,8 @@ export function SessionScreen({ sessionId, preview = null, handover }: { session
     if (targetBeforeWindow) loadEarlier();
   }, [targetBeforeWindow, loadEarlier]);
   // A participant may be asked to act: the brief shows every runbook, so the whole history is read.
-  const participant = windowed && view.lifecycle === "Open" && me !== undefined && me !== null && view.participants.includes(me.participantId);
+  const participant =
+    windowed && view.lifecycle === "Open" && me !== undefined && me !== null && view.participants.includes(me.participantId);
   useEffect(() => {
     if (participant) loadEarlier();
   }, [participant, loadEarlier]);
@@ -115,19 +127,28 @@ export function SessionScreen({ sessionId, preview = null, handover }: { session
   // Exports hold the whole history: a window reads the events before it first.
   const complete = async () => (windowed ? loadFullHistory() : stream);
   const exportJson = (): void => {
-    void complete().then(({ events, view }) => {
-      const transcript = auditTranscript(events, kindOf, { mode: view.mode, sessionId });
-      downloadBlob(`${JSON.stringify(transcript, null, 2)}\n`, `session-${sessionId}.json`, "application/json");
-    }, () => undefined);
+    void complete().then(
+      ({ events, view }) => {
+        const transcript = auditTranscript(events, kindOf, { mode: view.mode, sessionId });
+        downloadBlob(`${JSON.stringify(transcript, null, 2)}\n`, `session-${sessionId}.json`, "application/json");
+      },
+      () => undefined,
+    );
   };
   const exportMarkdown = (): void => {
-    void complete().then(({ events, view }) => {
-      const report = handoverReport({ sessionId, view, events, nameOf, kindOf });
-      downloadBlob(report, `handover-${sessionId}.md`, "text/markdown");
-    }, () => undefined);
+    void complete().then(
+      ({ events, view }) => {
+        const report = handoverReport({ sessionId, view, events, nameOf, kindOf });
+        downloadBlob(report, `handover-${sessionId}.md`, "text/markdown");
+      },
+      () => undefined,
+    );
   };
   const exportNdjson = (): void => {
-    void complete().then(({ events }) => downloadBlob(auditNdjson(events, kindOf), `session-${sessionId}.ndjson`, "application/x-ndjson"), () => undefined);
+    void complete().then(
+      ({ events }) => downloadBlob(auditNdjson(events, kindOf), `session-${sessionId}.ndjson`, "application/x-ndjson"),
+      () => undefined,
+    );
   };
 
   const nothingYet = events.length === 0 && !metadata;
@@ -168,120 +189,167 @@ export function SessionScreen({ sessionId, preview = null, handover }: { session
   return (
     <ActorDirectoryContext.Provider value={directory}>
       <EscalationMarks.Provider value={marks}>
-      <div className="space-y-4">
-        <SessionHeader
-          sessionId={sessionId}
-          view={view}
-          metadata={metadata}
-          connection={connection}
-          eventCount={total}
-          nameOf={nameOf}
-          committers={committers}
-          actions={<ActionPanel sessionId={sessionId} view={view} metadata={metadata} othersMoved={othersMoved} />}
-        />
-        {escalation ? <EscalationPanel escalation={escalation} sessionId={sessionId} me={me ? { role: me.role, participantId: me.participantId } : null} nameOf={nameOf} now={now} /> : null}
-        {nothingYet ? (
-          <div aria-busy="true" className="space-y-2" data-testid="session-loading">
-            <p className="text-sm text-slate-700 dark:text-slate-300">
-              {connection.state === "reconnecting"
-                ? `Can’t reach the console server${connection.error ? ` (${connection.error})` : ""}. Retrying…`
-                : "Loading the session’s history…"}
-            </p>
-            {Array.from({ length: 4 }, (_, i) => (
-              <div key={i} className="h-20 animate-pulse rounded bg-slate-100 motion-reduce:animate-none dark:bg-slate-900" />
-            ))}
-          </div>
-        ) : null}
-        {connection.state === "reconnecting" && !nothingYet ? (
-          <div
-            role="note"
-            className="flex flex-wrap items-center gap-3 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100"
-          >
-            <span>
-              Connection lost{connection.error ? ` (${connection.error})` : ""}. Showing {events.length} events; missed events will be
-              fetched from #{stream.lastSequence + 1} when the connection is back.
-            </span>
-            <button type="button" onClick={retryNow} className="font-medium underline">
-              Retry now
-            </button>
-          </div>
-        ) : null}
-        <SessionSummaries view={view} sessionId={sessionId} sequenceOf={sequenceOf} renderOutput={renderOutput} nameOf={nameOf} omitted={stream.omitted} />
-        <section aria-labelledby="timeline-title" className="space-y-2">
-          <TimelineBar count={total} loading={!stream.caughtUp} sticky>
-            <div className="ml-auto flex flex-wrap items-center gap-2">
-              <button type="button" className={toolButton} onClick={exportMarkdown} disabled={events.length === 0} data-testid="export-markdown" title="A readable handover report (Markdown)">
-                <Icon name="download" /> Report
-              </button>
-              <Link href={`/sessions/${encodeURIComponent(sessionId)}/report`} className={toolButton} data-testid="open-report" title="The handover report as a page to read or print">
-                Printable report
-              </Link>
-              <button type="button" className={toolButton} onClick={exportJson} disabled={events.length === 0} data-testid="export-json">
-                <Icon name="download" /> JSON
-              </button>
-              <button type="button" className={toolButton} onClick={exportNdjson} disabled={events.length === 0} data-testid="export-ndjson">
-                <Icon name="download" /> NDJSON
-              </button>
-              <button
-                type="button"
-                className={toolButton}
-                onClick={() => handle.current?.jumpToLatest()}
-                disabled={timeline.newestSequence === undefined}
-                aria-keyshortcuts="End G"
-                data-testid="jump-latest"
-              >
-                <Icon name="arrow-down" /> Latest
-                {timeline.newestSequence !== undefined ? <span className="font-mono text-xs">#{timeline.newestSequence}</span> : null}
-              </button>
-            </div>
-          </TimelineBar>
-          {missingTarget !== undefined ? (
-            <p role="note" className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">
-              Event #{missingTarget} is not in this session
-              {timeline.newestSequence !== undefined ? ` (events run from #1 to #${timeline.newestSequence})` : ""}.
-            </p>
-          ) : null}
-          <p className="baton-kbd-hint text-xs text-slate-600 dark:text-slate-400" data-testid="keyboard-hint">
-            Keyboard: <kbd className="font-mono">j</kbd>/<kbd className="font-mono">k</kbd> move, <kbd className="font-mono">Enter</kbd> expands,{" "}
-            <kbd className="font-mono">End</kbd> or <kbd className="font-mono">G</kbd> newest, <kbd className="font-mono">Home</kbd> first,{" "}
-            <kbd className="font-mono">?</kbd> all shortcuts.
-          </p>
-          {windowed ? (
-            <div className="flex flex-wrap items-center gap-3 rounded-md border border-slate-200 px-3 py-2 text-sm dark:border-slate-800" data-testid="earlier-events">
-              <span className="text-slate-700 dark:text-slate-300">
-                Showing the latest {events.length.toLocaleString("en-US")} of {total.toLocaleString("en-US")} events.
-                {earlier.state === "failed" ? ` The earlier ones could not be read (${earlier.error}).` : ""}
-              </span>
-              <button type="button" className={toolButton} onClick={loadEarlier} disabled={earlier.state === "loading"} aria-busy={earlier.state === "loading"}>
-                {earlier.state === "loading" ? "Loading earlier events…" : `Load the ${(total - events.length).toLocaleString("en-US")} earlier events`}
-              </button>
-            </div>
-          ) : null}
-          <Timeline
+        <div className="space-y-4">
+          <SessionHeader
             sessionId={sessionId}
-            timeline={timeline}
-            target={pendingTarget}
-            onTargetHandled={onTargetHandled}
-            registerHandle={registerHandle}
-            onLatestVisibleChange={setLatestVisible}
+            view={view}
+            metadata={metadata}
+            connection={connection}
+            eventCount={total}
+            nameOf={nameOf}
+            committers={committers}
+            actions={<ActionPanel sessionId={sessionId} view={view} metadata={metadata} othersMoved={othersMoved} />}
           />
-          {connection.state === "ended" && !connection.fatal && events.length > 0 ? (
-            <p className="pt-2 text-center text-sm text-slate-700 dark:text-slate-300" data-testid="stream-ended">
-              The session is closed; no more events will arrive.
-            </p>
+          {escalation ? (
+            <EscalationPanel
+              escalation={escalation}
+              sessionId={sessionId}
+              me={me ? { role: me.role, participantId: me.participantId } : null}
+              nameOf={nameOf}
+              now={now}
+            />
           ) : null}
-        </section>
-        {!latestVisible && timeline.newestSequence !== undefined ? (
-          <button
-            type="button"
-            onClick={() => handle.current?.jumpToLatest()}
-            className="fixed right-4 bottom-20 z-20 inline-flex sm:bottom-4 items-center gap-1.5 rounded-full bg-blue-700 px-4 py-2 text-sm font-semibold text-white shadow-lg hover:bg-blue-800 dark:bg-sky-300 dark:text-slate-950 dark:hover:bg-sky-200"
-            data-testid="jump-latest-floating"
-          >
-            <Icon name="arrow-down" /> Jump to latest
-          </button>
-        ) : null}
-      </div>
+          {nothingYet ? (
+            <div aria-busy="true" className="space-y-2" data-testid="session-loading">
+              <p className="text-sm text-slate-700 dark:text-slate-300">
+                {connection.state === "reconnecting"
+                  ? `Can’t reach the console server${connection.error ? ` (${connection.error})` : ""}. Retrying…`
+                  : "Loading the session’s history…"}
+              </p>
+              {Array.from({ length: 4 }, (_, i) => (
+                <div key={i} className="h-20 animate-pulse rounded bg-slate-100 motion-reduce:animate-none dark:bg-slate-900" />
+              ))}
+            </div>
+          ) : null}
+          {connection.state === "reconnecting" && !nothingYet ? (
+            <div
+              role="note"
+              className="flex flex-wrap items-center gap-3 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100"
+            >
+              <span>
+                Connection lost{connection.error ? ` (${connection.error})` : ""}. Showing {events.length} events; missed events will be
+                fetched from #{stream.lastSequence + 1} when the connection is back.
+              </span>
+              <button type="button" onClick={retryNow} className="font-medium underline">
+                Retry now
+              </button>
+            </div>
+          ) : null}
+          <SessionSummaries
+            view={view}
+            sessionId={sessionId}
+            sequenceOf={sequenceOf}
+            renderOutput={renderOutput}
+            nameOf={nameOf}
+            omitted={stream.omitted}
+          />
+          <section aria-labelledby="timeline-title" className="space-y-2">
+            <TimelineBar count={total} loading={!stream.caughtUp} sticky>
+              <div className="ml-auto flex flex-wrap items-center gap-2">
+                <button
+                  type="button"
+                  className={toolButton}
+                  onClick={exportMarkdown}
+                  disabled={events.length === 0}
+                  data-testid="export-markdown"
+                  title="A readable handover report (Markdown)"
+                >
+                  <Icon name="download" /> Report
+                </button>
+                <Link
+                  href={`/sessions/${encodeURIComponent(sessionId)}/report`}
+                  className={toolButton}
+                  data-testid="open-report"
+                  title="The handover report as a page to read or print"
+                >
+                  Printable report
+                </Link>
+                <button type="button" className={toolButton} onClick={exportJson} disabled={events.length === 0} data-testid="export-json">
+                  <Icon name="download" /> JSON
+                </button>
+                <button
+                  type="button"
+                  className={toolButton}
+                  onClick={exportNdjson}
+                  disabled={events.length === 0}
+                  data-testid="export-ndjson"
+                >
+                  <Icon name="download" /> NDJSON
+                </button>
+                <button
+                  type="button"
+                  className={toolButton}
+                  onClick={() => handle.current?.jumpToLatest()}
+                  disabled={timeline.newestSequence === undefined}
+                  aria-keyshortcuts="End G"
+                  data-testid="jump-latest"
+                >
+                  <Icon name="arrow-down" /> Latest
+                  {timeline.newestSequence !== undefined ? <span className="font-mono text-xs">#{timeline.newestSequence}</span> : null}
+                </button>
+              </div>
+            </TimelineBar>
+            {missingTarget !== undefined ? (
+              <p
+                role="note"
+                className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100"
+              >
+                Event #{missingTarget} is not in this session
+                {timeline.newestSequence !== undefined ? ` (events run from #1 to #${timeline.newestSequence})` : ""}.
+              </p>
+            ) : null}
+            <p className="baton-kbd-hint text-xs text-slate-600 dark:text-slate-400" data-testid="keyboard-hint">
+              Keyboard: <kbd className="font-mono">j</kbd>/<kbd className="font-mono">k</kbd> move, <kbd className="font-mono">Enter</kbd>{" "}
+              expands, <kbd className="font-mono">End</kbd> or <kbd className="font-mono">G</kbd> newest,{" "}
+              <kbd className="font-mono">Home</kbd> first, <kbd className="font-mono">?</kbd> all shortcuts.
+            </p>
+            {windowed ? (
+              <div
+                className="flex flex-wrap items-center gap-3 rounded-md border border-slate-200 px-3 py-2 text-sm dark:border-slate-800"
+                data-testid="earlier-events"
+              >
+                <span className="text-slate-700 dark:text-slate-300">
+                  Showing the latest {events.length.toLocaleString("en-US")} of {total.toLocaleString("en-US")} events.
+                  {earlier.state === "failed" ? ` The earlier ones could not be read (${earlier.error}).` : ""}
+                </span>
+                <button
+                  type="button"
+                  className={toolButton}
+                  onClick={loadEarlier}
+                  disabled={earlier.state === "loading"}
+                  aria-busy={earlier.state === "loading"}
+                >
+                  {earlier.state === "loading"
+                    ? "Loading earlier events…"
+                    : `Load the ${(total - events.length).toLocaleString("en-US")} earlier events`}
+                </button>
+              </div>
+            ) : null}
+            <Timeline
+              sessionId={sessionId}
+              timeline={timeline}
+              target={pendingTarget}
+              onTargetHandled={onTargetHandled}
+              registerHandle={registerHandle}
+              onLatestVisibleChange={setLatestVisible}
+            />
+            {connection.state === "ended" && !connection.fatal && events.length > 0 ? (
+              <p className="pt-2 text-center text-sm text-slate-700 dark:text-slate-300" data-testid="stream-ended">
+                The session is closed; no more events will arrive.
+              </p>
+            ) : null}
+          </section>
+          {!latestVisible && timeline.newestSequence !== undefined ? (
+            <button
+              type="button"
+              onClick={() => handle.current?.jumpToLatest()}
+              className="fixed right-4 bottom-20 z-20 inline-flex sm:bottom-4 items-center gap-1.5 rounded-full bg-blue-700 px-4 py-2 text-sm font-semibold text-white shadow-lg hover:bg-blue-800 dark:bg-sky-300 dark:text-slate-950 dark:hover:bg-sky-200"
+              data-testid="jump-latest-floating"
+            >
+              <Icon name="arrow-down" /> Jump to latest
+            </button>
+          ) : null}
+        </div>
       </EscalationMarks.Provider>
     </ActorDirectoryContext.Provider>
   );

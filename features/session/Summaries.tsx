@@ -111,7 +111,12 @@ export function HandoffSummary({
               <li key={o.handoffId} className="flex flex-wrap items-center gap-x-2 gap-y-1 text-sm">
                 <span className="tabular-nums text-slate-600 dark:text-slate-400">{i + 1}.</span>
                 {seq !== undefined ? (
-                  <Link href={sessionHref(sessionId, seq)} scroll={false} className="text-xs text-blue-800 underline dark:text-sky-300" title={`Offer id ${o.handoffId}`}>
+                  <Link
+                    href={sessionHref(sessionId, seq)}
+                    scroll={false}
+                    className="text-xs text-blue-800 underline dark:text-sky-300"
+                    title={`Offer id ${o.handoffId}`}
+                  >
                     Offer {i + 1}
                   </Link>
                 ) : (
@@ -164,19 +169,26 @@ export function TaskSummary({
   const report = t.terminalReport;
   const tone = report?.kind === "fail" ? "danger" : report?.kind === "complete" ? "success" : "progress";
   return (
-    <section aria-labelledby="task-title" className="space-y-3 rounded-lg border border-slate-200 p-3 dark:border-slate-800" data-testid="task-summary">
+    <section
+      aria-labelledby="task-title"
+      className="space-y-3 rounded-lg border border-slate-200 p-3 dark:border-slate-800"
+      data-testid="task-summary"
+    >
       <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
         <h2 id="task-title" className="text-base font-semibold">
           {clipLine(t.title || t.taskId)}
         </h2>
         <span className="font-mono text-xs text-slate-700 dark:text-slate-300">{t.taskId}</span>
         <span className="text-sm text-slate-700 dark:text-slate-300">
-          Assignee: <strong>{t.activeAssignee !== undefined ? nameOf(t.activeAssignee) : t.requestedAssignee ? nameOf(t.requestedAssignee) : "any participant"}</strong>
-          {t.activeAssignee !== undefined || t.terminalReport
-            ? ""
-            : t.status === "rejected"
-              ? " (turned it down)"
-              : " (not accepted yet)"}
+          Assignee:{" "}
+          <strong>
+            {t.activeAssignee !== undefined
+              ? nameOf(t.activeAssignee)
+              : t.requestedAssignee
+                ? nameOf(t.requestedAssignee)
+                : "any participant"}
+          </strong>
+          {t.activeAssignee !== undefined || t.terminalReport ? "" : t.status === "rejected" ? " (turned it down)" : " (not accepted yet)"}
         </span>
       </div>
       <ProgressBar value={t.latestProgress} label="Task progress" tone={tone} />

@@ -13,7 +13,10 @@ import { GroupHeaderView, RefusalNoteView } from "@/features/session/TimelineRow
 afterEach(cleanup);
 
 function groups(envs: ReturnType<typeof start>[]): GroupRow[] {
-  const s = applySubscribeBatch(beginConnection(initialSessionStreamState(SID)), envs.map((e, i) => eventMsg(i + 1, e))).state;
+  const s = applySubscribeBatch(
+    beginConnection(initialSessionStreamState(SID)),
+    envs.map((e, i) => eventMsg(i + 1, e)),
+  ).state;
   return buildTimeline(s.view, s.events).rows.filter((r): r is GroupRow => r.kind === "group");
 }
 

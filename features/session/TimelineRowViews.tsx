@@ -53,13 +53,12 @@ export function RefusalNoteView({ refusal: r, nameOf = plainName }: { refusal: L
     >
       <p className="flex flex-wrap items-center gap-x-2 gap-y-0.5">
         <Icon name="x" className="h-3.5 w-3.5 text-red-700 dark:text-red-300" />
-        <strong className="font-semibold text-red-900 dark:text-red-100">
-          refused: {r.code}
-        </strong>
+        <strong className="font-semibold text-red-900 dark:text-red-100">refused: {r.code}</strong>
         <span className="text-red-950 dark:text-red-50">— {clipLine(r.explanation)}</span>
       </p>
       <p className="mt-0.5 text-xs text-slate-700 dark:text-slate-300">
-        <span title={r.actor}>{clipLine(nameOf(r.actor))}</span> attempted “{clipLine(r.attempt)}” · <Timestamp ms={r.atMs} /> · local annotation ({REFUSED_BY[r.source]}; not in the session’s history)
+        <span title={r.actor}>{clipLine(nameOf(r.actor))}</span> attempted “{clipLine(r.attempt)}” · <Timestamp ms={r.atMs} /> · local
+        annotation ({REFUSED_BY[r.source]}; not in the session’s history)
       </p>
     </div>
   );
@@ -69,7 +68,10 @@ export function GroupHeaderView({ row, nameOf = plainName }: { row: GroupRow; na
   const o = row.offer;
   const s = STATUS_BADGE[o.status];
   return (
-    <div className="mt-3 rounded-t-lg border border-b-0 border-slate-200 bg-slate-50 px-3 py-2 dark:border-slate-700 dark:bg-slate-900" data-group={o.handoffId}>
+    <div
+      className="mt-3 rounded-t-lg border border-b-0 border-slate-200 bg-slate-50 px-3 py-2 dark:border-slate-700 dark:bg-slate-900"
+      data-group={o.handoffId}
+    >
       <h3 className="flex flex-wrap items-center gap-x-2 gap-y-1 text-sm">
         <span className="font-semibold" title={`Offer id ${o.handoffId}`}>
           Offer {row.ordinal} of {row.total}
@@ -77,8 +79,7 @@ export function GroupHeaderView({ row, nameOf = plainName }: { row: GroupRow; na
         <span aria-hidden="true">·</span>
         <span>
           <span title={o.offeredBy}>{o.offeredBy ? clipLine(nameOf(o.offeredBy)) : "initiator"}</span> <span aria-hidden="true">→</span>
-          <span className="sr-only"> to </span>{" "}
-          <strong title={o.target}>{o.target ? clipLine(nameOf(o.target)) : "—"}</strong>
+          <span className="sr-only"> to </span> <strong title={o.target}>{o.target ? clipLine(nameOf(o.target)) : "—"}</strong>
         </span>
         <Badge info={{ label: s.label, tone: s.tone, icon: s.icon, hint: `Offer status: ${s.label}` }} kind="Offer status" />
       </h3>
@@ -135,7 +136,9 @@ export function EventCardView({
       className={clsx(
         "border-l-4 bg-white px-3 py-2.5 dark:bg-slate-950",
         RAIL[d.tone],
-        inGroup ? "ml-0 border-r border-r-slate-200 dark:border-r-slate-700" : "mt-3 rounded-r-lg border-y border-r border-y-slate-200 border-r-slate-200 dark:border-y-slate-700 dark:border-r-slate-700",
+        inGroup
+          ? "ml-0 border-r border-r-slate-200 dark:border-r-slate-700"
+          : "mt-3 rounded-r-lg border-y border-r border-y-slate-200 border-r-slate-200 dark:border-y-slate-700 dark:border-r-slate-700",
         inGroup && "border-t border-t-slate-100 dark:border-t-slate-800",
         row.groupEnd && "rounded-br-lg border-b border-b-slate-200 dark:border-b-slate-700",
         highlighted && "baton-flash",
@@ -143,7 +146,10 @@ export function EventCardView({
     >
       <header className="flex flex-wrap items-center gap-x-2 gap-y-1">
         <Badge info={{ label: d.title, tone: d.tone, icon: d.icon, hint: env.messageType }} />
-        <h4 id={`${eventAnchorId(row.sequence)}-title`} className="min-w-0 text-sm font-medium break-words text-slate-900 dark:text-slate-50">
+        <h4
+          id={`${eventAnchorId(row.sequence)}-title`}
+          className="min-w-0 text-sm font-medium break-words text-slate-900 dark:text-slate-50"
+        >
           {d.summary}
         </h4>
         {row.late ? (
@@ -153,7 +159,9 @@ export function EventCardView({
           />
         ) : null}
         {highlighted ? (
-          <span className="rounded bg-yellow-200 px-1.5 text-xs font-semibold text-yellow-950 dark:bg-yellow-700 dark:text-yellow-50">Linked</span>
+          <span className="rounded bg-yellow-200 px-1.5 text-xs font-semibold text-yellow-950 dark:bg-yellow-700 dark:text-yellow-50">
+            Linked
+          </span>
         ) : null}
         <span className="ml-auto flex items-center gap-2 text-xs text-slate-600 dark:text-slate-400">
           {actor}
@@ -204,9 +212,7 @@ export function EventCardView({
         </p>
       ) : null}
       {d.context ? (
-        <div className="mt-2 rounded-md border border-slate-200 p-2 dark:border-slate-700">
-          {renderPayload(d.context, true)}
-        </div>
+        <div className="mt-2 rounded-md border border-slate-200 p-2 dark:border-slate-700">{renderPayload(d.context, true)}</div>
       ) : null}
       {d.blobs.map((b) => (
         <div key={b.label} className="mt-2">

@@ -73,12 +73,18 @@ function readable<M extends CanonicalMessage>(m: M): M {
   return { ...m, payload: payload as CanonicalMessage["payload"] };
 }
 
-export function auditTranscript(events: readonly Ev[], kindOf: (sender: string) => ActorKind, opts: { mode?: string; sessionId?: string } = {}): AuditTranscript {
+export function auditTranscript(
+  events: readonly Ev[],
+  kindOf: (sender: string) => ActorKind,
+  opts: { mode?: string; sessionId?: string } = {},
+): AuditTranscript {
   const t = toCanonicalTranscript(events, opts);
   return { ...t, messages: t.messages.map((m) => ({ ...readable(m), actor_kind: kindOf(m.sender) })) };
 }
 
 /** One message per line, in the order given, each with `actor_kind`. */
 export function auditNdjson(events: readonly Ev[], kindOf: (sender: string) => ActorKind): string {
-  return events.map((e, i) => `${JSON.stringify({ ...readable(toCanonicalMessage(e, i + 1)), actor_kind: kindOf(senderOf(e)) })}\n`).join("");
+  return events
+    .map((e, i) => `${JSON.stringify({ ...readable(toCanonicalMessage(e, i + 1)), actor_kind: kindOf(senderOf(e)) })}\n`)
+    .join("");
 }

@@ -22,35 +22,63 @@ const IMPLICIT = summarizePolicyRules(JSON.stringify({ acceptance: { implicit_ac
 const enc = (s: string) => new TextEncoder().encode(s);
 const as = (participantId: string, role: Actor["role"] = "operator"): Actor => ({ role, participantId });
 
-type Step =
-  | ["offer", string, string, string?]
-  | ["context", string, string]
-  | ["accept", string]
-  | ["decline", string, string];
+type Step = ["offer", string, string, string?] | ["context", string, string] | ["accept", string] | ["decline", string, string];
 
 function handoff(steps: Step[], policyVersion = "policy.baton.lead"): SessionView {
   const events: SessionEvent[] = [
-    makeEvent(HANDOFF_MODE, "SessionStart", { intent: "payments rotation", participants: [ALICE, BOB, CAROL, DAVE], modeVersion: "1.0.0", configurationVersion: "config.default", policyVersion, ttlMs: 3_600_000n }, { sender: ALICE, ts: T0, sequence: 1 }),
+    makeEvent(
+      HANDOFF_MODE,
+      "SessionStart",
+      {
+        intent: "payments rotation",
+        participants: [ALICE, BOB, CAROL, DAVE],
+        modeVersion: "1.0.0",
+        configurationVersion: "config.default",
+        policyVersion,
+        ttlMs: 3_600_000n,
+      },
+      { sender: ALICE, ts: T0, sequence: 1 },
+    ),
   ];
   let t = T0;
   for (const s of steps) {
     t += 1000;
     const opts = { sender: ALICE, ts: t, sequence: events.length + 1 };
-    if (s[0] === "offer") events.push(makeEvent(HANDOFF_MODE, "HandoffOffer", { handoffId: s[1], targetParticipant: s[2], scope: "payments-api primary on-call", reason: s[3] ?? "" }, opts));
-    if (s[0] === "context") events.push(makeEvent(HANDOFF_MODE, "HandoffContext", { handoffId: s[1], contentType: "text/markdown", context: enc(s[2]) }, opts));
-    if (s[0] === "accept") events.push(makeEvent(HANDOFF_MODE, "HandoffAccept", { handoffId: s[1] }, { ...opts, sender: events.length > 4 ? DAVE : BOB }));
-    if (s[0] === "decline") events.push(makeEvent(HANDOFF_MODE, "HandoffDecline", { handoffId: s[1], reason: s[2] }, { ...opts, sender: BOB }));
+    if (s[0] === "offer")
+      events.push(
+        makeEvent(
+          HANDOFF_MODE,
+          "HandoffOffer",
+          { handoffId: s[1], targetParticipant: s[2], scope: "payments-api primary on-call", reason: s[3] ?? "" },
+          opts,
+        ),
+      );
+    if (s[0] === "context")
+      events.push(makeEvent(HANDOFF_MODE, "HandoffContext", { handoffId: s[1], contentType: "text/markdown", context: enc(s[2]) }, opts));
+    if (s[0] === "accept")
+      events.push(makeEvent(HANDOFF_MODE, "HandoffAccept", { handoffId: s[1] }, { ...opts, sender: events.length > 4 ? DAVE : BOB }));
+    if (s[0] === "decline")
+      events.push(makeEvent(HANDOFF_MODE, "HandoffDecline", { handoffId: s[1], reason: s[2] }, { ...opts, sender: BOB }));
   }
   return events.reduce(reduceSession, emptySessionView());
 }
 
 function input(policy: PolicySummary | undefined, now = T0 + 10_000, policyId: string | null = "policy.baton.lead") {
-  return { policy, policyId, nameOf, expiresAt: T0 + 3_600_000, ctx: decideContextFor({ metadata: metadata(SessionState.OPEN, { expiresAt: T0 + 3_600_000 }), policy, nameOf, now }) };
+  return {
+    policy,
+    policyId,
+    nameOf,
+    expiresAt: T0 + 3_600_000,
+    ctx: decideContextFor({ metadata: metadata(SessionState.OPEN, { expiresAt: T0 + 3_600_000 }), policy, nameOf, now }),
+  };
 }
 
 describe("briefFor: an offer", () => {
   it("tells the target who asks what, with scope, reason, the session's time left and the runbook", () => {
-    const view = handoff([["offer", "h1", BOB, "weekly rotation"], ["context", "h1", "# Runbook"]]);
+    const view = handoff([
+      ["offer", "h1", BOB, "weekly rotation"],
+      ["context", "h1", "# Runbook"],
+    ]);
     const brief = briefFor(as(BOB), view, input(LEAD));
     expect(brief).toMatchObject({
       kind: "offer",
@@ -108,13 +136,26 @@ describe("briefFor: an offer", () => {
     expect(briefFor(as(ALICE), view, input(LEAD))).toBeNull();
     expect(briefFor(as(DAVE), view, input(LEAD))).toBeNull();
     expect(briefFor(as(BOB, "viewer"), view, input(LEAD))).toBeNull();
-    expect(briefFor(as(BOB), handoff([["offer", "h1", BOB], ["decline", "h1", "no"]]), input(LEAD))).toBeNull();
+    expect(
+      briefFor(
+        as(BOB),
+        handoff([
+          ["offer", "h1", BOB],
+          ["decline", "h1", "no"],
+        ]),
+        input(LEAD),
+      ),
+    ).toBeNull();
   });
 });
 
 describe("briefFor: an approval", () => {
   it("asks the designated approver to approve once the target accepted, naming from and to", () => {
-    const view = handoff([["offer", "h1", BOB, "weekly rotation"], ["context", "h1", "# Runbook"], ["accept", "h1"]]);
+    const view = handoff([
+      ["offer", "h1", BOB, "weekly rotation"],
+      ["context", "h1", "# Runbook"],
+      ["accept", "h1"],
+    ]);
     const brief = briefFor(as(CAROL, "approver"), view, input(LEAD));
     expect(brief).toMatchObject({
       kind: "approval",
@@ -135,15 +176,36 @@ describe("briefFor: an approval", () => {
 describe("briefFor: a task", () => {
   function task(steps: ("request" | "accept" | "reject" | "complete")[], deadline = 0n): SessionView {
     const events: SessionEvent[] = [
-      makeEvent(TASK_MODE, "SessionStart", { intent: "rotate keys", participants: [ALICE, BOB], modeVersion: "1.0.0", configurationVersion: "config.default", ttlMs: 3_600_000n }, { sender: ALICE, ts: T0 }),
+      makeEvent(
+        TASK_MODE,
+        "SessionStart",
+        {
+          intent: "rotate keys",
+          participants: [ALICE, BOB],
+          modeVersion: "1.0.0",
+          configurationVersion: "config.default",
+          ttlMs: 3_600_000n,
+        },
+        { sender: ALICE, ts: T0 },
+      ),
     ];
     let t = T0;
     for (const s of steps) {
       t += 1000;
-      if (s === "request") events.push(makeEvent(TASK_MODE, "TaskRequest", { taskId: "t1", title: "Rotate the keys", instructions: "Use the vault CLI", requestedAssignee: BOB, deadlineUnixMs: deadline }, { sender: ALICE, ts: t }));
+      if (s === "request")
+        events.push(
+          makeEvent(
+            TASK_MODE,
+            "TaskRequest",
+            { taskId: "t1", title: "Rotate the keys", instructions: "Use the vault CLI", requestedAssignee: BOB, deadlineUnixMs: deadline },
+            { sender: ALICE, ts: t },
+          ),
+        );
       if (s === "accept") events.push(makeEvent(TASK_MODE, "TaskAccept", { taskId: "t1", assignee: BOB }, { sender: BOB, ts: t }));
-      if (s === "reject") events.push(makeEvent(TASK_MODE, "TaskReject", { taskId: "t1", assignee: BOB, reason: "busy" }, { sender: BOB, ts: t }));
-      if (s === "complete") events.push(makeEvent(TASK_MODE, "TaskComplete", { taskId: "t1", assignee: BOB, summary: "done" }, { sender: BOB, ts: t }));
+      if (s === "reject")
+        events.push(makeEvent(TASK_MODE, "TaskReject", { taskId: "t1", assignee: BOB, reason: "busy" }, { sender: BOB, ts: t }));
+      if (s === "complete")
+        events.push(makeEvent(TASK_MODE, "TaskComplete", { taskId: "t1", assignee: BOB, summary: "done" }, { sender: BOB, ts: t }));
     }
     return events.reduce(reduceSession, emptySessionView());
   }

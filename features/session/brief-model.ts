@@ -176,7 +176,8 @@ export function briefFor(me: Actor, view: SessionView, input: BriefInput): Brief
   if (view.mode === TASK_MODE) {
     const task = view.task?.task;
     if (!task || task.terminalReport) return null;
-    const due = task.deadlineUnixMs > 0 ? { at: task.deadlineUnixMs, kind: "task" as const, label: "Task due in" } : sessionDeadline(input, view);
+    const due =
+      task.deadlineUnixMs > 0 ? { at: task.deadlineUnixMs, kind: "task" as const, label: "Task due in" } : sessionDeadline(input, view);
     const title = task.title || view.intent || "the task";
     const base = {
       asker: task.requester,

@@ -52,21 +52,21 @@ function rng(seed: number): () => number {
 
 const HOSTILE = [
   "<script>window.__pwned=1</script>",
-  "<img src=x onerror=\"window.__pwned=2\">",
+  '<img src=x onerror="window.__pwned=2">',
   "<svg onload=window.__pwned=3>",
-  "\"><iframe srcdoc=\"<script>parent.__pwned=4</script>\">",
+  '"><iframe srcdoc="<script>parent.__pwned=4</script>">',
   "</pre></code><script>window.__pwned=5</script>",
   "javascript:window.__pwned=6",
   "[click](javascript:window.__pwned=7)",
-  "[click](JaVaScRiPt:window.__pwned=8 \"t\")",
-  "<a href=\"javascript&#58;window.__pwned=9\">x</a>",
+  '[click](JaVaScRiPt:window.__pwned=8 "t")',
+  '<a href="javascript&#58;window.__pwned=9">x</a>',
   "![x](javascript:window.__pwned=10)",
   "![x](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
-  "<https://example.com/\"onmouseover=\"window.__pwned=11>",
+  '<https://example.com/"onmouseover="window.__pwned=11>',
   "<style>*{background:url(javascript:alert(1))}</style>",
-  "<base href=\"https://evil.example/\">",
-  "<form action=\"https://evil.example/\"><button>go</button></form>",
-  "<meta http-equiv=\"refresh\" content=\"0;url=https://evil.example\">",
+  '<base href="https://evil.example/">',
+  '<form action="https://evil.example/"><button>go</button></form>',
+  '<meta http-equiv="refresh" content="0;url=https://evil.example">',
   "{{constructor.constructor('window.__pwned=12')()}}",
   "\u202eevil\u202c \u0000 \uffff \ud800",
 ];
@@ -93,7 +93,7 @@ const TYPES = [
 ];
 
 type Rand = () => number;
-const pick = <T,>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
+const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
 const int = (r: Rand, lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
 
 function randomString(r: Rand, max: number): string {
@@ -103,7 +103,12 @@ function randomString(r: Rand, max: number): string {
   let s = "";
   for (let i = 0; i < n; i++) {
     const c = r();
-    s += c < 0.8 ? String.fromCharCode(int(r, 0x20, 0x7e)) : c < 0.9 ? pick(r, ["<", ">", "&", "\"", "'", "\n", "`", "\\"]) : String.fromCodePoint(int(r, 0xa0, 0x1f600));
+    s +=
+      c < 0.8
+        ? String.fromCharCode(int(r, 0x20, 0x7e))
+        : c < 0.9
+          ? pick(r, ["<", ">", "&", '"', "'", "\n", "`", "\\"])
+          : String.fromCodePoint(int(r, 0xa0, 0x1f600));
   }
   return s;
 }
@@ -198,7 +203,27 @@ function randomBlob(r: Rand, i: number): PayloadBlob {
 
 // ------------------------------------------------------------- inspection
 
-const VOID = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr", "path", "circle", "rect", "line", "polyline", "polygon"]);
+const VOID = new Set([
+  "area",
+  "base",
+  "br",
+  "col",
+  "embed",
+  "hr",
+  "img",
+  "input",
+  "link",
+  "meta",
+  "source",
+  "track",
+  "wbr",
+  "path",
+  "circle",
+  "rect",
+  "line",
+  "polyline",
+  "polygon",
+]);
 
 /** Deepest element nesting in server-rendered HTML (React closes every non-void element). */
 function maxNesting(html: string): number {
@@ -220,7 +245,23 @@ function maxNesting(html: string): number {
  */
 function activeMarkup(html: string): string[] {
   const found: string[] = [];
-  const ACTIVE_TAGS = new Set(["script", "iframe", "object", "embed", "img", "form", "base", "meta", "link", "style", "frame", "input", "video", "audio", "template"]);
+  const ACTIVE_TAGS = new Set([
+    "script",
+    "iframe",
+    "object",
+    "embed",
+    "img",
+    "form",
+    "base",
+    "meta",
+    "link",
+    "style",
+    "frame",
+    "input",
+    "video",
+    "audio",
+    "template",
+  ]);
   const tag = /<([a-zA-Z][a-zA-Z0-9-]*)((?:\s+[^\s=>/]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+))?)*)\s*\/?>/g;
   for (let m = tag.exec(html); m; m = tag.exec(html)) {
     const name = (m[1] ?? "").toLowerCase();
@@ -230,7 +271,8 @@ function activeMarkup(html: string): string[] {
       const attr = (a[1] ?? "").toLowerCase();
       const value = (a[2] ?? a[3] ?? a[4] ?? "").replace(/&amp;/g, "&").trim();
       if (/^on/.test(attr) || attr === "srcdoc" || attr === "formaction") found.push(`<${name} ${attr}>`);
-      if (["href", "src", "action", "xlink:href"].includes(attr) && !/^(https?:|mailto:|#|\/(?!\/))/i.test(value)) found.push(`<${name} ${attr}="${value.slice(0, 60)}">`);
+      if (["href", "src", "action", "xlink:href"].includes(attr) && !/^(https?:|mailto:|#|\/(?!\/))/i.test(value))
+        found.push(`<${name} ${attr}="${value.slice(0, 60)}">`);
       if (attr === "style" && /url\(|expression|javascript/i.test(value)) found.push(`<${name} style="${value}">`);
     }
   }
@@ -276,7 +318,8 @@ describe("rendering agent payloads (fuzzed)", { timeout: 120_000 }, () => {
 
   it("renders decoded JSON of any shape in the live JSON viewer (raw envelopes)", () => {
     const r = rng(SEED ^ 0x1234);
-    for (let i = 0; i < Math.ceil(CASES / 4); i++) check(`json ${i}`, createElement(JsonView, { value: JSON.parse(randomJsonText(r)) as unknown, label: "Decoded payload" }), LIVE);
+    for (let i = 0; i < Math.ceil(CASES / 4); i++)
+      check(`json ${i}`, createElement(JsonView, { value: JSON.parse(randomJsonText(r)) as unknown, label: "Decoded payload" }), LIVE);
   });
 
   it("renders whole sessions full of hostile values and payloads as a first view", () => {
@@ -293,17 +336,60 @@ describe("rendering agent payloads (fuzzed)", { timeout: 120_000 }, () => {
       });
       const events = [start];
       if (task) {
-        events.push(env(mode, "TaskRequest", { taskId: "t1", title: randomString(r, 100), instructions: randomString(r, 5_000), requestedAssignee: "bob", input: randomBlob(r, s).bytes }));
+        events.push(
+          env(mode, "TaskRequest", {
+            taskId: "t1",
+            title: randomString(r, 100),
+            instructions: randomString(r, 5_000),
+            requestedAssignee: "bob",
+            input: randomBlob(r, s).bytes,
+          }),
+        );
         events.push(env(mode, "TaskAccept", { taskId: "t1", assignee: "bob", reason: randomString(r, 300) }, { sender: "bob" }));
-        for (let k = int(r, 0, 4); k > 0; k--) events.push(env(mode, "TaskUpdate", { taskId: "t1", status: randomString(r, 30), progress: r(), message: randomString(r, 300), partialOutput: randomBlob(r, k).bytes }, { sender: "bob" }));
-        events.push(env(mode, "TaskComplete", { taskId: "t1", assignee: "bob", summary: randomString(r, 2_000), output: randomBlob(r, 99).bytes }, { sender: "bob" }));
+        for (let k = int(r, 0, 4); k > 0; k--)
+          events.push(
+            env(
+              mode,
+              "TaskUpdate",
+              {
+                taskId: "t1",
+                status: randomString(r, 30),
+                progress: r(),
+                message: randomString(r, 300),
+                partialOutput: randomBlob(r, k).bytes,
+              },
+              { sender: "bob" },
+            ),
+          );
+        events.push(
+          env(
+            mode,
+            "TaskComplete",
+            { taskId: "t1", assignee: "bob", summary: randomString(r, 2_000), output: randomBlob(r, 99).bytes },
+            { sender: "bob" },
+          ),
+        );
       } else {
-        events.push(env(mode, "HandoffOffer", { handoffId: "h1", targetParticipant: "bob", scope: randomString(r, 300), reason: randomString(r, 3_000) }));
+        events.push(
+          env(mode, "HandoffOffer", {
+            handoffId: "h1",
+            targetParticipant: "bob",
+            scope: randomString(r, 300),
+            reason: randomString(r, 3_000),
+          }),
+        );
         for (let k = int(r, 1, 6); k > 0; k--) {
           const blob = randomBlob(r, k);
           events.push(env(mode, "HandoffContext", { handoffId: "h1", contentType: blob.contentType, context: blob.bytes }));
         }
-        events.push(env(mode, r() < 0.5 ? "HandoffAccept" : "HandoffDecline", { handoffId: "h1", acceptedBy: "bob", declinedBy: "bob", reason: randomString(r, 3_000) }, { sender: "bob" }));
+        events.push(
+          env(
+            mode,
+            r() < 0.5 ? "HandoffAccept" : "HandoffDecline",
+            { handoffId: "h1", acceptedBy: "bob", declinedBy: "bob", reason: randomString(r, 3_000) },
+            { sender: "bob" },
+          ),
+        );
       }
       const batch = [metadataMsg(SessionState.OPEN), ...events.map((e, i) => eventMsg(i + 1, e)), caughtUpMsg(events.length)];
       const { state } = applySubscribeBatch(initialSessionStreamState(SID), batch);
@@ -315,7 +401,7 @@ describe("rendering agent payloads (fuzzed)", { timeout: 120_000 }, () => {
   });
 
   it("keeps the regression case small: a context nested 3,000 deep (about 6 KB)", () => {
-    const deep = "{\"a\":".repeat(3_000) + "1" + "}".repeat(3_000);
+    const deep = '{"a":'.repeat(3_000) + "1" + "}".repeat(3_000);
     const blob: PayloadBlob = { label: "Context", contentType: "application/json", bytes: enc.encode(deep), stem: "deep" };
     const first = check("deep first view", createElement(StaticPayload, { blob, typed: true }), FIRST_VIEW);
     // Before the bound this first view was about 2.8 MB of nested <details>.
@@ -324,7 +410,11 @@ describe("rendering agent payloads (fuzzed)", { timeout: 120_000 }, () => {
     const live = check("deep live", createElement(PayloadView, { blob }), LIVE);
     expect(live).toContain("nested too deep to show");
     expect(live).toContain("Download");
-    const output = check("deep task output", createElement(UntypedPayloadView, { blob: { ...blob, contentType: "", label: "Output" } }), LIVE);
+    const output = check(
+      "deep task output",
+      createElement(UntypedPayloadView, { blob: { ...blob, contentType: "", label: "Output" } }),
+      LIVE,
+    );
     expect(output).toContain("nested too deep to show");
   });
 });

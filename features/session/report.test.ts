@@ -24,14 +24,32 @@ function rotation(): SessionEvent[] {
     return makeEvent(HANDOFF_MODE, type, payload, { sender, ts: T0 + seq * 60_000, sequence: seq });
   };
   return [
-    ev("SessionStart", { intent: "payments rotation", participants: [ALICE, BOB, DAVE, CAROL, AGENT], ttlMs: 3_600_000n, policyVersion: "policy.lead" }, ALICE),
-    ev("HandoffOffer", { handoffId: "h1", targetParticipant: BOB, scope: "payments-api primary on-call", reason: "weekly rotation" }, ALICE),
+    ev(
+      "SessionStart",
+      { intent: "payments rotation", participants: [ALICE, BOB, DAVE, CAROL, AGENT], ttlMs: 3_600_000n, policyVersion: "policy.lead" },
+      ALICE,
+    ),
+    ev(
+      "HandoffOffer",
+      { handoffId: "h1", targetParticipant: BOB, scope: "payments-api primary on-call", reason: "weekly rotation" },
+      ALICE,
+    ),
     ev("HandoffContext", { handoffId: "h1", contentType: "text/markdown", context: enc(RUNBOOK) }, ALICE),
     ev("HandoffDecline", { handoffId: "h1", reason: "in an incident | review" }, BOB),
     ev("HandoffOffer", { handoffId: "h2", targetParticipant: DAVE, scope: "payments-api primary on-call", reason: "Bob is busy" }, ALICE),
     ev("HandoffContext", { handoffId: "h2", contentType: "application/octet-stream", context: new Uint8Array([0, 1, 2]) }, AGENT),
     ev("HandoffAccept", { handoffId: "h2", reason: "I have the pager" }, DAVE),
-    ev("Commitment", { commitmentId: "c1", action: "handoff.accepted", authorityScope: "payments-api primary on-call", reason: "Dave takes over", outcomePositive: true }, CAROL),
+    ev(
+      "Commitment",
+      {
+        commitmentId: "c1",
+        action: "handoff.accepted",
+        authorityScope: "payments-api primary on-call",
+        reason: "Dave takes over",
+        outcomePositive: true,
+      },
+      CAROL,
+    ),
   ];
 }
 
@@ -50,12 +68,16 @@ describe("handoverReport", () => {
     expect(md).toContain("## Offer 2: Alice Ng → Dave Park (accepted)");
     expect(md).toContain("- Accepted 2026-11-26T09:07:00.000Z by Dave Park (person, `human:dave`): “I have the pager”");
     // Binary context is named, not dumped; agents are marked as agents.
-    expect(md).toContain("### Context (application/octet-stream), attached 2026-11-26T09:06:00.000Z by oncall/pager (agent, `agent://oncall/pager`)");
+    expect(md).toContain(
+      "### Context (application/octet-stream), attached 2026-11-26T09:06:00.000Z by oncall/pager (agent, `agent://oncall/pager`)",
+    );
     expect(md).toContain("Binary content, 3 bytes (not included).");
     expect(md).toContain("- Action: `handoff.accepted` (positive outcome)");
     expect(md).toContain("- Committed 2026-11-26T09:08:00.000Z by Carol Lee (person, `human:carol`)");
     // Every step, one table row each, pipes escaped.
-    expect(md).toContain("| 2 | 2026-11-26T09:02:00.000Z | Alice Ng (person) | Alice Ng offered payments-api primary on-call to Bob Ito | weekly rotation |");
+    expect(md).toContain(
+      "| 2 | 2026-11-26T09:02:00.000Z | Alice Ng (person) | Alice Ng offered payments-api primary on-call to Bob Ito | weekly rotation |",
+    );
     expect(md).toContain("| 4 | 2026-11-26T09:04:00.000Z | Bob Ito (person) | Bob Ito declined the offer | in an incident \\| review |");
     expect(md.split("\n").filter((l) => /^\| \d+ \|/.test(l))).toHaveLength(events.length);
   });
@@ -77,8 +99,18 @@ describe("handoverReport", () => {
 
   it("reports a task and an open session without a commitment", () => {
     const events = [
-      makeEvent(TASK_MODE, "SessionStart", { intent: "rotate keys", participants: [ALICE, BOB], ttlMs: 60_000n }, { sender: ALICE, ts: T0, sequence: 1 }),
-      makeEvent(TASK_MODE, "TaskRequest", { taskId: "t1", title: "Rotate the keys", instructions: "Use vault", requestedAssignee: BOB }, { sender: ALICE, ts: T0 + 1000, sequence: 2 }),
+      makeEvent(
+        TASK_MODE,
+        "SessionStart",
+        { intent: "rotate keys", participants: [ALICE, BOB], ttlMs: 60_000n },
+        { sender: ALICE, ts: T0, sequence: 1 },
+      ),
+      makeEvent(
+        TASK_MODE,
+        "TaskRequest",
+        { taskId: "t1", title: "Rotate the keys", instructions: "Use vault", requestedAssignee: BOB },
+        { sender: ALICE, ts: T0 + 1000, sequence: 2 },
+      ),
       makeEvent(TASK_MODE, "TaskReject", { taskId: "t1", assignee: BOB, reason: "on leave" }, { sender: BOB, ts: T0 + 2000, sequence: 3 }),
     ];
     const view = events.reduce(reduceSession, emptySessionView());

@@ -48,7 +48,9 @@ export function handoverReport({ sessionId, view, events, nameOf, kindOf, maxSte
   const lines: string[] = [];
   const title = view.intent || `Session ${sessionId}`;
   lines.push(`# Handover report: ${title.replace(/\n/g, " ")}`, "");
-  lines.push(`- Session: \`${sessionId}\` (${view.mode === TASK_MODE ? "task" : view.mode === HANDOFF_MODE ? "handoff" : view.mode || "unknown mode"})`);
+  lines.push(
+    `- Session: \`${sessionId}\` (${view.mode === TASK_MODE ? "task" : view.mode === HANDOFF_MODE ? "handoff" : view.mode || "unknown mode"})`,
+  );
   lines.push(`- Started: ${iso(view.startedAt)} by ${who(view.initiator)}`);
   lines.push(`- State: ${view.lifecycle}, ${view.phase}`);
   if (view.participants.length > 0) lines.push(`- Participants: ${view.participants.map((p) => who(p)).join(", ")}`);
@@ -60,7 +62,9 @@ export function handoverReport({ sessionId, view, events, nameOf, kindOf, maxSte
     const accepted = offers.find((o) => o.status === "accepted");
     lines.push("## Outcome", "");
     if (c && c.outcomePositive && accepted) {
-      lines.push(`${nameOf(view.initiator)} handed **${accepted.scope || view.scope || view.intent}** to **${nameOf(accepted.target)}**; committed ${iso(c.timestampMs)}.`);
+      lines.push(
+        `${nameOf(view.initiator)} handed **${accepted.scope || view.scope || view.intent}** to **${nameOf(accepted.target)}**; committed ${iso(c.timestampMs)}.`,
+      );
     } else if (c) {
       lines.push(`${nameOf(view.initiator)} keeps **${view.scope || view.intent}** (negative outcome); committed ${iso(c.timestampMs)}.`);
     } else {
@@ -75,14 +79,24 @@ export function handoverReport({ sessionId, view, events, nameOf, kindOf, maxSte
       if (o.reason) lines.push(`- Reason: ${quote(o.reason)}`);
       if (o.status === "accepted" || o.status === "declined") {
         const by = o.acceptedBy ?? o.declinedBy ?? o.target;
-        lines.push(`- ${o.status === "accepted" ? "Accepted" : "Declined"} ${iso(o.respondedAt)} by ${who(by)}${o.responseReason ? `: ${quote(o.responseReason)}` : ""}`);
+        lines.push(
+          `- ${o.status === "accepted" ? "Accepted" : "Declined"} ${iso(o.respondedAt)} by ${who(by)}${o.responseReason ? `: ${quote(o.responseReason)}` : ""}`,
+        );
       }
       lines.push("");
       for (const ctx of o.contexts) {
         const type = mediaTypeOf(ctx.contentType) || "untyped";
-        lines.push(`### ${type === "text/markdown" ? "Runbook" : "Context"} (${type}), attached ${iso(ctx.timestampMs)} by ${who(ctx.sender)}${ctx.late ? " (after the answer)" : ""}`, "");
+        lines.push(
+          `### ${type === "text/markdown" ? "Runbook" : "Context"} (${type}), attached ${iso(ctx.timestampMs)} by ${who(ctx.sender)}${ctx.late ? " (after the answer)" : ""}`,
+          "",
+        );
         const text = type.startsWith("text/") || type === "application/json" || type === "untyped" ? decodeUtf8(ctx.context) : undefined;
-        lines.push(text !== undefined ? fenced(text, type === "text/markdown" ? "markdown" : "") : `Binary content, ${ctx.context.byteLength} bytes (not included).`, "");
+        lines.push(
+          text !== undefined
+            ? fenced(text, type === "text/markdown" ? "markdown" : "")
+            : `Binary content, ${ctx.context.byteLength} bytes (not included).`,
+          "",
+        );
       }
     });
   }
@@ -93,13 +107,22 @@ export function handoverReport({ sessionId, view, events, nameOf, kindOf, maxSte
     if (!task) lines.push("No task was requested.", "");
     else {
       lines.push(`- Title: ${task.title || "(untitled)"}`);
-      lines.push(`- Requested ${iso(task.requestedAt)} by ${who(task.requester)} from ${task.requestedAssignee ? who(task.requestedAssignee) : "any participant"}`);
+      lines.push(
+        `- Requested ${iso(task.requestedAt)} by ${who(task.requester)} from ${task.requestedAssignee ? who(task.requestedAssignee) : "any participant"}`,
+      );
       if (task.instructions) lines.push("", "Instructions:", "", fenced(task.instructions, ""));
-      for (const r of task.rejections) lines.push(`- Turned down ${iso(r.timestampMs)} by ${who(r.assignee)}${r.reason ? `: ${quote(r.reason)}` : ""}`);
+      for (const r of task.rejections)
+        lines.push(`- Turned down ${iso(r.timestampMs)} by ${who(r.assignee)}${r.reason ? `: ${quote(r.reason)}` : ""}`);
       if (task.activeAssignee) lines.push(`- Taken by ${who(task.activeAssignee)}`);
       const rep = task.terminalReport;
-      if (rep?.kind === "complete") lines.push(`- Completed ${iso(rep.timestampMs)} by ${who(rep.assignee || rep.sender)}${rep.summary ? `: ${quote(rep.summary)}` : ""}`);
-      if (rep?.kind === "fail") lines.push(`- Failed ${iso(rep.timestampMs)} by ${who(rep.assignee || rep.sender)}${rep.errorCode ? ` (${rep.errorCode}${rep.retryable ? ", retryable" : ""})` : ""}${rep.reason ? `: ${quote(rep.reason)}` : ""}`);
+      if (rep?.kind === "complete")
+        lines.push(
+          `- Completed ${iso(rep.timestampMs)} by ${who(rep.assignee || rep.sender)}${rep.summary ? `: ${quote(rep.summary)}` : ""}`,
+        );
+      if (rep?.kind === "fail")
+        lines.push(
+          `- Failed ${iso(rep.timestampMs)} by ${who(rep.assignee || rep.sender)}${rep.errorCode ? ` (${rep.errorCode}${rep.retryable ? ", retryable" : ""})` : ""}${rep.reason ? `: ${quote(rep.reason)}` : ""}`,
+        );
       lines.push("");
     }
   }
@@ -126,7 +149,10 @@ export function handoverReport({ sessionId, view, events, nameOf, kindOf, maxSte
   }
   if (shown.length < events.length) {
     const more = events.length - shown.length;
-    lines.push("", `…and ${more.toLocaleString("en-US")} later ${more === 1 ? "step" : "steps"} not listed here: the Markdown, JSON and NDJSON exports hold every one.`);
+    lines.push(
+      "",
+      `…and ${more.toLocaleString("en-US")} later ${more === 1 ? "step" : "steps"} not listed here: the Markdown, JSON and NDJSON exports hold every one.`,
+    );
   }
   return `${lines.join("\n")}\n`;
 }

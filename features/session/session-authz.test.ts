@@ -28,19 +28,36 @@ const LEAD = summarizePolicyRules(JSON.stringify({ commitment: { authority: "des
 
 function handoff(steps: ("offer" | "accept" | "decline")[], policyVersion = ""): SessionView {
   const events = [
-    makeEvent(HANDOFF_MODE, "SessionStart", { intent: "payments on-call", participants: [ALICE, BOB, CAROL], modeVersion: "1.0.0", configurationVersion: "config.default", policyVersion, ttlMs: 3_600_000n }, { sender: ALICE, ts: T0 }),
+    makeEvent(
+      HANDOFF_MODE,
+      "SessionStart",
+      {
+        intent: "payments on-call",
+        participants: [ALICE, BOB, CAROL],
+        modeVersion: "1.0.0",
+        configurationVersion: "config.default",
+        policyVersion,
+        ttlMs: 3_600_000n,
+      },
+      { sender: ALICE, ts: T0 },
+    ),
   ];
   let t = T0;
   for (const s of steps) {
     t += 1000;
-    if (s === "offer") events.push(makeEvent(HANDOFF_MODE, "HandoffOffer", { handoffId: "h1", targetParticipant: BOB, scope: "pager" }, { sender: ALICE, ts: t }));
+    if (s === "offer")
+      events.push(
+        makeEvent(HANDOFF_MODE, "HandoffOffer", { handoffId: "h1", targetParticipant: BOB, scope: "pager" }, { sender: ALICE, ts: t }),
+      );
     if (s === "accept") events.push(makeEvent(HANDOFF_MODE, "HandoffAccept", { handoffId: "h1", acceptedBy: BOB }, { sender: BOB, ts: t }));
-    if (s === "decline") events.push(makeEvent(HANDOFF_MODE, "HandoffDecline", { handoffId: "h1", declinedBy: BOB, reason: "busy" }, { sender: BOB, ts: t }));
+    if (s === "decline")
+      events.push(makeEvent(HANDOFF_MODE, "HandoffDecline", { handoffId: "h1", declinedBy: BOB, reason: "busy" }, { sender: BOB, ts: t }));
   }
   return events.reduce(reduceSession, emptySessionView());
 }
 
-const ctx = (policy = LEAD, state = SessionState.OPEN, now = T0 + 10_000) => decideContextFor({ metadata: metadata(state, { expiresAt: T0 + 3_600_000 }), policy, nameOf, now });
+const ctx = (policy = LEAD, state = SessionState.OPEN, now = T0 + 10_000) =>
+  decideContextFor({ metadata: metadata(state, { expiresAt: T0 + 3_600_000 }), policy, nameOf, now });
 
 describe("sessionPanel", () => {
   it("shows viewers no controls at all", () => {
@@ -70,21 +87,40 @@ describe("sessionPanel", () => {
   });
 
   it("closes when the runtime says the session is over", () => {
-    expect(sessionPanel({ role: "operator", participantId: ALICE }, handoff(["offer"]), ctx(LEAD, SessionState.CANCELLED))).toEqual({ kind: "closed", reason: "This handoff was cancelled." });
+    expect(sessionPanel({ role: "operator", participantId: ALICE }, handoff(["offer"]), ctx(LEAD, SessionState.CANCELLED))).toEqual({
+      kind: "closed",
+      reason: "This handoff was cancelled.",
+    });
     expect(sessionPanel({ role: "operator", participantId: ALICE }, emptySessionView(), ctx())).toEqual({ kind: "none" });
   });
 
   it("lists task actions for task sessions", () => {
-    const start = makeEvent(TASK_MODE, "SessionStart", { intent: "export", participants: [ALICE, BOB], modeVersion: "1.0.0", configurationVersion: "config.default", ttlMs: 60_000n }, { sender: ALICE, ts: T0 });
+    const start = makeEvent(
+      TASK_MODE,
+      "SessionStart",
+      { intent: "export", participants: [ALICE, BOB], modeVersion: "1.0.0", configurationVersion: "config.default", ttlMs: 60_000n },
+      { sender: ALICE, ts: T0 },
+    );
     const view = reduceSession(emptySessionView(), start);
     const panel = sessionPanel({ role: "operator", participantId: ALICE }, view, ctx(undefined));
-    expect(panel.kind === "actions" && panel.actions.map((a) => a.action)).toEqual(["taskRequest", "taskAccept", "taskReject", "taskUpdate", "taskComplete", "taskFail", "commit", "cancel"]);
+    expect(panel.kind === "actions" && panel.actions.map((a) => a.action)).toEqual([
+      "taskRequest",
+      "taskAccept",
+      "taskReject",
+      "taskUpdate",
+      "taskComplete",
+      "taskFail",
+      "commit",
+      "cancel",
+    ]);
   });
 });
 
 describe("helpers", () => {
   it("lists refusals that inform, not other people's authority", () => {
-    expect(listsRefusal("accept", { allowed: false, code: "authority", reason: "This offer is for Bob Ito; only they can accept it." })).toBe(false);
+    expect(
+      listsRefusal("accept", { allowed: false, code: "authority", reason: "This offer is for Bob Ito; only they can accept it." }),
+    ).toBe(false);
     expect(listsRefusal("commit", { allowed: false, code: "authority", reason: "This handoff needs approval from Carol Lee." })).toBe(true);
     expect(listsRefusal("offer", { allowed: false, code: "state", reason: "waiting" })).toBe(true);
     expect(listsRefusal("offer", { allowed: true })).toBe(false);
@@ -109,7 +145,11 @@ describe("helpers", () => {
   });
 
   it("prefills the commit with the new owner, or the owner keeping it", () => {
-    expect(commitDefaults(handoff(["offer", "accept"]), nameOf)).toEqual({ outcome: "accepted", scope: "pager", reason: "Bob Ito (human:bob) takes over pager." });
+    expect(commitDefaults(handoff(["offer", "accept"]), nameOf)).toEqual({
+      outcome: "accepted",
+      scope: "pager",
+      reason: "Bob Ito (human:bob) takes over pager.",
+    });
     expect(commitDefaults(handoff(["offer", "decline"]), nameOf)).toEqual({
       outcome: "declined",
       scope: "pager",
@@ -127,28 +167,57 @@ describe("waitingFor", () => {
       on: [ALICE],
       sentence: "Bob Ito declined; waiting for Alice Ng to offer it to someone else or close the handoff.",
     });
-    expect(waitingFor(lead(["offer", "accept"]), LEAD, nameOf)).toEqual({ on: [CAROL], sentence: "Waiting for Carol Lee to approve and commit the handoff to Bob Ito." });
-    expect(waitingFor(handoff(["offer", "accept"]), DEFAULT_POLICY_SUMMARY, nameOf)).toEqual({ on: [ALICE], sentence: "Waiting for Alice Ng to commit the handoff to Bob Ito." });
+    expect(waitingFor(lead(["offer", "accept"]), LEAD, nameOf)).toEqual({
+      on: [CAROL],
+      sentence: "Waiting for Carol Lee to approve and commit the handoff to Bob Ito.",
+    });
+    expect(waitingFor(handoff(["offer", "accept"]), DEFAULT_POLICY_SUMMARY, nameOf)).toEqual({
+      on: [ALICE],
+      sentence: "Waiting for Alice Ng to commit the handoff to Bob Ito.",
+    });
     // Rules not loaded yet: nobody is named.
-    expect(waitingFor(lead(["offer", "accept"]), undefined, nameOf)).toEqual({ on: [], sentence: "Waiting for someone to commit the handoff to Bob Ito." });
+    expect(waitingFor(lead(["offer", "accept"]), undefined, nameOf)).toEqual({
+      on: [],
+      sentence: "Waiting for someone to commit the handoff to Bob Ito.",
+    });
   });
 
   it("names who must act next in a task", () => {
     const task = (steps: ("request" | "accept" | "reject" | "complete")[]) => {
-      const events = [makeEvent(TASK_MODE, "SessionStart", { intent: "keys", participants: [ALICE, BOB], modeVersion: "1.0.0", configurationVersion: "config.default", ttlMs: 3_600_000n }, { sender: ALICE, ts: T0 })];
+      const events = [
+        makeEvent(
+          TASK_MODE,
+          "SessionStart",
+          { intent: "keys", participants: [ALICE, BOB], modeVersion: "1.0.0", configurationVersion: "config.default", ttlMs: 3_600_000n },
+          { sender: ALICE, ts: T0 },
+        ),
+      ];
       for (const s of steps) {
-        if (s === "request") events.push(makeEvent(TASK_MODE, "TaskRequest", { taskId: "t1", title: "Rotate", requestedAssignee: BOB }, { sender: ALICE, ts: T0 + 1 }));
+        if (s === "request")
+          events.push(
+            makeEvent(TASK_MODE, "TaskRequest", { taskId: "t1", title: "Rotate", requestedAssignee: BOB }, { sender: ALICE, ts: T0 + 1 }),
+          );
         if (s === "accept") events.push(makeEvent(TASK_MODE, "TaskAccept", { taskId: "t1", assignee: BOB }, { sender: BOB, ts: T0 + 2 }));
-        if (s === "reject") events.push(makeEvent(TASK_MODE, "TaskReject", { taskId: "t1", assignee: BOB, reason: "no" }, { sender: BOB, ts: T0 + 2 }));
-        if (s === "complete") events.push(makeEvent(TASK_MODE, "TaskComplete", { taskId: "t1", assignee: BOB }, { sender: BOB, ts: T0 + 3 }));
+        if (s === "reject")
+          events.push(makeEvent(TASK_MODE, "TaskReject", { taskId: "t1", assignee: BOB, reason: "no" }, { sender: BOB, ts: T0 + 2 }));
+        if (s === "complete")
+          events.push(makeEvent(TASK_MODE, "TaskComplete", { taskId: "t1", assignee: BOB }, { sender: BOB, ts: T0 + 3 }));
       }
       return events.reduce(reduceSession, emptySessionView());
     };
     expect(waitingFor(task([]), DEFAULT_POLICY_SUMMARY, nameOf)?.sentence).toBe("Waiting for Alice Ng to request the task.");
-    expect(waitingFor(task(["request"]), DEFAULT_POLICY_SUMMARY, nameOf)?.sentence).toBe("Waiting for Bob Ito to take the task or turn it down.");
-    expect(waitingFor(task(["request", "reject"]), DEFAULT_POLICY_SUMMARY, nameOf)?.sentence).toBe("Bob Ito turned the task down; waiting for Alice Ng to cancel it or start another.");
-    expect(waitingFor(task(["request", "accept"]), DEFAULT_POLICY_SUMMARY, nameOf)?.sentence).toBe("Waiting for Bob Ito to finish the task.");
-    expect(waitingFor(task(["request", "accept", "complete"]), DEFAULT_POLICY_SUMMARY, nameOf)?.sentence).toBe("Waiting for Alice Ng to commit the completed task.");
+    expect(waitingFor(task(["request"]), DEFAULT_POLICY_SUMMARY, nameOf)?.sentence).toBe(
+      "Waiting for Bob Ito to take the task or turn it down.",
+    );
+    expect(waitingFor(task(["request", "reject"]), DEFAULT_POLICY_SUMMARY, nameOf)?.sentence).toBe(
+      "Bob Ito turned the task down; waiting for Alice Ng to cancel it or start another.",
+    );
+    expect(waitingFor(task(["request", "accept"]), DEFAULT_POLICY_SUMMARY, nameOf)?.sentence).toBe(
+      "Waiting for Bob Ito to finish the task.",
+    );
+    expect(waitingFor(task(["request", "accept", "complete"]), DEFAULT_POLICY_SUMMARY, nameOf)?.sentence).toBe(
+      "Waiting for Alice Ng to commit the completed task.",
+    );
   });
 
   it("says nothing once the session is over", () => {

@@ -5,7 +5,13 @@
 // Pure: no decisions are made here, only gathered.
 
 import { decide, type Action, type Actor, type DecideContext, type Decision } from "@/lib/authz/decide";
-import { commitmentAuthority, DEFAULT_POLICY_SUMMARY, designatedRoles, implicitAcceptTimeoutMs, type PolicySummary } from "@/lib/authz/policy-summary";
+import {
+  commitmentAuthority,
+  DEFAULT_POLICY_SUMMARY,
+  designatedRoles,
+  implicitAcceptTimeoutMs,
+  type PolicySummary,
+} from "@/lib/authz/policy-summary";
 import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { DEFAULT_POLICY_ID, HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
@@ -53,7 +59,16 @@ export function decideContextFor(input: {
 }
 
 export const HANDOFF_PANEL: readonly Action[] = ["offer", "attachContext", "accept", "decline", "commit", "cancel"];
-export const TASK_PANEL: readonly Action[] = ["taskRequest", "taskAccept", "taskReject", "taskUpdate", "taskComplete", "taskFail", "commit", "cancel"];
+export const TASK_PANEL: readonly Action[] = [
+  "taskRequest",
+  "taskAccept",
+  "taskReject",
+  "taskUpdate",
+  "taskComplete",
+  "taskFail",
+  "commit",
+  "cancel",
+];
 
 export type Panel =
   /** Nothing to show yet (session not loaded, or not a handoff/task). */
@@ -110,7 +125,10 @@ export function implicitAcceptAt(view: SessionView, policy: PolicySummary | unde
 }
 
 /** The offer a commit binds (accepted first, else the last one): its target and scope, for the form's defaults. */
-export function commitDefaults(view: SessionView, nameOf: (id: string) => string): { outcome: "accepted" | "declined"; scope: string; reason: string } {
+export function commitDefaults(
+  view: SessionView,
+  nameOf: (id: string) => string,
+): { outcome: "accepted" | "declined"; scope: string; reason: string } {
   const offers = view.handoff?.offers ?? [];
   const accepted = offers.find((o) => o.status === "accepted");
   const decided = accepted ?? pendingOfferOf(view) ?? offers[offers.length - 1];
@@ -133,7 +151,12 @@ export interface ApprovalFacts {
 }
 
 /** The facts of an approver's Approve or Reject, from the session and its bound policy. */
-export function approvalFacts(view: SessionView, nameOf: (id: string) => string, decision: "approve" | "reject", policyId: string | null): ApprovalFacts {
+export function approvalFacts(
+  view: SessionView,
+  nameOf: (id: string) => string,
+  decision: "approve" | "reject",
+  policyId: string | null,
+): ApprovalFacts {
   const offers = view.handoff?.offers ?? [];
   const accepted = offers.find((o) => o.status === "accepted");
   const decided = accepted ?? pendingOfferOf(view) ?? offers[offers.length - 1];
@@ -198,7 +221,10 @@ export function waitingFor(view: SessionView, policy: PolicySummary | undefined,
     if (accepted) return commit(`the handoff to ${nameOf(accepted.target)}`);
     const last = offers[offers.length - 1];
     if (last?.status === "declined") {
-      return { on: [view.initiator], sentence: `${nameOf(last.target)} declined; waiting for ${nameOf(view.initiator)} to offer it to someone else or close the handoff.` };
+      return {
+        on: [view.initiator],
+        sentence: `${nameOf(last.target)} declined; waiting for ${nameOf(view.initiator)} to offer it to someone else or close the handoff.`,
+      };
     }
     return { on: [view.initiator], sentence: `Waiting for ${nameOf(view.initiator)} to make an offer.` };
   }
@@ -206,10 +232,14 @@ export function waitingFor(view: SessionView, policy: PolicySummary | undefined,
     const task = view.task?.task;
     if (!task) return { on: [view.initiator], sentence: `Waiting for ${nameOf(view.initiator)} to request the task.` };
     if (task.terminalReport) return commit(`the ${task.terminalReport.kind === "fail" ? "failed" : "completed"} task`);
-    if (task.activeAssignee !== undefined) return { on: [task.activeAssignee], sentence: `Waiting for ${nameOf(task.activeAssignee)} to finish the task.` };
+    if (task.activeAssignee !== undefined)
+      return { on: [task.activeAssignee], sentence: `Waiting for ${nameOf(task.activeAssignee)} to finish the task.` };
     if (task.requestedAssignee !== "") {
       if (task.rejections.some((r) => r.sender === task.requestedAssignee || r.assignee === task.requestedAssignee)) {
-        return { on: [view.initiator], sentence: `${nameOf(task.requestedAssignee)} turned the task down; waiting for ${nameOf(view.initiator)} to cancel it or start another.` };
+        return {
+          on: [view.initiator],
+          sentence: `${nameOf(task.requestedAssignee)} turned the task down; waiting for ${nameOf(view.initiator)} to cancel it or start another.`,
+        };
       }
       return { on: [task.requestedAssignee], sentence: `Waiting for ${nameOf(task.requestedAssignee)} to take the task or turn it down.` };
     }

@@ -17,13 +17,7 @@ import { useQuery, useQueryClient, type QueryClient } from "@tanstack/react-quer
 import { useEffect, useReducer, useRef, useState } from "react";
 import type { SubscribeSessionResponse } from "@/lib/gen/baton/v1/console_pb";
 import { announce } from "@/lib/client/announcer";
-import {
-  clearConnection,
-  connectionFromRunner,
-  INITIAL_CONNECTION,
-  reportConnection,
-  type ConnectionInfo,
-} from "@/lib/client/connection";
+import { clearConnection, connectionFromRunner, INITIAL_CONNECTION, reportConnection, type ConnectionInfo } from "@/lib/client/connection";
 import { queryKeys } from "@/lib/client/query-keys";
 import {
   applySubscribeBatch,
@@ -60,7 +54,9 @@ function handedOver(sessionId: string, handover: string | undefined): SessionStr
   try {
     return { ...initialData(sessionId), stream: decodeHandover(handover, sessionId) };
   } catch (e) {
-    console.warn(`Session ${sessionId}: the first view's state could not be used (${e instanceof Error ? e.message : String(e)}); replaying the history`);
+    console.warn(
+      `Session ${sessionId}: the first view's state could not be used (${e instanceof Error ? e.message : String(e)}); replaying the history`,
+    );
     return undefined;
   }
 }
@@ -141,8 +137,7 @@ function startSessionStream(qc: QueryClient, sessionId: string, signal: AbortSig
 
   const runner = runResilientStream<SubscribeSessionResponse>(
     {
-      connect: (s) =>
-        consoleClient().subscribeSession({ sessionId, afterSequence: resumeAfterSequence(data.stream) }, { signal: s }),
+      connect: (s) => consoleClient().subscribeSession({ sessionId, afterSequence: resumeAfterSequence(data.stream) }, { signal: s }),
       onConnect: () => {
         // Leftovers from the previous connection are valid events: fold them first.
         fold();

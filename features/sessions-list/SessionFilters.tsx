@@ -41,10 +41,7 @@ function formatStuckAfter(ms: number): string {
 const controlClass =
   "h-9 rounded-md border border-slate-300 bg-white px-2 text-sm text-slate-900 dark:border-slate-600 dark:bg-slate-900 dark:text-slate-100";
 
-function useDebouncedText(
-  value: string,
-  commit: (v: string) => void,
-): [string, (v: string) => void] {
+function useDebouncedText(value: string, commit: (v: string) => void): [string, (v: string) => void] {
   const [text, setText] = useState(value);
   const lastCommitted = useRef(value);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
@@ -156,7 +153,11 @@ export const SessionFilters = memo(function SessionFilters({
       {mine !== "" || query.waiting !== "" ? (
         <button
           type="button"
-          className={clsx(controlClass, "inline-flex items-center gap-1.5", query.waiting !== "" && "ring-2 ring-blue-700 dark:ring-sky-300")}
+          className={clsx(
+            controlClass,
+            "inline-flex items-center gap-1.5",
+            query.waiting !== "" && "ring-2 ring-blue-700 dark:ring-sky-300",
+          )}
           aria-pressed={query.waiting !== ""}
           onClick={() => setQuery({ waiting: query.waiting !== "" ? "" : mine })}
           data-testid="filter-waiting"
@@ -207,12 +208,7 @@ export const SessionFilters = memo(function SessionFilters({
         </label>
         <label className="flex flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
           Mode
-          <select
-            value={query.mode ?? ""}
-            onChange={(e) => onMode(e.target.value)}
-            className={controlClass}
-            data-testid="filter-mode"
-          >
+          <select value={query.mode ?? ""} onChange={(e) => onMode(e.target.value)} className={controlClass} data-testid="filter-mode">
             <option value="">All modes</option>
             <option value="handoff">Handoff</option>
             <option value="task">Task</option>
@@ -221,12 +217,7 @@ export const SessionFilters = memo(function SessionFilters({
         </label>
         <label className="flex flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
           State
-          <select
-            value={query.state ?? ""}
-            onChange={(e) => onState(e.target.value)}
-            className={controlClass}
-            data-testid="filter-state"
-          >
+          <select value={query.state ?? ""} onChange={(e) => onState(e.target.value)} className={controlClass} data-testid="filter-state">
             <option value="">Any state</option>
             {STATE_KEYS.map((k) => (
               <option key={k} value={k}>
@@ -237,12 +228,7 @@ export const SessionFilters = memo(function SessionFilters({
         </label>
         <label className="flex flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
           Phase
-          <select
-            value={query.phase ?? ""}
-            onChange={(e) => onPhase(e.target.value)}
-            className={controlClass}
-            data-testid="filter-phase"
-          >
+          <select value={query.phase ?? ""} onChange={(e) => onPhase(e.target.value)} className={controlClass} data-testid="filter-phase">
             <option value="">Any phase</option>
             {PHASES.map((p) => (
               <option key={p} value={p}>
@@ -254,12 +240,7 @@ export const SessionFilters = memo(function SessionFilters({
         <div className="flex items-end gap-1">
           <label className="flex flex-col gap-1 text-xs font-medium text-slate-700 dark:text-slate-300">
             Sort by
-            <select
-              value={query.sort}
-              onChange={(e) => onSort(e.target.value)}
-              className={controlClass}
-              data-testid="sort"
-            >
+            <select value={query.sort} onChange={(e) => onSort(e.target.value)} className={controlClass} data-testid="sort">
               {SORT_KEYS.map((k) => (
                 <option key={k} value={k}>
                   {SORT_LABELS[k]}
@@ -283,7 +264,9 @@ export const SessionFilters = memo(function SessionFilters({
             <button
               type="button"
               className={clsx(controlClass, "text-blue-800 dark:text-sky-300")}
-              onClick={() => setQuery({ ...DEFAULT_LIST_QUERY, sort: query.sort, dir: query.dir, mode: undefined, state: undefined, phase: undefined })}
+              onClick={() =>
+                setQuery({ ...DEFAULT_LIST_QUERY, sort: query.sort, dir: query.dir, mode: undefined, state: undefined, phase: undefined })
+              }
               data-testid="clear-filters"
             >
               Clear filters

@@ -34,7 +34,9 @@ import type { LiveSessionWindowProps } from "@/features/sessions-list/LiveSessio
 import { directoryFromPeople, EMPTY_DIRECTORY, type ListPerson } from "@/lib/views/directory";
 import { DEFAULT_STUCK_AFTER_MS } from "@/lib/macp/projections/status";
 
-const loadLive = componentLoader<LiveSessionWindowProps>(() => import("@/features/sessions-list/LiveSessionWindow").then((m) => m.LiveSessionWindow));
+const loadLive = componentLoader<LiveSessionWindowProps>(() =>
+  import("@/features/sessions-list/LiveSessionWindow").then((m) => m.LiveSessionWindow),
+);
 
 const noSubscription = (): (() => void) => () => {};
 
@@ -142,7 +144,10 @@ const fmt = (n: number): string => n.toLocaleString("en-US");
 function RowPlaceholder({ failed, height }: { failed: boolean; height: number }) {
   return (
     <div
-      className={clsx("flex items-center gap-3 border-b border-l-4 border-b-slate-200 border-l-transparent px-3 text-sm dark:border-b-slate-800", LIST_GRID)}
+      className={clsx(
+        "flex items-center gap-3 border-b border-l-4 border-b-slate-200 border-l-transparent px-3 text-sm dark:border-b-slate-800",
+        LIST_GRID,
+      )}
       style={{ height }}
       data-row-placeholder={failed ? "failed" : "loading"}
     >
@@ -151,7 +156,10 @@ function RowPlaceholder({ failed, height }: { failed: boolean; height: number })
       ) : (
         <>
           <span className="sr-only">Loading…</span>
-          <span aria-hidden="true" className="h-3 w-2/3 animate-pulse rounded bg-slate-100 motion-reduce:animate-none lg:col-span-4 dark:bg-slate-800" />
+          <span
+            aria-hidden="true"
+            className="h-3 w-2/3 animate-pulse rounded bg-slate-100 motion-reduce:animate-none lg:col-span-4 dark:bg-slate-800"
+          />
         </>
       )}
     </div>
@@ -372,8 +380,8 @@ export function SessionListScreen({
         ) : (
           <>
             <p className="text-base font-semibold" data-testid="empty-state">
-              No sessions yet — run <code className="rounded bg-slate-100 px-1 font-mono dark:bg-slate-800">npm run demo</code> or start
-              one from an agent
+              No sessions yet — run <code className="rounded bg-slate-100 px-1 font-mono dark:bg-slate-800">npm run demo</code> or start one
+              from an agent
             </p>
             <p className="mt-2 text-sm">New sessions appear here the moment the runtime accepts their SessionStart.</p>
           </>
@@ -392,7 +400,9 @@ export function SessionListScreen({
         <button
           type="button"
           className="mt-4 rounded-md px-3 py-1.5 text-sm font-medium text-blue-800 ring-1 ring-blue-300 ring-inset hover:bg-blue-50 dark:text-sky-300 dark:ring-sky-800 dark:hover:bg-slate-900"
-          onClick={() => setQuery({ q: "", participant: "", waiting: "", stuck: false, mode: undefined, state: undefined, phase: undefined })}
+          onClick={() =>
+            setQuery({ q: "", participant: "", waiting: "", stuck: false, mode: undefined, state: undefined, phase: undefined })
+          }
         >
           Clear filters
         </button>
@@ -427,7 +437,13 @@ export function SessionListScreen({
                 style={hydrated ? { transform: `translateY(${vi.start - virtualizer.options.scrollMargin}px)` } : undefined}
               >
                 {s ? (
-                  <SessionRow summary={s} selected={vi.index === selectedIndex} onSelect={onSelect} directory={directory} stuckAfterMs={stuckAfterMs} />
+                  <SessionRow
+                    summary={s}
+                    selected={vi.index === selectedIndex}
+                    onSelect={onSelect}
+                    directory={directory}
+                    stuckAfterMs={stuckAfterMs}
+                  />
                 ) : (
                   <RowPlaceholder failed={win.pageStatus(vi.index) === "error"} height={rowHeight} />
                 )}
@@ -518,8 +534,8 @@ export function SessionListScreen({
       ) : null}
       {paused ? (
         <p className="text-sm text-amber-900 dark:text-amber-200" role="note">
-          Updates paused{win.waiting > 0 ? ` — ${win.waiting} update${win.waiting === 1 ? "" : "s"} waiting` : ""}. Rows on screen stay as they are until
-          you resume.
+          Updates paused{win.waiting > 0 ? ` — ${win.waiting} update${win.waiting === 1 ? "" : "s"} waiting` : ""}. Rows on screen stay as
+          they are until you resume.
         </p>
       ) : null}
       {body}

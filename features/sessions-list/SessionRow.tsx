@@ -100,7 +100,11 @@ export const SessionRow = memo(function SessionRow({
   const state = m?.state;
   const terminal = isTerminalSessionState(state);
   const facts = summaryStatusFacts(summary);
-  const since = stuckSince({ ...facts, phaseSinceMs: Number(summary.phaseSinceUnixMs), lastActivityMs: Number(summary.lastActivityUnixMs) });
+  const since = stuckSince({
+    ...facts,
+    phaseSinceMs: Number(summary.phaseSinceUnixMs),
+    lastActivityMs: Number(summary.lastActivityUnixMs),
+  });
   // Only a row that can get stuck follows the clock.
   const now = useNowWhen(since !== undefined);
   const stuckMs = since !== undefined && now > 0 && now - since >= stuckAfterMs ? now - since : undefined;
@@ -144,7 +148,11 @@ export const SessionRow = memo(function SessionRow({
         <span className="ml-auto inline-flex items-center gap-1 text-xs text-slate-700 lg:hidden dark:text-slate-300">
           <span className="sr-only">Time left: </span>
           <Icon name="clock" className="h-3.5 w-3.5 text-slate-600 dark:text-slate-400" />
-          <TtlCountdown expiresAt={m?.expiresAtUnixMs} {...(terminal ? { terminalLabel: stateBadge(state).label.toLowerCase() } : {})} frozen={state === SESSION_STATE.SUSPENDED} />
+          <TtlCountdown
+            expiresAt={m?.expiresAtUnixMs}
+            {...(terminal ? { terminalLabel: stateBadge(state).label.toLowerCase() } : {})}
+            frozen={state === SESSION_STATE.SUSPENDED}
+          />
         </span>
       </span>
       <span className="mt-1 flex min-w-0 items-baseline gap-1.5 lg:mt-0">
@@ -168,7 +176,11 @@ export const SessionRow = memo(function SessionRow({
               →
             </span>
             <span className="sr-only"> to </span>
-            {people.to ? <ActorName id={people.to} directory={directory} /> : <span className="text-slate-600 dark:text-slate-400">{file ? fileToLabel(file) || "—" : "nobody yet"}</span>}
+            {people.to ? (
+              <ActorName id={people.to} directory={directory} />
+            ) : (
+              <span className="text-slate-600 dark:text-slate-400">{file ? fileToLabel(file) || "—" : "nobody yet"}</span>
+            )}
           </span>
         </Cell>
         {/* On a card, nobody to wait on is said by leaving the line out. */}
@@ -188,7 +200,11 @@ export const SessionRow = memo(function SessionRow({
           <Age startedMs={m?.startedAtUnixMs} />
         </Cell>
         <Cell label="Time left" className="hidden lg:block">
-          <TtlCountdown expiresAt={m?.expiresAtUnixMs} {...(terminal ? { terminalLabel: "—" } : {})} frozen={state === SESSION_STATE.SUSPENDED} />
+          <TtlCountdown
+            expiresAt={m?.expiresAtUnixMs}
+            {...(terminal ? { terminalLabel: "—" } : {})}
+            frozen={state === SESSION_STATE.SUSPENDED}
+          />
         </Cell>
         <Cell label="Last activity">
           <RelativeTime ms={summary.lastActivityUnixMs} />

@@ -67,7 +67,9 @@ const noop = (): void => {};
  */
 export function firstViewWindow(first: ListFirstView | undefined, listKey: string): SessionWindow {
   const rows = first?.page.sessions ?? [];
-  const head: ListHead<CatalogStatus> | undefined = first ? { version: first.page.version, total: countOf(first.page.total), status: first.page.status } : undefined;
+  const head: ListHead<CatalogStatus> | undefined = first
+    ? { version: first.page.version, total: countOf(first.page.total), status: first.page.status }
+    : undefined;
   return {
     head,
     stale: first !== undefined && first.key !== listKey,

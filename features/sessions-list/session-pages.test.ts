@@ -4,7 +4,14 @@ import { describe, expect, it } from "vitest";
 import { ListSessionPageResponseSchema, type ListSessionPageResponse, type SessionSummary } from "@/lib/gen/baton/v1/console_pb";
 import { makeQueryClient } from "@/lib/client/query-provider";
 import { parseListQuery } from "@/lib/views/list-query";
-import { applyNotice, evictPages, fetchPage, loadedPages, RequiredVersions, type PageFetcher } from "@/features/sessions-list/session-pages";
+import {
+  applyNotice,
+  evictPages,
+  fetchPage,
+  loadedPages,
+  RequiredVersions,
+  type PageFetcher,
+} from "@/features/sessions-list/session-pages";
 import { listQueryKey, PAGE_SIZE, pageQueryKey } from "@/features/sessions-list/session-window";
 import { summary } from "@/lib/views/test/fixtures";
 
@@ -66,11 +73,21 @@ describe("session pages in the query cache", () => {
     const offScreen = observe(qc, cat, required, 5);
     await settled(qc);
     offScreen.destroy();
-    expect(loadedPages(qc, listKey).map((p) => p.page).sort()).toEqual([0, 5]);
+    expect(
+      loadedPages(qc, listKey)
+        .map((p) => p.page)
+        .sort(),
+    ).toEqual([0, 5]);
     cat.reads = [];
 
     cat.change(["s00003", "s00502"]);
-    const affected = applyNotice(qc, listKey, query, { version: cat.version, total: 1_000n, sessionIds: ["s00003", "s00502"], overflow: false }, required);
+    const affected = applyNotice(
+      qc,
+      listKey,
+      query,
+      { version: cat.version, total: 1_000n, sessionIds: ["s00003", "s00502"], overflow: false },
+      required,
+    );
     expect(affected).toEqual([0, 5]);
     await settled(qc);
     // Only the page on screen was read again.
@@ -94,7 +111,9 @@ describe("session pages in the query cache", () => {
     await settled(qc);
     cat.reads = [];
     cat.change(["s00900"]);
-    expect(applyNotice(qc, listKey, query, { version: cat.version, total: 1_000n, sessionIds: ["s00900"], overflow: false }, required)).toEqual([]);
+    expect(
+      applyNotice(qc, listKey, query, { version: cat.version, total: 1_000n, sessionIds: ["s00900"], overflow: false }, required),
+    ).toEqual([]);
     await settled(qc);
     expect(cat.reads).toEqual([]);
     o.destroy();

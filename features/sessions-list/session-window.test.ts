@@ -61,9 +61,18 @@ describe("query keys", () => {
   });
 
   it("differ for any difference in filters, sort or direction", () => {
-    const keys = ["", "q=a", "q=b", "mode=task", "state=open", "phase=Committed", "participant=bob", "sort=intent", "sort=intent&dir=desc", "dir=asc"].map(
-      (s) => listQueryKey(P(s)),
-    );
+    const keys = [
+      "",
+      "q=a",
+      "q=b",
+      "mode=task",
+      "state=open",
+      "phase=Committed",
+      "participant=bob",
+      "sort=intent",
+      "sort=intent&dir=desc",
+      "dir=asc",
+    ].map((s) => listQueryKey(P(s)));
     expect(new Set(keys).size).toBe(keys.length);
   });
 });
@@ -94,7 +103,13 @@ describe("pagesAffected", () => {
   });
 
   it("refetches every older page when any row can move: sort by activity, or a filter on what changes", () => {
-    for (const q of [DEFAULT_LIST_QUERY, P("sort=phase"), P("sort=intent&state=open"), P("sort=intent&q=pager"), P("sort=intent&participant=bob")]) {
+    for (const q of [
+      DEFAULT_LIST_QUERY,
+      P("sort=phase"),
+      P("sort=intent&state=open"),
+      P("sort=intent&q=pager"),
+      P("sort=intent&participant=bob"),
+    ]) {
       expect(rowsCanMove(q)).toBe(true);
       expect(pagesAffected({ version: 11n, total: 500n, sessionIds: ["elsewhere"], overflow: false }, loaded, q)).toEqual([0, 3]);
     }

@@ -43,7 +43,13 @@ export function pageQueryKey(listKey: string, page: number): readonly ["baton", 
  * 0..total-1) widened by `margin` rows on both sides. With `total` unknown,
  * the first page (it tells the total).
  */
-export function pagesForRange(first: number, last: number, total: number | undefined, margin = PREFETCH_ROWS, pageSize = PAGE_SIZE): number[] {
+export function pagesForRange(
+  first: number,
+  last: number,
+  total: number | undefined,
+  margin = PREFETCH_ROWS,
+  pageSize = PAGE_SIZE,
+): number[] {
   if (total === undefined) return [0];
   // An empty result is still read through page 0: that read is what says it is empty (and keeps the
   // total known, so the wanted pages do not flip between [] and [0]).
@@ -158,6 +164,9 @@ export function backfillLine(status: BackfillInfo | undefined): string | null {
   if (!status?.backfilling) return null;
   const indexed = countOf(status.sessionsIndexed).toLocaleString("en-US");
   const known = countOf(status.sessionsKnown);
-  const base = known > 0 ? `Indexing history: ${indexed} of ${known.toLocaleString("en-US")} sessions` : `Indexing history: ${indexed} sessions so far`;
+  const base =
+    known > 0
+      ? `Indexing history: ${indexed} of ${known.toLocaleString("en-US")} sessions`
+      : `Indexing history: ${indexed} sessions so far`;
   return status.message ? `${base} (${status.message})` : base;
 }

@@ -10,7 +10,13 @@
 
 import { useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
-import type { CatalogStatus, ListSessionPageResponse, SessionListChange, SessionSummary, WatchSessionChangesResponse } from "@/lib/gen/baton/v1/console_pb";
+import type {
+  CatalogStatus,
+  ListSessionPageResponse,
+  SessionListChange,
+  SessionSummary,
+  WatchSessionChangesResponse,
+} from "@/lib/gen/baton/v1/console_pb";
 import { clearConnection, connectionFromRunner, INITIAL_CONNECTION, reportConnection, type ConnectionInfo } from "@/lib/client/connection";
 import { toSessionListQuery, type ListQuery } from "@/lib/views/list-query";
 import type { PageStatus, SessionWindow } from "@/features/sessions-list/list-first-view";
@@ -77,7 +83,14 @@ export function useSessionWindow(query: ListQuery, paused: boolean): SessionWind
     queries: pagesWanted.map((page) => ({
       queryKey: pageQueryKey(listKey, page),
       queryFn: ({ signal }: { signal: AbortSignal }) =>
-        fetchPage((req, opts) => consoleClient().listSessionPage(req, { ...opts, timeoutMs: READ_TIMEOUT_MS }), queryRef.current, listKey, page, signal, required),
+        fetchPage(
+          (req, opts) => consoleClient().listSessionPage(req, { ...opts, timeoutMs: READ_TIMEOUT_MS }),
+          queryRef.current,
+          listKey,
+          page,
+          signal,
+          required,
+        ),
       staleTime: Number.POSITIVE_INFINITY,
       gcTime: PAGE_GC_MS,
       retry: false,
@@ -127,13 +140,18 @@ export function useSessionWindow(query: ListQuery, paused: boolean): SessionWind
   // ---- counts over the whole catalog ("N of M sessions · K open")
   const allQ = useQuery({
     queryKey: queryKeys.sessionCount("all"),
-    queryFn: async ({ signal }) => countOf((await consoleClient().listSessionPage({ query: {}, offset: 0, limit: 1 }, { signal, timeoutMs: READ_TIMEOUT_MS })).total),
+    queryFn: async ({ signal }) =>
+      countOf((await consoleClient().listSessionPage({ query: {}, offset: 0, limit: 1 }, { signal, timeoutMs: READ_TIMEOUT_MS })).total),
     staleTime: Number.POSITIVE_INFINITY,
     retry: 1,
   });
   const openQ = useQuery({
     queryKey: queryKeys.sessionCount("open"),
-    queryFn: async ({ signal }) => countOf((await consoleClient().listSessionPage({ query: { state: "open" }, offset: 0, limit: 1 }, { signal, timeoutMs: READ_TIMEOUT_MS })).total),
+    queryFn: async ({ signal }) =>
+      countOf(
+        (await consoleClient().listSessionPage({ query: { state: "open" }, offset: 0, limit: 1 }, { signal, timeoutMs: READ_TIMEOUT_MS }))
+          .total,
+      ),
     staleTime: Number.POSITIVE_INFINITY,
     retry: 1,
   });
@@ -209,7 +227,8 @@ export function useSessionWindow(query: ListQuery, paused: boolean): SessionWind
           setConnection(info);
           reportConnection("session-list", "Session list", info);
           // Back online: pages that failed meanwhile are read again.
-          if (status.phase === "open") void qc.refetchQueries({ queryKey: [...PAGE_KEY_ROOT, key], type: "active", predicate: (q) => q.state.status === "error" });
+          if (status.phase === "open")
+            void qc.refetchQueries({ queryKey: [...PAGE_KEY_ROOT, key], type: "active", predicate: (q) => q.state.status === "error" });
         },
       },
       ac.signal,
@@ -256,7 +275,10 @@ export function useSessionWindow(query: ListQuery, paused: boolean): SessionWind
     (index: number): SessionSummary | undefined => viewPages.get(Math.floor(index / PAGE_SIZE))?.data?.sessions[index % PAGE_SIZE],
     [viewPages],
   );
-  const pageStatus = useCallback((index: number): PageStatus => viewPages.get(Math.floor(index / PAGE_SIZE))?.status ?? "loading", [viewPages]);
+  const pageStatus = useCallback(
+    (index: number): PageStatus => viewPages.get(Math.floor(index / PAGE_SIZE))?.status ?? "loading",
+    [viewPages],
+  );
   const setVisible = useCallback(
     (f: number, l: number) =>
       setVisibleState((prev) => (prev.key === listKey && prev.first === f && prev.last === l ? prev : { key: listKey, first: f, last: l })),

@@ -46,7 +46,12 @@ export function KeyboardShortcuts() {
       const active = document.activeElement instanceof HTMLElement ? document.activeElement : null;
       const action = shortcutFor(
         { key: e.key, altKey: e.altKey, ctrlKey: e.ctrlKey, metaKey: e.metaKey },
-        { tag: active?.tagName ?? "", editable: active?.isContentEditable ?? false, inputType: active instanceof HTMLInputElement ? active.type : "", inDialog: Boolean(active?.closest("dialog")) },
+        {
+          tag: active?.tagName ?? "",
+          editable: active?.isContentEditable ?? false,
+          inputType: active instanceof HTMLInputElement ? active.type : "",
+          inDialog: Boolean(active?.closest("dialog")),
+        },
       );
       switch (action) {
         case "leave-field":
@@ -98,7 +103,10 @@ export function KeyboardShortcuts() {
             <div key={s.keys.join(" ")} className="contents">
               <dt className="flex gap-1">
                 {s.keys.map((k) => (
-                  <kbd key={k} className="rounded border border-slate-300 bg-slate-50 px-1.5 font-mono text-xs dark:border-slate-600 dark:bg-slate-900">
+                  <kbd
+                    key={k}
+                    className="rounded border border-slate-300 bg-slate-50 px-1.5 font-mono text-xs dark:border-slate-600 dark:bg-slate-900"
+                  >
                     {k}
                   </kbd>
                 ))}

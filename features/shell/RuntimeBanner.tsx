@@ -48,18 +48,21 @@ export function RuntimeBanner() {
         <Icon name="alert" className="mt-0.5 h-4 w-4 shrink-0" />
         {outage.kind === "runtime" ? (
           <span>
-            <strong className="font-semibold">The MACP runtime is unreachable</strong> ({outage.runtimeKind === "embedded" ? "embedded runtime" : "external runtime"} at{" "}
+            <strong className="font-semibold">The MACP runtime is unreachable</strong> (
+            {outage.runtimeKind === "embedded" ? "embedded runtime" : "external runtime"} at{" "}
             <code className="font-mono text-xs">{outage.address}</code>
             {outage.sinceMs > 0 ? (
               <>
                 , since <Timestamp ms={outage.sinceMs} clockOnly />
               </>
             ) : null}
-            ). The console is up and shows what it already has; live updates and actions resume by themselves when the runtime answers again.
+            ). The console is up and shows what it already has; live updates and actions resume by themselves when the runtime answers
+            again.
           </span>
         ) : (
           <span>
-            <strong className="font-semibold">Baton’s console server is not answering.</strong> Check your network; the page reconnects by itself.
+            <strong className="font-semibold">Baton’s console server is not answering.</strong> Check your network; the page reconnects by
+            itself.
           </span>
         )}
       </p>

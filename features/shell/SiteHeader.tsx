@@ -87,7 +87,10 @@ export function SiteHeader({ filesEnabled = false }: { filesEnabled?: boolean })
           {onLogin ? null : <HandOffLink compact />}
           {onLogin ? null : (
             /* With the extra "Files" link a 390 px header keeps only the status dot (the words stay for screen readers). */
-            <span data-testid="site-connection" className={clsx("contents", filesEnabled && "max-sm:[&_[data-connection]>span:last-child]:sr-only")}>
+            <span
+              data-testid="site-connection"
+              className={clsx("contents", filesEnabled && "max-sm:[&_[data-connection]>span:last-child]:sr-only")}
+            >
               <HeaderConnectionIndicator />
             </span>
           )}

@@ -1,8 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { isTyping, shortcutFor, SHORTCUTS } from "@/features/shell/shortcuts";
 
-const key = (k: string, mods: Partial<{ altKey: boolean; ctrlKey: boolean; metaKey: boolean }> = {}) => ({ key: k, altKey: false, ctrlKey: false, metaKey: false, ...mods });
-const focus = (tag: string, extra: Partial<{ editable: boolean; inputType: string; inDialog: boolean }> = {}) => ({ tag, editable: false, inputType: "", inDialog: false, ...extra });
+const key = (k: string, mods: Partial<{ altKey: boolean; ctrlKey: boolean; metaKey: boolean }> = {}) => ({
+  key: k,
+  altKey: false,
+  ctrlKey: false,
+  metaKey: false,
+  ...mods,
+});
+const focus = (tag: string, extra: Partial<{ editable: boolean; inputType: string; inDialog: boolean }> = {}) => ({
+  tag,
+  editable: false,
+  inputType: "",
+  inDialog: false,
+  ...extra,
+});
 
 describe("shortcutFor", () => {
   it("leaves a text field on Escape, but not a dialog's (the dialog closes itself)", () => {

@@ -81,13 +81,36 @@ export function ChangePasswordForm({ returnTo }: { returnTo: string }) {
       ) : null}
       <input type="text" name="username" autoComplete="username" value={me.username} readOnly hidden />
       <Field id="pw-current" label="Current password" error={errors.currentPassword}>
-        <TextInput ref={refs.currentPassword} id="pw-current" name="currentPassword" type="password" autoComplete="current-password" invalid={Boolean(errors.currentPassword)} autoFocus />
+        <TextInput
+          ref={refs.currentPassword}
+          id="pw-current"
+          name="currentPassword"
+          type="password"
+          autoComplete="current-password"
+          invalid={Boolean(errors.currentPassword)}
+          autoFocus
+        />
       </Field>
       <Field id="pw-new" label="New password" hint="At least 10 characters." error={errors.newPassword}>
-        <TextInput ref={refs.newPassword} id="pw-new" name="newPassword" type="password" autoComplete="new-password" invalid={Boolean(errors.newPassword)} hasHint />
+        <TextInput
+          ref={refs.newPassword}
+          id="pw-new"
+          name="newPassword"
+          type="password"
+          autoComplete="new-password"
+          invalid={Boolean(errors.newPassword)}
+          hasHint
+        />
       </Field>
       <Field id="pw-confirm" label="New password again" error={errors.confirm}>
-        <TextInput ref={refs.confirm} id="pw-confirm" name="confirm" type="password" autoComplete="new-password" invalid={Boolean(errors.confirm)} />
+        <TextInput
+          ref={refs.confirm}
+          id="pw-confirm"
+          name="confirm"
+          type="password"
+          autoComplete="new-password"
+          invalid={Boolean(errors.confirm)}
+        />
       </Field>
       <Button type="submit" variant="primary" pending={pending} disabled={pending}>
         {pending ? "Saving…" : "Save the new password"}

@@ -42,7 +42,9 @@ export function LoginForm({ returnTo, error, reason }: { returnTo: string; error
       window.location.assign(signedIn.mustChangePassword ? changePasswordHref(back) : back);
     } catch (err) {
       setPending(false);
-      setMessage(err instanceof AuthRequestError ? err.message : "The console server can't be reached. Check your connection and try again.");
+      setMessage(
+        err instanceof AuthRequestError ? err.message : "The console server can't be reached. Check your connection and try again.",
+      );
     }
   };
 
@@ -71,7 +73,15 @@ export function LoginForm({ returnTo, error, reason }: { returnTo: string; error
       <form method="post" action="/auth/login" onSubmit={(e) => void onSubmit(e)} className="space-y-4" noValidate data-testid="login-form">
         <input type="hidden" name="returnTo" value={back} />
         <Field id="login-username" label="Username">
-          <TextInput id="login-username" name="username" autoComplete="username" autoCapitalize="none" spellCheck={false} required autoFocus />
+          <TextInput
+            id="login-username"
+            name="username"
+            autoComplete="username"
+            autoCapitalize="none"
+            spellCheck={false}
+            required
+            autoFocus
+          />
         </Field>
         <Field id="login-password" label="Password">
           <TextInput id="login-password" name="password" type="password" autoComplete="current-password" required />

@@ -50,7 +50,11 @@ export function UserMenu() {
   if (me === null) {
     if (pathname === "/login") return null;
     return (
-      <a href={loginHref(pathname)} className="rounded-md px-2.5 py-1.5 text-sm font-medium text-blue-800 hover:underline dark:text-sky-300" data-testid="sign-in-link">
+      <a
+        href={loginHref(pathname)}
+        className="rounded-md px-2.5 py-1.5 text-sm font-medium text-blue-800 hover:underline dark:text-sky-300"
+        data-testid="sign-in-link"
+      >
         Sign in
       </a>
     );

@@ -66,14 +66,29 @@ async function signIn(username = "alice", password = PASSWORD, ip = "10.0.0.1") 
 describe("Accounts.login", () => {
   it("signs in with the right password (username is case-insensitive)", async () => {
     const r = await accounts.login({ username: "  Alice ", password: PASSWORD, ip: "10.0.0.1" });
-    expect(r).toMatchObject({ ok: true, mustChangePassword: false, user: { username: "alice", role: "operator", participantId: "human:alice", authMethod: "password" } });
+    expect(r).toMatchObject({
+      ok: true,
+      mustChangePassword: false,
+      user: { username: "alice", role: "operator", participantId: "human:alice", authMethod: "password" },
+    });
     if (!r.ok) return;
-    expect(accounts.cookieFor(r.cookieValue, { secure: false })).toMatch(/^baton_session=[\w-]+\.[\w-]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=86400$/);
+    expect(accounts.cookieFor(r.cookieValue, { secure: false })).toMatch(
+      /^baton_session=[\w-]+\.[\w-]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=86400$/,
+    );
   });
 
   it("gives one message for unknown users, wrong passwords and password-less accounts", async () => {
-    for (const [username, password] of [["alice", "wrong password!"], ["nobody", PASSWORD], ["sso", "anything at all"], ["bad name!", PASSWORD]]) {
-      expect(await accounts.login({ username, password, ip: "10.0.0.9" })).toEqual({ ok: false, status: 401, reason: "Incorrect username or password." });
+    for (const [username, password] of [
+      ["alice", "wrong password!"],
+      ["nobody", PASSWORD],
+      ["sso", "anything at all"],
+      ["bad name!", PASSWORD],
+    ]) {
+      expect(await accounts.login({ username, password, ip: "10.0.0.9" })).toEqual({
+        ok: false,
+        status: 401,
+        reason: "Incorrect username or password.",
+      });
     }
   });
 
@@ -193,7 +208,11 @@ describe("Accounts.authenticate / whoami / logout", () => {
     const r = await signIn();
     expect(await accounts.authenticate({})).toBeNull();
     expect(await accounts.authenticate(cookieHeader(`${r.login.id}.AAAA`))).toBeNull();
-    const other = new Accounts({ usersFile: file, loginSecret: Buffer.from("another-secret-that-is-also-long-enough"), scrypt: TEST_SCRYPT });
+    const other = new Accounts({
+      usersFile: file,
+      loginSecret: Buffer.from("another-secret-that-is-also-long-enough"),
+      scrypt: TEST_SCRYPT,
+    });
     expect(await other.authenticate(cookieHeader(r.cookieValue))).toBeNull();
     now += 8 * 3_600_000;
     expect(await accounts.authenticate(cookieHeader(r.cookieValue))).toBeNull();
@@ -208,14 +227,41 @@ describe("Accounts.authenticate / whoami / logout", () => {
   });
 
   it("keeps OIDC-only users from the session, and lets the users file take over or disable them", async () => {
-    const principal: Principal = { username: "erin", displayName: "Erin", role: "operator", participantId: "oidc:sub-erin", authMethod: "oidc", oidcSubject: "sub-erin", ephemeral: true };
+    const principal: Principal = {
+      username: "erin",
+      displayName: "Erin",
+      role: "operator",
+      participantId: "oidc:sub-erin",
+      authMethod: "oidc",
+      oidcSubject: "sub-erin",
+      ephemeral: true,
+    };
     const { cookieValue } = accounts.startLogin(principal, { ip: "1" });
     expect((await accounts.authenticate(cookieHeader(cookieValue)))?.user).toEqual(principal);
-    const linked: Principal = { ...principal, username: "sso", participantId: "human:sso", role: "viewer", displayName: "SSO only", oidcSubject: "sub-sso", ephemeral: false };
+    const linked: Principal = {
+      ...principal,
+      username: "sso",
+      participantId: "human:sso",
+      role: "viewer",
+      displayName: "SSO only",
+      oidcSubject: "sub-sso",
+      ephemeral: false,
+    };
     const second = accounts.startLogin(linked);
-    expect((await accounts.authenticate(cookieHeader(second.cookieValue)))?.user).toMatchObject({ username: "sso", role: "viewer", authMethod: "oidc" });
+    expect((await accounts.authenticate(cookieHeader(second.cookieValue)))?.user).toMatchObject({
+      username: "sso",
+      role: "viewer",
+      authMethod: "oidc",
+    });
     await updateUsersFile(file, (d) => {
-      d.users.push({ username: "erin", displayName: "Erin", role: "viewer", participantId: "human:erin", oidcSubject: "sub-erin", disabled: true });
+      d.users.push({
+        username: "erin",
+        displayName: "Erin",
+        role: "viewer",
+        participantId: "human:erin",
+        oidcSubject: "sub-erin",
+        disabled: true,
+      });
     });
     expect(await accounts.authenticate(cookieHeader(cookieValue))).toBeNull();
   });
@@ -249,7 +295,14 @@ describe("Accounts.changePassword and the bootstrap admin", () => {
   });
 
   it("refuses password changes for OIDC sign-ins", async () => {
-    const { cookieValue } = accounts.startLogin({ username: "sso", displayName: "S", role: "viewer", participantId: "human:sso", authMethod: "oidc", ephemeral: false });
+    const { cookieValue } = accounts.startLogin({
+      username: "sso",
+      displayName: "S",
+      role: "viewer",
+      participantId: "human:sso",
+      authMethod: "oidc",
+      ephemeral: false,
+    });
     const auth = await accounts.authenticate(cookieHeader(cookieValue));
     expect(await accounts.changePassword(auth!, "x", "a brand new password", "1")).toMatchObject({ ok: false, status: 403 });
   });
@@ -271,8 +324,8 @@ describe("createAccountsFromEnv", () => {
     expect(acc.logins.idleMs).toBe(30 * 60_000);
     expect(acc.logins.absoluteMs).toBe(2 * 3_600_000);
     expect(acc.loginsFile).toBeNull();
-    await expect(createAccountsFromEnv({ BATON_USERS_FILE: file, BATON_SESSION_SECRET: "s".repeat(40), BATON_SESSION_IDLE_MINUTES: "soon" })).rejects.toThrow(
-      'BATON_SESSION_IDLE_MINUTES must be a positive number (got "soon")',
-    );
+    await expect(
+      createAccountsFromEnv({ BATON_USERS_FILE: file, BATON_SESSION_SECRET: "s".repeat(40), BATON_SESSION_IDLE_MINUTES: "soon" }),
+    ).rejects.toThrow('BATON_SESSION_IDLE_MINUTES must be a positive number (got "soon")');
   });
 });

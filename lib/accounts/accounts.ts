@@ -125,7 +125,12 @@ export class Accounts {
     this.usersPollMs = options.usersPollMs ?? 1_000;
     this.loginFile =
       options.loginsFile !== undefined && options.loginsFile !== null
-        ? new LoginFile({ file: options.loginsFile, secret: options.loginSecret, logger: this.log, ...(options.now ? { now: options.now } : {}) })
+        ? new LoginFile({
+            file: options.loginsFile,
+            secret: options.loginSecret,
+            logger: this.log,
+            ...(options.now ? { now: options.now } : {}),
+          })
         : null;
     // Prepare the unknown-user decoy hash now, so the first such sign-in is not slower.
     void verifyAgainstNothing("", this.scrypt).catch(() => undefined);
@@ -183,11 +188,16 @@ export class Accounts {
       user = usernameProblem(username) ? undefined : await this.directory.find(username);
     } catch (e) {
       this.log.warn({ err: (e as Error).message }, "users file unavailable");
-      return { ok: false, status: 503, reason: "Sign-in is unavailable: the users file is invalid. An admin must fix it (see the server log)." };
+      return {
+        ok: false,
+        status: 503,
+        reason: "Sign-in is unavailable: the users file is invalid. An admin must fix it (see the server log).",
+      };
     }
-    const ok = user?.passwordHash !== undefined
-      ? await verifyPassword(password, user.passwordHash)
-      : await verifyAgainstNothing(password, this.scrypt);
+    const ok =
+      user?.passwordHash !== undefined
+        ? await verifyPassword(password, user.passwordHash)
+        : await verifyAgainstNothing(password, this.scrypt);
     if (!ok || !user) {
       this.limiter.failed(username, ip);
       this.log.info({ username, ip, known: user !== undefined }, "sign-in failed");
@@ -394,10 +404,7 @@ export class Accounts {
  * data/console-sessions.json; `off` = memory only). Logins from the file
  * are restored before it returns.
  */
-export async function createAccountsFromEnv(
-  env: Env = process.env,
-  extra: Partial<AccountsOptions> = {},
-): Promise<Accounts> {
+export async function createAccountsFromEnv(env: Env = process.env, extra: Partial<AccountsOptions> = {}): Promise<Accounts> {
   const minutes = (name: string): number | undefined => {
     const v = env[name];
     if (v === undefined || v === "") return undefined;

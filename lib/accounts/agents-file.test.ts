@@ -25,7 +25,9 @@ describe("parseAgentsFile", () => {
 
   it("names the line and the field of a bad entry", () => {
     const bad = (text: string) => () => parseAgentsFile(text, "agents.json");
-    expect(bad('{\n  "agent://a": "A",\n  "agent://b": 7\n}')).toThrow(/^agents\.json line 3, field "agent:\/\/b": the display name must be a string, got number$/);
+    expect(bad('{\n  "agent://a": "A",\n  "agent://b": 7\n}')).toThrow(
+      /^agents\.json line 3, field "agent:\/\/b": the display name must be a string, got number$/,
+    );
     expect(bad('{\n  "agent://a": ""\n}')).toThrow(/line 2, field "agent:\/\/a": the display name is empty/);
     expect(bad('{\n\n  "two words": "x"\n}')).toThrow(/line 3, field "two words": not a participant id/);
     expect(bad('{ "human:alice": "Alice" }')).toThrow(/people's names come from the accounts/);
@@ -35,7 +37,9 @@ describe("parseAgentsFile", () => {
   });
 
   it("names the line of a JSON syntax error, and refuses anything but an object", () => {
-    expect(() => parseAgentsFile('{\n  "agent://a": "A",\n  "agent://b" "B"\n}', "agents.json")).toThrow(/^agents\.json line 3.*not valid JSON/);
+    expect(() => parseAgentsFile('{\n  "agent://a": "A",\n  "agent://b" "B"\n}', "agents.json")).toThrow(
+      /^agents\.json line 3.*not valid JSON/,
+    );
     expect(() => parseAgentsFile('["agent://a"]', "agents.json")).toThrow(/must be a JSON object/);
     expect(() => parseAgentsFile("null", "agents.json")).toThrow(AgentsFileError);
   });
@@ -54,7 +58,9 @@ describe("loadAgentNames", () => {
 
   it("a file named by BATON_AGENTS_FILE must exist", () => {
     const dir = tmp();
-    expect(() => loadAgentNames({ BATON_AGENTS_FILE: "missing.json" }, dir)).toThrow(/cannot read the agents file .*missing\.json \(BATON_AGENTS_FILE\)/);
+    expect(() => loadAgentNames({ BATON_AGENTS_FILE: "missing.json" }, dir)).toThrow(
+      /cannot read the agents file .*missing\.json \(BATON_AGENTS_FILE\)/,
+    );
     fs.writeFileSync(path.join(dir, "names.json"), '{ "agent://y": "Y" }');
     expect(loadAgentNames({ BATON_AGENTS_FILE: "names.json" }, dir).names.get("agent://y")).toBe("Y");
   });

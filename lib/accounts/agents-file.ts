@@ -55,7 +55,9 @@ export function parseAgentsFile(text: string, file: string): Map<string, string>
     throw new AgentsFileError(`${file}${where ? ` ${where}` : ""}: not valid JSON (${msg})`);
   }
   if (typeof doc !== "object" || doc === null || Array.isArray(doc)) {
-    throw new AgentsFileError(`${file} line 1: must be a JSON object mapping agent ids to display names, e.g. {"agent://oncall/pager-bot": "Pager bot"}`);
+    throw new AgentsFileError(
+      `${file} line 1: must be a JSON object mapping agent ids to display names, e.g. {"agent://oncall/pager-bot": "Pager bot"}`,
+    );
   }
   const out = new Map<string, string>();
   const entries = Object.entries(doc as Record<string, unknown>);
@@ -63,9 +65,14 @@ export function parseAgentsFile(text: string, file: string): Map<string, string>
   for (const [id, value] of entries) {
     const line = lineOfKey(text, id);
     const at = `${file}${line !== undefined ? ` line ${line}` : ""}, field ${JSON.stringify(id)}`;
-    if (!isValidParticipantId(id)) throw new AgentsFileError(`${at}: not a participant id (non-empty, at most 512 characters, no spaces or control characters)`);
-    if (id.startsWith("human:")) throw new AgentsFileError(`${at}: a person's id; people's names come from the accounts, not the agents file`);
-    if (typeof value !== "string") throw new AgentsFileError(`${at}: the display name must be a string, got ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`);
+    if (!isValidParticipantId(id))
+      throw new AgentsFileError(`${at}: not a participant id (non-empty, at most 512 characters, no spaces or control characters)`);
+    if (id.startsWith("human:"))
+      throw new AgentsFileError(`${at}: a person's id; people's names come from the accounts, not the agents file`);
+    if (typeof value !== "string")
+      throw new AgentsFileError(
+        `${at}: the display name must be a string, got ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`,
+      );
     const name = value.trim();
     if (name === "") throw new AgentsFileError(`${at}: the display name is empty`);
     if (/[\u0000-\u001f\u007f]/.test(name)) throw new AgentsFileError(`${at}: the display name contains control characters`);

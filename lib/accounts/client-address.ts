@@ -21,14 +21,17 @@ export class ProxyConfigError extends Error {
 export function trustedProxyHops(env: Env): number {
   if (env.BATON_TRUST_PROXY !== "1") {
     const raw = env.BATON_TRUST_PROXY?.trim();
-    if (raw !== undefined && raw !== "" && raw !== "0") throw new ProxyConfigError(`BATON_TRUST_PROXY must be 1 or 0, got "${env.BATON_TRUST_PROXY}"`);
+    if (raw !== undefined && raw !== "" && raw !== "0")
+      throw new ProxyConfigError(`BATON_TRUST_PROXY must be 1 or 0, got "${env.BATON_TRUST_PROXY}"`);
     return 0;
   }
   const raw = env.BATON_TRUSTED_PROXY_HOPS?.trim();
   if (raw === undefined || raw === "") return 1;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1 || n > MAX_TRUSTED_PROXY_HOPS) {
-    throw new ProxyConfigError(`BATON_TRUSTED_PROXY_HOPS must be an integer between 1 and ${MAX_TRUSTED_PROXY_HOPS}, got "${env.BATON_TRUSTED_PROXY_HOPS}"`);
+    throw new ProxyConfigError(
+      `BATON_TRUSTED_PROXY_HOPS must be an integer between 1 and ${MAX_TRUSTED_PROXY_HOPS}, got "${env.BATON_TRUSTED_PROXY_HOPS}"`,
+    );
   }
   return n;
 }

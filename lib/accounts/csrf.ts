@@ -67,7 +67,8 @@ export function checkCsrf(
   if (token === undefined || token === "") return { ok: false, reason: `missing ${CSRF_HEADER} header` };
   const a = Buffer.from(token, "utf8");
   const b = Buffer.from(login.csrfToken, "utf8");
-  if (a.length !== b.length || !timingSafeEqual(a, b)) return { ok: false, reason: `wrong ${CSRF_HEADER} token (sign in again if this persists)` };
+  if (a.length !== b.length || !timingSafeEqual(a, b))
+    return { ok: false, reason: `wrong ${CSRF_HEADER} token (sign in again if this persists)` };
   return { ok: true };
 }
 
@@ -76,7 +77,9 @@ export function checkCsrf(
  * separated) if set, else the request's Host with http/https per `secure`.
  */
 export function allowedOriginsFor(req: RequestLike, env: Env = process.env): string[] {
-  const configured = env.BATON_PUBLIC_ORIGIN?.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const configured = env.BATON_PUBLIC_ORIGIN?.split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
   if (configured && configured.length > 0) return configured;
   const host = headerValue(req.headers, "host")?.trim();
   if (!host) return [];

@@ -1,8 +1,26 @@
 // Console accounts: the server-side API the gateway uses. See README.md here.
-export { Accounts, createAccountsFromEnv, type AccountsLogger, type AccountsOptions, type Authenticated, type ChangePasswordResult, type LoginResult, type SignInChange, type WhoAmI } from "./accounts";
+export {
+  Accounts,
+  createAccountsFromEnv,
+  type AccountsLogger,
+  type AccountsOptions,
+  type Authenticated,
+  type ChangePasswordResult,
+  type LoginResult,
+  type SignInChange,
+  type WhoAmI,
+} from "./accounts";
 export { UserDirectory } from "./directory";
 export type { Env } from "./env";
-export { DEFAULT_SCRYPT, TEST_SCRYPT, generatePassword, hashPassword, passwordProblem, verifyPassword, type ScryptParams } from "./password";
+export {
+  DEFAULT_SCRYPT,
+  TEST_SCRYPT,
+  generatePassword,
+  hashPassword,
+  passwordProblem,
+  verifyPassword,
+  type ScryptParams,
+} from "./password";
 export { LoginLimiter, SlidingWindow } from "./rate-limit";
 export { LoginFile, loginsFilePath, type LoginFileLoad, type LoginFileOptions } from "./login-file";
 export { clearLoginCookies, loadLoginSecret, loginCookie, loginKey, readLoginCookie } from "./login-cookie";

@@ -4,14 +4,36 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Accounts, createAccountsFromEnv } from "@/lib/accounts/accounts";
 import { TEST_SCRYPT, hashPassword } from "@/lib/accounts/password";
-import { LoginFile, parseStoredLogin, secretFingerprint, loginsFilePath, type Scheduler, type LoginFileLogger } from "@/lib/accounts/login-file";
+import {
+  LoginFile,
+  parseStoredLogin,
+  secretFingerprint,
+  loginsFilePath,
+  type Scheduler,
+  type LoginFileLogger,
+} from "@/lib/accounts/login-file";
 import { loginKey } from "@/lib/accounts/login-cookie";
 import { LoginStore, type Principal } from "@/lib/accounts/logins";
 import { updateUsersFile, writeUsersFile } from "@/lib/accounts/users-file";
 
 const SECRET = Buffer.from("0123456789abcdef0123456789abcdef-test-secret");
-const alice: Principal = { username: "alice", displayName: "Alice", role: "operator", participantId: "human:alice", authMethod: "password", ephemeral: false };
-const zoe: Principal = { username: "oidc:zoe", displayName: "Zoe", role: "viewer", participantId: "oidc:sub-zoe", authMethod: "oidc", oidcSubject: "sub-zoe", ephemeral: true };
+const alice: Principal = {
+  username: "alice",
+  displayName: "Alice",
+  role: "operator",
+  participantId: "human:alice",
+  authMethod: "password",
+  ephemeral: false,
+};
+const zoe: Principal = {
+  username: "oidc:zoe",
+  displayName: "Zoe",
+  role: "viewer",
+  participantId: "oidc:sub-zoe",
+  authMethod: "oidc",
+  oidcSubject: "sub-zoe",
+  ephemeral: true,
+};
 
 let dir: string;
 let file: string;
@@ -46,7 +68,13 @@ function newStore(options: { idleMs?: number; absoluteMs?: number; maxPerUser?: 
 }
 
 async function open(store: LoginStore, extra: { secret?: Buffer; scheduler?: Scheduler } = {}) {
-  const sf = new LoginFile({ file, secret: extra.secret ?? SECRET, logger, now: () => now, ...(extra.scheduler ? { scheduler: extra.scheduler } : {}) });
+  const sf = new LoginFile({
+    file,
+    secret: extra.secret ?? SECRET,
+    logger,
+    now: () => now,
+    ...(extra.scheduler ? { scheduler: extra.scheduler } : {}),
+  });
   const load = await sf.attach(store);
   return { sf, load };
 }
@@ -72,7 +100,9 @@ describe("loginsFilePath", () => {
 
   it("reads BATON_LOGINS_FILE first, and BATON_SESSIONS_FILE (its older name) when it is unset or empty", () => {
     expect(loginsFilePath({ BATON_LOGINS_FILE: "/var/lib/baton/l.json" })).toBe("/var/lib/baton/l.json");
-    expect(loginsFilePath({ BATON_LOGINS_FILE: "/var/lib/baton/l.json", BATON_SESSIONS_FILE: "/var/lib/baton/s.json" })).toBe("/var/lib/baton/l.json");
+    expect(loginsFilePath({ BATON_LOGINS_FILE: "/var/lib/baton/l.json", BATON_SESSIONS_FILE: "/var/lib/baton/s.json" })).toBe(
+      "/var/lib/baton/l.json",
+    );
     expect(loginsFilePath({ BATON_LOGINS_FILE: "off", BATON_SESSIONS_FILE: "/var/lib/baton/s.json" })).toBeNull();
     expect(loginsFilePath({ BATON_LOGINS_FILE: " ", BATON_SESSIONS_FILE: "/var/lib/baton/s.json" })).toBe("/var/lib/baton/s.json");
     expect(loginsFilePath({ BATON_LOGINS_FILE: "", BATON_SESSIONS_FILE: "off" })).toBeNull();
@@ -334,7 +364,15 @@ describe("Accounts with a sessions file", () => {
     usersFile = path.join(dir, "users.json");
     await writeUsersFile(usersFile, {
       version: 1,
-      users: [{ username: "alice", displayName: "Alice Ng", role: "operator", participantId: "human:alice", passwordHash: await hashPassword(PASSWORD, TEST_SCRYPT) }],
+      users: [
+        {
+          username: "alice",
+          displayName: "Alice Ng",
+          role: "operator",
+          participantId: "human:alice",
+          passwordHash: await hashPassword(PASSWORD, TEST_SCRYPT),
+        },
+      ],
     });
   });
 
@@ -387,7 +425,10 @@ describe("Accounts with a sessions file", () => {
     await acc.flushLogins();
     expect((await readdir(dir)).sort()).toEqual(["session-secret", "users.json"]);
 
-    const on = await createAccountsFromEnv({ BATON_USERS_FILE: usersFile, BATON_SESSION_SECRET_FILE: path.join(dir, "session-secret") }, { scrypt: TEST_SCRYPT });
+    const on = await createAccountsFromEnv(
+      { BATON_USERS_FILE: usersFile, BATON_SESSION_SECRET_FILE: path.join(dir, "session-secret") },
+      { scrypt: TEST_SCRYPT },
+    );
     expect(on.loginsFile).toBe(file);
     expect((await on.login({ username: "alice", password: PASSWORD, ip: "10.0.0.1" })).ok).toBe(true);
     await on.flushLogins();

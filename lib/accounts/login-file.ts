@@ -46,14 +46,7 @@ import path from "node:path";
 import { isRole } from "@/lib/authz/roles";
 import type { Env } from "./env";
 import { writePrivateFileAtomic } from "./private-file";
-import {
-  MAX_IP_CHARS,
-  MAX_USER_AGENT_CHARS,
-  type Principal,
-  type LoginChange,
-  type LoginStore,
-  type StoredLogin,
-} from "./logins";
+import { MAX_IP_CHARS, MAX_USER_AGENT_CHARS, type Principal, type LoginChange, type LoginStore, type StoredLogin } from "./logins";
 
 export const LOGINS_FILE_NAME = "console-sessions.json";
 export const LOGINS_FILE_VERSION = 1;
@@ -94,8 +87,25 @@ const B64URL_43 = /^[A-Za-z0-9_-]{43}$/;
 const B64URL_22 = /^[A-Za-z0-9_-]{22}$/;
 const MAX_TEXT = 1024;
 
-const PRINCIPAL_KEYS: ReadonlySet<string> = new Set(["username", "displayName", "role", "participantId", "authMethod", "oidcSubject", "ephemeral"]);
-const RECORD_KEYS: ReadonlySet<string> = new Set(["principal", "csrfToken", "createdAt", "lastSeenAt", "expiresAt", "ip", "userAgent", "credentialTag"]);
+const PRINCIPAL_KEYS: ReadonlySet<string> = new Set([
+  "username",
+  "displayName",
+  "role",
+  "participantId",
+  "authMethod",
+  "oidcSubject",
+  "ephemeral",
+]);
+const RECORD_KEYS: ReadonlySet<string> = new Set([
+  "principal",
+  "csrfToken",
+  "createdAt",
+  "lastSeenAt",
+  "expiresAt",
+  "ip",
+  "userAgent",
+  "credentialTag",
+]);
 
 function text(v: unknown, max = MAX_TEXT): v is string {
   return typeof v === "string" && v !== "" && v.length <= max;
@@ -121,7 +131,8 @@ function parsePrincipal(v: unknown): Principal | string {
   if (authMethod !== "password" && authMethod !== "oidc") return 'principal.authMethod: must be "password" or "oidc"';
   if (oidcSubject !== undefined && !text(oidcSubject)) return "principal.oidcSubject: must be a non-empty string";
   if (typeof ephemeral !== "boolean") return "principal.ephemeral: must be true or false";
-  if (ephemeral && (authMethod !== "oidc" || oidcSubject === undefined)) return "principal: an ephemeral principal must be an OIDC sign-in with a subject";
+  if (ephemeral && (authMethod !== "oidc" || oidcSubject === undefined))
+    return "principal: an ephemeral principal must be an OIDC sign-in with a subject";
   return { username, displayName, role, participantId, authMethod, ephemeral, ...(oidcSubject !== undefined ? { oidcSubject } : {}) };
 }
 
@@ -138,8 +149,10 @@ export function parseStoredLogin(key: string, v: unknown): StoredLogin | string 
   if (!time(createdAt) || !time(lastSeenAt) || !time(expiresAt)) return "createdAt, lastSeenAt, expiresAt: must be Unix milliseconds";
   if (lastSeenAt < createdAt || expiresAt <= createdAt) return "timestamps out of order";
   if (ip !== undefined && (typeof ip !== "string" || ip.length > MAX_IP_CHARS)) return "ip: must be a short string";
-  if (userAgent !== undefined && (typeof userAgent !== "string" || userAgent.length > MAX_USER_AGENT_CHARS)) return "userAgent: must be a short string";
-  if (credentialTag !== undefined && (typeof credentialTag !== "string" || !B64URL_22.test(credentialTag))) return "credentialTag: malformed";
+  if (userAgent !== undefined && (typeof userAgent !== "string" || userAgent.length > MAX_USER_AGENT_CHARS))
+    return "userAgent: must be a short string";
+  if (credentialTag !== undefined && (typeof credentialTag !== "string" || !B64URL_22.test(credentialTag)))
+    return "credentialTag: malformed";
   return {
     key,
     principal,
@@ -170,7 +183,8 @@ function parseFile(textContent: string): ParsedFile {
     throw new CorruptLoginsFile(`not JSON (${(e as Error).message})`);
   }
   if (!isObj(data)) throw new CorruptLoginsFile("not a JSON object");
-  if (data.version !== LOGINS_FILE_VERSION) throw new CorruptLoginsFile(`unsupported version ${JSON.stringify(data.version)} (expected ${LOGINS_FILE_VERSION})`);
+  if (data.version !== LOGINS_FILE_VERSION)
+    throw new CorruptLoginsFile(`unsupported version ${JSON.stringify(data.version)} (expected ${LOGINS_FILE_VERSION})`);
   if (typeof data.secretFingerprint !== "string") throw new CorruptLoginsFile("secretFingerprint: missing");
   if (!isObj(data.sessions)) throw new CorruptLoginsFile("sessions: must be an object");
   const sessions: StoredLogin[] = [];
@@ -293,7 +307,10 @@ export class LoginFile {
         return { restored: 0, dropped: 0 };
       }
       if ((e as NodeJS.ErrnoException).code === "EISDIR") {
-        this.log.warn({ file: this.file }, "sessions file is a directory: sign-ins are kept in memory only (set BATON_LOGINS_FILE to a file path, or off)");
+        this.log.warn(
+          { file: this.file },
+          "sessions file is a directory: sign-ins are kept in memory only (set BATON_LOGINS_FILE to a file path, or off)",
+        );
         return { restored: 0, dropped: 0 };
       }
       return this.setAside(`cannot be read (${(e as Error).message})`);
@@ -307,11 +324,17 @@ export class LoginFile {
     }
     this.writable = true;
     if (parsed.malformed.length > 0) {
-      this.log.warn({ file: this.file, dropped: parsed.malformed.length, first: parsed.malformed[0] }, "sessions file: dropped malformed sessions");
+      this.log.warn(
+        { file: this.file, dropped: parsed.malformed.length, first: parsed.malformed[0] },
+        "sessions file: dropped malformed sessions",
+      );
     }
     if (parsed.fingerprint !== this.fingerprint) {
       // Signed with another secret: none of these cookies verifies any more.
-      this.log.info({ file: this.file, dropped: parsed.sessions.length }, "sessions file: written under another session secret; starting with no sessions");
+      this.log.info(
+        { file: this.file, dropped: parsed.sessions.length },
+        "sessions file: written under another session secret; starting with no sessions",
+      );
       if (parsed.sessions.length > 0 || parsed.malformed.length > 0) this.schedule("change");
       return { restored: 0, dropped: parsed.sessions.length + parsed.malformed.length };
     }
@@ -337,7 +360,10 @@ export class LoginFile {
       return { restored: 0, dropped: 0 };
     }
     this.writable = true;
-    this.log.warn({ file: this.file, problem, movedTo }, "sessions file is unreadable or corrupt: moved aside, starting with no sessions (everyone signs in again)");
+    this.log.warn(
+      { file: this.file, problem, movedTo },
+      "sessions file is unreadable or corrupt: moved aside, starting with no sessions (everyone signs in again)",
+    );
     return { restored: 0, dropped: 0, movedTo };
   }
 

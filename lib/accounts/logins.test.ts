@@ -4,12 +4,26 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LoginLimiter, SlidingWindow } from "@/lib/accounts/rate-limit";
 import { allowedOriginsFor, checkCsrf, checkOrigin } from "@/lib/accounts/csrf";
-import { clearLoginCookies, loadLoginSecret, loginCookie, readLoginCookie, signLoginId, verifyLoginCookieValue } from "@/lib/accounts/login-cookie";
+import {
+  clearLoginCookies,
+  loadLoginSecret,
+  loginCookie,
+  readLoginCookie,
+  signLoginId,
+  verifyLoginCookieValue,
+} from "@/lib/accounts/login-cookie";
 import { LoginStore, type Principal } from "@/lib/accounts/logins";
 import { isSecureRequest, readCookie } from "@/lib/accounts/request";
 
 const SECRET = Buffer.from("0123456789abcdef0123456789abcdef-test-secret");
-const alice: Principal = { username: "alice", displayName: "Alice", role: "operator", participantId: "human:alice", authMethod: "password", ephemeral: false };
+const alice: Principal = {
+  username: "alice",
+  displayName: "Alice",
+  role: "operator",
+  participantId: "human:alice",
+  authMethod: "password",
+  ephemeral: false,
+};
 
 let dir: string;
 beforeEach(async () => {
@@ -147,7 +161,11 @@ describe("CSRF", () => {
   const post = (headers: Record<string, string>) => ({ method: "POST", headers });
 
   it("accepts same-origin requests carrying the session token", () => {
-    expect(checkCsrf(post({ origin: "http://localhost:3000", "sec-fetch-site": "same-origin", "x-baton-csrf": "tok-123" }), session, { allowedOrigins: origins })).toEqual({ ok: true });
+    expect(
+      checkCsrf(post({ origin: "http://localhost:3000", "sec-fetch-site": "same-origin", "x-baton-csrf": "tok-123" }), session, {
+        allowedOrigins: origins,
+      }),
+    ).toEqual({ ok: true });
     // Non-browser clients send neither Origin nor Sec-Fetch-Site: the token alone decides.
     expect(checkCsrf(post({ "x-baton-csrf": "tok-123" }), session, { allowedOrigins: origins })).toEqual({ ok: true });
     expect(checkCsrf({ method: "GET", headers: {} }, undefined, { allowedOrigins: origins })).toEqual({ ok: true });
@@ -166,7 +184,10 @@ describe("CSRF", () => {
     for (const [headers, reason] of cases) {
       expect(checkCsrf(post(headers), session, { allowedOrigins: origins })).toEqual({ ok: false, reason });
     }
-    expect(checkCsrf(post({ "x-baton-csrf": "tok-123" }), undefined, { allowedOrigins: origins })).toEqual({ ok: false, reason: "not signed in" });
+    expect(checkCsrf(post({ "x-baton-csrf": "tok-123" }), undefined, { allowedOrigins: origins })).toEqual({
+      ok: false,
+      reason: "not signed in",
+    });
   });
 
   it("checks the origin alone for sign-in and derives allowed origins", () => {

@@ -32,7 +32,14 @@ describe("password hashing", () => {
   });
 
   it("rejects malformed or hostile hashes without throwing", async () => {
-    for (const bad of ["", "plain", "bcrypt$x", "scrypt$3$8$1$aaaaaaaaaaaaaaaaaaaaaa$aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "scrypt$1073741824$8$1$aaaaaaaaaaaaaaaaaaaaaa$aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "scrypt$1024$8$1$short$aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"]) {
+    for (const bad of [
+      "",
+      "plain",
+      "bcrypt$x",
+      "scrypt$3$8$1$aaaaaaaaaaaaaaaaaaaaaa$aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+      "scrypt$1073741824$8$1$aaaaaaaaaaaaaaaaaaaaaa$aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+      "scrypt$1024$8$1$short$aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+    ]) {
       expect("error" in parsePasswordHash(bad)).toBe(true);
       expect(await verifyPassword("x", bad)).toBe(false);
     }

@@ -44,13 +44,30 @@ describe("users CLI", () => {
     const password = /One-time password: (\S+)/.exec(r.out)?.[1] ?? "";
     expect(password).toHaveLength(20);
     const u = await user("alice");
-    expect(u).toMatchObject({ username: "alice", displayName: "Alice Ng", role: "operator", participantId: "human:alice", mustChangePassword: true });
+    expect(u).toMatchObject({
+      username: "alice",
+      displayName: "Alice Ng",
+      role: "operator",
+      participantId: "human:alice",
+      mustChangePassword: true,
+    });
     expect(await verifyPassword(password, u?.passwordHash ?? "")).toBe(true);
   });
 
   it("adds a user with a password from stdin, a custom participant and OIDC links", async () => {
     const r = await run(
-      ["add", "carol", "--role=approver", "--participant", "human:carol.lee", "--email", "carol@example.com", "--oidc-subject", "00u1", "--password-stdin"],
+      [
+        "add",
+        "carol",
+        "--role=approver",
+        "--participant",
+        "human:carol.lee",
+        "--email",
+        "carol@example.com",
+        "--oidc-subject",
+        "00u1",
+        "--password-stdin",
+      ],
       "carol's chosen password",
     );
     expect(r).toMatchObject({ code: EXIT_OK, err: "" });
@@ -63,7 +80,10 @@ describe("users CLI", () => {
 
   it("refuses duplicates and weak passwords with exit code 1", async () => {
     await run(["add", "alice", "--role", "operator"]);
-    expect(await run(["add", "alice", "--role", "viewer"])).toMatchObject({ code: EXIT_FAILURE, err: 'error: user "alice" already exists\n' });
+    expect(await run(["add", "alice", "--role", "viewer"])).toMatchObject({
+      code: EXIT_FAILURE,
+      err: 'error: user "alice" already exists\n',
+    });
     expect(await run(["add", "bob", "--role", "viewer", "--participant", "human:alice"])).toMatchObject({
       code: EXIT_FAILURE,
       err: 'error: participant id "human:alice" is already used by "alice"\n',
@@ -112,7 +132,10 @@ describe("users CLI", () => {
     const gen = await run(["passwd", "alice"]);
     expect(gen.out).toMatch(/One-time password: \S{20}/);
     expect((await user("alice"))?.mustChangePassword).toBe(true);
-    expect(await run(["passwd", "nobody"])).toMatchObject({ code: EXIT_FAILURE, err: 'error: no user named "nobody" (see: npm run users -- list)\n' });
+    expect(await run(["passwd", "nobody"])).toMatchObject({
+      code: EXIT_FAILURE,
+      err: 'error: no user named "nobody" (see: npm run users -- list)\n',
+    });
 
     expect(await run(["set-role", "alice", "approver"])).toMatchObject({ code: EXIT_OK, out: "alice: operator → approver.\n" });
     expect((await user("alice"))?.role).toBe("approver");
@@ -153,7 +176,13 @@ describe("users CLI", () => {
   it("reports a broken users file with its path and field", async () => {
     const { mkdir, writeFile } = await import("node:fs/promises");
     await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, JSON.stringify({ version: 1, users: [{ username: "x", displayName: "X", role: "god", participantId: "human:x", passwordHash: "nope" }] }));
+    await writeFile(
+      file,
+      JSON.stringify({
+        version: 1,
+        users: [{ username: "x", displayName: "X", role: "god", participantId: "human:x", passwordHash: "nope" }],
+      }),
+    );
     const r = await run(["list"]);
     expect(r.code).toBe(EXIT_FAILURE);
     expect(r.err).toContain(`${file} has 2 problems:`);

@@ -88,7 +88,15 @@ describe("users file validation", () => {
       problemsOf({
         version: 1,
         users: [
-          { username: "Alice", displayName: "", role: "operator", participantId: "human alice", passwordHash: "md5$abc", disabled: "no", extra: 1 },
+          {
+            username: "Alice",
+            displayName: "",
+            role: "operator",
+            participantId: "human alice",
+            passwordHash: "md5$abc",
+            disabled: "no",
+            extra: 1,
+          },
           "bob",
         ],
       }),
@@ -128,7 +136,9 @@ describe("users file validation", () => {
     ]);
     expect(problemsOf({ version: 1, users: [{ ...alice(), password: "hunter2" }] })).toEqual(["users[0].password: unknown field"]);
     // The hash is never echoed in errors.
-    expect(problemsOf({ version: 1, users: [{ ...alice(), passwordHash: "scrypt$1024$8$1$c2VjcmV0$c2VjcmV0" }] })[0]).not.toContain("c2VjcmV0");
+    expect(problemsOf({ version: 1, users: [{ ...alice(), passwordHash: "scrypt$1024$8$1$c2VjcmV0$c2VjcmV0" }] })[0]).not.toContain(
+      "c2VjcmV0",
+    );
   });
 
   it("reports invalid JSON with the path", async () => {

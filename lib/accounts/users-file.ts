@@ -131,7 +131,12 @@ export function validateUsersFile(raw: unknown, file: string): UsersFile {
     throw new UsersFileError(file, problems);
   }
   const users: UserRecord[] = [];
-  const seen = { username: new Map<string, number>(), participantId: new Map<string, number>(), oidcSubject: new Map<string, number>(), email: new Map<string, number>() };
+  const seen = {
+    username: new Map<string, number>(),
+    participantId: new Map<string, number>(),
+    oidcSubject: new Map<string, number>(),
+    email: new Map<string, number>(),
+  };
   raw.users.forEach((entry: unknown, i: number) => {
     const at = (field: string) => `users[${i}].${field}`;
     if (!isObj(entry)) {
@@ -176,7 +181,9 @@ export function validateUsersFile(raw: unknown, file: string): UsersFile {
     else if (!isRole(role)) problems.push(`${at("role")}: must be one of ${ROLES.join(", ")} (got ${show(role)})`);
     const participantId = str("participantId", true);
     if (participantId !== undefined && !isValidParticipantId(participantId)) {
-      problems.push(`${at("participantId")}: must be 1–512 characters without spaces or control characters, and not "_runtime" (got ${show(participantId)})`);
+      problems.push(
+        `${at("participantId")}: must be 1–512 characters without spaces or control characters, and not "_runtime" (got ${show(participantId)})`,
+      );
     }
     const passwordHash = str("passwordHash", false);
     if (passwordHash !== undefined) {
@@ -316,7 +323,9 @@ export async function withUsersFileLock<T>(file: string, fn: () => Promise<T>): 
         continue;
       }
       if (Date.now() > deadline) {
-        throw new UsersFileError(file, [`is locked by another process (${lock}); if no other Baton command is running, delete the lock file`]);
+        throw new UsersFileError(file, [
+          `is locked by another process (${lock}); if no other Baton command is running, delete the lock file`,
+        ]);
       }
       await new Promise((r) => setTimeout(r, 20 + Math.random() * 30));
     }

@@ -82,7 +82,11 @@ describe("runbooks and templates (Hand off…)", () => {
   it("bounds a runbook by the contract, or by a lower limit", () => {
     expect(checkRunbook("   ")).toBeUndefined();
     expect(checkRunbook("x".repeat(LIMITS.runbookBytes))).toBeUndefined();
-    expect(checkRunbook("x".repeat(LIMITS.runbookBytes + 1))).toEqual({ code: "too-large", bytes: LIMITS.runbookBytes + 1, max: LIMITS.runbookBytes });
+    expect(checkRunbook("x".repeat(LIMITS.runbookBytes + 1))).toEqual({
+      code: "too-large",
+      bytes: LIMITS.runbookBytes + 1,
+      max: LIMITS.runbookBytes,
+    });
     expect(checkRunbook("x".repeat(11), 10)).toEqual({ code: "too-large", bytes: 11, max: 10 });
     // A higher limit never raises the contract's.
     expect(checkRunbook("x".repeat(LIMITS.runbookBytes + 1), 10 * LIMITS.runbookBytes)?.code).toBe("too-large");
@@ -107,7 +111,10 @@ describe("the escalation chain's schema", () => {
   const reoffer = (to: string, afterMinutes = 15) => ({ kind: "reoffer" as const, afterMinutes, participants: [to] });
 
   it("takes notify-then-reoffer chains, trimming ids and dropping repeats", () => {
-    const c = checkEscalationChain([notify(15, [" human:carol ", "human:carol", "human:erin"]), reoffer("human:dave", 10), reoffer("human:erin", 10)], ctx);
+    const c = checkEscalationChain(
+      [notify(15, [" human:carol ", "human:carol", "human:erin"]), reoffer("human:dave", 10), reoffer("human:erin", 10)],
+      ctx,
+    );
     expect(c.problem).toBeUndefined();
     expect(c.value).toEqual([notify(15, ["human:carol", "human:erin"]), reoffer("human:dave", 10), reoffer("human:erin", 10)]);
   });
@@ -127,12 +134,35 @@ describe("the escalation chain's schema", () => {
 
   it("a notify names 1 to 20 valid ids; a re-offer exactly one new person", () => {
     expect(checkEscalationChain([notify(5, [])], ctx).problem?.field).toBe("steps[0].participants");
-    expect(checkEscalationChain([notify(5, ["not an id"])], ctx).problem).toEqual({ field: "steps[0].participants[0]", problem: { code: "not-participant" } });
-    expect(checkEscalationChain([notify(5, Array.from({ length: 21 }, (_, i) => `human:p${i}`))], ctx).problem?.field).toBe("steps[0].participants");
-    expect(checkEscalationChain([{ kind: "reoffer", afterMinutes: 5, participants: ["human:dave", "human:erin"] }], ctx).problem?.field).toBe("steps[0].participants");
+    expect(checkEscalationChain([notify(5, ["not an id"])], ctx).problem).toEqual({
+      field: "steps[0].participants[0]",
+      problem: { code: "not-participant" },
+    });
+    expect(
+      checkEscalationChain(
+        [
+          notify(
+            5,
+            Array.from({ length: 21 }, (_, i) => `human:p${i}`),
+          ),
+        ],
+        ctx,
+      ).problem?.field,
+    ).toBe("steps[0].participants");
+    expect(
+      checkEscalationChain([{ kind: "reoffer", afterMinutes: 5, participants: ["human:dave", "human:erin"] }], ctx).problem?.field,
+    ).toBe("steps[0].participants");
     expect(checkEscalationChain([reoffer("human:alice")], ctx).problem?.field).toBe("steps[0].participants[0]");
-    expect(checkEscalationChain([reoffer("human:bob")], ctx).problem?.problem).toEqual({ code: "escalation", detail: "already has the offer at that point" });
-    expect(checkEscalationChain([reoffer("human:dave"), reoffer("human:bob")], ctx).problem?.problem).toEqual({ code: "escalation", detail: "was offered to earlier in the chain" });
-    expect(checkEscalationChain([{ kind: "page" as "notify", afterMinutes: 5, participants: ["human:carol"] }], ctx).problem?.field).toBe("steps[0].kind");
+    expect(checkEscalationChain([reoffer("human:bob")], ctx).problem?.problem).toEqual({
+      code: "escalation",
+      detail: "already has the offer at that point",
+    });
+    expect(checkEscalationChain([reoffer("human:dave"), reoffer("human:bob")], ctx).problem?.problem).toEqual({
+      code: "escalation",
+      detail: "was offered to earlier in the chain",
+    });
+    expect(checkEscalationChain([{ kind: "page" as "notify", afterMinutes: 5, participants: ["human:carol"] }], ctx).problem?.field).toBe(
+      "steps[0].kind",
+    );
   });
 });

@@ -74,15 +74,20 @@ export function checkEscalationChain(
   const out: EscalationStepInput[] = [];
   const fail = (field: string, problem: Problem) => ({ value: out, problem: { field, problem } });
   if (steps.length === 0) return fail("steps", { code: "required" });
-  if (steps.length > LIMITS.escalationSteps) return fail("steps", { code: "escalation", detail: `at most ${LIMITS.escalationSteps} steps` });
+  if (steps.length > LIMITS.escalationSteps)
+    return fail("steps", { code: "escalation", detail: `at most ${LIMITS.escalationSteps} steps` });
   let target = ctx.firstTarget;
   const offered = new Set<string>([ctx.firstTarget]);
   for (const [i, step] of steps.entries()) {
     const at = `steps[${i}]`;
-    if (step.kind !== "notify" && step.kind !== "reoffer") return fail(`${at}.kind`, { code: "escalation", detail: "choose notify or reoffer" });
+    if (step.kind !== "notify" && step.kind !== "reoffer")
+      return fail(`${at}.kind`, { code: "escalation", detail: "choose notify or reoffer" });
     const m = step.afterMinutes;
     if (!Number.isInteger(m) || m < LIMITS.escalationMinMinutes || m > LIMITS.escalationMaxMinutes) {
-      return fail(`${at}.after_minutes`, { code: "escalation", detail: `must be a whole number of minutes from ${LIMITS.escalationMinMinutes} to ${LIMITS.escalationMaxMinutes}` });
+      return fail(`${at}.after_minutes`, {
+        code: "escalation",
+        detail: `must be a whole number of minutes from ${LIMITS.escalationMinMinutes} to ${LIMITS.escalationMaxMinutes}`,
+      });
     }
     const ids: string[] = [];
     for (const [j, raw] of step.participants.entries()) {
@@ -92,7 +97,8 @@ export function checkEscalationChain(
     }
     if (step.kind === "notify") {
       if (ids.length === 0) return fail(`${at}.participants`, { code: "escalation", detail: "name who is told (the approvers, a lead)" });
-      if (ids.length > LIMITS.escalationNotify) return fail(`${at}.participants`, { code: "escalation", detail: `at most ${LIMITS.escalationNotify} people per step` });
+      if (ids.length > LIMITS.escalationNotify)
+        return fail(`${at}.participants`, { code: "escalation", detail: `at most ${LIMITS.escalationNotify} people per step` });
     } else {
       if (ids.length !== 1) return fail(`${at}.participants`, { code: "escalation", detail: "name exactly one person to re-offer to" });
       const next = ids[0] as string;

@@ -137,8 +137,7 @@ export class MacpClient {
   private closed = false;
 
   constructor(options: MacpClientOptions = {}) {
-    const tlsOpts: TlsOptions | undefined =
-      typeof options.tls === "object" ? options.tls : options.tls || options.caPath ? {} : undefined;
+    const tlsOpts: TlsOptions | undefined = typeof options.tls === "object" ? options.tls : options.tls || options.caPath ? {} : undefined;
     const caPath = tlsOpts?.caPath ?? options.caPath;
     this.baseUrl = runtimeBaseUrl(options.address ?? DEFAULT_RUNTIME_ADDRESS, tlsOpts !== undefined);
     this.secure = this.baseUrl.startsWith("https:");
@@ -157,7 +156,10 @@ export class MacpClient {
       }
     }
     const nodeOptions = this.secure
-      ? { ...(ca !== undefined ? { ca: typeof ca === "string" ? ca : Buffer.from(ca) } : {}), ...(tlsOpts?.serverName ? { servername: tlsOpts.serverName } : {}) }
+      ? {
+          ...(ca !== undefined ? { ca: typeof ca === "string" ? ca : Buffer.from(ca) } : {}),
+          ...(tlsOpts?.serverName ? { servername: tlsOpts.serverName } : {}),
+        }
       : {};
     this.sessionManager = createSessionManager(this.baseUrl, { pingIntervalMs: 30_000 }, nodeOptions);
     const interceptors: Interceptor[] = [];
@@ -189,7 +191,13 @@ export class MacpClient {
     const res = await this.rpc.initialize(
       {
         supportedProtocolVersions: [MACP_VERSION],
-        clientInfo: { name: this.clientName, title: this.clientName, version: this.clientVersion, description: "Baton agent client", websiteUrl: "" },
+        clientInfo: {
+          name: this.clientName,
+          title: this.clientName,
+          version: this.clientVersion,
+          description: "Baton agent client",
+          websiteUrl: "",
+        },
         capabilities: {
           sessions: { stream: true, listSessions: true, watchSessions: true },
           cancellation: { cancelSession: true },
@@ -282,11 +290,7 @@ export class MacpClient {
    * until `signal` aborts or the loop is left; the request side stays open so
    * the runtime keeps the stream alive.
    */
-  async *subscribe(
-    sessionId: string,
-    afterSequence = 0,
-    opts: { signal?: AbortSignal } = {},
-  ): AsyncGenerator<SequencedEnvelope> {
+  async *subscribe(sessionId: string, afterSequence = 0, opts: { signal?: AbortSignal } = {}): AsyncGenerator<SequencedEnvelope> {
     if (this.closed) throw new MacpUsageError("this MacpClient is closed");
     const frames = new AsyncQueue<Frame>();
     frames.push({ subscribeSessionId: sessionId, afterSequence: BigInt(afterSequence) });

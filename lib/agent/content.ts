@@ -69,7 +69,9 @@ export function readContextFile(
   try {
     stat = fs.statSync(filePath);
   } catch (e) {
-    throw new MacpUsageError(`cannot read ${filePath}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`);
+    throw new MacpUsageError(
+      `cannot read ${filePath}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`,
+    );
   }
   if (!stat.isFile()) throw new MacpUsageError(`${filePath} is not a regular file`);
   checkContextSize(stat.size, path.basename(filePath), opts.limit);

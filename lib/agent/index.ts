@@ -20,35 +20,12 @@ export {
   type SequencedEnvelope,
   type TlsOptions,
 } from "./client";
-export {
-  codeForConnectError,
-  explainError,
-  isRetryable,
-  MacpAckError,
-  MacpError,
-  MacpStreamError,
-  MacpUsageError,
-} from "./errors";
-export {
-  checkContextSize,
-  contentTypeFor,
-  encodeContext,
-  formatBytes,
-  isTextual,
-  MAX_PAYLOAD_BYTES,
-  readContextFile,
-} from "./content";
+export { codeForConnectError, explainError, isRetryable, MacpAckError, MacpError, MacpStreamError, MacpUsageError } from "./errors";
+export { checkContextSize, contentTypeFor, encodeContext, formatBytes, isTextual, MAX_PAYLOAD_BYTES, readContextFile } from "./content";
 export { HandoffProjection, TaskProjection } from "./projections";
 export { ModeSession, type CommitInput, type MessageOptions, type ModeSessionOptions, type StartInput } from "./session";
 export { HandoffSession, type ContextInput, type OfferInput, type RespondInput } from "./handoff";
-export {
-  TaskSession,
-  type CompleteInput,
-  type FailInput,
-  type RequestInput,
-  type TaskResponseInput,
-  type UpdateInput,
-} from "./task";
+export { TaskSession, type CompleteInput, type FailInput, type RequestInput, type TaskResponseInput, type UpdateInput } from "./task";
 export {
   buildHandoffPolicy,
   buildTaskPolicy,

@@ -41,7 +41,13 @@ export function buildHandoffPolicy(input: HandoffPolicyInput): PolicyInit {
   if (input.implicitAcceptTimeoutMs !== undefined) rules.acceptance = { implicit_accept_timeout_ms: input.implicitAcceptTimeoutMs };
   const c = commitmentJson(input.commitment);
   if (c) rules.commitment = c;
-  return { policyId: input.policyId, mode: HANDOFF_MODE, description: input.description ?? "", rules: JSON.stringify(rules), schemaVersion: 1 };
+  return {
+    policyId: input.policyId,
+    mode: HANDOFF_MODE,
+    description: input.description ?? "",
+    rules: JSON.stringify(rules),
+    schemaVersion: 1,
+  };
 }
 
 export function buildTaskPolicy(input: TaskPolicyInput): PolicyInit {
@@ -50,7 +56,13 @@ export function buildTaskPolicy(input: TaskPolicyInput): PolicyInit {
   if (input.requireOutput !== undefined) rules.completion = { require_output: input.requireOutput };
   const c = commitmentJson(input.commitment);
   if (c) rules.commitment = c;
-  return { policyId: input.policyId, mode: TASK_MODE, description: input.description ?? "", rules: JSON.stringify(rules), schemaVersion: 1 };
+  return {
+    policyId: input.policyId,
+    mode: TASK_MODE,
+    description: input.description ?? "",
+    rules: JSON.stringify(rules),
+    schemaVersion: 1,
+  };
 }
 
 /** Structural equality of two rule JSON texts (key order ignored). */

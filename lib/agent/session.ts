@@ -6,13 +6,7 @@
 
 import type { Ack, Envelope } from "@/lib/gen/macp/v1/envelope_pb";
 import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
-import {
-  CORE_TYPES,
-  DEFAULT_CONFIGURATION_VERSION,
-  DEFAULT_POLICY_ID,
-  MAX_TTL_MS,
-  MODE_VERSION,
-} from "@/lib/macp/constants";
+import { CORE_TYPES, DEFAULT_CONFIGURATION_VERSION, DEFAULT_POLICY_ID, MAX_TTL_MS, MODE_VERSION } from "@/lib/macp/constants";
 import { isValidSessionId, newSessionId } from "@/lib/macp/ids";
 import { inferOutcomePositive } from "@/lib/macp/outcome";
 import { buildEnvelope, type PayloadInput } from "@/lib/macp/payloads";

@@ -95,7 +95,11 @@ export class TaskSession extends ModeSession<TaskProjection> {
   async acceptTask(input: TaskResponseInput & { assignee?: string } = {}): Promise<Ack> {
     return this.post(
       TASK_TYPES.Accept,
-      { taskId: this.taskIdOr(input.taskId, "acceptTask"), assignee: input.assignee ?? this.client.sender ?? "", reason: input.reason ?? "" },
+      {
+        taskId: this.taskIdOr(input.taskId, "acceptTask"),
+        assignee: input.assignee ?? this.client.sender ?? "",
+        reason: input.reason ?? "",
+      },
       input,
     );
   }

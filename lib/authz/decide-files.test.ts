@@ -23,7 +23,10 @@ describe("decide: v0.1 file handoffs", () => {
     const f = file("offered", ALICE, "");
     expect(allowed(BOB, f)).toEqual(["fileAccept", "fileReject"]);
     expect(allowed(ALICE, f)).toEqual([]);
-    expect(decide(op(ALICE), undefined, "fileAccept", { file: f })).toMatchObject({ code: "authority", reason: "You offered this handoff; someone else has to accept it." });
+    expect(decide(op(ALICE), undefined, "fileAccept", { file: f })).toMatchObject({
+      code: "authority",
+      reason: "You offered this handoff; someone else has to accept it.",
+    });
   });
 
   it("offered to someone: only they answer", () => {
@@ -54,8 +57,12 @@ describe("decide: v0.1 file handoffs", () => {
   });
 
   it("invalid, removed or unknown files allow nothing", () => {
-    expect(decide(op(BOB), undefined, "fileAccept", { file: file("offered", ALICE, "", { valid: false }) })).toMatchObject({ code: "state" });
-    expect(decide(op(BOB), undefined, "fileAccept", { file: file("offered", ALICE, "", { present: false }) })).toMatchObject({ code: "not_found" });
+    expect(decide(op(BOB), undefined, "fileAccept", { file: file("offered", ALICE, "", { valid: false }) })).toMatchObject({
+      code: "state",
+    });
+    expect(decide(op(BOB), undefined, "fileAccept", { file: file("offered", ALICE, "", { present: false }) })).toMatchObject({
+      code: "not_found",
+    });
     expect(decide(op(BOB), undefined, "fileAccept", {})).toMatchObject({ code: "not_found" });
   });
 

@@ -3,15 +3,7 @@ import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import { makeEvent } from "@/lib/macp/test-utils";
 import { viewFromEvents, type SessionView } from "@/lib/macp/projections/session";
 import type { SessionEvent } from "@/lib/macp/projections/types";
-import {
-  ACTIONS,
-  decide,
-  decideAll,
-  type Action,
-  type Actor,
-  type DecideContext,
-  type DenyCode,
-} from "@/lib/authz/decide";
+import { ACTIONS, decide, decideAll, type Action, type Actor, type DecideContext, type DenyCode } from "@/lib/authz/decide";
 import { summarizePolicyRules, type PolicySummary } from "@/lib/authz/policy-summary";
 import { ROLES, roleAtLeast } from "@/lib/authz/roles";
 
@@ -78,7 +70,8 @@ const commitment = (mode: string, action: string, positive: boolean, sender: str
     { sender, ts: (clock += 1000) },
   );
 
-const offer = (id = "h1", target = BOB) => h("HandoffOffer", { handoffId: id, targetParticipant: target, scope: "pager", reason: "shift" }, ALICE);
+const offer = (id = "h1", target = BOB) =>
+  h("HandoffOffer", { handoffId: id, targetParticipant: target, scope: "pager", reason: "shift" }, ALICE);
 const context = (id = "h1") => h("HandoffContext", { handoffId: id, contentType: "text/plain", context: new Uint8Array([1]) }, ALICE);
 const acceptOffer = (id = "h1", by = BOB) => h("HandoffAccept", { handoffId: id, reason: "ok" }, by);
 const declineOffer = (id = "h1", by = BOB) => h("HandoffDecline", { handoffId: id, reason: "busy" }, by);
@@ -104,7 +97,10 @@ const DESIGNATED: PolicySummary = summarizePolicyRules(
 );
 const ANY_PARTICIPANT: PolicySummary = summarizePolicyRules(JSON.stringify({ commitment: { authority: "any_participant" } }));
 const IMPLICIT: PolicySummary = summarizePolicyRules(
-  JSON.stringify({ acceptance: { implicit_accept_timeout_ms: 60_000 }, commitment: { authority: "designated_role", designated_roles: [CAROL] } }),
+  JSON.stringify({
+    acceptance: { implicit_accept_timeout_ms: 60_000 },
+    commitment: { authority: "designated_role", designated_roles: [CAROL] },
+  }),
 );
 const REASSIGN: PolicySummary = summarizePolicyRules(JSON.stringify({ assignment: { allow_reassignment_on_reject: true } }));
 const REQUIRE_OUTPUT: PolicySummary = summarizePolicyRules(JSON.stringify({ completion: { require_output: true } }));
@@ -167,7 +163,9 @@ const TASK: Record<string, Scenario> = {
     view: view([start(TASK_MODE, "policy.ops.output"), request(), taskAccept(), taskComplete()]),
     ctx: { policy: REQUIRE_OUTPUT },
   },
-  committed: { view: view([start(TASK_MODE), request(), taskAccept(), taskComplete(), commitment(TASK_MODE, "task.completed", true, ALICE)]) },
+  committed: {
+    view: view([start(TASK_MODE), request(), taskAccept(), taskComplete(), commitment(TASK_MODE, "task.completed", true, ALICE)]),
+  },
   designatedCompleted: {
     view: view([start(TASK_MODE, "policy.ops.lead"), request(), taskAccept(), taskComplete()]),
     ctx: { policy: DESIGNATED },
@@ -191,8 +189,18 @@ type Expectation = Partial<Record<ActorName, Action[]>>;
 /** Allowed session actions per scenario and actor; anything not listed must be refused. */
 const HANDOFF_EXPECT: Record<string, Expectation> = {
   noOffer: { alice: ["offer", "cancel"], aliceApprover: ["offer", "cancel"], root: ["cancel"] },
-  pending: { alice: ["attachContext", "escalate", "cancel"], aliceApprover: ["attachContext", "escalate", "cancel"], bob: ["accept", "decline"], root: ["cancel"] },
-  contextSent: { alice: ["attachContext", "escalate", "cancel"], aliceApprover: ["attachContext", "escalate", "cancel"], bob: ["accept", "decline"], root: ["cancel"] },
+  pending: {
+    alice: ["attachContext", "escalate", "cancel"],
+    aliceApprover: ["attachContext", "escalate", "cancel"],
+    bob: ["accept", "decline"],
+    root: ["cancel"],
+  },
+  contextSent: {
+    alice: ["attachContext", "escalate", "cancel"],
+    aliceApprover: ["attachContext", "escalate", "cancel"],
+    bob: ["accept", "decline"],
+    root: ["cancel"],
+  },
   accepted: { alice: ["attachContext", "commit", "cancel"], aliceApprover: ["attachContext", "commit", "cancel"], root: ["cancel"] },
   declined: {
     alice: ["offer", "attachContext", "commit", "cancel"],
@@ -282,7 +290,13 @@ const TASK_EXPECT: Record<string, Expectation> = {
   emptyOutputRequireOutput: { alice: ["cancel"], aliceApprover: ["cancel"], root: ["cancel"] },
   completedRequireOutput: { alice: ["commit", "cancel"], aliceApprover: ["commit", "cancel"], root: ["cancel"] },
   committed: {},
-  designatedCompleted: { alice: ["cancel"], aliceApprover: ["cancel"], carol: ["commit", "cancel"], carolOperator: ["commit"], root: ["cancel"] },
+  designatedCompleted: {
+    alice: ["cancel"],
+    aliceApprover: ["cancel"],
+    carol: ["commit", "cancel"],
+    carolOperator: ["commit"],
+    root: ["cancel"],
+  },
 };
 
 function expectTable(scenarios: Record<string, Scenario>, expectations: Record<string, Expectation>) {
@@ -360,13 +374,13 @@ describe("decide: reasons people can read", () => {
       code: "authority",
       reason: "This handoff needs approval from a lead (carol).",
     });
-    const two = summarizePolicyRules(JSON.stringify({ commitment: { authority: "designated_role", designated_roles: [CAROL, "human:erin"] } }));
+    const two = summarizePolicyRules(
+      JSON.stringify({ commitment: { authority: "designated_role", designated_roles: [CAROL, "human:erin"] } }),
+    );
     expect(reasonOf(ACTORS.aliceApprover, HANDOFF.designatedAccepted!, "commit", { policy: two, ...names }).reason).toBe(
       "This handoff needs approval from Carol or erin.",
     );
-    expect(reasonOf(ACTORS.carol, HANDOFF.accepted!, "commit").reason).toBe(
-      "Only the session's owner (alice) can commit this handoff.",
-    );
+    expect(reasonOf(ACTORS.carol, HANDOFF.accepted!, "commit").reason).toBe("Only the session's owner (alice) can commit this handoff.");
   });
 
   it("offer and response rules", () => {
@@ -385,9 +399,7 @@ describe("decide: reasons people can read", () => {
     expect(reasonOf(ACTORS.bob, HANDOFF.accepted!, "decline").reason).toBe("You already accepted the handoff.");
     expect(reasonOf(ACTORS.bob, HANDOFF.declined!, "accept").reason).toBe("You already declined the offer.");
     expect(reasonOf(ACTORS.bob, HANDOFF.noOffer!, "accept").reason).toBe("There is no offer to answer yet.");
-    expect(reasonOf(ACTORS.alice, HANDOFF.noOffer!, "attachContext").reason).toBe(
-      "Make an offer first; context is attached to an offer.",
-    );
+    expect(reasonOf(ACTORS.alice, HANDOFF.noOffer!, "attachContext").reason).toBe("Make an offer first; context is attached to an offer.");
     expect(reasonOf(ACTORS.alice, HANDOFF.noOffer!, "offer", { offer: { target: ALICE } })).toEqual({
       code: "invalid",
       reason: "You can't offer the handoff to yourself.",
@@ -568,7 +580,8 @@ describe("lib/authz stays browser-safe", () => {
     }
     // The v0.1 state machine's table is shared with lib/handoff-files, and stays free of imports but types.
     const table = await readFile(new URL("../handoff-files/transitions.ts", dir), "utf8");
-    for (const line of table.split("\n").filter((l) => /^import /.test(l) || /^export .* from /.test(l))) expect(line).toMatch(/^(import|export) type /);
+    for (const line of table.split("\n").filter((l) => /^import /.test(l) || /^export .* from /.test(l)))
+      expect(line).toMatch(/^(import|export) type /);
   });
 });
 
@@ -581,7 +594,10 @@ describe("decide: escalation", () => {
     const accepted = view([start(HANDOFF_MODE), offer(), acceptOffer()]);
     expect(decide(ACTORS.alice, accepted, "escalate", { now: NOW })).toMatchObject({ allowed: false, code: "state" });
     expect(decide(ACTORS.alice, view([start(HANDOFF_MODE)]), "escalate", { now: NOW })).toMatchObject({ allowed: false, code: "state" });
-    expect(decide(ACTORS.alice, pending, "escalate", { now: NOW, lifecycle: "Cancelled" })).toMatchObject({ allowed: false, code: "not_open" });
+    expect(decide(ACTORS.alice, pending, "escalate", { now: NOW, lifecycle: "Cancelled" })).toMatchObject({
+      allowed: false,
+      code: "not_open",
+    });
   });
 
   it("an escalation is cancelled by its owner or an admin", () => {

@@ -91,9 +91,8 @@ export function summarizePolicyRules(rulesJson: string): PolicySummary {
     return isObj(g) ? g : {};
   };
   const c = group("commitment");
-  const roles = Array.isArray(c.designated_roles) && c.designated_roles.every((r) => typeof r === "string")
-    ? (c.designated_roles as string[])
-    : [];
+  const roles =
+    Array.isArray(c.designated_roles) && c.designated_roles.every((r) => typeof r === "string") ? (c.designated_roles as string[]) : [];
   const timeout = group("acceptance").implicit_accept_timeout_ms;
   return {
     commitment: { authority: typeof c.authority === "string" ? c.authority : "initiator_only", designatedRoles: roles },

@@ -88,4 +88,12 @@ export const TASK_ACTIONS: ReadonlySet<Action> = new Set<Action>([
   "taskComplete",
   "taskFail",
 ]);
-export const GLOBAL_ACTIONS: ReadonlySet<Action> = new Set<Action>(["view", "startSession", "runDemo", "manageUsers", "managePolicies", "manageHandoffTemplates", "cancelEscalation"]);
+export const GLOBAL_ACTIONS: ReadonlySet<Action> = new Set<Action>([
+  "view",
+  "startSession",
+  "runDemo",
+  "manageUsers",
+  "managePolicies",
+  "manageHandoffTemplates",
+  "cancelEscalation",
+]);

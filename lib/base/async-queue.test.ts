@@ -32,9 +32,11 @@ describe("AsyncQueue, bounded (the runtime's subscriber streams)", () => {
     expect(ch.push(2)).toBe(true);
     expect(ch.push(3)).toBe(false);
     expect(ch.size).toBe(0);
-    await expect((async () => {
-      for await (const _ of ch) void _;
-    })()).rejects.toBeInstanceOf(QueueOverflowError);
+    await expect(
+      (async () => {
+        for await (const _ of ch) void _;
+      })(),
+    ).rejects.toBeInstanceOf(QueueOverflowError);
   });
 
   it("fails past its byte bound, but always takes one item into an empty queue", async () => {

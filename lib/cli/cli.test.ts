@@ -27,7 +27,11 @@ describe("tokenize and Flags", () => {
   const isBool = (n: string) => n === "json" || n === "help";
 
   it("splits positionals and flags in any order, with = and -- forms", () => {
-    const raw = tokenize(["--json", "handoff", "--session=abc", "offer", "--participants", "a,b", "--participants", "c", "--", "--literal"], isBool, { h: "help" });
+    const raw = tokenize(
+      ["--json", "handoff", "--session=abc", "offer", "--participants", "a,b", "--participants", "c", "--", "--literal"],
+      isBool,
+      { h: "help" },
+    );
     expect(raw.positionals).toEqual(["handoff", "offer", "--literal"]);
     const f = new Flags(raw.flags, defs, ["handoff", "offer"]);
     expect(f.bool("json")).toBe(true);
@@ -43,7 +47,17 @@ describe("tokenize and Flags", () => {
     expect(() => tokenize(["-x"], isBool, { h: "help" })).toThrow(/unknown option -x/);
     expect(tokenize(["--session=--odd", "-"], isBool, {})).toEqual({ positionals: ["-"], flags: [{ name: "session", value: "--odd" }] });
     expect(() => new Flags([{ name: "sesion", value: "x" }], defs, [])).toThrow(/did you mean --session/);
-    expect(() => new Flags([{ name: "session", value: "x" }, { name: "session", value: "y" }], defs, [])).toThrow(/more than once/);
+    expect(
+      () =>
+        new Flags(
+          [
+            { name: "session", value: "x" },
+            { name: "session", value: "y" },
+          ],
+          defs,
+          [],
+        ),
+    ).toThrow(/more than once/);
     expect(() => new Flags([], defs, ["x"]).required("session")).toThrow(/--session is required/);
   });
 
@@ -119,7 +133,15 @@ describe("main: help and usage", () => {
 
 describe("format", () => {
   it("aligns tables and renders durations and JSON-safe values", () => {
-    expect(table(["A", "BB"], [["xyz", "1"], ["q", "22"]])).toBe("A    BB\nxyz  1\nq    22\n");
+    expect(
+      table(
+        ["A", "BB"],
+        [
+          ["xyz", "1"],
+          ["q", "22"],
+        ],
+      ),
+    ).toBe("A    BB\nxyz  1\nq    22\n");
     expect(formatDuration(5_400_000)).toBe("1h 30m");
     expect(formatDuration(45_000)).toBe("45s");
     expect(jsonSafe({ b: new Uint8Array([104, 105]), n: 5n, u: undefined, l: [1n] })).toEqual({ b: "aGk=", n: 5, l: [1] });

@@ -29,9 +29,19 @@ export interface Command {
 }
 
 export const GLOBAL_FLAGS: readonly FlagDef[] = [
-  { name: "runtime", type: "string", value: "<host:port|url>", description: "MACP runtime to talk to (default $MACP_RUNTIME_URL or 127.0.0.1:50051)" },
+  {
+    name: "runtime",
+    type: "string",
+    value: "<host:port|url>",
+    description: "MACP runtime to talk to (default $MACP_RUNTIME_URL or 127.0.0.1:50051)",
+  },
   { name: "as", type: "string", value: "<identity>", description: "act as this identity (dev-mode runtimes; default $BATON_AS)" },
-  { name: "token", type: "string", value: "<token>", description: "bearer token for runtimes with token auth (default $BATON_TOKEN); add --as to name its identity" },
+  {
+    name: "token",
+    type: "string",
+    value: "<token>",
+    description: "bearer token for runtimes with token auth (default $BATON_TOKEN); add --as to name its identity",
+  },
   { name: "agent-id-header", type: "boolean", description: "send --as as the legacy x-macp-agent-id header instead of a bearer" },
   { name: "tls", type: "boolean", description: "connect with TLS (implied by https:// or --ca)" },
   { name: "ca", type: "string", value: "<path>", description: "PEM file of the CA to trust for TLS" },
@@ -94,7 +104,9 @@ export class CommandContext {
   auth(): AuthConfig {
     if (this.globals.token !== undefined) {
       // With --as too, the token is declared to stand for that identity (used as the envelope sender).
-      return this.globals.as !== undefined ? Auth.bearer(this.globals.token, { expectedSender: this.globals.as }) : Auth.bearer(this.globals.token);
+      return this.globals.as !== undefined
+        ? Auth.bearer(this.globals.token, { expectedSender: this.globals.as })
+        : Auth.bearer(this.globals.token);
     }
     if (this.globals.as !== undefined) return Auth.devAgent(this.globals.as, this.globals.agentIdHeader ? "x-macp-agent-id" : "bearer");
     throw new UsageError("who is acting? pass --as <identity> (dev-mode runtime) or --token <token>", this.command.path);

@@ -18,7 +18,14 @@ import { taskCommands } from "./commands/task";
 
 export const EXIT = { ok: 0, failure: 1, rejected: 2, usage: 64, interrupted: 130 } as const;
 
-export const COMMANDS: readonly Command[] = [...sessionCommands, ...handoffCommands, ...taskCommands, ...policyCommands, ...filesCommands, demoCommand];
+export const COMMANDS: readonly Command[] = [
+  ...sessionCommands,
+  ...handoffCommands,
+  ...taskCommands,
+  ...policyCommands,
+  ...filesCommands,
+  demoCommand,
+];
 
 const GROUPS: readonly { name: string; summary: string }[] = [
   { name: "sessions", summary: "list, watch and inspect sessions; cancel, suspend, resume" },
@@ -46,7 +53,7 @@ export function topHelp(): string {
     flagLines(GLOBAL_FLAGS) +
     "\n\nExamples:\n" +
     "  SID=$(baton --as agent://oncall/alice handoff start --participants agent://oncall/bob)\n" +
-    "  baton --as agent://oncall/alice handoff offer --session $SID --to agent://oncall/bob --scope \"payments on-call\"\n" +
+    '  baton --as agent://oncall/alice handoff offer --session $SID --to agent://oncall/bob --scope "payments on-call"\n' +
     "  baton --as agent://oncall/bob handoff accept --session $SID\n" +
     "  baton --as agent://oncall/alice sessions show $SID\n\n" +
     "Run `baton <command> --help` for details. Exit codes: 0 ok, 1 failure, 2 refused (by the runtime, or a lost race or illegal step on a handoff file), 64 usage.\n"
@@ -132,7 +139,10 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
         io.stdout(topHelp());
         return wantsHelp || helpWord ? EXIT.ok : EXIT.usage;
       }
-      const hint = suggest(positionals[0] ?? "", GROUPS.map((g) => g.name));
+      const hint = suggest(
+        positionals[0] ?? "",
+        GROUPS.map((g) => g.name),
+      );
       throw new UsageError(`unknown command "${positionals[0]}"${hint ? ` (did you mean "${hint}"?)` : ""}`);
     }
     if (wantsHelp || helpWord) {
@@ -201,7 +211,10 @@ function report(e: unknown, io: Io, json: boolean, ctx: CommandContext | undefin
         ? `cannot reach the MACP runtime at ${runtime ?? "the configured address"}: ${e.rawMessage}\n` +
           "  Is it running? Start one with `npm run runtime`, or point --runtime / MACP_RUNTIME_URL at yours.\n"
         : `the runtime call failed (${Code[e.code]}): ${e.rawMessage}\n`;
-    if (json) io.stdout(`${JSON.stringify({ ok: false, error: { kind: "transport", grpc_code: Code[e.code], message: e.rawMessage } }, null, 2)}\n`);
+    if (json)
+      io.stdout(
+        `${JSON.stringify({ ok: false, error: { kind: "transport", grpc_code: Code[e.code], message: e.rawMessage } }, null, 2)}\n`,
+      );
     io.stderr(`error: ${msg}`);
     return EXIT.failure;
   }

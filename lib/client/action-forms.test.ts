@@ -39,7 +39,10 @@ const BASE: NewSessionValues = {
 
 describe("validateNewSession", () => {
   it("builds a StartSession request", () => {
-    const r = validateNewSession({ ...BASE, intent: "  payments on-call  ", participants: ["human:bob", ME, "human:bob", " agent://x "], ttlMinutes: "30" }, ME);
+    const r = validateNewSession(
+      { ...BASE, intent: "  payments on-call  ", participants: ["human:bob", ME, "human:bob", " agent://x "], ttlMinutes: "30" },
+      ME,
+    );
     expect(r).toEqual({
       ok: true,
       value: {
@@ -96,27 +99,51 @@ describe("validateNewSession", () => {
 
 describe("handoff forms", () => {
   it("offer", () => {
-    expect(validateOffer({ target: " human:bob ", scope: "pager", reason: "rotation\nweekly" })).toEqual({ ok: true, value: { target: "human:bob", scope: "pager", reason: "rotation\nweekly" } });
+    expect(validateOffer({ target: " human:bob ", scope: "pager", reason: "rotation\nweekly" })).toEqual({
+      ok: true,
+      value: { target: "human:bob", scope: "pager", reason: "rotation\nweekly" },
+    });
     const r = validateOffer({ target: "", scope: "", reason: "x".repeat(1001) });
     expect(!r.ok && r.errors).toEqual({ target: "Choose who receives the offer.", reason: "Use at most 1,000 characters (now 1,001)." });
   });
 
   it("attach: markdown, files within the payload limit, links", () => {
     const limit = 10_000;
-    expect(validateAttach({ kind: "markdown", markdown: "# Runbook" }, limit)).toEqual({ ok: true, value: { case: "markdown", value: "# Runbook" } });
-    expect(validateAttach({ kind: "markdown", markdown: "   " }, limit)).toEqual({ ok: false, errors: { markdown: "Paste the runbook's Markdown." } });
+    expect(validateAttach({ kind: "markdown", markdown: "# Runbook" }, limit)).toEqual({
+      ok: true,
+      value: { case: "markdown", value: "# Runbook" },
+    });
+    expect(validateAttach({ kind: "markdown", markdown: "   " }, limit)).toEqual({
+      ok: false,
+      errors: { markdown: "Paste the runbook's Markdown." },
+    });
     const big = validateAttach({ kind: "markdown", markdown: "x".repeat(limit) }, limit);
     expect(!big.ok && big.errors.markdown).toMatch(/fit in one message/);
     const file = { name: "runbook.md", type: "", bytes: new TextEncoder().encode("# Hi") };
-    expect(validateAttach({ kind: "file", file }, limit)).toEqual({ ok: true, value: { case: "file", value: { contentType: "text/markdown; charset=utf-8", data: file.bytes } } });
-    const tooBig = validateAttach({ kind: "file", file: { name: "dump.bin", type: "application/octet-stream", bytes: new Uint8Array(limit - ENVELOPE_OVERHEAD_BYTES + 1) } }, limit);
+    expect(validateAttach({ kind: "file", file }, limit)).toEqual({
+      ok: true,
+      value: { case: "file", value: { contentType: "text/markdown; charset=utf-8", data: file.bytes } },
+    });
+    const tooBig = validateAttach(
+      {
+        kind: "file",
+        file: { name: "dump.bin", type: "application/octet-stream", bytes: new Uint8Array(limit - ENVELOPE_OVERHEAD_BYTES + 1) },
+      },
+      limit,
+    );
     expect(!tooBig.ok && tooBig.errors.file).toMatch(/dump.bin is .* fit in one message/);
     const html = validateAttach({ kind: "file", file: { name: "page.html", type: "text/html", bytes: new Uint8Array([60]) } }, limit);
     expect(!html.ok && html.errors.file).toMatch(/text\/html files are refused/);
-    const notUtf8 = validateAttach({ kind: "file", file: { name: "notes.txt", type: "text/plain", bytes: new Uint8Array([0xff, 0xfe]) } }, limit);
+    const notUtf8 = validateAttach(
+      { kind: "file", file: { name: "notes.txt", type: "text/plain", bytes: new Uint8Array([0xff, 0xfe]) } },
+      limit,
+    );
     expect(!notUtf8.ok && notUtf8.errors.file).toMatch(/not UTF-8/);
     expect(validateAttach({ kind: "file", file: null }, limit)).toEqual({ ok: false, errors: { file: "Choose a file." } });
-    expect(validateAttach({ kind: "link", link: " https://wiki.example.com/runbook " }, limit)).toEqual({ ok: true, value: { case: "link", value: "https://wiki.example.com/runbook" } });
+    expect(validateAttach({ kind: "link", link: " https://wiki.example.com/runbook " }, limit)).toEqual({
+      ok: true,
+      value: { case: "link", value: "https://wiki.example.com/runbook" },
+    });
     for (const bad of ["javascript:alert(1)", "not a url", "https://user:pw@example.com/"]) {
       expect(validateAttach({ kind: "link", link: bad }, limit).ok).toBe(false);
     }
@@ -144,15 +171,26 @@ describe("handoff forms", () => {
 describe("task forms", () => {
   const NOW = Date.parse("2026-03-01T09:00:00Z");
   it("request", () => {
-    const r = validateTaskRequest({ title: "Export Q1", instructions: "", assignee: "", inputJson: '{"q":1}', deadline: "2026-03-02T09:00" }, 10_000, NOW);
+    const r = validateTaskRequest(
+      { title: "Export Q1", instructions: "", assignee: "", inputJson: '{"q":1}', deadline: "2026-03-02T09:00" },
+      10_000,
+      NOW,
+    );
     expect(r.ok && r.value).toMatchObject({ title: "Export Q1", assignee: "", inputJson: '{"q":1}' });
     expect(r.ok && r.value.deadlineUnixMs).toBeGreaterThan(BigInt(NOW));
-    const bad = validateTaskRequest({ title: "", instructions: "", assignee: "a b", inputJson: "[", deadline: "2020-01-01T00:00" }, 10_000, NOW);
+    const bad = validateTaskRequest(
+      { title: "", instructions: "", assignee: "a b", inputJson: "[", deadline: "2020-01-01T00:00" },
+      10_000,
+      NOW,
+    );
     expect(!bad.ok && Object.keys(bad.errors).sort()).toEqual(["assignee", "deadline", "inputJson", "title"]);
   });
 
   it("update, complete, fail, commit", () => {
-    expect(validateTaskUpdate({ progress: "45", status: "", message: "half" })).toEqual({ ok: true, value: { progress: 0.45, status: "", message: "half" } });
+    expect(validateTaskUpdate({ progress: "45", status: "", message: "half" })).toEqual({
+      ok: true,
+      value: { progress: 0.45, status: "", message: "half" },
+    });
     expect(validateTaskUpdate({ progress: "101", status: "in progress", message: "" })).toEqual({
       ok: false,
       errors: { progress: "Enter a progress from 0 to 100 %.", status: "Use one word: letters, digits, _ . or -, e.g. in_progress." },
@@ -160,9 +198,15 @@ describe("task forms", () => {
     const done = validateTaskComplete({ output: ' {"rows": 3} ', summary: "exported" }, 10_000);
     expect(done.ok && new TextDecoder().decode(done.value.output)).toBe('{"rows": 3}');
     expect(validateTaskComplete({ output: "", summary: "" }, 10_000)).toEqual({ ok: false, errors: { summary: "Enter a summary." } });
-    expect(validateTaskFail({ errorCode: "TIMEOUT", reason: "db slow", retryable: true })).toEqual({ ok: true, value: { errorCode: "TIMEOUT", reason: "db slow", retryable: true } });
+    expect(validateTaskFail({ errorCode: "TIMEOUT", reason: "db slow", retryable: true })).toEqual({
+      ok: true,
+      value: { errorCode: "TIMEOUT", reason: "db slow", retryable: true },
+    });
     expect(validateTaskFail({ errorCode: "no spaces allowed", reason: "", retryable: false }).ok).toBe(false);
-    expect(validateTaskCommit({ outcome: "failed", authorityScope: "", reason: "" })).toEqual({ ok: true, value: { outcome: TaskOutcome.FAILED, authorityScope: "", reason: "" } });
+    expect(validateTaskCommit({ outcome: "failed", authorityScope: "", reason: "" })).toEqual({
+      ok: true,
+      value: { outcome: TaskOutcome.FAILED, authorityScope: "", reason: "" },
+    });
   });
 });
 
@@ -211,7 +255,14 @@ describe("hand off (one dialog)", () => {
   });
 
   it("turns the escalation fields into the contract's chain, with problems under their fields", () => {
-    const on = { ...form, escalate: true, escalateNotify: ["human:carol"], escalateNotifyMinutes: "15", escalateReofferTo: "human:dave", escalateReofferMinutes: "10" };
+    const on = {
+      ...form,
+      escalate: true,
+      escalateNotify: ["human:carol"],
+      escalateNotifyMinutes: "15",
+      escalateReofferTo: "human:dave",
+      escalateReofferMinutes: "10",
+    };
     const r = validateHandOff(on, "human:alice", 1_048_576);
     expect(r.ok && r.value.escalation).toEqual([
       { kind: "notify", afterMinutes: 15, participants: ["human:carol"] },
@@ -230,7 +281,11 @@ describe("hand off (one dialog)", () => {
     const r = validateHandOff({ ...form, target: "", scope: "", approvers: [], ttlMinutes: "0" }, "human:alice", 1_048_576);
     expect(r.ok).toBe(false);
     if (r.ok) return;
-    expect(r.errors).toMatchObject({ target: "Choose who takes it over.", scope: "Enter what you hand over.", approvers: "Choose at least one approver." });
+    expect(r.errors).toMatchObject({
+      target: "Choose who takes it over.",
+      scope: "Enter what you hand over.",
+      approvers: "Choose at least one approver.",
+    });
     expect(r.errors.ttlMinutes).toMatch(/time to live/);
     const self = validateHandOff({ ...form, target: "human:alice" }, "human:alice", 1_048_576);
     expect(!self.ok && self.errors.target).toMatch(/someone else/);
@@ -249,8 +304,14 @@ describe("hand off (one dialog)", () => {
     const bytes = new TextEncoder().encode("# Runbook\n");
     expect(readRunbookFile("runbook.md", bytes, 1_048_576)).toEqual({ ok: true, value: "# Runbook\n" });
     expect(readRunbookFile("notes.TXT", bytes, 1_048_576)).toEqual({ ok: true, value: "# Runbook\n" });
-    expect(readRunbookFile("page.html", bytes, 1_048_576)).toEqual({ ok: false, errors: { runbook: "page.html: Choose a .md, .markdown or .txt file." } });
-    expect(readRunbookFile("a.md", new Uint8Array([0xff, 0xfe, 0x00]), 1_048_576)).toEqual({ ok: false, errors: { runbook: "a.md is not UTF-8 text." } });
+    expect(readRunbookFile("page.html", bytes, 1_048_576)).toEqual({
+      ok: false,
+      errors: { runbook: "page.html: Choose a .md, .markdown or .txt file." },
+    });
+    expect(readRunbookFile("a.md", new Uint8Array([0xff, 0xfe, 0x00]), 1_048_576)).toEqual({
+      ok: false,
+      errors: { runbook: "a.md is not UTF-8 text." },
+    });
     expect(readRunbookFile("a.md", new Uint8Array(), 1_048_576)).toEqual({ ok: false, errors: { runbook: "a.md is empty." } });
   });
 
@@ -258,9 +319,18 @@ describe("hand off (one dialog)", () => {
     const t = validateTemplate(form, " Weekly ", "");
     expect(t.ok).toBe(true);
     if (!t.ok) return;
-    expect(t.value).toMatchObject({ name: "Weekly", target: "human:bob", ttlMs: 5_400_000, policy: PolicyChoice.LEAD_APPROVAL, approvers: ["human:carol"] });
+    expect(t.value).toMatchObject({
+      name: "Weekly",
+      target: "human:bob",
+      ttlMs: 5_400_000,
+      policy: PolicyChoice.LEAD_APPROVAL,
+      approvers: ["human:carol"],
+    });
     expect(handOffValuesOf(t.value)).toEqual(form);
-    expect(validateTemplate({ ...form, target: "" }, "", "")).toEqual({ ok: false, errors: { templateName: "Enter a name for the template." } });
+    expect(validateTemplate({ ...form, target: "" }, "", "")).toEqual({
+      ok: false,
+      errors: { templateName: "Enter a name for the template." },
+    });
     expect(validateTemplate(form, "x".repeat(LIMITS.templateName + 1), "").ok).toBe(false);
   });
 });

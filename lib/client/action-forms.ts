@@ -79,7 +79,13 @@ function sentence(problem: Problem, value: string, label: string, patternHint = 
 }
 
 /** A text field of the action contract (TEXT_FIELDS), or the problem with it under its form field. */
-function text(errors: Errors, key: keyof typeof TEXT_FIELDS, raw: string, label: string, opts: { required?: boolean; patternHint?: string } = {}): string {
+function text(
+  errors: Errors,
+  key: keyof typeof TEXT_FIELDS,
+  raw: string,
+  label: string,
+  opts: { required?: boolean; patternHint?: string } = {},
+): string {
   const f = TEXT_FIELDS[key];
   const { value, problem } = checkText(raw, { ...f.rule, required: opts.required ?? ("required" in f.rule && f.rule.required) });
   if (problem) errors[f.form] = sentence(problem, value, label, opts.patternHint);
@@ -182,8 +188,14 @@ export function validateNewSession(v: NewSessionValues, me: string): Validation<
     if (v.kind !== "handoff") errors.policy = "Implicit accept only exists for handoffs.";
     policy = PolicyChoice.IMPLICIT_ACCEPT;
     implicitAcceptTimeoutMs =
-      wholeNumber(errors, "implicitAcceptSeconds", v.implicitAcceptSeconds, LIMITS.minImplicitAcceptMs / 1000, LIMITS.maxTtlMs / 1000, "a timeout in seconds") *
-      1000;
+      wholeNumber(
+        errors,
+        "implicitAcceptSeconds",
+        v.implicitAcceptSeconds,
+        LIMITS.minImplicitAcceptMs / 1000,
+        LIMITS.maxTtlMs / 1000,
+        "a timeout in seconds",
+      ) * 1000;
   }
   const frozenContextJson = jsonText(errors, "frozenContext", v.frozenContext, LIMITS.frozenContextBytes);
   return done(errors, {
@@ -303,7 +315,12 @@ export function validateHandOff(v: HandOffValues, me: string, maxPayloadBytes: n
   if (!start.ok || !escalation.ok || Object.keys(errors).length > 0) return { ok: false, errors };
   return {
     ok: true,
-    value: { start: start.value, offer: { target, scope, reason }, runbook: v.runbook.trim() === "" ? "" : v.runbook, escalation: escalation.value },
+    value: {
+      start: start.value,
+      offer: { target, scope, reason },
+      runbook: v.runbook.trim() === "" ? "" : v.runbook,
+      escalation: escalation.value,
+    },
   };
 }
 
@@ -314,7 +331,8 @@ export function readRunbookFile(name: string, data: Uint8Array, maxPayloadBytes:
   if (ext) return { ok: false, errors: { runbook: `${name}: ${sentence(ext, name, "a file")}` } };
   const { value, problem } = runbookFileText(data, room);
   if (problem?.code === "required") return { ok: false, errors: { runbook: `${name} is empty.` } };
-  if (problem?.code === "too-large") return { ok: false, errors: { runbook: `${name} is ${formatBytes(problem.bytes)}; at most ${formatBytes(room)} fit.` } };
+  if (problem?.code === "too-large")
+    return { ok: false, errors: { runbook: `${name} is ${formatBytes(problem.bytes)}; at most ${formatBytes(room)} fit.` } };
   if (problem?.code === "not-utf8") return { ok: false, errors: { runbook: `${name} is not UTF-8 text.` } };
   if (problem) return { ok: false, errors: { runbook: `${name}: ${sentence(problem, name, "a file")}` } };
   return { ok: true, value };
@@ -346,7 +364,14 @@ export function validateTemplate(v: HandOffValues, name: string, id: string): Va
   } else if (v.policy === "implicit") {
     policy = PolicyChoice.IMPLICIT_ACCEPT;
     implicitAcceptTimeoutMs =
-      wholeNumber(errors, "implicitAcceptSeconds", v.implicitAcceptSeconds, LIMITS.minImplicitAcceptMs / 1000, LIMITS.maxTtlMs / 1000, "a timeout in seconds") * 1000;
+      wholeNumber(
+        errors,
+        "implicitAcceptSeconds",
+        v.implicitAcceptSeconds,
+        LIMITS.minImplicitAcceptMs / 1000,
+        LIMITS.maxTtlMs / 1000,
+        "a timeout in seconds",
+      ) * 1000;
   }
   return done(errors, {
     id,
@@ -438,7 +463,8 @@ export function validateAttach(v: AttachValues, maxPayloadBytes: number): Valida
     case "markdown": {
       const problem = checkMarkdown(v.markdown, room);
       if (problem?.code === "required") errors.markdown = "Paste the runbook's Markdown.";
-      else if (problem?.code === "too-large") errors.markdown = `It is ${formatBytes(problem.bytes)}; at most ${formatBytes(room)} fit in one message.`;
+      else if (problem?.code === "too-large")
+        errors.markdown = `It is ${formatBytes(problem.bytes)}; at most ${formatBytes(room)} fit in one message.`;
       else if (problem) errors.markdown = sentence(problem, v.markdown, "the runbook's Markdown");
       return done(errors, { case: "markdown", value: v.markdown });
     }
@@ -450,9 +476,13 @@ export function validateAttach(v: AttachValues, maxPayloadBytes: number): Valida
       }
       const contentType = contentTypeForFile(f.name, f.type);
       const essence = contentType.split(";")[0]?.trim() ?? "";
-      const problem = ACTIVE_TYPES.has(essence) && f.bytes.byteLength > 0 && f.bytes.byteLength <= room ? { code: "active-type" as const, essence } : checkContextBytes(f.bytes, essence, room);
+      const problem =
+        ACTIVE_TYPES.has(essence) && f.bytes.byteLength > 0 && f.bytes.byteLength <= room
+          ? { code: "active-type" as const, essence }
+          : checkContextBytes(f.bytes, essence, room);
       if (problem?.code === "required") errors.file = "The file is empty.";
-      else if (problem?.code === "too-large") errors.file = `${f.name} is ${formatBytes(problem.bytes)}; at most ${formatBytes(room)} fit in one message.`;
+      else if (problem?.code === "too-large")
+        errors.file = `${f.name} is ${formatBytes(problem.bytes)}; at most ${formatBytes(room)} fit in one message.`;
       else if (problem?.code === "not-utf8") errors.file = `${f.name} is not UTF-8 text, but its type is ${essence}.`;
       else if (problem) errors.file = sentence(problem, f.name, "a file");
       return done(errors, { case: "file", value: { contentType, data: f.bytes } });
@@ -533,7 +563,9 @@ export function validateTaskUpdate(v: TaskUpdateValues): Validation<{ progress: 
   const t = v.progress.trim();
   const pct = Number(t);
   if (t === "" || !Number.isFinite(pct) || pct < 0 || pct > 100) errors.progress = "Enter a progress from 0 to 100 %.";
-  const status = text(errors, "status", v.status, "a status", { patternHint: "Use one word: letters, digits, _ . or -, e.g. in_progress." });
+  const status = text(errors, "status", v.status, "a status", {
+    patternHint: "Use one word: letters, digits, _ . or -, e.g. in_progress.",
+  });
   const message = text(errors, "message", v.message, "a message");
   return done(errors, { progress: Math.round(pct * 10) / 1000, status, message });
 }
@@ -550,9 +582,15 @@ export function validateTaskComplete(
   return done(errors, { output: bytes, summary });
 }
 
-export function validateTaskFail(v: { errorCode: string; reason: string; retryable: boolean }): Validation<{ errorCode: string; reason: string; retryable: boolean }> {
+export function validateTaskFail(v: {
+  errorCode: string;
+  reason: string;
+  retryable: boolean;
+}): Validation<{ errorCode: string; reason: string; retryable: boolean }> {
   const errors: Errors = {};
-  const errorCode = text(errors, "errorCode", v.errorCode, "an error code", { patternHint: "Use letters, digits, _ . : or -, e.g. TIMEOUT." });
+  const errorCode = text(errors, "errorCode", v.errorCode, "an error code", {
+    patternHint: "Use letters, digits, _ . : or -, e.g. TIMEOUT.",
+  });
   const reason = text(errors, "reason", v.reason, "what went wrong", { required: true });
   return done(errors, { errorCode, reason, retryable: v.retryable });
 }

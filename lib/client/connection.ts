@@ -51,9 +51,7 @@ let order = 0;
 let snapshot: readonly (ConnectionInfo & { id: string; label: string })[] = [];
 
 function emit(): void {
-  snapshot = [...entries.entries()]
-    .sort((a, b) => b[1].order - a[1].order)
-    .map(([id, e]) => ({ id, label: e.label, ...e.info }));
+  snapshot = [...entries.entries()].sort((a, b) => b[1].order - a[1].order).map(([id, e]) => ({ id, label: e.label, ...e.info }));
   for (const l of listeners) l();
 }
 

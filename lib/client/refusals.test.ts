@@ -1,7 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { addRefusal, MAX_REFUSAL_SESSIONS, MAX_REFUSALS_PER_SESSION, type LocalRefusal } from "@/lib/client/refusals";
 
-const r = (sessionId: string, id: string): LocalRefusal => ({ id, sessionId, atMs: 1, actor: "human:alice", attempt: "commit", code: "FORBIDDEN", explanation: "no", source: "console" });
+const r = (sessionId: string, id: string): LocalRefusal => ({
+  id,
+  sessionId,
+  atMs: 1,
+  actor: "human:alice",
+  attempt: "commit",
+  code: "FORBIDDEN",
+  explanation: "no",
+  source: "console",
+});
 
 describe("local refusals", () => {
   it("keeps each refusal once, the newest per session, and the most recently used sessions", () => {

@@ -24,7 +24,10 @@ interface RefusalStore {
   record(r: LocalRefusal): void;
 }
 
-export function addRefusal(bySession: ReadonlyMap<string, readonly LocalRefusal[]>, r: LocalRefusal): ReadonlyMap<string, readonly LocalRefusal[]> {
+export function addRefusal(
+  bySession: ReadonlyMap<string, readonly LocalRefusal[]>,
+  r: LocalRefusal,
+): ReadonlyMap<string, readonly LocalRefusal[]> {
   const list = bySession.get(r.sessionId) ?? [];
   if (list.some((x) => x.id === r.id)) return bySession;
   const next = new Map(bySession);

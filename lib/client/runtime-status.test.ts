@@ -1,5 +1,13 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { outageOf, parseRuntimeStatus, POLL_DOWN_MS, POLL_OK_MS, startRuntimeStatusPoller, useRuntimeStatusStore, type PollerEnv } from "@/lib/client/runtime-status";
+import {
+  outageOf,
+  parseRuntimeStatus,
+  POLL_DOWN_MS,
+  POLL_OK_MS,
+  startRuntimeStatusPoller,
+  useRuntimeStatusStore,
+  type PollerEnv,
+} from "@/lib/client/runtime-status";
 
 const UP = { reachable: true, kind: "external", address: "rt:50051", sinceMs: 1, checkedAtMs: 2, error: "" };
 const DOWN = { ...UP, reachable: false, sinceMs: 5, error: "connect ECONNREFUSED" };
@@ -52,7 +60,12 @@ describe("runtime status in the browser", () => {
     expect(outageOf(useRuntimeStatusStore.getState())).toBeNull();
     expect(s.timers.map((t) => t.ms)).toEqual([POLL_OK_MS]);
     await s.next();
-    expect(outageOf(useRuntimeStatusStore.getState())).toEqual({ kind: "runtime", address: "rt:50051", runtimeKind: "external", sinceMs: 5 });
+    expect(outageOf(useRuntimeStatusStore.getState())).toEqual({
+      kind: "runtime",
+      address: "rt:50051",
+      runtimeKind: "external",
+      sinceMs: 5,
+    });
     expect(s.timers.map((t) => t.ms)).toEqual([POLL_DOWN_MS]);
     await s.next();
     expect(outageOf(useRuntimeStatusStore.getState())).toBeNull();

@@ -35,7 +35,8 @@ export const useRuntimeStatusStore = create<RuntimeStatusState>()(() => ({ statu
 /** The outage to show, if any. Pure. */
 export function outageOf(s: RuntimeStatusState): Outage | null {
   if (s.consoleFailures >= 2) return { kind: "console" };
-  if (s.status?.reachable === false) return { kind: "runtime", address: s.status.address, runtimeKind: s.status.kind, sinceMs: s.status.sinceMs };
+  if (s.status?.reachable === false)
+    return { kind: "runtime", address: s.status.address, runtimeKind: s.status.kind, sinceMs: s.status.sinceMs };
   return null;
 }
 
@@ -54,7 +55,14 @@ export function parseRuntimeStatus(body: unknown): RuntimeStatus | null {
   if (!(reachable === null || typeof reachable === "boolean")) return null;
   if (b.kind !== "embedded" && b.kind !== "external") return null;
   if (typeof b.address !== "string" || typeof b.sinceMs !== "number" || typeof b.checkedAtMs !== "number") return null;
-  return { reachable, kind: b.kind, address: b.address, sinceMs: b.sinceMs, checkedAtMs: b.checkedAtMs, error: typeof b.error === "string" ? b.error : "" };
+  return {
+    reachable,
+    kind: b.kind,
+    address: b.address,
+    sinceMs: b.sinceMs,
+    checkedAtMs: b.checkedAtMs,
+    error: typeof b.error === "string" ? b.error : "",
+  };
 }
 
 export const POLL_OK_MS = 15_000;

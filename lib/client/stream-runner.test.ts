@@ -45,7 +45,10 @@ function collect() {
 
 describe("runResilientStream", () => {
   it("reconnects after a dropped stream and stops on end", async () => {
-    const server = scripted([[{ msg: "a" }, { throw: new Error("network down") }], [{ msg: "b" }, { msg: "end" }]]);
+    const server = scripted([
+      [{ msg: "a" }, { throw: new Error("network down") }],
+      [{ msg: "b" }, { msg: "end" }],
+    ]);
     const c = collect();
     const connects: number[] = [];
     const h = runResilientStream(
@@ -157,7 +160,10 @@ describe("runResilientStream", () => {
 
 describe("runResilientStream directives from outside onMessage", () => {
   it("command('resync') reconnects at once and command('end') stops", async () => {
-    const server = scripted([[{ msg: "a" }, { hang: true }], [{ msg: "b" }, { hang: true }]]);
+    const server = scripted([
+      [{ msg: "a" }, { hang: true }],
+      [{ msg: "b" }, { hang: true }],
+    ]);
     const c = collect();
     const h = runResilientStream(
       { connect: server.connect, onMessage: (m) => (c.messages.push(m), "continue"), onStatus: c.onStatus, backoffMs: () => 60_000 },
@@ -207,7 +213,9 @@ describe("backoffDelay", () => {
 describe("describeStreamError", () => {
   it("names network failures plainly", () => {
     expect(describeStreamError(new TypeError("Failed to fetch"))).toBe("Network error: no connection to the console server");
-    expect(describeStreamError(new ConnectError("Failed to fetch", Code.Unknown))).toBe("Network error: no connection to the console server");
+    expect(describeStreamError(new ConnectError("Failed to fetch", Code.Unknown))).toBe(
+      "Network error: no connection to the console server",
+    );
     expect(describeStreamError(new ConnectError("no such session", Code.NotFound))).toBe("Not found");
     expect(describeStreamError(new ConnectError("You are not signed in", Code.Unauthenticated))).toBe("You are not signed in");
   });

@@ -31,7 +31,10 @@ function browserTransport(): Transport {
     baseUrl: window.location.origin,
     useBinaryFormat: true,
     fetch: (input, init) => globalThis.fetch(input, { ...init, credentials: "same-origin" }),
-    interceptors: [csrfInterceptor(csrfStore, new Set([ActionService.typeName, FileHandoffService.typeName])), reauthInterceptor(() => void refreshWhoAmI())],
+    interceptors: [
+      csrfInterceptor(csrfStore, new Set([ActionService.typeName, FileHandoffService.typeName])),
+      reauthInterceptor(() => void refreshWhoAmI()),
+    ],
   });
   return transport;
 }

@@ -51,7 +51,8 @@ export function useFileSettings(enabled = true): { settings: GetFileHandoffSetti
 export function useFileList(filter: FileListFilter, enabled: boolean) {
   const q = useInfiniteQuery({
     queryKey: fileKeys.list(filter),
-    queryFn: ({ signal, pageParam }) => fileClient().listFileHandoffs({ status: filter.status, dirKey: filter.dir, limit: PAGE, cursor: pageParam }, { signal }),
+    queryFn: ({ signal, pageParam }) =>
+      fileClient().listFileHandoffs({ status: filter.status, dirKey: filter.dir, limit: PAGE, cursor: pageParam }, { signal }),
     initialPageParam: "",
     getNextPageParam: (last) => (last.nextCursor === "" ? undefined : last.nextCursor),
     enabled,
@@ -77,7 +78,11 @@ export function useFilesWaitingOnMe(enabled: boolean): { rows: FileHandoff[]; lo
   return { rows: q.data?.handoffs ?? [], loaded: q.data !== undefined, more: (q.data?.nextCursor ?? "") !== "" };
 }
 
-export function useFileHandoff(dirKey: string, taskId: string, enabled: boolean): { data: GetFileHandoffResponse | undefined; error: unknown; loading: boolean } {
+export function useFileHandoff(
+  dirKey: string,
+  taskId: string,
+  enabled: boolean,
+): { data: GetFileHandoffResponse | undefined; error: unknown; loading: boolean } {
   const q = useQuery({
     queryKey: fileKeys.one(dirKey, taskId),
     queryFn: ({ signal }) => fileClient().getFileHandoff({ dirKey, taskId, limit: 1_000 }, { signal }),
@@ -165,7 +170,11 @@ export function useFileAction(done: string, onOk?: (r: FileActionResult) => void
   const inFlight = useRef(false);
   const [state, setState] = useState<FileActionState>({ pending: false });
   const submit = useCallback(
-    async (fields: unknown, call: (messageId: string) => Promise<FileActionResult>, doneNow: string = done): Promise<FileOutcome | undefined> => {
+    async (
+      fields: unknown,
+      call: (messageId: string) => Promise<FileActionResult>,
+      doneNow: string = done,
+    ): Promise<FileOutcome | undefined> => {
       if (inFlight.current) return undefined;
       inFlight.current = true;
       const a = attemptFor(attempt.current, fingerprintOf(fields), newMessageId);

@@ -89,7 +89,11 @@ let methodsLoading = false;
 function loadAuthMethods(): void {
   if (!shouldLoadMethods(authStore.getState(), methodsLoading)) return;
   methodsLoading = true;
-  void attemptWithRetries(() => fetchAuthMethods(), () => true, sleep).then((r) => {
+  void attemptWithRetries(
+    () => fetchAuthMethods(),
+    () => true,
+    sleep,
+  ).then((r) => {
     methodsLoading = false;
     // A failure leaves `methods` unknown; the next component to mount tries again.
     if (r.kind === "ok") authStore.setState((s) => methodsAnswered(s, r.value));

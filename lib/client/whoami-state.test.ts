@@ -29,7 +29,12 @@ const ALICE: WhoAmI = {
 
 const T0 = 1_000_000;
 const at = (me: WhoAmI | null, when = T0): AuthState => answered(INITIAL_AUTH_STATE, me, when);
-const ctx = (now: number, extra: Partial<{ fetching: boolean; visible: boolean }> = {}) => ({ now, fetching: false, visible: true, ...extra });
+const ctx = (now: number, extra: Partial<{ fetching: boolean; visible: boolean }> = {}) => ({
+  now,
+  fetching: false,
+  visible: true,
+  ...extra,
+});
 
 describe("freshness", () => {
   it("nothing answered yet is stale", () => {
@@ -109,7 +114,9 @@ describe("answers and failures", () => {
   it("/auth/methods loads once: not when known, not twice at once", () => {
     expect(shouldLoadMethods(INITIAL_AUTH_STATE, false)).toBe(true);
     expect(shouldLoadMethods(INITIAL_AUTH_STATE, true)).toBe(false);
-    expect(shouldLoadMethods(methodsAnswered(INITIAL_AUTH_STATE, { password: true, oidc: false, signInRequired: true }), false)).toBe(false);
+    expect(shouldLoadMethods(methodsAnswered(INITIAL_AUTH_STATE, { password: true, oidc: false, signInRequired: true }), false)).toBe(
+      false,
+    );
   });
 });
 

@@ -95,7 +95,11 @@ export type Attempted<T> = { kind: "ok"; value: T } | { kind: "failed" } | { kin
  * them). Gives up as "superseded" as soon as `current()` turns false (a newer
  * check or a set() made this one moot), so its answer is never applied.
  */
-export async function attemptWithRetries<T>(load: () => Promise<T>, current: () => boolean, sleep: (ms: number) => Promise<void>): Promise<Attempted<T>> {
+export async function attemptWithRetries<T>(
+  load: () => Promise<T>,
+  current: () => boolean,
+  sleep: (ms: number) => Promise<void>,
+): Promise<Attempted<T>> {
   for (let failures = 0; ; failures++) {
     try {
       const value = await load();

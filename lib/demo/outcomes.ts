@@ -64,7 +64,8 @@ function compare(alias: string, want: SessionExpectation, got: SessionOutcome): 
   if (got.state !== want.state) p.push(`session ${alias}: state ${got.state}, expected ${want.state}`);
   if (want.phase !== undefined && phase !== want.phase) p.push(`session ${alias}: phase ${phase}, expected ${want.phase}`);
   const c = got.commitment;
-  if (want.action !== undefined && c?.action !== want.action) p.push(`session ${alias}: commitment ${c?.action ?? "none"}, expected ${want.action}`);
+  if (want.action !== undefined && c?.action !== want.action)
+    p.push(`session ${alias}: commitment ${c?.action ?? "none"}, expected ${want.action}`);
   if (want.outcomePositive !== undefined && c?.outcomePositive !== want.outcomePositive) {
     p.push(`session ${alias}: outcome_positive ${String(c?.outcomePositive)}, expected ${want.outcomePositive}`);
   }

@@ -246,17 +246,13 @@ export class DemoPlayer {
     return obj;
   }
 
-  private async playStep(
-    scenario: Scenario,
-    rawStep: DemoStep,
-    index: number,
-    sessions: Map<string, LiveSession>,
-  ): Promise<StepOutcome> {
+  private async playStep(scenario: Scenario, rawStep: DemoStep, index: number, sessions: Map<string, LiveSession>): Promise<StepOutcome> {
     const step = substituteDeep(rawStep, sessions);
     const alias = step.session ?? "main";
     const expected: StepExpectation = step.expect ?? "ok";
     let live = sessions.get(alias);
-    const waitsForPerson = (step.action === "accept" || step.action === "decline") && step.human !== undefined && this.opts.interactive === true;
+    const waitsForPerson =
+      (step.action === "accept" || step.action === "decline") && step.human !== undefined && this.opts.interactive === true;
     if (waitsForPerson && step.human) this.log(`   ▸ ${step.human.prompt}`);
     else this.log(`   ▸ ${step.say ?? describeStep(step, live, sessions)}`);
     const outcome: StepOutcome = { index, actor: step.actor, action: step.action, session: alias, expected, result: "ok", matched: true };
@@ -295,11 +291,19 @@ export class DemoPlayer {
 
     const obj = this.sessionObject(live, step.actor);
     try {
-      const ack = await sendStep(step, obj, live, { timestampMs: this.now(), signal: this.opts.signal, runbookDir: this.opts.runbookDir, log: this.log });
+      const ack = await sendStep(step, obj, live, {
+        timestampMs: this.now(),
+        signal: this.opts.signal,
+        runbookDir: this.opts.runbookDir,
+        log: this.log,
+      });
       outcome.messageId = ack.messageId;
       outcome.result = "ok";
       outcome.matched = expected === "ok";
-      if (outcome.matched) this.log(`     ✓ accepted · session ${live.sessionId.slice(0, 8)}… is ${SessionState[ack.sessionState]?.replace("SESSION_STATE_", "")}`);
+      if (outcome.matched)
+        this.log(
+          `     ✓ accepted · session ${live.sessionId.slice(0, 8)}… is ${SessionState[ack.sessionState]?.replace("SESSION_STATE_", "")}`,
+        );
       else this.log(`     ✗ accepted, but the script expected ${typeof expected === "object" ? expected.error : "acceptance"}`);
       this.stepPlayed(index, live.sessionId, step, "ok", "", "", outcome.matched);
     } catch (e) {
@@ -315,10 +319,27 @@ export class DemoPlayer {
     return outcome;
   }
 
-  private stepPlayed(index: number, sessionId: string, step: DemoStep, result: string, runtimeMessage: string, explanation: string, asExpected: boolean): void {
-    this.opts.onStepPlayed?.({ index, sessionId, actor: step.actor, action: step.action, result, runtimeMessage, explanation, asExpected, atMs: this.now() });
+  private stepPlayed(
+    index: number,
+    sessionId: string,
+    step: DemoStep,
+    result: string,
+    runtimeMessage: string,
+    explanation: string,
+    asExpected: boolean,
+  ): void {
+    this.opts.onStepPlayed?.({
+      index,
+      sessionId,
+      actor: step.actor,
+      action: step.action,
+      result,
+      runtimeMessage,
+      explanation,
+      asExpected,
+      atMs: this.now(),
+    });
   }
-
 
   /**
    * Interactive human step: subscribe to the session and wait for the person
@@ -360,7 +381,9 @@ export class DemoPlayer {
     }
     if (!answer) {
       if (this.opts.signal?.aborted) throw new Error("interrupted while waiting for a person");
-      this.log(`     ⌛ no answer within ${humanDuration(timeoutMs)}; playing the scripted answer for them: ${describeStep(step, live, new Map())}`);
+      this.log(
+        `     ⌛ no answer within ${humanDuration(timeoutMs)}; playing the scripted answer for them: ${describeStep(step, live, new Map())}`,
+      );
       return undefined;
     }
     const decided = answer.envelope.messageType === HANDOFF_TYPES.Accept ? "accept" : "decline";

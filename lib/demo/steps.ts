@@ -90,10 +90,23 @@ export async function sendStep(step: DemoStep, obj: HandoffSession | TaskSession
       return need(h, "handoff").sendContext({ ...(a.handoffId ? { handoffId: a.handoffId } : {}), contentType, context, ...base });
     }
     case "accept":
-      if (h) return h.acceptHandoff({ ...(step.args?.handoffId ? { handoffId: step.args.handoffId } : {}), reason: step.args?.reason ?? "", ...base });
-      return need(t, "task").acceptTask({ ...(step.args?.taskId ? { taskId: step.args.taskId } : {}), reason: step.args?.reason ?? "", ...base });
+      if (h)
+        return h.acceptHandoff({
+          ...(step.args?.handoffId ? { handoffId: step.args.handoffId } : {}),
+          reason: step.args?.reason ?? "",
+          ...base,
+        });
+      return need(t, "task").acceptTask({
+        ...(step.args?.taskId ? { taskId: step.args.taskId } : {}),
+        reason: step.args?.reason ?? "",
+        ...base,
+      });
     case "decline":
-      return need(h, "handoff").decline({ ...(step.args?.handoffId ? { handoffId: step.args.handoffId } : {}), reason: step.args?.reason ?? "", ...base });
+      return need(h, "handoff").decline({
+        ...(step.args?.handoffId ? { handoffId: step.args.handoffId } : {}),
+        reason: step.args?.reason ?? "",
+        ...base,
+      });
     case "request":
       return need(t, "task").request({
         taskId: step.args.taskId,
@@ -104,9 +117,18 @@ export async function sendStep(step: DemoStep, obj: HandoffSession | TaskSession
         ...base,
       });
     case "reject":
-      return need(t, "task").reject({ ...(step.args?.taskId ? { taskId: step.args.taskId } : {}), reason: step.args?.reason ?? "", ...base });
+      return need(t, "task").reject({
+        ...(step.args?.taskId ? { taskId: step.args.taskId } : {}),
+        reason: step.args?.reason ?? "",
+        ...base,
+      });
     case "update":
-      return need(t, "task").update({ ...(step.args.taskId ? { taskId: step.args.taskId } : {}), progress: step.args.progress, message: step.args.message ?? "", ...base });
+      return need(t, "task").update({
+        ...(step.args.taskId ? { taskId: step.args.taskId } : {}),
+        progress: step.args.progress,
+        message: step.args.message ?? "",
+        ...base,
+      });
     case "complete":
       return need(t, "task").complete({
         ...(step.args.taskId ? { taskId: step.args.taskId } : {}),
@@ -145,7 +167,9 @@ function defaultReason(live: LiveSession, action: string): string {
   if (live.projection instanceof HandoffProjection) {
     const o = live.projection.acceptedOffer() ?? live.projection.lastOffer();
     if (!o) return action;
-    return o.status === "accepted" ? `${o.acceptedBy ?? o.target} accepted ${o.handoffId}: ${o.scope}` : `${o.target} ${o.status} ${o.handoffId}`;
+    return o.status === "accepted"
+      ? `${o.acceptedBy ?? o.target} accepted ${o.handoffId}: ${o.scope}`
+      : `${o.target} ${o.status} ${o.handoffId}`;
   }
   const r = live.projection.terminalReport();
   return r?.kind === "complete" ? `completed: ${r.summary}` : r?.kind === "fail" ? `failed: ${r.reason}` : action;

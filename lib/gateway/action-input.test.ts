@@ -63,7 +63,13 @@ function fieldOf(run: () => unknown): string {
 type Init<T> = Partial<Omit<T, "$typeName" | "$unknown">>;
 
 function start(init: Init<StartSessionRequest> = {}) {
-  return create(StartSessionRequestSchema, { messageId: MID, kind: SessionKind.HANDOFF, intent: "rotate", participants: ["human:bob"], ...init });
+  return create(StartSessionRequestSchema, {
+    messageId: MID,
+    kind: SessionKind.HANDOFF,
+    intent: "rotate",
+    participants: ["human:bob"],
+    ...init,
+  });
 }
 
 describe("message ids", () => {
@@ -88,12 +94,24 @@ describe("text fields", () => {
 
 describe("StartSession", () => {
   it("adds the initiator and approvers to the participants and defaults the TTL", () => {
-    const s = parseStart(start({ participants: ["human:alice", "human:bob", "agent://bot"], policy: PolicyChoice.LEAD_APPROVAL, approvers: ["human:root", "human:carol"] }), "human:alice", USERS);
+    const s = parseStart(
+      start({
+        participants: ["human:alice", "human:bob", "agent://bot"],
+        policy: PolicyChoice.LEAD_APPROVAL,
+        approvers: ["human:root", "human:carol"],
+      }),
+      "human:alice",
+      USERS,
+    );
     expect(s.mode).toBe(HANDOFF_MODE);
     expect(s.participants).toEqual(["human:alice", "human:bob", "agent://bot", "human:root", "human:carol"]);
     expect(s.policy).toEqual({ kind: "approval", approvers: ["human:carol", "human:root"] });
     expect(s.ttlMs).toBe(3_600_000);
-    expect(parseStart(start({ kind: SessionKind.TASK, ttlMs: 60_000 }), "human:alice", USERS)).toMatchObject({ mode: TASK_MODE, ttlMs: 60_000, policy: { kind: "default" } });
+    expect(parseStart(start({ kind: SessionKind.TASK, ttlMs: 60_000 }), "human:alice", USERS)).toMatchObject({
+      mode: TASK_MODE,
+      ttlMs: 60_000,
+      policy: { kind: "default" },
+    });
   });
 
   it("names the field that is wrong", () => {
@@ -122,22 +140,38 @@ describe("StartSession", () => {
       [{ contextId: "INC\n1" }, "context_id"],
       [{ messageId: "" }, "message_id"],
     ];
-    for (const [init, field] of cases) expect(fieldOf(() => parseStart(start(init), "human:alice", USERS)), JSON.stringify(init).slice(0, 80)).toBe(field);
-    expect(parseStart(start({ policy: PolicyChoice.IMPLICIT_ACCEPT, implicitAcceptTimeoutMs: 60_000 }), "human:alice", USERS).policy).toEqual({ kind: "implicit", timeoutMs: 60_000 });
+    for (const [init, field] of cases)
+      expect(
+        fieldOf(() => parseStart(start(init), "human:alice", USERS)),
+        JSON.stringify(init).slice(0, 80),
+      ).toBe(field);
+    expect(
+      parseStart(start({ policy: PolicyChoice.IMPLICIT_ACCEPT, implicitAcceptTimeoutMs: 60_000 }), "human:alice", USERS).policy,
+    ).toEqual({ kind: "implicit", timeoutMs: 60_000 });
     expect(parseStart(start({ frozenContextJson: ' {"a": [1, 2]} ' }), "human:alice", USERS).frozenContextJson).toBe(' {"a": [1, 2]} ');
   });
 });
 
 describe("handoff messages", () => {
   it("checks offers, contexts and commitments", () => {
-    expect(parseOffer(create(OfferRequestSchema, { sessionId: SID, messageId: MID, target: " human:bob ", scope: "pager" }))).toMatchObject({ target: "human:bob", scope: "pager" });
-    expect(fieldOf(() => parseOffer(create(OfferRequestSchema, { sessionId: "nope", messageId: MID, target: "human:bob" })))).toBe("session_id");
+    expect(parseOffer(create(OfferRequestSchema, { sessionId: SID, messageId: MID, target: " human:bob ", scope: "pager" }))).toMatchObject(
+      { target: "human:bob", scope: "pager" },
+    );
+    expect(fieldOf(() => parseOffer(create(OfferRequestSchema, { sessionId: "nope", messageId: MID, target: "human:bob" })))).toBe(
+      "session_id",
+    );
     expect(fieldOf(() => parseOffer(create(OfferRequestSchema, { sessionId: SID, messageId: MID, target: "" })))).toBe("target");
 
-    const file = (contentType: string, data: Uint8Array) => ({ case: "file" as const, value: create(FileContentSchema, { contentType, data }) });
+    const file = (contentType: string, data: Uint8Array) => ({
+      case: "file" as const,
+      value: create(FileContentSchema, { contentType, data }),
+    });
     const ctx = (content: AttachContextRequest["content"]) =>
       parseAttachContext(create(AttachContextRequestSchema, { sessionId: SID, messageId: MID, content }));
-    expect(ctx({ case: "markdown", value: "# Runbook" })).toMatchObject({ contentType: "text/markdown; charset=utf-8", field: "content.markdown" });
+    expect(ctx({ case: "markdown", value: "# Runbook" })).toMatchObject({
+      contentType: "text/markdown; charset=utf-8",
+      field: "content.markdown",
+    });
     const link = ctx({ case: "link", value: "https://wiki.example/runbooks/payments" });
     expect(link.contentType).toBe("text/uri-list");
     expect(new TextDecoder().decode(link.data)).toBe("https://wiki.example/runbooks/payments\r\n");
@@ -152,14 +186,19 @@ describe("handoff messages", () => {
     expect(fieldOf(() => ctx(file("image/svg+xml", new Uint8Array([60]))))).toBe("content.file.content_type");
 
     expect(fieldOf(() => parseCommit(create(CommitRequestSchema, { sessionId: SID, messageId: MID })))).toBe("outcome");
-    expect(parseCommit(create(CommitRequestSchema, { sessionId: SID, messageId: MID, outcome: HandoffOutcome.DECLINED }))).toMatchObject({ positive: false });
+    expect(parseCommit(create(CommitRequestSchema, { sessionId: SID, messageId: MID, outcome: HandoffOutcome.DECLINED }))).toMatchObject({
+      positive: false,
+    });
   });
 
   it("parses MIME types strictly", () => {
     expect(contentTypeOf("t", 'text/markdown; charset="utf-8"')).toBe('text/markdown; charset="utf-8"');
     expect(contentTypeOf("t", "application/vnd.ms-excel")).toBe("application/vnd.ms-excel");
     for (const bad of ["markdown", "text/", "text/plain;", "a/b c", "text/html; charset=utf-8", "TEXT/HTML"]) {
-      expect(fieldOf(() => contentTypeOf("t", bad)), bad).toBe("t");
+      expect(
+        fieldOf(() => contentTypeOf("t", bad)),
+        bad,
+      ).toBe("t");
     }
   });
 });
@@ -168,23 +207,33 @@ describe("task messages", () => {
   it("checks requests, updates, failures and commitments", () => {
     const req = (init: Init<TaskRequestRequest>) =>
       parseTaskRequest(create(TaskRequestRequestSchema, { sessionId: SID, messageId: MID, title: "Rotate certs", ...init }), 1000);
-    expect(req({ inputJson: '{"hosts":[]}', deadlineUnixMs: 1_700_000_000_000n })).toMatchObject({ inputJson: '{"hosts":[]}', deadlineUnixMs: 1_700_000_000_000 });
+    expect(req({ inputJson: '{"hosts":[]}', deadlineUnixMs: 1_700_000_000_000n })).toMatchObject({
+      inputJson: '{"hosts":[]}',
+      deadlineUnixMs: 1_700_000_000_000,
+    });
     expect(fieldOf(() => req({ title: "" }))).toBe("title");
     expect(fieldOf(() => req({ inputJson: "[1," }))).toBe("input_json");
     expect(fieldOf(() => req({ inputJson: JSON.stringify("x".repeat(2000)) }))).toBe("input_json");
     expect(fieldOf(() => req({ deadlineUnixMs: -1n }))).toBe("deadline_unix_ms");
     expect(fieldOf(() => req({ assignee: "a b" }))).toBe("assignee");
 
-    const upd = (progress: number, status = "") => parseTaskUpdate(create(TaskUpdateRequestSchema, { sessionId: SID, messageId: MID, progress, status }));
+    const upd = (progress: number, status = "") =>
+      parseTaskUpdate(create(TaskUpdateRequestSchema, { sessionId: SID, messageId: MID, progress, status }));
     expect(upd(0.25)).toMatchObject({ progress: 0.25, status: "in_progress" });
     for (const p of [-0.1, 1.01, Number.NaN, Number.POSITIVE_INFINITY]) expect(fieldOf(() => upd(p))).toBe("progress");
     expect(fieldOf(() => upd(0.5, "half way"))).toBe("status");
 
     expect(fieldOf(() => parseTaskFail(create(TaskFailRequestSchema, { sessionId: SID, messageId: MID })))).toBe("error_code");
-    expect(fieldOf(() => parseTaskFail(create(TaskFailRequestSchema, { sessionId: SID, messageId: MID, errorCode: "bad code" })))).toBe("error_code");
-    expect(parseTaskFail(create(TaskFailRequestSchema, { sessionId: SID, messageId: MID, errorCode: "TIMEOUT", retryable: true }))).toMatchObject({ errorCode: "TIMEOUT", retryable: true });
+    expect(fieldOf(() => parseTaskFail(create(TaskFailRequestSchema, { sessionId: SID, messageId: MID, errorCode: "bad code" })))).toBe(
+      "error_code",
+    );
+    expect(
+      parseTaskFail(create(TaskFailRequestSchema, { sessionId: SID, messageId: MID, errorCode: "TIMEOUT", retryable: true })),
+    ).toMatchObject({ errorCode: "TIMEOUT", retryable: true });
 
     expect(fieldOf(() => parseTaskCommit(create(TaskCommitRequestSchema, { sessionId: SID, messageId: MID })))).toBe("outcome");
-    expect(parseTaskCommit(create(TaskCommitRequestSchema, { sessionId: SID, messageId: MID, outcome: TaskOutcome.FAILED }))).toMatchObject({ positive: false });
+    expect(parseTaskCommit(create(TaskCommitRequestSchema, { sessionId: SID, messageId: MID, outcome: TaskOutcome.FAILED }))).toMatchObject(
+      { positive: false },
+    );
   });
 });

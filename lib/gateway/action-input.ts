@@ -150,9 +150,7 @@ export function jsonTextOf(field: string, raw: string, maxBytes: number): string
 // ---------------------------------------------------------------- start
 
 export type PolicyRequest =
-  | { kind: "default" }
-  | { kind: "approval"; approvers: readonly string[] }
-  | { kind: "implicit"; timeoutMs: number };
+  { kind: "default" } | { kind: "approval"; approvers: readonly string[] } | { kind: "implicit"; timeoutMs: number };
 
 export interface StartInput {
   messageId: string;
@@ -208,10 +206,12 @@ export function parseStart(req: StartSessionRequest, initiator: string, users: r
     case PolicyChoice.UNSPECIFIED:
     case PolicyChoice.DEFAULT:
       if (req.approvers.length > 0) throw invalidField("approvers", "only apply with POLICY_CHOICE_LEAD_APPROVAL");
-      if (req.implicitAcceptTimeoutMs !== 0) throw invalidField("implicit_accept_timeout_ms", "only applies with POLICY_CHOICE_IMPLICIT_ACCEPT");
+      if (req.implicitAcceptTimeoutMs !== 0)
+        throw invalidField("implicit_accept_timeout_ms", "only applies with POLICY_CHOICE_IMPLICIT_ACCEPT");
       break;
     case PolicyChoice.LEAD_APPROVAL: {
-      if (req.implicitAcceptTimeoutMs !== 0) throw invalidField("implicit_accept_timeout_ms", "only applies with POLICY_CHOICE_IMPLICIT_ACCEPT");
+      if (req.implicitAcceptTimeoutMs !== 0)
+        throw invalidField("implicit_accept_timeout_ms", "only applies with POLICY_CHOICE_IMPLICIT_ACCEPT");
       if (req.approvers.length === 0) throw invalidField("approvers", "name at least one approver");
       if (req.approvers.length > LIMITS.approvers) throw invalidField("approvers", `at most ${LIMITS.approvers} approvers`);
       const approvers: string[] = [];
@@ -222,7 +222,10 @@ export function parseStart(req: StartSessionRequest, initiator: string, users: r
         if (!user) throw invalidField(field, `${id} is not a known user; approvers must be users with the approver or admin role`);
         if (user.disabled === true) throw invalidField(field, `${user.displayName} (${id}) is disabled`);
         if (!roleAtLeast(user.role, "approver")) {
-          throw invalidField(field, `${user.displayName} is ${user.role === "operator" ? "an operator" : "a viewer"}; approvers need the approver or admin role`);
+          throw invalidField(
+            field,
+            `${user.displayName} is ${user.role === "operator" ? "an operator" : "a viewer"}; approvers need the approver or admin role`,
+          );
         }
         if (approvers.includes(id)) throw invalidField(field, `${id} is listed twice`);
         approvers.push(id);
@@ -319,13 +322,19 @@ export function parseAttachContext(req: AttachContextRequest): ContextInput {
       // Size is checked against the runtime's limit when the envelope is built (actions.ts).
       const problem = checkContextBytes(data, essence, Number.MAX_SAFE_INTEGER);
       if (problem?.code === "required") throw invalidField("content.file.data", "is empty");
-      if (problem?.code === "not-utf8") throw invalidField("content.file.data", `is not UTF-8 text, but its content type is ${contentType}`);
+      if (problem?.code === "not-utf8")
+        throw invalidField("content.file.data", `is not UTF-8 text, but its content type is ${contentType}`);
       return { ...base, contentType, data, field: "content.file.data" };
     }
     case "markdown": {
       if (content.value.trim() === "") throw invalidField("content.markdown", "is empty");
       if (/\u0000/.test(content.value)) throw invalidField("content.markdown", "contains NUL characters");
-      return { ...base, contentType: "text/markdown; charset=utf-8", data: new TextEncoder().encode(content.value), field: "content.markdown" };
+      return {
+        ...base,
+        contentType: "text/markdown; charset=utf-8",
+        data: new TextEncoder().encode(content.value),
+        field: "content.markdown",
+      };
     }
     case "link": {
       const { value, problem } = checkLink(content.value);
@@ -390,7 +399,8 @@ export interface TaskRequestInput extends SessionMessageInput {
 
 export function parseTaskRequest(req: TaskRequestRequest, maxPayloadBytes: number): TaskRequestInput {
   const deadline = req.deadlineUnixMs;
-  if (deadline < 0n || deadline > 32_503_680_000_000n) throw invalidField("deadline_unix_ms", "must be 0 (none) or a Unix time in milliseconds");
+  if (deadline < 0n || deadline > 32_503_680_000_000n)
+    throw invalidField("deadline_unix_ms", "must be 0 (none) or a Unix time in milliseconds");
   return {
     ...sessionMessage(req),
     title: contractText("title", req.title),

@@ -66,7 +66,14 @@ export interface DemoRunner {
   /** Null when demos can be played here, else why not. */
   unavailableReason(): string | null;
   scenarios(): DemoScenario[];
-  run(input: { scenario: string; speed: number; instant: boolean; startPaused?: boolean; requestedBy: string; signal?: AbortSignal }): AsyncIterable<RunDemoResponse>;
+  run(input: {
+    scenario: string;
+    speed: number;
+    instant: boolean;
+    startPaused?: boolean;
+    requestedBy: string;
+    signal?: AbortSignal;
+  }): AsyncIterable<RunDemoResponse>;
   control(input: { runId: string; action: DemoControlAction; speed: number; instant: boolean }): DemoControlState;
 }
 
@@ -84,7 +91,10 @@ export interface ActionRoutesOptions extends RequestAuthOptions {
   escalations?: Escalations;
 }
 
-const STEP_KIND: Readonly<Record<EscalationStepInput["kind"], EscalationStepKind>> = { notify: EscalationStepKind.NOTIFY, reoffer: EscalationStepKind.REOFFER };
+const STEP_KIND: Readonly<Record<EscalationStepInput["kind"], EscalationStepKind>> = {
+  notify: EscalationStepKind.NOTIFY,
+  reoffer: EscalationStepKind.REOFFER,
+};
 const STATE: Readonly<Record<EscalationStateName, EscalationState>> = {
   pending: EscalationState.PENDING,
   done: EscalationState.DONE,
@@ -99,7 +109,11 @@ function stepsOf(steps: readonly EscalationStep[]): EscalationStepInput[] {
     if (s.kind !== EscalationStepKind.NOTIFY && s.kind !== EscalationStepKind.REOFFER) {
       throw invalidField(`steps[${i}].kind`, "choose ESCALATION_STEP_KIND_NOTIFY or ESCALATION_STEP_KIND_REOFFER");
     }
-    return { kind: s.kind === EscalationStepKind.NOTIFY ? "notify" : "reoffer", afterMinutes: s.afterMinutes, participants: s.participants };
+    return {
+      kind: s.kind === EscalationStepKind.NOTIFY ? "notify" : "reoffer",
+      afterMinutes: s.afterMinutes,
+      participants: s.participants,
+    };
   });
 }
 
@@ -194,7 +208,10 @@ export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRout
 
       async listHandoffTemplates(_req, ctx) {
         const { store, owner } = templatesFor(ctx);
-        return create(ListHandoffTemplatesResponseSchema, { templates: store.list(owner).map(templateMessage), maxTemplates: store.maxPerPerson });
+        return create(ListHandoffTemplatesResponseSchema, {
+          templates: store.list(owner).map(templateMessage),
+          maxTemplates: store.maxPerPerson,
+        });
       },
       async saveHandoffTemplate(req, ctx) {
         const { store, owner } = templatesFor(ctx);
@@ -206,7 +223,9 @@ export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRout
       },
 
       startSession: (req, ctx) =>
-        act(ctx, async (user) => actions.startSession(user, parseStart(req, user.participantId, await options.accounts.directory.users()), ctx.signal)),
+        act(ctx, async (user) =>
+          actions.startSession(user, parseStart(req, user.participantId, await options.accounts.directory.users()), ctx.signal),
+        ),
       offer: (req, ctx) => act(ctx, (user) => actions.offer(user, parseOffer(req), ctx.signal)),
       attachContext: (req, ctx) => act(ctx, (user) => actions.attachContext(user, parseAttachContext(req), ctx.signal)),
       accept: (req, ctx) => act(ctx, (user) => actions.accept(user, parseRespond(req), ctx.signal)),
@@ -229,10 +248,17 @@ export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRout
       async getPolicy(req, ctx) {
         signedInOf(ctx);
         const id = req.policyId.trim();
-        if (!POLICY_ID.test(id)) throw new ConnectError("policy_id: must be a policy id like policy.default (letters, digits, . _ : / -)", Code.InvalidArgument);
+        if (!POLICY_ID.test(id))
+          throw new ConnectError("policy_id: must be a policy id like policy.default (letters, digits, . _ : / -)", Code.InvalidArgument);
         const d = await actions.policy(id, ctx.signal);
         if (!d) return create(GetPolicyResponseSchema, { found: false, policyId: id });
-        return create(GetPolicyResponseSchema, { found: true, policyId: d.policyId, mode: d.mode, description: d.description, rulesJson: d.rules });
+        return create(GetPolicyResponseSchema, {
+          found: true,
+          policyId: d.policyId,
+          mode: d.mode,
+          description: d.description,
+          rulesJson: d.rules,
+        });
       },
 
       async getCapabilities(_req, ctx) {
@@ -242,9 +268,7 @@ export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRout
         const reason = demo ? demo.unavailableReason() : "This console was started without the demo player.";
         return create(GetCapabilitiesResponseSchema, {
           maxPayloadBytes: actions.maxPayloadBytes,
-          ...(admin
-            ? { demoScenarios: demo?.scenarios() ?? [], demoAvailable: reason === null, demoUnavailableReason: reason ?? "" }
-            : {}),
+          ...(admin ? { demoScenarios: demo?.scenarios() ?? [], demoAvailable: reason === null, demoUnavailableReason: reason ?? "" } : {}),
         });
       },
 
@@ -252,7 +276,14 @@ export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRout
         const auth = signedInOf(ctx);
         const demo = options.demo;
         if (!demo) throw new ConnectError("This console was started without the demo player.", Code.Unimplemented);
-        const run = demo.run({ scenario: req.scenario, speed: req.speed, instant: req.instant, startPaused: req.startPaused, requestedBy: auth.user.username, signal: ctx.signal });
+        const run = demo.run({
+          scenario: req.scenario,
+          speed: req.speed,
+          instant: req.instant,
+          startPaused: req.startPaused,
+          requestedBy: auth.user.username,
+          signal: ctx.signal,
+        });
         yield* gateway.trackBrowserStream(run, ctx.signal);
       },
 
@@ -260,7 +291,9 @@ export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRout
         signedInOf(ctx);
         const demo = options.demo;
         if (!demo) throw new ConnectError("This console was started without the demo player.", Code.Unimplemented);
-        return create(ControlDemoResponseSchema, { state: demo.control({ runId: req.runId, action: req.action, speed: req.speed, instant: req.instant }) });
+        return create(ControlDemoResponseSchema, {
+          state: demo.control({ runId: req.runId, action: req.action, speed: req.speed, instant: req.instant }),
+        });
       },
 
       async listWebhookDeliveries(req, ctx) {

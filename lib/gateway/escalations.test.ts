@@ -26,11 +26,28 @@ function rec(origin: string, over: Partial<EscalationRecord> = {}): EscalationRe
 }
 
 function offer(status: HandoffRecord["status"], over: Partial<HandoffRecord> = {}): HandoffRecord {
-  return { handoffId: "h1", target: "human:bob", scope: "s", reason: "", offeredBy: "human:alice", offeredAt: 1, offerMessageId: "m", status, contexts: [], ...over };
+  return {
+    handoffId: "h1",
+    target: "human:bob",
+    scope: "s",
+    reason: "",
+    offeredBy: "human:alice",
+    offeredAt: 1,
+    offerMessageId: "m",
+    status,
+    contexts: [],
+    ...over,
+  };
 }
 
 function view(offers: HandoffRecord[], over: Partial<SessionView> = {}): SessionView {
-  return { ...emptySessionView("s1"), started: true, initiator: "human:alice", handoff: { phase: "OfferPending", offers }, ...over } as SessionView;
+  return {
+    ...emptySessionView("s1"),
+    started: true,
+    initiator: "human:alice",
+    handoff: { phase: "OfferPending", offers },
+    ...over,
+  } as SessionView;
 }
 
 const names = (id: string) => ({ "human:bob": "Bob Ito" })[id] ?? id;
@@ -69,7 +86,10 @@ describe("when a chain stops", () => {
 describe("the re-offer's policy", () => {
   it("re-creates lead approval, implicit accept and the default", () => {
     expect(policyRequestOf(undefined)).toEqual({ kind: "default" });
-    expect(policyRequestOf({ commitment: { authority: "designated_role", designatedRoles: ["human:carol"] } })).toEqual({ kind: "approval", approvers: ["human:carol"] });
+    expect(policyRequestOf({ commitment: { authority: "designated_role", designatedRoles: ["human:carol"] } })).toEqual({
+      kind: "approval",
+      approvers: ["human:carol"],
+    });
     expect(policyRequestOf({ acceptance: { implicitAcceptTimeoutMs: 5_000 } })).toEqual({ kind: "implicit", timeoutMs: 5_000 });
     expect(policyRequestOf({ commitment: { authority: "initiator_only" } })).toEqual({ kind: "default" });
   });

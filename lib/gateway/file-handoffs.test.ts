@@ -15,7 +15,17 @@ let hub: FileHandoffs;
 
 async function writeHandoff(id: string, over: Record<string, unknown> = {}): Promise<void> {
   const now = new Date().toISOString();
-  const doc = { task_id: id, from_agent: "agent://a", to_agent: "", status: "offered", description: `d ${id}`, context: {}, created_at: now, updated_at: now, ...over };
+  const doc = {
+    task_id: id,
+    from_agent: "agent://a",
+    to_agent: "",
+    status: "offered",
+    description: `d ${id}`,
+    context: {},
+    created_at: now,
+    updated_at: now,
+    ...over,
+  };
   const tmp = path.join(dir, `.tmp-${id}`);
   await writeFile(tmp, JSON.stringify(doc));
   await rename(tmp, path.join(dir, `${id}.json`));
@@ -50,7 +60,12 @@ afterEach(async () => {
 });
 
 function start(opts: { heartbeatMs?: number; coalesceMs?: number } = {}): FileHandoffs {
-  hub = new FileHandoffs({ dirs: [dir], settings: handoffSettingsFromEnv({ BATON_HANDOFF_WATCH: "watch" }), historyFile: path.join(data, "h.sqlite"), ...opts });
+  hub = new FileHandoffs({
+    dirs: [dir],
+    settings: handoffSettingsFromEnv({ BATON_HANDOFF_WATCH: "watch" }),
+    historyFile: path.join(data, "h.sqlite"),
+    ...opts,
+  });
   return hub;
 }
 
@@ -99,7 +114,16 @@ describe("FileHandoffs", () => {
     const s = follow(h);
     await until(() => s.got.length === 1);
     // Notify directly (as the watcher would), more names than a stream holds.
-    for (let i = 0; i < MAX_PENDING + 10; i++) h.recordSnapshot(dir, { valid: false, name: `x${i}.json`, path: path.join(dir, `x${i}.json`), hash: `h${i}`, viaSymlink: false, problems: [], reason: "test" });
+    for (let i = 0; i < MAX_PENDING + 10; i++)
+      h.recordSnapshot(dir, {
+        valid: false,
+        name: `x${i}.json`,
+        path: path.join(dir, `x${i}.json`),
+        hash: `h${i}`,
+        viaSymlink: false,
+        problems: [],
+        reason: "test",
+      });
     await until(() => s.got.some((m) => m.item.case === "changes"));
     await s.stop();
     const msg = s.got.find((m) => m.item.case === "changes");

@@ -13,9 +13,29 @@ let store: SqliteHistoryStore;
 let t = 1_000;
 
 function snap(rec: Partial<HandoffRecord> & { task_id: string }): ValidSnapshot {
-  const record: HandoffRecord = { from_agent: "agent://planner", to_agent: "", status: "offered", description: "d", context: {}, created_at: "2026-01-01T00:00:00Z", updated_at: "2026-01-01T00:00:00Z", ...rec };
+  const record: HandoffRecord = {
+    from_agent: "agent://planner",
+    to_agent: "",
+    status: "offered",
+    description: "d",
+    context: {},
+    created_at: "2026-01-01T00:00:00Z",
+    updated_at: "2026-01-01T00:00:00Z",
+    ...rec,
+  };
   const text = JSON.stringify(record);
-  return { valid: true, name: `${rec.task_id}.json`, path: path.join(DIR, `${rec.task_id}.json`), hash: `${rec.task_id}-${record.status}-${record.to_agent}`.padEnd(64, "0"), size: text.length, mtimeMs: t, ctimeMs: t, viaSymlink: false, record, document: JSON.parse(text) };
+  return {
+    valid: true,
+    name: `${rec.task_id}.json`,
+    path: path.join(DIR, `${rec.task_id}.json`),
+    hash: `${rec.task_id}-${record.status}-${record.to_agent}`.padEnd(64, "0"),
+    size: text.length,
+    mtimeMs: t,
+    ctimeMs: t,
+    viaSymlink: false,
+    record,
+    document: JSON.parse(text),
+  };
 }
 
 function put(rec: Partial<HandoffRecord> & { task_id: string }): void {
@@ -59,13 +79,16 @@ describe("file inbox", () => {
       if (!page.next) break;
       cursor = page.next;
     }
-    const expected = Array.from({ length: 30 }, (_, i) => i).filter((i) => i % 3 !== 0).reverse().map((i) => `t${String(i).padStart(2, "0")}`);
+    const expected = Array.from({ length: 30 }, (_, i) => i)
+      .filter((i) => i % 3 !== 0)
+      .reverse()
+      .map((i) => `t${String(i).padStart(2, "0")}`);
     expect(seen).toEqual(expected);
   });
 
   it("bounded: scans at most maxScanned rows per page, and says where to go on", () => {
     put({ task_id: "old-mine", to_agent: ME });
-    for (let i = 0; i < 20; i++) put({ task_id: `c${i}`, to_agent: "" , from_agent: ME });
+    for (let i = 0; i < 20; i++) put({ task_id: `c${i}`, to_agent: "", from_agent: ME });
     // Newest first: 20 of bob's own offers (not his to take) come before the one offered to him.
     const actor = { role: "operator" as const, participantId: ME };
     const first = fileInboxPage(store, actor, { limit: 5, maxScanned: 10 });

@@ -56,22 +56,28 @@ export function taskIdOf(raw: string): string {
 export function statusOf(raw: string): HandoffStatus | "" {
   const s = raw.trim();
   if (s === "") return "";
-  if (!isHandoffStatus(s)) throw invalidField("status", `must be one of offered, accepted, completed, failed, rejected; got "${s.slice(0, 40)}"`);
+  if (!isHandoffStatus(s))
+    throw invalidField("status", `must be one of offered, accepted, completed, failed, rejected; got "${s.slice(0, 40)}"`);
   return s;
 }
 
 export function contextOf(raw: Readonly<Record<string, string>>): Record<string, string> {
   const entries = Object.entries(raw);
-  if (entries.length > FILE_LIMITS.contextEntries) throw invalidField("context", `has ${entries.length} entries; at most ${FILE_LIMITS.contextEntries} are allowed`);
+  if (entries.length > FILE_LIMITS.contextEntries)
+    throw invalidField("context", `has ${entries.length} entries; at most ${FILE_LIMITS.contextEntries} are allowed`);
   const out: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [k, v] of entries) {
     const key = k.trim();
     if (key === "") throw invalidField("context", "has an empty key");
     if (key.length > FILE_LIMITS.contextKey || !CONTEXT_KEY.test(key)) {
-      throw invalidField("context", `key "${key.slice(0, 40)}" must be 1–${FILE_LIMITS.contextKey} letters, digits, _ . : - (starting with a letter, digit or _)`);
+      throw invalidField(
+        "context",
+        `key "${key.slice(0, 40)}" must be 1–${FILE_LIMITS.contextKey} letters, digits, _ . : - (starting with a letter, digit or _)`,
+      );
     }
     if (key === "__proto__") throw invalidField("context", `key "${key}" is not allowed`);
-    if (v.length > FILE_LIMITS.contextValue) throw invalidField("context", `value of "${key}" is ${v.length} characters; at most ${FILE_LIMITS.contextValue} are allowed`);
+    if (v.length > FILE_LIMITS.contextValue)
+      throw invalidField("context", `value of "${key}" is ${v.length} characters; at most ${FILE_LIMITS.contextValue} are allowed`);
     if (CONTROL.test(v)) throw invalidField("context", `value of "${key}" contains control characters`);
     out[key] = v;
   }
@@ -91,7 +97,8 @@ export function parseList(req: ListFileHandoffsRequest): ListInput {
   const limit = req.limit === 0 ? FILE_LIMITS.listDefault : req.limit;
   if (limit > FILE_LIMITS.listMax) throw invalidField("limit", `must be at most ${FILE_LIMITS.listMax}`);
   const cursor = req.cursor.trim();
-  if (cursor !== "" && !CURSOR.test(cursor)) throw invalidField("cursor", "is not a cursor this console gave out; start from the first page");
+  if (cursor !== "" && !CURSOR.test(cursor))
+    throw invalidField("cursor", "is not a cursor this console gave out; start from the first page");
   return {
     status: statusOf(req.status),
     dirKey: dirKeyOf(req.dirKey, false),
@@ -154,7 +161,8 @@ export function parseFileAct(req: ActOnFileHandoffRequest): FileActInput {
   const kind = ACTION_KINDS[req.action];
   if (kind === undefined) throw invalidField("action", "must be accept, reject, complete, fail or reoffer");
   const hash = req.expectHash.trim().toLowerCase();
-  if (hash === "") throw invalidField("expect_hash", "is required: the hash of the snapshot you saw, so nothing you did not see is overwritten");
+  if (hash === "")
+    throw invalidField("expect_hash", "is required: the hash of the snapshot you saw, so nothing you did not see is overwritten");
   if (!HASH.test(hash)) throw invalidField("expect_hash", "must be the 64-hex-character hash the console gave with the handoff");
   const context = contextOf(req.context);
   if (kind === "accept" && Object.keys(context).length > 0) throw invalidField("context", "an accept carries no context");

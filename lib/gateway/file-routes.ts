@@ -81,14 +81,22 @@ export function fileError(e: unknown): ConnectError {
     case "not-found":
       return new ConnectError(e.message, Code.NotFound);
     case "conflict":
-      return new ConnectError(`Someone else changed this handoff since you loaded it (${e.message}). Reload to see it as it is now.`, Code.Aborted, {
-        "x-baton-file": "conflict",
-      });
+      return new ConnectError(
+        `Someone else changed this handoff since you loaded it (${e.message}). Reload to see it as it is now.`,
+        Code.Aborted,
+        {
+          "x-baton-file": "conflict",
+        },
+      );
     case "foreign-writer":
     case "lock-lost":
-      return new ConnectError(`Another program wrote this handoff while Baton was writing it, without taking the lock: ${e.message}. Nothing was overwritten; reload.`, Code.Aborted, {
-        "x-baton-file": "foreign-writer",
-      });
+      return new ConnectError(
+        `Another program wrote this handoff while Baton was writing it, without taking the lock: ${e.message}. Nothing was overwritten; reload.`,
+        Code.Aborted,
+        {
+          "x-baton-file": "foreign-writer",
+        },
+      );
     case "lock-busy":
       return new ConnectError(`${e.message}. Try again in a moment.`, Code.Unavailable);
     default:
@@ -175,9 +183,13 @@ export function fileRoutes(options: FileRoutesOptions): (router: ConnectRouter) 
   const ensureOpen = (): FileHandoffs => {
     if (options.isClosed?.()) throw new ConnectError("the console is shutting down", Code.Unavailable);
     if (!options.files) {
-      throw new ConnectError("This console watches no v0.1 handoff directories: set BATON_HANDOFF_DIRS and restart it.", Code.FailedPrecondition, {
-        "x-baton-file": "disabled",
-      });
+      throw new ConnectError(
+        "This console watches no v0.1 handoff directories: set BATON_HANDOFF_DIRS and restart it.",
+        Code.FailedPrecondition,
+        {
+          "x-baton-file": "disabled",
+        },
+      );
     }
     return options.files;
   };
@@ -230,7 +242,11 @@ export function fileRoutes(options: FileRoutesOptions): (router: ConnectRouter) 
         const dirs = input.dirKey ? [dirOf(files, input.dirKey).path] : undefined;
         if (input.waitingOnMe) {
           if (!user) throw new ConnectError("Sign in to see what waits on you.", Code.Unauthenticated);
-          const page = fileInboxPage(files.history, user, { limit: input.limit, ...(input.cursor ? { cursor: input.cursor } : {}), ...(dirs ? { dirs } : {}) });
+          const page = fileInboxPage(files.history, user, {
+            limit: input.limit,
+            ...(input.cursor ? { cursor: input.cursor } : {}),
+            ...(dirs ? { dirs } : {}),
+          });
           return create(ListFileHandoffsResponseSchema, { handoffs: page.items.map((s) => files.toProto(s)), nextCursor: page.next });
         }
         let page;
@@ -310,7 +326,13 @@ export function fileRoutes(options: FileRoutesOptions): (router: ConnectRouter) 
         if (!decision.allowed) throw new ConnectError(decision.reason, Code.PermissionDenied, { "x-baton-deny": decision.code });
         const taskId = taskIdForOffer(user.participantId, input.messageId);
         try {
-          const w = await d.directory.offer({ description: input.description, from: user.participantId, to: input.toAgent, context: input.context, taskId });
+          const w = await d.directory.offer({
+            description: input.description,
+            from: user.participantId,
+            to: input.toAgent,
+            context: input.context,
+            taskId,
+          });
           files.recordSnapshot(d.path, w.snapshot);
           audit(user, "fileOffer", d.path, taskId, "ok");
           return resultFor(files, d, w.snapshot, false, undefined);
@@ -346,7 +368,11 @@ export function fileRoutes(options: FileRoutesOptions): (router: ConnectRouter) 
         if (current.hash !== input.expectHash) {
           // A retry of a request that went through: the file went straight from
           // what the person saw to what this action makes.
-          if (current.valid && looksLikeMine(current.record, input.kind, me, input.toAgent) && wentStraightFrom(files, d.path, current, input.expectHash)) {
+          if (
+            current.valid &&
+            looksLikeMine(current.record, input.kind, me, input.toAgent) &&
+            wentStraightFrom(files, d.path, current, input.expectHash)
+          ) {
             audit(user, action, d.path, input.taskId, "duplicate");
             return resultFor(files, d, current, true, undefined);
           }
@@ -354,11 +380,22 @@ export function fileRoutes(options: FileRoutesOptions): (router: ConnectRouter) 
           audit(user, action, d.path, input.taskId, "conflict");
           throw fileError(new HandoffError("conflict", `${input.taskId}: ${describeNow(current)}`));
         }
-        if (!current.valid) throw fileError(new HandoffError("invalid", `${name} is not a valid v0.1 handoff, so Baton leaves it alone: ${current.reason}`));
+        if (!current.valid)
+          throw fileError(new HandoffError("invalid", `${name} is not a valid v0.1 handoff, so Baton leaves it alone: ${current.reason}`));
         const recorded = d.directory.recordedProblem(current);
-        if (recorded !== undefined) throw fileError(new HandoffError("invalid", `${name} is not a valid v0.1 handoff, so Baton leaves it alone: ${recorded}`));
+        if (recorded !== undefined)
+          throw fileError(new HandoffError("invalid", `${name} is not a valid v0.1 handoff, so Baton leaves it alone: ${recorded}`));
         const nameOf = await namesOf();
-        const decision = decide(user, undefined, action, { file: { present: true, valid: true, status: current.record.status, fromAgent: current.record.from_agent, toAgent: current.record.to_agent }, nameOf });
+        const decision = decide(user, undefined, action, {
+          file: {
+            present: true,
+            valid: true,
+            status: current.record.status,
+            fromAgent: current.record.from_agent,
+            toAgent: current.record.to_agent,
+          },
+          nameOf,
+        });
         if (!decision.allowed) {
           audit(user, action, d.path, input.taskId, `denied:${decision.code}`);
           throw new ConnectError(decision.reason, Code.PermissionDenied, { "x-baton-deny": decision.code });
@@ -371,7 +408,10 @@ export function fileRoutes(options: FileRoutesOptions): (router: ConnectRouter) 
           files.recordSnapshot(d.path, w.snapshot);
           let foreign: string | undefined;
           if (w.replacedBy !== undefined) {
-            foreign = w.replacedBy === null ? "The file was removed right after Baton wrote it." : `Another program replaced Baton's write right after it: ${describeNow(w.replacedBy)}.`;
+            foreign =
+              w.replacedBy === null
+                ? "The file was removed right after Baton wrote it."
+                : `Another program replaced Baton's write right after it: ${describeNow(w.replacedBy)}.`;
             if (w.replacedBy) files.recordSnapshot(d.path, w.replacedBy);
           }
           audit(user, action, d.path, input.taskId, foreign ? "replaced-by-foreign-writer" : "ok");
@@ -397,7 +437,13 @@ function wentStraightFrom(files: FileHandoffs, dir: string, current: ValidSnapsh
   return last2.length === 2 && last2[0]?.hash === fromHash && last2[1]?.hash === current.hash;
 }
 
-function resultFor(files: FileHandoffs, d: WatchedDirectory, snap: ValidSnapshot, duplicate: boolean, foreign: string | undefined): FileActionResult {
+function resultFor(
+  files: FileHandoffs,
+  d: WatchedDirectory,
+  snap: ValidSnapshot,
+  duplicate: boolean,
+  foreign: string | undefined,
+): FileActionResult {
   const s: HandoffSummary | undefined = files.history.find(d.path, snap.name);
   return create(FileActionResultSchema, {
     ...(s ? { handoff: files.toProto(s) } : {}),
@@ -405,5 +451,3 @@ function resultFor(files: FileHandoffs, d: WatchedDirectory, snap: ValidSnapshot
     foreignWriter: foreign ?? "",
   });
 }
-
-

@@ -44,8 +44,27 @@ function setup(rt: FakeRuntime, opts: Partial<GatewayOptions> & { person?: strin
 }
 
 function signedIn(username: string): Authenticated {
-  const user: Principal = { username, displayName: username, role: "viewer", participantId: `human:${username}`, authMethod: "password", ephemeral: false };
-  return { login: { id: `login-${username}`, key: `key-${username}`, principal: user, csrfToken: "", createdAt: 0, lastSeenAt: 0, expiresAt: Number.MAX_SAFE_INTEGER }, user, mustChangePassword: false };
+  const user: Principal = {
+    username,
+    displayName: username,
+    role: "viewer",
+    participantId: `human:${username}`,
+    authMethod: "password",
+    ephemeral: false,
+  };
+  return {
+    login: {
+      id: `login-${username}`,
+      key: `key-${username}`,
+      principal: user,
+      csrfToken: "",
+      createdAt: 0,
+      lastSeenAt: 0,
+      expiresAt: Number.MAX_SAFE_INTEGER,
+    },
+    user,
+    mustChangePassword: false,
+  };
 }
 
 async function waitFor(cond: () => boolean, what: string, timeoutMs = 3_000): Promise<void> {
@@ -99,8 +118,7 @@ function rows(items: WatchSessionListResponse[]): Map<string, SessionSummary> {
   return m;
 }
 
-const snapshotComplete = (items: WatchSessionListResponse[]) =>
-  items.some((i) => i.item.case === "snapshot" && i.item.value.complete);
+const snapshotComplete = (items: WatchSessionListResponse[]) => items.some((i) => i.item.case === "snapshot" && i.item.value.complete);
 
 const changes = (items: WatchSessionChangesResponse[]) => items.flatMap((i) => (i.item.case === "change" ? [i.item.value] : []));
 
@@ -151,11 +169,13 @@ describe("the catalog: ListSessionPage and WatchSessionChanges", () => {
     const last = changes(watch.items).at(-1);
     expect(Number(last?.version)).toBeGreaterThan(Number(page.version));
     const again = await client.listSessionPage({ query: { state: "open", sort: "started", ascending: true } });
-    expect(again.sessions.map((s) => s.metadata?.sessionId)).toEqual([live.sessionId, fresh.sessionId].sort((a, b) => {
-      const sa = again.sessions.find((s) => s.metadata?.sessionId === a)?.metadata?.startedAtUnixMs ?? 0n;
-      const sb = again.sessions.find((s) => s.metadata?.sessionId === b)?.metadata?.startedAtUnixMs ?? 0n;
-      return sa === sb ? 0 : sa < sb ? -1 : 1;
-    }));
+    expect(again.sessions.map((s) => s.metadata?.sessionId)).toEqual(
+      [live.sessionId, fresh.sessionId].sort((a, b) => {
+        const sa = again.sessions.find((s) => s.metadata?.sessionId === a)?.metadata?.startedAtUnixMs ?? 0n;
+        const sb = again.sessions.find((s) => s.metadata?.sessionId === b)?.metadata?.startedAtUnixMs ?? 0n;
+        return sa === sb ? 0 : sa < sb ? -1 : 1;
+      }),
+    );
     expect(gw.stats().browserStreams).toBe(1);
     await watch.stop();
     await waitFor(() => gw.stats().browserStreams === 0, "browser stream counted out");
@@ -170,7 +190,8 @@ describe("the catalog: ListSessionPage and WatchSessionChanges", () => {
     rt.append(b.offer("h1", "tls certs"));
     const { gw, client } = setup(rt);
     await settled(gw, 2);
-    const ids = async (query: Record<string, unknown>) => (await client.listSessionPage({ query })).sessions.map((s) => s.metadata?.sessionId);
+    const ids = async (query: Record<string, unknown>) =>
+      (await client.listSessionPage({ query })).sessions.map((s) => s.metadata?.sessionId);
     expect(await ids({ text: "PAGER" })).toEqual([a.sessionId]);
     expect(await ids({ text: "tls cert" })).toEqual([b.sessionId]);
     expect(await ids({ text: b.sessionId.slice(4, 20) })).toEqual([b.sessionId]);
@@ -265,7 +286,9 @@ describe("the catalog: ListSessionPage and WatchSessionChanges", () => {
     await new Promise((r) => setTimeout(r, 50));
     // Only the open session is read again.
     expect(second.gw.feeder.readsStarted).toBe(1);
-    expect((await second.client.listSessionPage({ query: { state: "cancelled" } })).sessions.every((s) => s.phase === "OfferPending")).toBe(true);
+    expect((await second.client.listSessionPage({ query: { state: "cancelled" } })).sessions.every((s) => s.phase === "OfferPending")).toBe(
+      true,
+    );
   });
 
   it("sends heartbeats on change streams", async () => {
@@ -445,7 +468,6 @@ describe("GetSessionSummary and stats", () => {
     expect(stats).toMatchObject({ upstreamSubscriptions: 2, browserStreams: 0, runtimeKind: "embedded", runtimeAddress: "fake:0" });
   });
 });
-
 
 describe("SubscribeSession toward a browser that never reads", () => {
   it("reads at most its byte buffer ahead, then cuts the browser off and lets go of the upstream", async () => {

@@ -28,17 +28,36 @@ function fieldOf(f: () => unknown): string {
 describe("parseTemplate (the action contract at the edge)", () => {
   it("keeps a valid template and fills defaults", () => {
     const t = parseTemplate(create(HandoffTemplateSchema, { ...base, ttlMs: 0, policy: PolicyChoice.UNSPECIFIED, approvers: [] }));
-    expect(t).toMatchObject({ id: "", name: base.name, target: "human:bob", policy: PolicyChoice.DEFAULT, ttlMs: LIMITS.defaultTtlMs, approvers: [] });
+    expect(t).toMatchObject({
+      id: "",
+      name: base.name,
+      target: "human:bob",
+      policy: PolicyChoice.DEFAULT,
+      ttlMs: LIMITS.defaultTtlMs,
+      approvers: [],
+    });
   });
   it("refuses what the contract refuses, naming the field", () => {
     expect(fieldOf(() => parseTemplate(undefined))).toMatch(/^invalid:template:/);
-    expect(fieldOf(() => parseTemplate(create(HandoffTemplateSchema, { ...base, name: "" })))).toMatch(/^invalid:template\.name: is required/);
-    expect(fieldOf(() => parseTemplate(create(HandoffTemplateSchema, { ...base, name: "x".repeat(LIMITS.templateName + 1) })))).toMatch(/template\.name/);
-    expect(fieldOf(() => parseTemplate(create(HandoffTemplateSchema, { ...base, name: "two\nlines" })))).toMatch(/template\.name: must be one line/);
+    expect(fieldOf(() => parseTemplate(create(HandoffTemplateSchema, { ...base, name: "" })))).toMatch(
+      /^invalid:template\.name: is required/,
+    );
+    expect(fieldOf(() => parseTemplate(create(HandoffTemplateSchema, { ...base, name: "x".repeat(LIMITS.templateName + 1) })))).toMatch(
+      /template\.name/,
+    );
+    expect(fieldOf(() => parseTemplate(create(HandoffTemplateSchema, { ...base, name: "two\nlines" })))).toMatch(
+      /template\.name: must be one line/,
+    );
     expect(fieldOf(() => parseTemplate(create(HandoffTemplateSchema, { ...base, target: "has space" })))).toMatch(/template\.target/);
-    expect(fieldOf(() => parseTemplate(create(HandoffTemplateSchema, { ...base, runbookMarkdown: "x".repeat(LIMITS.runbookBytes + 1) })))).toMatch(/template\.runbook_markdown/);
+    expect(
+      fieldOf(() => parseTemplate(create(HandoffTemplateSchema, { ...base, runbookMarkdown: "x".repeat(LIMITS.runbookBytes + 1) }))),
+    ).toMatch(/template\.runbook_markdown/);
     expect(fieldOf(() => parseTemplate(create(HandoffTemplateSchema, { ...base, ttlMs: 10 })))).toMatch(/template\.ttl_ms/);
-    expect(fieldOf(() => parseTemplate(create(HandoffTemplateSchema, { ...base, policy: PolicyChoice.IMPLICIT_ACCEPT, implicitAcceptTimeoutMs: 5 })))).toMatch(/implicit_accept_timeout_ms/);
+    expect(
+      fieldOf(() =>
+        parseTemplate(create(HandoffTemplateSchema, { ...base, policy: PolicyChoice.IMPLICIT_ACCEPT, implicitAcceptTimeoutMs: 5 })),
+      ),
+    ).toMatch(/implicit_accept_timeout_ms/);
     expect(fieldOf(() => parseTemplate(create(HandoffTemplateSchema, { ...base, id: "nope" })))).toMatch(/template\.id/);
     expect(fieldOf(() => parseTemplateId("../etc"))).toMatch(/^invalid:id/);
   });

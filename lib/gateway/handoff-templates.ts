@@ -94,7 +94,18 @@ export function parseTemplate(t: HandoffTemplate | undefined): TemplateInput {
       throw invalidField("template.policy", `unknown policy choice ${String(t.policy)}`);
   }
   const policy = t.policy === PolicyChoice.UNSPECIFIED ? PolicyChoice.DEFAULT : t.policy;
-  return { id, name, target, scope, reason, runbookMarkdown: t.runbookMarkdown.trim() === "" ? "" : t.runbookMarkdown, policy, approvers, implicitAcceptTimeoutMs, ttlMs };
+  return {
+    id,
+    name,
+    target,
+    scope,
+    reason,
+    runbookMarkdown: t.runbookMarkdown.trim() === "" ? "" : t.runbookMarkdown,
+    policy,
+    approvers,
+    implicitAcceptTimeoutMs,
+    ttlMs,
+  };
 }
 
 /** A template id in a DeleteHandoffTemplate request. */
@@ -142,12 +153,18 @@ export class HandoffTemplateStore {
   ) {
     this.db = openSideDatabase(file, SCHEMA);
     this.stmts = {
-      list: this.db.prepare<[string, number], Row>("SELECT id, name, body, updated_ms FROM templates WHERE owner = ? ORDER BY name COLLATE NOCASE, name LIMIT ?"),
+      list: this.db.prepare<[string, number], Row>(
+        "SELECT id, name, body, updated_ms FROM templates WHERE owner = ? ORDER BY name COLLATE NOCASE, name LIMIT ?",
+      ),
       count: this.db.prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM templates WHERE owner = ?"),
       byId: this.db.prepare<[string, string], Row>("SELECT id, name, body, updated_ms FROM templates WHERE owner = ? AND id = ?"),
       byName: this.db.prepare<[string, string], Row>("SELECT id, name, body, updated_ms FROM templates WHERE owner = ? AND name = ?"),
-      insert: this.db.prepare<[string, string, string, string, number]>("INSERT INTO templates (owner, id, name, body, updated_ms) VALUES (?, ?, ?, ?, ?)"),
-      update: this.db.prepare<[string, string, number, string, string]>("UPDATE templates SET name = ?, body = ?, updated_ms = ? WHERE owner = ? AND id = ?"),
+      insert: this.db.prepare<[string, string, string, string, number]>(
+        "INSERT INTO templates (owner, id, name, body, updated_ms) VALUES (?, ?, ?, ?, ?)",
+      ),
+      update: this.db.prepare<[string, string, number, string, string]>(
+        "UPDATE templates SET name = ?, body = ?, updated_ms = ? WHERE owner = ? AND id = ?",
+      ),
       remove: this.db.prepare<[string, string]>("DELETE FROM templates WHERE owner = ? AND id = ?"),
       removeByName: this.db.prepare<[string, string, string]>("DELETE FROM templates WHERE owner = ? AND name = ? AND id <> ?"),
     };
@@ -174,10 +191,14 @@ export class HandoffTemplateStore {
         this.stmts.update.run(name, body, at, owner, existing.id);
         return { id: existing.id, name, updatedMs: at, ...rest };
       }
-      if (wanted !== "") throw new ConnectError(`You have no template ${wanted} (it may have been deleted); save it as a new one.`, Code.NotFound);
+      if (wanted !== "")
+        throw new ConnectError(`You have no template ${wanted} (it may have been deleted); save it as a new one.`, Code.NotFound);
       const n = this.stmts.count.get(owner)?.n ?? 0;
       if (n >= this.maxPerPerson) {
-        throw new ConnectError(`You already keep ${n} templates, the most allowed; delete one or save over an existing one.`, Code.ResourceExhausted);
+        throw new ConnectError(
+          `You already keep ${n} templates, the most allowed; delete one or save over an existing one.`,
+          Code.ResourceExhausted,
+        );
       }
       const id = randomUUID();
       this.stmts.insert.run(owner, id, name, body, at);

@@ -38,8 +38,13 @@ export interface RuntimeIdentity {
  * credential only it can make (lib/server/console-people.ts); without it the
  * participant id itself is the bearer value (a dev runtime without reservations).
  */
-export function runtimeIdentityFor(mode: UserAuthMode, user: SignedInUser, devCredential?: (participantId: string) => string): RuntimeIdentity {
-  if (mode === "dev") return { participantId: user.participantId, credential: devCredential ? devCredential(user.participantId) : user.participantId };
+export function runtimeIdentityFor(
+  mode: UserAuthMode,
+  user: SignedInUser,
+  devCredential?: (participantId: string) => string,
+): RuntimeIdentity {
+  if (mode === "dev")
+    return { participantId: user.participantId, credential: devCredential ? devCredential(user.participantId) : user.participantId };
   if (user.runtimeToken === undefined || user.runtimeToken === "") {
     throw new ConnectError(
       `Your account (${user.username}) has no runtime token, so Baton cannot act as ${user.participantId} on this runtime. ` +

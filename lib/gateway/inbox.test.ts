@@ -20,11 +20,30 @@ const bob = { role: "operator" as const, participantId: "human:bob" };
 const carol = { role: "approver" as const, participantId: "human:carol" };
 
 function meta(mode: string, state = SessionState.OPEN, policyVersion = "policy.default") {
-  return create(SessionMetadataSchema, { sessionId: SID, mode, state, policyVersion, initiator: "human:alice", expiresAtUnixMs: 1_700_003_600_000n });
+  return create(SessionMetadataSchema, {
+    sessionId: SID,
+    mode,
+    state,
+    policyVersion,
+    initiator: "human:alice",
+    expiresAtUnixMs: 1_700_003_600_000n,
+  });
 }
 
 const start = (mode: string, participants: string[], sender = "human:alice", policy = ""): SessionEvent =>
-  makeEvent(mode, "SessionStart", { intent: "rotation", participants, modeVersion: "1.0.0", configurationVersion: "config.default", policyVersion: policy, ttlMs: 3_600_000n }, { sender });
+  makeEvent(
+    mode,
+    "SessionStart",
+    {
+      intent: "rotation",
+      participants,
+      modeVersion: "1.0.0",
+      configurationVersion: "config.default",
+      policyVersion: policy,
+      ttlMs: 3_600_000n,
+    },
+    { sender },
+  );
 const h = (type: string, payload: Record<string, unknown>, sender: string) => makeEvent(HANDOFF_MODE, type, payload, { sender });
 const t = (type: string, payload: Record<string, unknown>, sender: string) => makeEvent(TASK_MODE, type, payload, { sender });
 
@@ -104,7 +123,10 @@ describe("inboxItemsFor", () => {
     ];
     const m = { ...meta(HANDOFF_MODE), initiator: "human:carol" };
     expect(inboxItemsFor(carol, m, viewFromEvents(events), ctx).map((i) => i.kind)).toEqual([InboxItemKind.APPROVAL]);
-    const reoffered = viewFromEvents([...events, h("HandoffOffer", { handoffId: "h2", targetParticipant: "human:alice", scope: "pager" }, "human:carol")]);
+    const reoffered = viewFromEvents([
+      ...events,
+      h("HandoffOffer", { handoffId: "h2", targetParticipant: "human:alice", scope: "pager" }, "human:carol"),
+    ]);
     expect(inboxItemsFor(carol, m, reoffered, ctx)).toEqual([]);
     expect(inboxItemsFor(alice, m, reoffered, ctx).map((i) => i.kind)).toEqual([InboxItemKind.OFFER]);
   });
@@ -117,7 +139,9 @@ describe("inboxItemsFor", () => {
     ];
     expect(inboxItemsFor(bob, m, viewFromEvents(base), ctx).map((i) => i.summary)).toEqual(['Carol Lee asked you to do "Rotate certs".']);
     const taken = [...base, t("TaskAccept", { taskId: "t1", assignee: "human:bob" }, "human:bob")];
-    expect(inboxItemsFor(bob, m, viewFromEvents(taken), ctx).map((i) => i.summary)).toEqual(['You are working on "Rotate certs" for Carol Lee.']);
+    expect(inboxItemsFor(bob, m, viewFromEvents(taken), ctx).map((i) => i.summary)).toEqual([
+      'You are working on "Rotate certs" for Carol Lee.',
+    ]);
     const done = viewFromEvents([...taken, t("TaskComplete", { taskId: "t1", assignee: "human:bob", summary: "ok" }, "human:bob")]);
     expect(inboxItemsFor(bob, m, done, ctx)).toEqual([]);
     expect(inboxItemsFor(carol, m, done, ctx).map((i) => [i.kind, i.summary])).toEqual([
@@ -142,7 +166,9 @@ describe("derived ids", () => {
     expect(a?.rules).toBe('{"commitment":{"authority":"designated_role","designated_roles":["human:a","human:b"]}}');
     expect(policyDescriptorFor(TASK_MODE, { kind: "approval", approvers: ["human:a", "human:b"] }, n)?.policyId).not.toBe(a?.policyId);
     expect(policyDescriptorFor(HANDOFF_MODE, { kind: "default" }, n)).toBeNull();
-    expect(policyDescriptorFor(HANDOFF_MODE, { kind: "implicit", timeoutMs: 60_000 }, n)?.rules).toBe('{"acceptance":{"implicit_accept_timeout_ms":60000}}');
+    expect(policyDescriptorFor(HANDOFF_MODE, { kind: "implicit", timeoutMs: 60_000 }, n)?.rules).toBe(
+      '{"acceptance":{"implicit_accept_timeout_ms":60000}}',
+    );
   });
 });
 

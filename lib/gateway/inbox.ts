@@ -191,7 +191,12 @@ export function inboxItemsFor(user: Actor, meta: SessionMetadata, view: SessionV
  * who is neither the owner nor the offer's target, and only when decide()
  * does not refuse them "commit" for authority. Pure.
  */
-export function approvalAheadFor(user: Actor, meta: SessionMetadata, view: SessionView | undefined, ctx: InboxContext): InboxItem | undefined {
+export function approvalAheadFor(
+  user: Actor,
+  meta: SessionMetadata,
+  view: SessionView | undefined,
+  ctx: InboxContext,
+): InboxItem | undefined {
   if (!view?.started || !view.handoff || meta.state !== SessionState.OPEN || view.commitment) return undefined;
   if (!ctx.policy || commitmentAuthority(ctx.policy) !== "designated_role") return undefined;
   const pending = view.handoff.offers.filter((o) => o.status === "offered" || o.status === "context_sent").at(-1);
@@ -220,7 +225,9 @@ export function approvalAheadFor(user: Actor, meta: SessionMetadata, view: Sessi
 }
 
 function signature(items: readonly InboxItem[]): string {
-  return items.map((i) => `${i.kind}\u0000${i.subjectId}\u0000${i.fromParticipant}\u0000${i.sinceUnixMs}\u0000${i.expiresAtUnixMs}\u0000${i.summary}`).join("\u0001");
+  return items
+    .map((i) => `${i.kind}\u0000${i.subjectId}\u0000${i.fromParticipant}\u0000${i.sinceUnixMs}\u0000${i.expiresAtUnixMs}\u0000${i.summary}`)
+    .join("\u0001");
 }
 
 export interface InboxOptions {
@@ -371,7 +378,7 @@ export async function* watchInbox(
           });
         }
         if (ended.signal.aborted) return;
-          if (Date.now() >= nextHeartbeat) {
+        if (Date.now() >= nextHeartbeat) {
           nextHeartbeat = Date.now() + heartbeatMs;
           yield create(WatchInboxResponseSchema, {
             item: { case: "heartbeat", value: create(HeartbeatSchema, { serverTimeUnixMs: BigInt(Date.now()) }) },
@@ -386,7 +393,10 @@ export async function* watchInbox(
       const bySince = (a: InboxItem, b: InboxItem) => (a.sinceUnixMs < b.sinceUnixMs ? -1 : a.sinceUnixMs > b.sinceUnixMs ? 1 : 0);
       const all = [...items.values()].flat().sort(bySince);
       yield create(WatchInboxResponseSchema, {
-        item: { case: "update", value: create(InboxUpdateSchema, { items: all, count: all.length, ahead: [...ahead.values()].sort(bySince) }) },
+        item: {
+          case: "update",
+          value: create(InboxUpdateSchema, { items: all, count: all.length, ahead: [...ahead.values()].sort(bySince) }),
+        },
       });
     }
   } finally {

@@ -69,7 +69,11 @@ function clients(options: Partial<AccessOptions> = {}) {
       interceptors: [accessInterceptor({ auth: { accounts, env: {} }, requireSignInToRead: true, isClosed: () => false, ...options })],
     },
   });
-  return { console: createClient(ConsoleService, transport), actions: createClient(ActionService, transport), catalog: createClient(RuntimeCatalogService, transport) };
+  return {
+    console: createClient(ConsoleService, transport),
+    actions: createClient(ActionService, transport),
+    catalog: createClient(RuntimeCatalogService, transport),
+  };
 }
 
 async function refusal(call: Promise<unknown>): Promise<ConnectError> {
@@ -83,7 +87,9 @@ async function refusal(call: Promise<unknown>): Promise<ConnectError> {
 
 describe("access rules", () => {
   it("every method of every console service has a rule", () => {
-    expect(ACCESS_TABLES.map((t) => t.service.typeName).sort()).toEqual([ActionService.typeName, ConsoleService.typeName, FileHandoffService.typeName].sort());
+    expect(ACCESS_TABLES.map((t) => t.service.typeName).sort()).toEqual(
+      [ActionService.typeName, ConsoleService.typeName, FileHandoffService.typeName].sort(),
+    );
     for (const { service } of ACCESS_TABLES) {
       for (const m of service.methods) expect(accessRuleFor(service.typeName, m.name), `${service.typeName}/${m.name}`).toBeDefined();
     }
@@ -101,9 +107,11 @@ describe("access rules", () => {
 
 describe("accessInterceptor", () => {
   it("refuses a method that has no rule", async () => {
-    const e = await refusal((async () => {
-      for await (const _ of clients().catalog.watchListRows({})) void _;
-    })());
+    const e = await refusal(
+      (async () => {
+        for await (const _ of clients().catalog.watchListRows({})) void _;
+      })(),
+    );
     expect(e.code).toBe(Code.PermissionDenied);
     expect(e.message).toContain("has no access rule");
   });
@@ -149,7 +157,16 @@ describe("accessInterceptor", () => {
   it("a one-time password allows nothing until it is changed", async () => {
     await writeUsersFile(path.join(dir, "users.json"), {
       version: 1,
-      users: [{ username: "otto", displayName: "Otto", role: "operator", participantId: "human:otto", passwordHash: await hashPassword(PASSWORD, TEST_SCRYPT), mustChangePassword: true }],
+      users: [
+        {
+          username: "otto",
+          displayName: "Otto",
+          role: "operator",
+          participantId: "human:otto",
+          passwordHash: await hashPassword(PASSWORD, TEST_SCRYPT),
+          mustChangePassword: true,
+        },
+      ],
     });
     const e = await refusal(clients().actions.getCapabilities({}, { headers: await headersOf("otto", false) }));
     expect(e.code).toBe(Code.FailedPrecondition);

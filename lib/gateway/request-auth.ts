@@ -39,12 +39,15 @@ export async function requireSignedIn(headers: Headers, options: RequestAuthOpti
     const csrf = checkCsrf({ method: "POST", headers }, auth.login, {
       allowedOrigins: allowedOriginsFor({ headers }, options.env),
     });
-    if (!csrf.ok) throw new ConnectError(`Request refused (CSRF check): ${csrf.reason}.`, Code.PermissionDenied, { "x-baton-deny": "csrf" });
+    if (!csrf.ok)
+      throw new ConnectError(`Request refused (CSRF check): ${csrf.reason}.`, Code.PermissionDenied, { "x-baton-deny": "csrf" });
   }
   if (auth.mustChangePassword) throw new ConnectError(MUST_CHANGE_PASSWORD, Code.FailedPrecondition);
   const minimum = need.minimumRole ?? "viewer";
   if (!roleAtLeast(auth.user.role, minimum)) {
-    throw new ConnectError(`This needs the ${minimum} role; your account is ${auth.user.role}.`, Code.PermissionDenied, { "x-baton-deny": "role" });
+    throw new ConnectError(`This needs the ${minimum} role; your account is ${auth.user.role}.`, Code.PermissionDenied, {
+      "x-baton-deny": "role",
+    });
   }
   return auth;
 }
@@ -94,7 +97,9 @@ export function accessInterceptor(options: AccessOptions): Interceptor {
   return (next) => async (req) => {
     const rule = accessRuleFor(req.service.typeName, req.method.name);
     if (!rule) {
-      throw new ConnectError(`${req.service.typeName}/${req.method.name} has no access rule; refused.`, Code.PermissionDenied, { "x-baton-deny": "no-rule" });
+      throw new ConnectError(`${req.service.typeName}/${req.method.name} has no access rule; refused.`, Code.PermissionDenied, {
+        "x-baton-deny": "no-rule",
+      });
     }
     if (rule.signIn === "by-service") return next(req);
     if (!rule.whileClosing && options.isClosed()) throw new ConnectError(SHUTTING_DOWN, Code.Unavailable);

@@ -100,7 +100,10 @@ export function createRuntimeActions(options: RuntimeActionsOptions): RuntimeAct
     },
 
     listSessions(signal) {
-      return call(signal, async (s) => (await client.listSessions({}, { signal: s, timeoutMs, headers: bearer(options.readToken) })).sessions);
+      return call(
+        signal,
+        async (s) => (await client.listSessions({}, { signal: s, timeoutMs, headers: bearer(options.readToken) })).sessions,
+      );
     },
 
     close() {

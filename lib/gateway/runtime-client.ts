@@ -121,8 +121,7 @@ function inlineError(code: string, message: string): ConnectError {
 export function createRuntimeClient(options: RuntimeClientOptions): RuntimeReader {
   const url = parseRuntimeUrl(options.baseUrl);
   const baseUrl = url.toString().replace(/\/$/, "");
-  const nodeOptions =
-    url.protocol === "https:" && options.caPath ? { ca: fs.readFileSync(options.caPath) } : {};
+  const nodeOptions = url.protocol === "https:" && options.caPath ? { ca: fs.readFileSync(options.caPath) } : {};
   const sessionManager = createSessionManager(
     baseUrl,
     { pingIntervalMs: options.pingIntervalMs ?? 15_000, pingIdleConnection: true },

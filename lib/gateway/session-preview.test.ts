@@ -13,7 +13,8 @@ import { handoffScript, OWNER, TARGET } from "./testing/scenario";
 
 /** Waits until the gateway's catalog feeder follows the open sessions: its reads are the baseline. */
 async function feederSettled(gw: ReturnType<typeof createGateway>, open = 1): Promise<void> {
-  for (let i = 0; i < 400 && (gw.feeder.followedCount < open || gw.feeder.status().backfilling); i++) await new Promise((r) => setTimeout(r, 5));
+  for (let i = 0; i < 400 && (gw.feeder.followedCount < open || gw.feeder.status().backfilling); i++)
+    await new Promise((r) => setTimeout(r, 5));
 }
 
 function setup() {
@@ -31,7 +32,8 @@ describe("loadSessionPreview", () => {
     rt.append(s.context());
     rt.append(s.accept());
     // The catalog follows the open session: that (and its WatchSessions) is the baseline.
-    for (let i = 0; i < 200 && (gw.feeder.followedCount < 1 || gw.feeder.status().backfilling); i++) await new Promise((r) => setTimeout(r, 5));
+    for (let i = 0; i < 200 && (gw.feeder.followedCount < 1 || gw.feeder.status().backfilling); i++)
+      await new Promise((r) => setTimeout(r, 5));
     const base = rt.openStreams;
     const p = await loadSessionPreview(gw.streamDeps, s.sessionId, { timeoutMs: 2_000 });
     expect(p.kind).toBe("ready");
@@ -206,7 +208,11 @@ describe("SessionPreviews (kept folds)", () => {
     rt.start(s.start(), [OWNER, TARGET]);
     for (let i = 0; i < 5; i++) rt.append(s.context("h1", `step ${i}`));
     expect(await new SessionPreviews(gw.streamDeps, { maxEvents: 0 }).load(s.sessionId)).toEqual({ kind: "skipped", reason: "disabled" });
-    expect(await new SessionPreviews(gw.streamDeps, { maxEvents: 3 }).load(s.sessionId)).toEqual({ kind: "skipped", reason: "too-large", detail: "6 events" });
+    expect(await new SessionPreviews(gw.streamDeps, { maxEvents: 3 }).load(s.sessionId)).toEqual({
+      kind: "skipped",
+      reason: "too-large",
+      detail: "6 events",
+    });
     expect((await new SessionPreviews(gw.streamDeps).load("0b1c2d3e-0000-4000-8000-000000000000")).kind).toBe("not-found");
     gw.close();
   });

@@ -12,12 +12,7 @@
 // the last view instead of the whole history.
 import { ConnectError, Code } from "@connectrpc/connect";
 import type { SubscribeSessionResponse } from "@/lib/gen/baton/v1/console_pb";
-import {
-  applySubscribeBatch,
-  beginConnection,
-  initialSessionStreamState,
-  type SessionStreamState,
-} from "@/lib/views/session-stream-state";
+import { applySubscribeBatch, beginConnection, initialSessionStreamState, type SessionStreamState } from "@/lib/views/session-stream-state";
 import { historyCount } from "@/lib/macp/projections/summary";
 import { sessionStream, type SessionStreamDeps } from "./session-stream";
 
@@ -71,7 +66,12 @@ async function foldFrom(
   };
   try {
     for await (const msg of sessionStream(deps, start.sessionId, start.lastSequence, signal)) {
-      if (msg.item.case === "metadata" && batch.length === 0 && state.lastSequence === start.lastSequence && historyCount(msg.item.value) > maxEvents) {
+      if (
+        msg.item.case === "metadata" &&
+        batch.length === 0 &&
+        state.lastSequence === start.lastSequence &&
+        historyCount(msg.item.value) > maxEvents
+      ) {
         return { kind: "skipped", reason: "too-large", detail: `${historyCount(msg.item.value)} events` };
       }
       batch.push(msg);
@@ -82,7 +82,12 @@ async function foldFrom(
       if (msg.item.case === "event") {
         // Memory follows the bytes read, whatever the event count (payloads may be up to 1 MB each).
         bytes += (msg.item.value.envelope?.payload.byteLength ?? 0) + 256;
-        if (bytes > maxBytes) return { kind: "skipped", reason: "too-large", detail: `more than ${maxBytes >= 1 << 20 ? `${Math.round(maxBytes / (1 << 20))} MiB` : `${Math.round(maxBytes / 1024)} KiB`} of payloads` };
+        if (bytes > maxBytes)
+          return {
+            kind: "skipped",
+            reason: "too-large",
+            detail: `more than ${maxBytes >= 1 << 20 ? `${Math.round(maxBytes / (1 << 20))} MiB` : `${Math.round(maxBytes / 1024)} KiB`} of payloads`,
+          };
       }
       if (batch.length >= FOLD_EVERY) fold();
     }
@@ -120,7 +125,12 @@ export async function loadSessionPreview(
   const onOuterAbort = (): void => ac.abort(options.signal?.reason);
   options.signal?.addEventListener("abort", onOuterAbort, { once: true });
   try {
-    const r = await foldFrom(deps, initialSessionStreamState(sessionId), { maxEvents, maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES }, ac.signal);
+    const r = await foldFrom(
+      deps,
+      initialSessionStreamState(sessionId),
+      { maxEvents, maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES },
+      ac.signal,
+    );
     return r.kind === "aborted" ? { kind: "skipped", reason: "timeout" } : r;
   } finally {
     clearTimeout(timer);

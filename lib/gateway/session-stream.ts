@@ -65,8 +65,7 @@ type Item =
   | { kind: "heartbeat" }
   | { kind: "upstream-end"; error?: unknown };
 
-const response = (item: SubscribeSessionResponse["item"]): SubscribeSessionResponse =>
-  create(SubscribeSessionResponseSchema, { item });
+const response = (item: SubscribeSessionResponse["item"]): SubscribeSessionResponse => create(SubscribeSessionResponseSchema, { item });
 
 export async function* sessionStream(
   deps: SessionStreamDeps,
@@ -105,19 +104,22 @@ export async function* sessionStream(
   const queue = new AsyncQueue<Item>({ sizeOf: (item) => (item.kind === "envelope" ? item.envelope.payload.length + 256 : 0) });
   const upstream = linkedController(signal);
   let stalled = false;
-  const heartbeat = setInterval(() => {
-    // A browser that stopped reading with the buffer full: cut it off, release everything.
-    const full = queue.size >= highWater || queue.bytes > bufferBytes;
-    if (full && Date.now() - queue.lastTakenAt >= stallMs && !stalled) {
-      stalled = true;
-      deps.logger.info({ sessionId, buffered: queue.bytes }, "browser stopped reading a session stream; cutting it off");
-      cutOff?.(`the browser read nothing for ${stallMs} ms`);
-      queue.discard();
-      cleanup();
-      return;
-    }
-    queue.push({ kind: "heartbeat" });
-  }, Math.min(heartbeatMs, Math.max(100, Math.floor(stallMs / 4))));
+  const heartbeat = setInterval(
+    () => {
+      // A browser that stopped reading with the buffer full: cut it off, release everything.
+      const full = queue.size >= highWater || queue.bytes > bufferBytes;
+      if (full && Date.now() - queue.lastTakenAt >= stallMs && !stalled) {
+        stalled = true;
+        deps.logger.info({ sessionId, buffered: queue.bytes }, "browser stopped reading a session stream; cutting it off");
+        cutOff?.(`the browser read nothing for ${stallMs} ms`);
+        queue.discard();
+        cleanup();
+        return;
+      }
+      queue.push({ kind: "heartbeat" });
+    },
+    Math.min(heartbeatMs, Math.max(100, Math.floor(stallMs / 4))),
+  );
   let lastHeartbeat = Date.now();
   let holdTimer: NodeJS.Timeout | null = null;
   let heldSince = 0;

@@ -21,10 +21,26 @@ beforeEach(async () => {
   const usersFile = path.join(dir, "users.json");
   await writeUsersFile(usersFile, {
     version: 1,
-    users: [{ username: "alice", displayName: "Alice", role: "operator", participantId: "human:alice", passwordHash: await hashPassword(PASSWORD, TEST_SCRYPT) }],
+    users: [
+      {
+        username: "alice",
+        displayName: "Alice",
+        role: "operator",
+        participantId: "human:alice",
+        passwordHash: await hashPassword(PASSWORD, TEST_SCRYPT),
+      },
+    ],
   });
   now = 1_000_000;
-  accounts = new Accounts({ usersFile, loginSecret: SECRET, scrypt: TEST_SCRYPT, idleMs: 60_000, absoluteMs: 600_000, now: () => now, usersPollMs: 20 });
+  accounts = new Accounts({
+    usersFile,
+    loginSecret: SECRET,
+    scrypt: TEST_SCRYPT,
+    idleMs: 60_000,
+    absoluteMs: 600_000,
+    now: () => now,
+    usersPollMs: 20,
+  });
   streams = new SignInStreams({ accounts, recheckMs: 30 });
 });
 

@@ -12,7 +12,9 @@ export const DEFAULT_MAX_STREAMS_PER_PERSON = 32;
  * connection. A server stream parked on a browser that never reads cannot end
  * any other way (the call's own signal only aborts when the connection does).
  */
-export const kCutOffConnection = createContextKey<((reason: string) => void) | undefined>(undefined, { description: "cut off the browser connection" });
+export const kCutOffConnection = createContextKey<((reason: string) => void) | undefined>(undefined, {
+  description: "cut off the browser connection",
+});
 
 export class StreamCaps {
   private readonly open = new Map<string, number>();

@@ -18,8 +18,17 @@ describe("handoff configuration", () => {
   });
 
   it("validates limits and the watch mode, naming the variable", () => {
-    expect(handoffSettingsFromEnv({})).toEqual({ maxBytes: 1_048_576, maxFiles: 10_000, lockStaleMs: 10_000, watchMode: "auto", pollMs: 500 });
-    expect(handoffSettingsFromEnv({ BATON_HANDOFF_WATCH: "POLL", BATON_HANDOFF_POLL_MS: "250" })).toMatchObject({ watchMode: "poll", pollMs: 250 });
+    expect(handoffSettingsFromEnv({})).toEqual({
+      maxBytes: 1_048_576,
+      maxFiles: 10_000,
+      lockStaleMs: 10_000,
+      watchMode: "auto",
+      pollMs: 500,
+    });
+    expect(handoffSettingsFromEnv({ BATON_HANDOFF_WATCH: "POLL", BATON_HANDOFF_POLL_MS: "250" })).toMatchObject({
+      watchMode: "poll",
+      pollMs: 250,
+    });
     expect(() => handoffSettingsFromEnv({ BATON_HANDOFF_WATCH: "inotify" })).toThrow(/BATON_HANDOFF_WATCH must be auto, watch or poll/);
     expect(() => handoffSettingsFromEnv({ BATON_HANDOFF_MAX_BYTES: "1mb" })).toThrow(/BATON_HANDOFF_MAX_BYTES must be a whole number/);
     expect(() => handoffSettingsFromEnv({ BATON_HANDOFF_MAX_FILES: "0" })).toThrow(/BATON_HANDOFF_MAX_FILES must be between 1 and/);

@@ -329,7 +329,15 @@ export class DirWatch {
       const last = this.w.history?.last(this.dir, name);
       if (!reported && !last?.present) return;
       this.w.emit(
-        { dir: this.dir, name, taskId: name.slice(0, -5), kind: "removed", observedAtMs: now, source, ...(prior?.lastValidStatus ? { previousStatus: prior.lastValidStatus } : {}) },
+        {
+          dir: this.dir,
+          name,
+          taskId: name.slice(0, -5),
+          kind: "removed",
+          observedAtMs: now,
+          source,
+          ...(prior?.lastValidStatus ? { previousStatus: prior.lastValidStatus } : {}),
+        },
         undefined,
       );
       return;
@@ -345,12 +353,19 @@ export class DirWatch {
     }
     e.lastReadMs = now;
     e.sig = sig;
-    let known: { hash?: string; lastValidStatus?: HandoffStatus; present: boolean } | undefined = prior?.hash !== undefined ? { hash: prior.hash, present: true, ...(prior.lastValidStatus ? { lastValidStatus: prior.lastValidStatus } : {}) } : undefined;
+    let known: { hash?: string; lastValidStatus?: HandoffStatus; present: boolean } | undefined =
+      prior?.hash !== undefined
+        ? { hash: prior.hash, present: true, ...(prior.lastValidStatus ? { lastValidStatus: prior.lastValidStatus } : {}) }
+        : undefined;
     if (!known && this.w.history) known = this.w.history.last(this.dir, name);
     if (known?.present && known.hash === snap.hash) {
       e.hash = snap.hash;
       if (known.lastValidStatus) e.lastValidStatus = known.lastValidStatus;
-      if (source === "initial") this.w.emit({ dir: this.dir, name, taskId: taskIdOf(snap, name), kind: "added", snapshot: snap, observedAtMs: now, source }, undefined);
+      if (source === "initial")
+        this.w.emit(
+          { dir: this.dir, name, taskId: taskIdOf(snap, name), kind: "added", snapshot: snap, observedAtMs: now, source },
+          undefined,
+        );
       return;
     }
     const previousStatus = known?.present ? known.lastValidStatus : undefined;

@@ -42,7 +42,11 @@ function fingerprint(d: string): string {
     .sort()
     .map((n) => {
       const st = fs.lstatSync(path.join(d, n));
-      const body = st.isFile() ? fs.readFileSync(path.join(d, n)).toString("base64").slice(0, 64) : st.isSymbolicLink() ? fs.readlinkSync(path.join(d, n)) : "";
+      const body = st.isFile()
+        ? fs.readFileSync(path.join(d, n)).toString("base64").slice(0, 64)
+        : st.isSymbolicLink()
+          ? fs.readlinkSync(path.join(d, n))
+          : "";
       return `${n}:${st.size}:${st.mtimeMs}:${body}`;
     })
     .join("\n");
@@ -53,7 +57,11 @@ describe("offer, list, resolve", () => {
     const hd = new HandoffDirectory(dir, { newId: ids("aaaa-1", "aaaa-1") });
     const { snapshot } = await hd.offer({ description: "Rotate certs", from: "agent://planner", context: { ticket: "OPS-1" } });
     expect(snapshot.name).toBe("aaaa-1.json");
-    expect(JSON.parse(fs.readFileSync(path.join(dir, "aaaa-1.json"), "utf8"))).toMatchObject({ task_id: "aaaa-1", status: "offered", to_agent: "" });
+    expect(JSON.parse(fs.readFileSync(path.join(dir, "aaaa-1.json"), "utf8"))).toMatchObject({
+      task_id: "aaaa-1",
+      status: "offered",
+      to_agent: "",
+    });
     expect((await refusal(hd.offer({ description: "again", from: "x" }))).kind).toBe("exists");
     expect(fs.readdirSync(dir)).toEqual(["aaaa-1.json"]); // no temporary or lock files left
   });
@@ -174,8 +182,25 @@ describe("files Baton leaves alone", () => {
   it("shows hostile files as invalid with the reason and never modifies, renames or deletes them", async () => {
     fs.mkdirSync(dir);
     const outside = path.join(root, "secret.json");
-    fs.writeFileSync(outside, JSON.stringify({ task_id: "leak", from_agent: "x", status: "offered", description: "", created_at: "2026-01-01T00:00:00Z", updated_at: "2026-01-01T00:00:00Z" }));
-    const valid = (id: string) => ({ task_id: id, from_agent: "x", status: "offered", description: "d", created_at: "2026-01-01T00:00:00Z", updated_at: "2026-01-01T00:00:00Z" });
+    fs.writeFileSync(
+      outside,
+      JSON.stringify({
+        task_id: "leak",
+        from_agent: "x",
+        status: "offered",
+        description: "",
+        created_at: "2026-01-01T00:00:00Z",
+        updated_at: "2026-01-01T00:00:00Z",
+      }),
+    );
+    const valid = (id: string) => ({
+      task_id: id,
+      from_agent: "x",
+      status: "offered",
+      description: "d",
+      created_at: "2026-01-01T00:00:00Z",
+      updated_at: "2026-01-01T00:00:00Z",
+    });
     fs.writeFileSync(path.join(dir, "truncated.json"), JSON.stringify(valid("truncated")).slice(0, 30));
     const big = Buffer.alloc(10 * 1024 * 1024, 0x20);
     big.write(JSON.stringify(valid("big")));
@@ -194,7 +219,9 @@ describe("files Baton leaves alone", () => {
     const reasons = Object.fromEntries(invalid.map((i) => [i.name, `${i.problems[0]?.code}: ${i.reason}`]));
     expect(reasons["truncated.json"]).toMatch(/^not-json: not valid JSON/);
     expect(reasons["big.json"]).toBe("too-large: 10485760 bytes is over the 1048576-byte limit");
-    expect(reasons["leak.json"]).toBe(`symlink-outside: a symbolic link to ${fs.realpathSync(outside)}, outside the handoff directory; Baton does not follow it`);
+    expect(reasons["leak.json"]).toBe(
+      `symlink-outside: a symbolic link to ${fs.realpathSync(outside)}, outside the handoff directory; Baton does not follow it`,
+    );
     expect(reasons["dangling.json"]).toBe("symlink-dangling: a symbolic link that points nowhere");
     expect(reasons["wrong-name.json"]).toMatch(/^name-mismatch: the file name wrong-name.json does not match its task_id "another-id"/);
     expect(reasons["bad-status.json"]).toMatch(/^schema: "status" must be one of/);

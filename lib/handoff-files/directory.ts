@@ -116,7 +116,8 @@ export class HandoffDirectory {
     try {
       this.real = await realpath(this.dir);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new HandoffError("not-found", `the handoff directory ${this.dir} does not exist`);
+      if ((e as NodeJS.ErrnoException).code === "ENOENT")
+        throw new HandoffError("not-found", `the handoff directory ${this.dir} does not exist`);
       throw e;
     }
     return this.real;
@@ -131,7 +132,8 @@ export class HandoffDirectory {
 
   /** Read one handoff file by name (`<task_id>.json`); undefined when missing. */
   async read(name: string): Promise<Snapshot | undefined> {
-    if (!isHandoffFileName(name)) throw new HandoffError("bad-input", `${JSON.stringify(name)} is not a handoff file name (<task_id>.json)`);
+    if (!isHandoffFileName(name))
+      throw new HandoffError("bad-input", `${JSON.stringify(name)} is not a handoff file name (<task_id>.json)`);
     return readSnapshot(this.dir, name, { maxBytes: this.maxBytes, realDir: await this.realDir() });
   }
 
@@ -197,9 +199,13 @@ export class HandoffDirectory {
     if (total === 0) throw new HandoffError("not-found", `no handoff matches "${p}" in ${this.dir}`);
     if (total > 1) {
       matches.sort();
-      throw new HandoffError("ambiguous", `"${p}" matches ${total} handoffs (${matches.join(", ")}${total > matches.length ? ", …" : ""}); give more of the id`, {
-        matches,
-      });
+      throw new HandoffError(
+        "ambiguous",
+        `"${p}" matches ${total} handoffs (${matches.join(", ")}${total > matches.length ? ", …" : ""}); give more of the id`,
+        {
+          matches,
+        },
+      );
     }
     const s = await this.read(`${matches[0] as string}.json`);
     if (!s) throw new HandoffError("not-found", `the handoff ${matches[0]} disappeared`);
@@ -209,10 +215,13 @@ export class HandoffDirectory {
   /** The valid handoff for `target` (a prefix or a snapshot), or the reason it cannot be acted on. */
   private async actionable(target: string | Snapshot): Promise<ValidSnapshot> {
     const s = typeof target === "string" ? await this.resolve(target) : target;
-    if (!s.valid) throw new HandoffError("invalid", `${s.name} is not a valid v0.1 handoff, so Baton leaves it alone: ${s.reason}`, { name: s.name });
+    if (!s.valid)
+      throw new HandoffError("invalid", `${s.name} is not a valid v0.1 handoff, so Baton leaves it alone: ${s.reason}`, { name: s.name });
     const recorded = this.recordedProblem(s);
-    if (recorded !== undefined) throw new HandoffError("invalid", `${s.name} is not a valid v0.1 handoff, so Baton leaves it alone: ${recorded}`, { name: s.name });
-    if (s.viaSymlink) throw new HandoffError("read-only", `${s.name} is a symbolic link; Baton reads it but never writes through links`, { name: s.name });
+    if (recorded !== undefined)
+      throw new HandoffError("invalid", `${s.name} is not a valid v0.1 handoff, so Baton leaves it alone: ${recorded}`, { name: s.name });
+    if (s.viaSymlink)
+      throw new HandoffError("read-only", `${s.name} is a symbolic link; Baton reads it but never writes through links`, { name: s.name });
     return s;
   }
 
@@ -252,10 +261,18 @@ export class HandoffDirectory {
    * a snapshot read before). `expectHash` (e.g. the hash a person saw in the
    * console) refuses with `conflict` unless the file is still those bytes.
    */
-  async act(target: string | Snapshot, action: HandoffAction, opts: { signal?: AbortSignal; expectHash?: string } = {}): Promise<WriteResult> {
+  async act(
+    target: string | Snapshot,
+    action: HandoffAction,
+    opts: { signal?: AbortSignal; expectHash?: string } = {},
+  ): Promise<WriteResult> {
     const current = await this.actionable(target);
     if (opts.expectHash !== undefined && current.hash !== opts.expectHash) {
-      throw new HandoffError("conflict", `${current.record.task_id} changed since you saw it: it is ${current.record.status}${current.record.to_agent ? ` (${current.record.to_agent})` : ""} now`, { current });
+      throw new HandoffError(
+        "conflict",
+        `${current.record.task_id} changed since you saw it: it is ${current.record.status}${current.record.to_agent ? ` (${current.record.to_agent})` : ""} now`,
+        { current },
+      );
     }
     const next = applyAction(current.record, action, this.now());
     return this.compareAndSwap(current, next, opts);
@@ -311,12 +328,15 @@ export class HandoffDirectory {
   private validatedText(record: HandoffRecord, base?: ValidSnapshot): string {
     const doc = toDocument(record, base?.document);
     const checked = checkDocument(doc);
-    if (!checked.ok) throw new HandoffError("bad-input", `the handoff would not be valid v0.1: ${checked.problems.map((p) => p.message).join("; ")}`);
+    if (!checked.ok)
+      throw new HandoffError("bad-input", `the handoff would not be valid v0.1: ${checked.problems.map((p) => p.message).join("; ")}`);
     // Room for the lock file's name (<task_id>.json.lock) within the usual 255-byte limit.
-    if (Buffer.byteLength(`${record.task_id}.json${LOCK_SUFFIX}`, "utf8") > 255) throw new HandoffError("bad-input", "the task_id is too long for a file name");
+    if (Buffer.byteLength(`${record.task_id}.json${LOCK_SUFFIX}`, "utf8") > 255)
+      throw new HandoffError("bad-input", "the task_id is too long for a file name");
     const text = serializeDocument(doc);
     const size = Buffer.byteLength(text, "utf8");
-    if (size > this.maxBytes) throw new HandoffError("too-large", `the handoff would be ${size} bytes, over the ${this.maxBytes}-byte limit`);
+    if (size > this.maxBytes)
+      throw new HandoffError("too-large", `the handoff would be ${size} bytes, over the ${this.maxBytes}-byte limit`);
     return text;
   }
 
@@ -354,7 +374,12 @@ export class HandoffDirectory {
   }
 
   private async withLock<T>(file: string, fn: (lock: HeldLock) => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const lock = await acquireLock(file, { staleMs: this.lockStaleMs, waitMs: this.lockWaitMs, ...(signal ? { signal } : {}), now: this.now });
+    const lock = await acquireLock(file, {
+      staleMs: this.lockStaleMs,
+      waitMs: this.lockWaitMs,
+      ...(signal ? { signal } : {}),
+      now: this.now,
+    });
     try {
       return await fn(lock);
     } finally {

@@ -29,16 +29,52 @@ const open = (opts?: ConstructorParameters<typeof SqliteHistoryStore>[1]) => {
 const DIR = "/srv/handoffs";
 let ctime = 1_000;
 function snap(id: string, status: HandoffStatus, to = "", extra: Record<string, unknown> = {}): ValidSnapshot {
-  const doc = { task_id: id, from_agent: "planner", to_agent: to, status, description: `work ${id}`, context: {}, created_at: "2026-11-20T10:00:00Z", updated_at: "2026-11-20T10:00:00Z", ...extra };
+  const doc = {
+    task_id: id,
+    from_agent: "planner",
+    to_agent: to,
+    status,
+    description: `work ${id}`,
+    context: {},
+    created_at: "2026-11-20T10:00:00Z",
+    updated_at: "2026-11-20T10:00:00Z",
+    ...extra,
+  };
   const c = checkDocument(doc);
   if (!c.ok) throw new Error("bad fixture");
-  return { valid: true, name: `${id}.json`, path: `${DIR}/${id}.json`, record: c.record, document: c.document, hash: `${id}:${status}:${to}:${JSON.stringify(extra)}`, size: 200, mtimeMs: ctime, ctimeMs: ctime++, viaSymlink: false };
+  return {
+    valid: true,
+    name: `${id}.json`,
+    path: `${DIR}/${id}.json`,
+    record: c.record,
+    document: c.document,
+    hash: `${id}:${status}:${to}:${JSON.stringify(extra)}`,
+    size: 200,
+    mtimeMs: ctime,
+    ctimeMs: ctime++,
+    viaSymlink: false,
+  };
 }
 function broken(id: string): InvalidSnapshot {
-  return { valid: false, name: `${id}.json`, path: `${DIR}/${id}.json`, problems: [{ code: "not-json", message: "not valid JSON" }], reason: "not valid JSON", hash: `broken:${ctime}`, ctimeMs: ctime++, viaSymlink: false };
+  return {
+    valid: false,
+    name: `${id}.json`,
+    path: `${DIR}/${id}.json`,
+    problems: [{ code: "not-json", message: "not valid JSON" }],
+    reason: "not valid JSON",
+    hash: `broken:${ctime}`,
+    ctimeMs: ctime++,
+    viaSymlink: false,
+  };
 }
 let t = 0;
-const obs = (snapshot: ValidSnapshot | InvalidSnapshot | undefined, name = snapshot?.name ?? "") => ({ dir: DIR, name, observedAtMs: ++t, source: "watch" as const, ...(snapshot ? { snapshot } : {}) });
+const obs = (snapshot: ValidSnapshot | InvalidSnapshot | undefined, name = snapshot?.name ?? "") => ({
+  dir: DIR,
+  name,
+  observedAtMs: ++t,
+  source: "watch" as const,
+  ...(snapshot ? { snapshot } : {}),
+});
 
 describe("recording", () => {
   it("builds a timeline with steps: first, legal, gap, and illegal ones marked invalid", () => {
@@ -50,10 +86,19 @@ describe("recording", () => {
     expect(h.record(obs(snap("a", "completed", "bob")))?.step).toBe("legal");
     const illegal = h.record(obs(snap("a", "offered", "", { again: 1 })));
     expect(illegal).toMatchObject({ step: "illegal", valid: false, problem: "illegal transition completed → offered: completed is final" });
-    expect(h.find(DIR, "a.json")).toMatchObject({ valid: false, status: "offered", problem: "illegal transition completed → offered: completed is final", snapshots: 5 });
+    expect(h.find(DIR, "a.json")).toMatchObject({
+      valid: false,
+      status: "offered",
+      problem: "illegal transition completed → offered: completed is final",
+      snapshots: 5,
+    });
 
     expect(h.record(obs(snap("b", "offered")))?.step).toBe("first");
-    expect(h.record(obs(snap("b", "completed", "bob")))).toMatchObject({ step: "gap", valid: true, problem: "went from offered to completed without the states in between being observed" });
+    expect(h.record(obs(snap("b", "completed", "bob")))).toMatchObject({
+      step: "gap",
+      valid: true,
+      problem: "went from offered to completed without the states in between being observed",
+    });
 
     const timeline = h.history(h.find(DIR, "a.json")?.id ?? -1).items;
     expect(timeline.map((e) => [e.seq, e.status ?? "-", e.step ?? "-"])).toEqual([

@@ -160,7 +160,8 @@ export class SqliteHistoryStore implements HandoffHistoryStore {
         status = @status, last_valid_status = @last_valid_status, from_agent = @from_agent, to_agent = @to_agent,
         description = @description, created_at = @created_at, updated_at = @updated_at, last_hash = @last_hash,
         last_ctime_ms = @last_ctime_ms, last_change_ms = @last_change_ms, seq = @seq, pruned = @pruned, content_bytes = @content_bytes WHERE id = @id`),
-      insertSnapshot: db.prepare(`INSERT INTO snapshot (handoff_id, seq, observed_at_ms, source, kind, valid, status, to_agent, step, problem, hash, size, content)
+      insertSnapshot:
+        db.prepare(`INSERT INTO snapshot (handoff_id, seq, observed_at_ms, source, kind, valid, status, to_agent, step, problem, hash, size, content)
         VALUES (@handoff_id, @seq, @observed_at_ms, @source, @kind, @valid, @status, @to_agent, @step, @problem, @hash, @size, @content)`),
       prune: db.prepare<[number, number]>("DELETE FROM snapshot WHERE handoff_id = ? AND seq <= ?"),
       oldest: db.prepare<[number, number], { seq: number; bytes: number | null }>(
@@ -170,95 +171,100 @@ export class SqliteHistoryStore implements HandoffHistoryStore {
         "SELECT SUM(LENGTH(CAST(content AS BLOB))) AS bytes FROM snapshot WHERE handoff_id = ? AND seq > ? AND seq <= ?",
       ),
       present: db.prepare<[string], { name: string }>("SELECT name FROM handoff WHERE dir = ? AND present = 1"),
-      history: db.prepare<[number, number, number], SnapshotRow>("SELECT * FROM snapshot WHERE handoff_id = ? AND seq > ? ORDER BY seq LIMIT ?"),
+      history: db.prepare<[number, number, number], SnapshotRow>(
+        "SELECT * FROM snapshot WHERE handoff_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+      ),
     };
   }
 
   record(obs: Observation): HistoryEntry | undefined {
-    return this.db.transaction((): HistoryEntry | undefined => {
-      let row = this.stmts.byName.get(obs.dir, obs.name);
-      const snap = obs.snapshot;
-      if (row) {
-        if (!snap && row.present === 0) return undefined;
-        if (snap && row.present === 1 && row.last_hash === snap.hash) return undefined;
-        // A lagging observer's older read of a file another process recorded newer
-        // (ctime, unlike mtime, cannot be set back and moves on every rename).
-        if (snap?.ctimeMs !== undefined && row.present === 1 && row.last_ctime_ms !== null && snap.ctimeMs < row.last_ctime_ms) return undefined;
-      } else {
-        if (!snap) return undefined;
-        const taskId = snap.valid ? snap.record.task_id : obs.name.slice(0, -".json".length);
-        const id = Number(this.stmts.insertHandoff.run(obs.dir, obs.name, taskId, obs.observedAtMs, obs.observedAtMs).lastInsertRowid);
-        row = this.stmts.byId.get(id) as HandoffRow;
-      }
-      const reappeared = row.present === 0;
-      const base = reappeared ? undefined : statusOrUndefined(row.last_valid_status);
-      const { step, problem: stepProblem } = snap ? observedStep(base, snap) : {};
-      const illegal = step === "illegal";
-      const seq = row.seq + 1;
-      let content: string | null = null;
-      if (snap?.valid) {
-        const text = serializeDocument(snap.document);
-        if (Buffer.byteLength(text, "utf8") <= HISTORY_CONTENT_LIMIT) content = text;
-      }
-      const problem = snap ? (snap.valid ? (stepProblem ?? null) : snap.reason) : null;
-      const entryRow: SnapshotRow = {
-        handoff_id: row.id,
-        seq,
-        observed_at_ms: obs.observedAtMs,
-        source: obs.source,
-        kind: snap ? "snapshot" : "removed",
-        valid: snap ? (snap.valid && !illegal ? 1 : 0) : 0,
-        status: snap?.valid ? snap.record.status : null,
-        to_agent: snap?.valid ? snap.record.to_agent : null,
-        step: step ?? null,
-        problem,
-        hash: snap?.hash ?? null,
-        size: snap?.size ?? null,
-        content,
-      };
-      this.stmts.insertSnapshot.run(entryRow);
-      // Keep the timeline within its entry and byte budgets, dropping the oldest entries.
-      let contentBytes = row.content_bytes + (content === null ? 0 : Buffer.byteLength(content, "utf8"));
-      let pruned = row.pruned;
-      let upTo = Math.max(pruned, seq - this.maxSnapshots);
-      if (upTo > pruned) contentBytes -= this.stmts.bytesUpTo.get(row.id, pruned, upTo)?.bytes ?? 0;
-      while (contentBytes > this.maxContentBytes && upTo < seq - 1) {
-        const batch = this.stmts.oldest.all(row.id, upTo);
-        for (const r of batch) {
-          if (contentBytes <= this.maxContentBytes || r.seq >= seq) break;
-          contentBytes -= r.bytes ?? 0;
-          upTo = r.seq;
+    return this.db
+      .transaction((): HistoryEntry | undefined => {
+        let row = this.stmts.byName.get(obs.dir, obs.name);
+        const snap = obs.snapshot;
+        if (row) {
+          if (!snap && row.present === 0) return undefined;
+          if (snap && row.present === 1 && row.last_hash === snap.hash) return undefined;
+          // A lagging observer's older read of a file another process recorded newer
+          // (ctime, unlike mtime, cannot be set back and moves on every rename).
+          if (snap?.ctimeMs !== undefined && row.present === 1 && row.last_ctime_ms !== null && snap.ctimeMs < row.last_ctime_ms)
+            return undefined;
+        } else {
+          if (!snap) return undefined;
+          const taskId = snap.valid ? snap.record.task_id : obs.name.slice(0, -".json".length);
+          const id = Number(this.stmts.insertHandoff.run(obs.dir, obs.name, taskId, obs.observedAtMs, obs.observedAtMs).lastInsertRowid);
+          row = this.stmts.byId.get(id) as HandoffRow;
         }
-        if (batch.length === 0) break;
-      }
-      if (upTo > pruned) {
-        this.stmts.prune.run(row.id, upTo);
-        pruned = upTo;
-      }
-      const valid = snap?.valid ? snap : undefined;
-      this.stmts.updateHandoff.run({
-        id: row.id,
-        task_id: valid ? valid.record.task_id : row.task_id,
-        present: snap ? 1 : 0,
-        valid: snap ? (snap.valid && !illegal ? 1 : 0) : row.valid,
-        problem: snap ? problem : row.problem,
-        status: valid ? valid.record.status : reappeared ? null : row.status,
-        // An illegal step does not move the baseline: after completed → offered, completed is still what the handoff legally is.
-        last_valid_status: valid && !illegal ? valid.record.status : snap ? (reappeared ? null : row.last_valid_status) : null,
-        from_agent: valid ? valid.record.from_agent : row.from_agent,
-        to_agent: valid ? valid.record.to_agent : row.to_agent,
-        description: valid ? valid.record.description : row.description,
-        created_at: valid ? valid.record.created_at : row.created_at,
-        updated_at: valid ? valid.record.updated_at : row.updated_at,
-        last_hash: snap?.hash ?? null,
-        last_ctime_ms: snap?.ctimeMs ?? null,
-        last_change_ms: obs.observedAtMs,
-        seq,
-        pruned,
-        content_bytes: contentBytes,
-      });
-      return toEntry(entryRow);
-    }).immediate();
+        const reappeared = row.present === 0;
+        const base = reappeared ? undefined : statusOrUndefined(row.last_valid_status);
+        const { step, problem: stepProblem } = snap ? observedStep(base, snap) : {};
+        const illegal = step === "illegal";
+        const seq = row.seq + 1;
+        let content: string | null = null;
+        if (snap?.valid) {
+          const text = serializeDocument(snap.document);
+          if (Buffer.byteLength(text, "utf8") <= HISTORY_CONTENT_LIMIT) content = text;
+        }
+        const problem = snap ? (snap.valid ? (stepProblem ?? null) : snap.reason) : null;
+        const entryRow: SnapshotRow = {
+          handoff_id: row.id,
+          seq,
+          observed_at_ms: obs.observedAtMs,
+          source: obs.source,
+          kind: snap ? "snapshot" : "removed",
+          valid: snap ? (snap.valid && !illegal ? 1 : 0) : 0,
+          status: snap?.valid ? snap.record.status : null,
+          to_agent: snap?.valid ? snap.record.to_agent : null,
+          step: step ?? null,
+          problem,
+          hash: snap?.hash ?? null,
+          size: snap?.size ?? null,
+          content,
+        };
+        this.stmts.insertSnapshot.run(entryRow);
+        // Keep the timeline within its entry and byte budgets, dropping the oldest entries.
+        let contentBytes = row.content_bytes + (content === null ? 0 : Buffer.byteLength(content, "utf8"));
+        let pruned = row.pruned;
+        let upTo = Math.max(pruned, seq - this.maxSnapshots);
+        if (upTo > pruned) contentBytes -= this.stmts.bytesUpTo.get(row.id, pruned, upTo)?.bytes ?? 0;
+        while (contentBytes > this.maxContentBytes && upTo < seq - 1) {
+          const batch = this.stmts.oldest.all(row.id, upTo);
+          for (const r of batch) {
+            if (contentBytes <= this.maxContentBytes || r.seq >= seq) break;
+            contentBytes -= r.bytes ?? 0;
+            upTo = r.seq;
+          }
+          if (batch.length === 0) break;
+        }
+        if (upTo > pruned) {
+          this.stmts.prune.run(row.id, upTo);
+          pruned = upTo;
+        }
+        const valid = snap?.valid ? snap : undefined;
+        this.stmts.updateHandoff.run({
+          id: row.id,
+          task_id: valid ? valid.record.task_id : row.task_id,
+          present: snap ? 1 : 0,
+          valid: snap ? (snap.valid && !illegal ? 1 : 0) : row.valid,
+          problem: snap ? problem : row.problem,
+          status: valid ? valid.record.status : reappeared ? null : row.status,
+          // An illegal step does not move the baseline: after completed → offered, completed is still what the handoff legally is.
+          last_valid_status: valid && !illegal ? valid.record.status : snap ? (reappeared ? null : row.last_valid_status) : null,
+          from_agent: valid ? valid.record.from_agent : row.from_agent,
+          to_agent: valid ? valid.record.to_agent : row.to_agent,
+          description: valid ? valid.record.description : row.description,
+          created_at: valid ? valid.record.created_at : row.created_at,
+          updated_at: valid ? valid.record.updated_at : row.updated_at,
+          last_hash: snap?.hash ?? null,
+          last_ctime_ms: snap?.ctimeMs ?? null,
+          last_change_ms: obs.observedAtMs,
+          seq,
+          pruned,
+          content_bytes: contentBytes,
+        });
+        return toEntry(entryRow);
+      })
+      .immediate();
   }
 
   last(dir: string, name: string): LastRecorded | undefined {

@@ -67,4 +67,11 @@ export {
   type Page,
 } from "./history";
 export { SqliteHistoryStore, type SqliteHistoryOptions } from "./history-sqlite";
-export { HandoffWatcher, isNetworkFilesystem, type ChangeListener, type DirectoryStatus, type HandoffChange, type WatcherOptions } from "./watch";
+export {
+  HandoffWatcher,
+  isNetworkFilesystem,
+  type ChangeListener,
+  type DirectoryStatus,
+  type HandoffChange,
+  type WatcherOptions,
+} from "./watch";

@@ -231,9 +231,13 @@ export async function acquireLock(file: string, opts: LockOptions): Promise<Held
       continue;
     }
     if (now() >= deadline) {
-      throw new HandoffError("lock-busy", `${describeHolder(held.parsed)} holds the lock ${lockPath} (for ${Math.max(0, Math.round(age))} ms); try again`, {
-        lock: lockPath,
-      });
+      throw new HandoffError(
+        "lock-busy",
+        `${describeHolder(held.parsed)} holds the lock ${lockPath} (for ${Math.max(0, Math.round(age))} ms); try again`,
+        {
+          lock: lockPath,
+        },
+      );
     }
     // Jittered backoff: 1, 2, 4 … 32 ms.
     await sleep(delay + Math.random() * delay, opts.signal);

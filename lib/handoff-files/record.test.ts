@@ -80,7 +80,9 @@ describe("parsing file bytes", () => {
     expect(bad(bytes(text.slice(0, 40)))).toMatch(/^not-json: not valid JSON/);
     expect(bad(new Uint8Array())).toBe("not-json: the file is empty");
     expect(bad(new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]))).toBe("not-utf8: the file is not UTF-8 text");
-    expect(bad(bytes(base), "other.json")).toBe(`name-mismatch: the file name other.json does not match its task_id "${ID}" (expected ${ID}.json)`);
+    expect(bad(bytes(base), "other.json")).toBe(
+      `name-mismatch: the file name other.json does not match its task_id "${ID}" (expected ${ID}.json)`,
+    );
     expect(parseHandoffBytes(bytes(`\ufeff${text}`), `${ID}.json`).ok).toBe(true);
   });
 
@@ -99,12 +101,32 @@ describe("parsing file bytes", () => {
 
 describe("writing documents", () => {
   it("changes the eight fields in place, keeps unknown fields and their order, appends missing fields", () => {
-    const original = { priority: "high", status: "offered", task_id: ID, from_agent: "a", description: "d", created_at: base.created_at, updated_at: base.updated_at, z_last: true };
+    const original = {
+      priority: "high",
+      status: "offered",
+      task_id: ID,
+      from_agent: "a",
+      description: "d",
+      created_at: base.created_at,
+      updated_at: base.updated_at,
+      z_last: true,
+    };
     const checked = checkDocument(original);
     if (!checked.ok) throw new Error("expected valid");
     const next: HandoffRecord = { ...checked.record, status: "accepted", to_agent: "bob", updated_at: "2026-11-20T11:00:00.000Z" };
     const doc = toDocument(next, checked.document);
-    expect(Object.keys(doc)).toEqual(["priority", "status", "task_id", "from_agent", "description", "created_at", "updated_at", "z_last", "to_agent", "context"]);
+    expect(Object.keys(doc)).toEqual([
+      "priority",
+      "status",
+      "task_id",
+      "from_agent",
+      "description",
+      "created_at",
+      "updated_at",
+      "z_last",
+      "to_agent",
+      "context",
+    ]);
     expect(doc).toMatchObject({ priority: "high", status: "accepted", to_agent: "bob", z_last: true, context: {} });
     expect(checkDocument(JSON.parse(serializeDocument(doc))).ok).toBe(true);
   });

@@ -69,7 +69,9 @@ function describeAjvError(e: ErrorObject): string {
     case "enum":
       return `"${field}" must be one of ${HANDOFF_STATUSES.join(", ")}`;
     case "type":
-      return field ? `"${field}" must be ${String((e.params as { type: string | string[] }).type).replace(",", " or ")}` : "the file must hold a JSON object";
+      return field
+        ? `"${field}" must be ${String((e.params as { type: string | string[] }).type).replace(",", " or ")}`
+        : "the file must hold a JSON object";
     case "pattern":
       if (field === "created_at" || field === "updated_at") return `"${field}" is not an ISO 8601 date and time`;
       if (field === "task_id") return `"task_id" cannot be used as a file name (no "/", "\\", control characters or leading ".")`;
@@ -107,7 +109,8 @@ export function isoToMs(text: string): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-export type RecordCheck = { ok: true; record: HandoffRecord; document: JsonObject } | { ok: false; problems: Problem[]; document?: JsonObject };
+export type RecordCheck =
+  { ok: true; record: HandoffRecord; document: JsonObject } | { ok: false; problems: Problem[]; document?: JsonObject };
 
 /**
  * Check a parsed JSON value against the v0.1 schema (and that its times are
@@ -123,7 +126,8 @@ export function checkDocument(value: unknown): RecordCheck {
   const doc = value as JsonObject;
   const problems: Problem[] = [];
   for (const field of ["created_at", "updated_at"] as const) {
-    if (!isRealDateTime(doc[field] as string)) problems.push({ code: "bad-timestamp", message: `"${field}" is not a real date and time: ${String(doc[field])}` });
+    if (!isRealDateTime(doc[field] as string))
+      problems.push({ code: "bad-timestamp", message: `"${field}" is not a real date and time: ${String(doc[field])}` });
   }
   if (problems.length) return { ok: false, problems, document: doc };
   const to = doc.to_agent;
@@ -155,7 +159,8 @@ export function isObject(v: unknown): v is JsonObject {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-export type ParseResult = { ok: true; record: HandoffRecord; document: JsonObject } | { ok: false; problems: Problem[]; document?: JsonObject };
+export type ParseResult =
+  { ok: true; record: HandoffRecord; document: JsonObject } | { ok: false; problems: Problem[]; document?: JsonObject };
 
 /**
  * Parse the bytes of a file named `fileName` (e.g. `3f2a….json`): UTF-8
@@ -182,7 +187,12 @@ export function parseHandoffBytes(bytes: Uint8Array, fileName: string): ParseRes
     return {
       ok: false,
       document: checked.document,
-      problems: [{ code: "name-mismatch", message: `the file name ${fileName} does not match its task_id "${checked.record.task_id}" (expected ${expected})` }],
+      problems: [
+        {
+          code: "name-mismatch",
+          message: `the file name ${fileName} does not match its task_id "${checked.record.task_id}" (expected ${expected})`,
+        },
+      ],
     };
   }
   return checked;

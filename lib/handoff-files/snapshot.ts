@@ -107,7 +107,8 @@ export async function readSnapshot(dir: string, name: string, opts: ReadOptions)
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    if (code === "EACCES" || code === "EPERM") return invalid(name, file, [{ code: "unreadable", message: `cannot read the file (${code})` }]);
+    if (code === "EACCES" || code === "EPERM")
+      return invalid(name, file, [{ code: "unreadable", message: `cannot read the file (${code})` }]);
     if (code !== "ELOOP" && code !== "EMLINK") throw e;
     // A symbolic link: follow it only to a file inside the directory.
     let target: string;
@@ -121,14 +122,17 @@ export async function readSnapshot(dir: string, name: string, opts: ReadOptions)
       throw e2;
     }
     if (!isInside(opts.realDir, target)) {
-      return invalid(name, file, [{ code: "symlink-outside", message: `a symbolic link to ${target}, outside the handoff directory; Baton does not follow it` }]);
+      return invalid(name, file, [
+        { code: "symlink-outside", message: `a symbolic link to ${target}, outside the handoff directory; Baton does not follow it` },
+      ]);
     }
     try {
       fh = await open(target, OPEN_FLAGS);
     } catch (e3) {
       const c3 = (e3 as NodeJS.ErrnoException).code;
       if (c3 === "ENOENT") return undefined;
-      if (c3 === "ELOOP" || c3 === "EMLINK") return invalid(name, file, [{ code: "symlink-dangling", message: "a symbolic link that changed while it was read" }]);
+      if (c3 === "ELOOP" || c3 === "EMLINK")
+        return invalid(name, file, [{ code: "symlink-dangling", message: "a symbolic link that changed while it was read" }]);
       if (c3 === "EACCES" || c3 === "EPERM") return invalid(name, file, [{ code: "unreadable", message: `cannot read the file (${c3})` }]);
       throw e3;
     }
@@ -139,17 +143,26 @@ export async function readSnapshot(dir: string, name: string, opts: ReadOptions)
     const sig = fileSignature(st);
     if (!st.isFile()) {
       const what = st.isDirectory() ? "a directory" : st.isFIFO() ? "a named pipe" : st.isSocket() ? "a socket" : "not a regular file";
-      return invalid(name, file, [{ code: "not-regular-file", message: `${what}, not a handoff file` }], { hash: statSignature(st), viaSymlink, sig });
-    }
-    const tooLarge = (size: number) =>
-      invalid(name, file, [{ code: "too-large", message: `${size > opts.maxBytes ? `${size} bytes` : "the file"} is over the ${opts.maxBytes}-byte limit` }], {
+      return invalid(name, file, [{ code: "not-regular-file", message: `${what}, not a handoff file` }], {
         hash: statSignature(st),
-        size,
-        mtimeMs: st.mtimeMs,
-        ctimeMs: st.ctimeMs,
         viaSymlink,
         sig,
       });
+    }
+    const tooLarge = (size: number) =>
+      invalid(
+        name,
+        file,
+        [{ code: "too-large", message: `${size > opts.maxBytes ? `${size} bytes` : "the file"} is over the ${opts.maxBytes}-byte limit` }],
+        {
+          hash: statSignature(st),
+          size,
+          mtimeMs: st.mtimeMs,
+          ctimeMs: st.ctimeMs,
+          viaSymlink,
+          sig,
+        },
+      );
     if (st.size > opts.maxBytes) return tooLarge(st.size);
     const bytes = await readAtMost(fh, opts.maxBytes + 1, st.size);
     if (bytes.length > opts.maxBytes) return tooLarge(bytes.length);
@@ -168,7 +181,19 @@ export async function readSnapshot(dir: string, name: string, opts: ReadOptions)
         excerpt: Buffer.from(bytes.subarray(0, 2048)).toString("utf8").slice(0, 512),
       });
     }
-    return { valid: true, name, path: file, record: parsed.record, document: parsed.document, hash, size: bytes.length, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, viaSymlink, sig };
+    return {
+      valid: true,
+      name,
+      path: file,
+      record: parsed.record,
+      document: parsed.document,
+      hash,
+      size: bytes.length,
+      mtimeMs: st.mtimeMs,
+      ctimeMs: st.ctimeMs,
+      viaSymlink,
+      sig,
+    };
   } finally {
     await fh.close();
   }

@@ -13,7 +13,9 @@ const offer = (over: Partial<HandoffRecord> = {}): HandoffRecord => ({
 
 describe("transitions", () => {
   it("allows exactly offered→accepted, offered→rejected, accepted→completed, accepted→failed, failed→offered", () => {
-    const allowed = HANDOFF_STATUSES.flatMap((from) => HANDOFF_STATUSES.filter((to) => canTransition(from, to)).map((to) => `${from}→${to}`));
+    const allowed = HANDOFF_STATUSES.flatMap((from) =>
+      HANDOFF_STATUSES.filter((to) => canTransition(from, to)).map((to) => `${from}→${to}`),
+    );
     expect(allowed.sort()).toEqual(["accepted→completed", "accepted→failed", "failed→offered", "offered→accepted", "offered→rejected"]);
   });
 
@@ -61,9 +63,15 @@ describe("actions", () => {
     expect(refusalFor(offer({ to_agent: "bob" }), { kind: "accept", agent: "carol" })).toBe("it is offered to bob, not carol");
     expect(refusalFor(offer({ to_agent: "bob" }), { kind: "accept", agent: "bob" })).toBeUndefined();
     expect(refusalFor(offer(), { kind: "reject", agent: "anyone" })).toBeUndefined();
-    expect(refusalFor(offer({ status: "accepted", to_agent: "bob" }), { kind: "complete", agent: "carol" })).toBe("it was accepted by bob, not carol");
-    expect(refusalFor(offer({ status: "failed", to_agent: "bob" }), { kind: "reoffer", agent: "bob" })).toBe("only agent://planner, who offered it, can re-offer it");
-    expect(() => applyAction(offer({ to_agent: "bob" }), { kind: "accept", agent: "carol" }, NOW)).toThrow(expect.objectContaining({ kind: "not-allowed" }));
+    expect(refusalFor(offer({ status: "accepted", to_agent: "bob" }), { kind: "complete", agent: "carol" })).toBe(
+      "it was accepted by bob, not carol",
+    );
+    expect(refusalFor(offer({ status: "failed", to_agent: "bob" }), { kind: "reoffer", agent: "bob" })).toBe(
+      "only agent://planner, who offered it, can re-offer it",
+    );
+    expect(() => applyAction(offer({ to_agent: "bob" }), { kind: "accept", agent: "carol" }, NOW)).toThrow(
+      expect.objectContaining({ kind: "not-allowed" }),
+    );
   });
 
   it("new offers need an offering agent", () => {

@@ -87,7 +87,8 @@ export function refusalFor(record: HandoffRecord, action: HandoffAction): string
       return undefined;
     case "complete":
     case "fail":
-      if (agent !== undefined && record.to_agent !== "" && agent !== record.to_agent) return `it was accepted by ${record.to_agent}, not ${agent}`;
+      if (agent !== undefined && record.to_agent !== "" && agent !== record.to_agent)
+        return `it was accepted by ${record.to_agent}, not ${agent}`;
       return undefined;
     case "reoffer":
       if (agent !== undefined && agent !== record.from_agent) return `only ${record.from_agent}, who offered it, can re-offer it`;
@@ -126,7 +127,8 @@ export function applyAction(record: HandoffRecord, action: HandoffAction, nowMs:
     if (action.agent !== undefined && record.to_agent === "") next.to_agent = action.agent.trim();
   }
   if (action.kind === "reoffer") next.to_agent = action.to?.trim() ?? "";
-  if ("context" in action && action.context && Object.keys(action.context).length) next.context = mergeContext(record.context, action.context);
+  if ("context" in action && action.context && Object.keys(action.context).length)
+    next.context = mergeContext(record.context, action.context);
   return next;
 }
 

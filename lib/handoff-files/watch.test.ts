@@ -47,7 +47,12 @@ const find = (changes: HandoffChange[], pred: (c: HandoffChange) => boolean) => 
 for (const mode of ["watch", "poll"] as const) {
   describe(`${mode} mode`, () => {
     it("reports files already there, then new, changed and removed ones as they happen", async () => {
-      const hd = new HandoffDirectory(dir, { newId: (() => { let i = 0; return () => `t${++i}`; })() });
+      const hd = new HandoffDirectory(dir, {
+        newId: (() => {
+          let i = 0;
+          return () => `t${++i}`;
+        })(),
+      });
       await hd.offer({ description: "already there", from: "x" });
       const { w, changes } = watcher({ mode, pollMs: 200 });
       await w.start();
@@ -55,16 +60,28 @@ for (const mode of ["watch", "poll"] as const) {
       expect(w.status()[0]).toMatchObject({ mode, tracked: 1, untracked: 0 });
 
       await hd.offer({ description: "new", from: "x" });
-      await until("t2 added", find(changes, (c) => c.taskId === "t2" && c.kind === "added"));
+      await until(
+        "t2 added",
+        find(changes, (c) => c.taskId === "t2" && c.kind === "added"),
+      );
       await hd.act("t2", { kind: "accept", agent: "bob" });
-      const accepted = await until("t2 accepted", find(changes, (c) => c.taskId === "t2" && c.kind === "changed"));
+      const accepted = await until(
+        "t2 accepted",
+        find(changes, (c) => c.taskId === "t2" && c.kind === "changed"),
+      );
       expect(accepted).toMatchObject({ previousStatus: "offered", step: "legal" });
       expect(accepted.snapshot?.valid && accepted.snapshot.record.to_agent).toBe("bob");
       fs.writeFileSync(path.join(dir, "t1.json"), "{ torn");
-      const torn = await until("t1 invalid", find(changes, (c) => c.taskId === "t1" && c.kind === "changed"));
+      const torn = await until(
+        "t1 invalid",
+        find(changes, (c) => c.taskId === "t1" && c.kind === "changed"),
+      );
       expect(torn.snapshot?.valid).toBe(false);
       fs.unlinkSync(path.join(dir, "t2.json"));
-      await until("t2 removed", find(changes, (c) => c.taskId === "t2" && c.kind === "removed"));
+      await until(
+        "t2 removed",
+        find(changes, (c) => c.taskId === "t2" && c.kind === "removed"),
+      );
       // Lock and temporary files are never reported.
       expect(changes.every((c) => c.name.endsWith(".json") && !c.name.startsWith("."))).toBe(true);
     });
@@ -87,7 +104,10 @@ describe("bounds", () => {
       fs.writeFileSync(file, JSON.stringify({ ...snapshot.document, description: `rewrite ${n}` }));
       if (n % 20 === 0) await new Promise((r) => setImmediate(r));
     }
-    await until("the last rewrite", find(changes, (c) => c.snapshot?.valid === true && c.snapshot.record.description === `rewrite ${writes}`));
+    await until(
+      "the last rewrite",
+      find(changes, (c) => c.snapshot?.valid === true && c.snapshot.record.description === `rewrite ${writes}`),
+    );
     const elapsed = Date.now() - started;
     // At most one read per 50 ms (plus the first), whatever the number of writes.
     const reads = changes.filter((c) => c.taskId === "hot").length;
@@ -119,7 +139,10 @@ describe("directories and history", () => {
     await w.start();
     expect(w.status()[0]?.mode).toBe("missing");
     await new HandoffDirectory(dir, { newId: () => "late" }).offer({ description: "late", from: "x" });
-    await until("late added", find(changes, (c) => c.taskId === "late"));
+    await until(
+      "late added",
+      find(changes, (c) => c.taskId === "late"),
+    );
     expect(w.status()[0]?.mode).toBe("watch"); // a local filesystem: notifications
     expect(await isNetworkFilesystem(dir)).toBe(false);
   });
@@ -133,7 +156,12 @@ describe("directories and history", () => {
   });
 
   it("after a restart records only what changed while it was stopped, with the step from the last run", async () => {
-    const hd = new HandoffDirectory(dir, { newId: (() => { let i = 0; return () => `r${++i}`; })() });
+    const hd = new HandoffDirectory(dir, {
+      newId: (() => {
+        let i = 0;
+        return () => `r${++i}`;
+      })(),
+    });
     await hd.offer({ description: "one", from: "x" });
     await hd.offer({ description: "two", from: "x" });
     const file = path.join(root, "data", "handoff-files.sqlite");
@@ -151,7 +179,10 @@ describe("directories and history", () => {
     w = second.w;
     await w.start();
     const kinds = second.changes.map((c) => [c.taskId, c.kind, c.step ?? "-"]).sort();
-    expect(kinds).toEqual([["r1", "changed", "legal"], ["r2", "removed", "-"]]);
+    expect(kinds).toEqual([
+      ["r1", "changed", "legal"],
+      ["r2", "removed", "-"],
+    ]);
     const r1 = store.find(dir, "r1.json");
     expect(r1).toMatchObject({ status: "accepted", toAgent: "bob", snapshots: 2 });
     expect(store.find(dir, "r2.json")).toMatchObject({ present: false, snapshots: 2 });

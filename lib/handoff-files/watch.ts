@@ -73,7 +73,9 @@ export class HandoffWatcher {
     let c = change;
     if (this.history && (observation || change.kind === "removed")) {
       try {
-        const entry = this.history.record(observation ?? { dir: change.dir, name: change.name, observedAtMs: change.observedAtMs, source: change.source });
+        const entry = this.history.record(
+          observation ?? { dir: change.dir, name: change.name, observedAtMs: change.observedAtMs, source: change.source },
+        );
         if (entry?.step) {
           // The store's view of the previous state is authoritative (it survives restarts).
           c = { ...c, step: entry.step };

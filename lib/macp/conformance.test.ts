@@ -106,8 +106,7 @@ describe("conformance vectors: Handoff and Task", () => {
       }
     }
 
-    const modeCommitment =
-      vector.mode === HANDOFF_MODE ? handoffFromEvents(accepted).commitment : taskFromEvents(accepted).commitment;
+    const modeCommitment = vector.mode === HANDOFF_MODE ? handoffFromEvents(accepted).commitment : taskFromEvents(accepted).commitment;
     expect(modeCommitment).toEqual(view.commitment);
     checkResolution(vector, view.commitment);
   });

@@ -140,9 +140,7 @@ export function knownMessageTypes(mode: string): string[] {
   return [...Object.keys(byMode ?? {}), ...Object.keys(CORE_PAYLOADS)];
 }
 
-export type DecodeResult =
-  | { ok: true; typeName: string; message: Message; schema: DescMessage }
-  | { ok: false; reason: string };
+export type DecodeResult = { ok: true; typeName: string; message: Message; schema: DescMessage } | { ok: false; reason: string };
 
 /** Decode a payload by (mode, message_type). Never throws. */
 export function decodePayload(mode: string, messageType: string, bytes: Uint8Array): DecodeResult {

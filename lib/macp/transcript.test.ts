@@ -138,17 +138,13 @@ describe("canonical export details", () => {
     expect(lines).toHaveLength(events.length);
     expect(JSON.parse(lines[0] ?? "{}")).toMatchObject({ message_type: "SessionStart", sequence: 1 });
     const back = parseNdjson(nd);
-    expect(back.map((e) => toBinary(EnvelopeSchema, e.envelope))).toEqual(
-      events.map((e) => toBinary(EnvelopeSchema, e.envelope)),
-    );
+    expect(back.map((e) => toBinary(EnvelopeSchema, e.envelope))).toEqual(events.map((e) => toBinary(EnvelopeSchema, e.envelope)));
     expect(back.map((e) => e.sequence)).toEqual(events.map((e) => e.sequence));
   });
 
   it("reports malformed input clearly", () => {
     expect(() => parseCanonicalTranscript("{}")).toThrow(/messages/);
-    expect(() => parseCanonicalTranscript({ messages: [{ message_type: "X", timestamp: "yesterday" }] })).toThrow(
-      /#1: invalid RFC 3339/,
-    );
+    expect(() => parseCanonicalTranscript({ messages: [{ message_type: "X", timestamp: "yesterday" }] })).toThrow(/#1: invalid RFC 3339/);
     expect(() => parseNdjson('{"mode":1}\n')).toThrow(/line 1/);
   });
 });

@@ -22,7 +22,13 @@ describe("webhooks file", () => {
     const hooks = parse(
       {
         webhooks: [
-          { id: "oncall", url: "https://h.example.com/x", secretEnv: "HOOK_SECRET", events: ["offer.waiting"], participants: ["human:alice"] },
+          {
+            id: "oncall",
+            url: "https://h.example.com/x",
+            secretEnv: "HOOK_SECRET",
+            events: ["offer.waiting"],
+            participants: ["human:alice"],
+          },
           { id: "slack", url: "https://hooks.slack.com/services/T/B/X", format: "slack" },
         ],
       },
@@ -51,7 +57,15 @@ describe("webhooks file", () => {
     [{ webhooks: [{ id: "a", url: "http://x", secret: SECRET, events: ["offer.sent"] }] }, /unknown event "offer.sent"/],
     [{ webhooks: [{ id: "a", url: "http://x", secret: SECRET, participants: [] }] }, /participants must be/],
     [{ webhooks: [{ id: "a", url: "http://x", secret: SECRET, sekret: 1 }] }, /unknown field "sekret"/],
-    [{ webhooks: [{ id: "a", url: "http://x", secret: SECRET }, { id: "a", url: "http://y", secret: SECRET }] }, /used twice/],
+    [
+      {
+        webhooks: [
+          { id: "a", url: "http://x", secret: SECRET },
+          { id: "a", url: "http://y", secret: SECRET },
+        ],
+      },
+      /used twice/,
+    ],
   ])("refuses %j naming the field", (doc, message) => {
     expect(() => parse(doc)).toThrow(message);
   });

@@ -70,7 +70,8 @@ export function parseWebhooks(text: string, file: string, env: Env): WebhookConf
   return doc.webhooks.map((raw: unknown, i: number) => {
     const at = `${file}: webhooks[${i}]`;
     if (!isObj(raw)) throw new WebhookConfigError(`${at} must be an object`);
-    for (const k of Object.keys(raw)) if (!KEYS.has(k)) throw new WebhookConfigError(`${at}: unknown field "${k}" (known: ${[...KEYS].join(", ")})`);
+    for (const k of Object.keys(raw))
+      if (!KEYS.has(k)) throw new WebhookConfigError(`${at}: unknown field "${k}" (known: ${[...KEYS].join(", ")})`);
     const { id, url, format } = raw;
     if (typeof id !== "string" || !ID.test(id)) throw new WebhookConfigError(`${at}.id must be 1-64 letters, digits, ".", "_" or "-"`);
     if (seen.has(id)) throw new WebhookConfigError(`${at}.id "${id}" is used twice`);
@@ -83,36 +84,48 @@ export function parseWebhooks(text: string, file: string, env: Env): WebhookConf
     } catch {
       throw new WebhookConfigError(`${where}: url "${url}" is not a URL`);
     }
-    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new WebhookConfigError(`${where}: url must be http:// or https://`);
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+      throw new WebhookConfigError(`${where}: url must be http:// or https://`);
     if (parsed.username || parsed.password) throw new WebhookConfigError(`${where}: url must not carry a user name or password`);
     const fmt = format ?? "generic";
     if (fmt !== "generic" && fmt !== "slack") throw new WebhookConfigError(`${where}: format must be "generic" or "slack"`);
     let secret: string | null = null;
-    if (raw.secret !== undefined && raw.secretEnv !== undefined) throw new WebhookConfigError(`${where}: give secret or secretEnv, not both`);
+    if (raw.secret !== undefined && raw.secretEnv !== undefined)
+      throw new WebhookConfigError(`${where}: give secret or secretEnv, not both`);
     if (raw.secret !== undefined) {
-      if (typeof raw.secret !== "string" || raw.secret.length < 16) throw new WebhookConfigError(`${where}: secret must be a string of at least 16 characters`);
+      if (typeof raw.secret !== "string" || raw.secret.length < 16)
+        throw new WebhookConfigError(`${where}: secret must be a string of at least 16 characters`);
       secret = raw.secret;
     } else if (raw.secretEnv !== undefined) {
-      if (typeof raw.secretEnv !== "string" || raw.secretEnv === "") throw new WebhookConfigError(`${where}: secretEnv must name an environment variable`);
+      if (typeof raw.secretEnv !== "string" || raw.secretEnv === "")
+        throw new WebhookConfigError(`${where}: secretEnv must name an environment variable`);
       const v = env[raw.secretEnv];
       if (v === undefined || v.length < 16) {
-        throw new WebhookConfigError(`${where}: secretEnv names ${raw.secretEnv}, which is ${v === undefined ? "not set" : "shorter than 16 characters"}`);
+        throw new WebhookConfigError(
+          `${where}: secretEnv names ${raw.secretEnv}, which is ${v === undefined ? "not set" : "shorter than 16 characters"}`,
+        );
       }
       secret = v;
     }
-    if (fmt === "generic" && secret === null) throw new WebhookConfigError(`${where}: a generic webhook needs a secret or secretEnv (its HMAC-SHA256 key)`);
+    if (fmt === "generic" && secret === null)
+      throw new WebhookConfigError(`${where}: a generic webhook needs a secret or secretEnv (its HMAC-SHA256 key)`);
     let events: Set<EventKind> | null = null;
     if (raw.events !== undefined) {
       if (!Array.isArray(raw.events) || raw.events.length === 0) throw new WebhookConfigError(`${where}: events must be a non-empty array`);
       events = new Set();
       for (const e of raw.events) {
-        if (typeof e !== "string" || !isEventKind(e)) throw new WebhookConfigError(`${where}: events: unknown event ${JSON.stringify(e)} (known: ${EVENT_KINDS.join(", ")})`);
+        if (typeof e !== "string" || !isEventKind(e))
+          throw new WebhookConfigError(`${where}: events: unknown event ${JSON.stringify(e)} (known: ${EVENT_KINDS.join(", ")})`);
         events.add(e);
       }
     }
     let participants: Set<string> | null = null;
     if (raw.participants !== undefined) {
-      if (!Array.isArray(raw.participants) || raw.participants.length === 0 || !raw.participants.every((p) => typeof p === "string" && p !== "")) {
+      if (
+        !Array.isArray(raw.participants) ||
+        raw.participants.length === 0 ||
+        !raw.participants.every((p) => typeof p === "string" && p !== "")
+      ) {
         throw new WebhookConfigError(`${where}: participants must be a non-empty array of participant ids`);
       }
       participants = new Set(raw.participants as string[]);

@@ -5,7 +5,11 @@ import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import { deriveEvents, snapshotOf, type Snapshot } from "./events";
 
-function row(mode: string, phase: string, over: { state?: SessionState; owner?: string; target?: string; outcome?: string } = {}): SessionSummary {
+function row(
+  mode: string,
+  phase: string,
+  over: { state?: SessionState; owner?: string; target?: string; outcome?: string } = {},
+): SessionSummary {
   return create(SessionSummarySchema, {
     metadata: {
       sessionId: "s-1",
@@ -34,7 +38,12 @@ describe("deriveEvents: handoff", () => {
   const declined = row(HANDOFF_MODE, "Declined", { target: "human:bob" });
   const offeredDave = row(HANDOFF_MODE, "ContextSharing", { target: "human:dave" });
   const accepted = row(HANDOFF_MODE, "Accepted", { target: "human:dave" });
-  const committed = row(HANDOFF_MODE, "Committed", { state: SessionState.RESOLVED, owner: "human:dave", target: "human:dave", outcome: "positive" });
+  const committed = row(HANDOFF_MODE, "Committed", {
+    state: SessionState.RESOLVED,
+    owner: "human:dave",
+    target: "human:dave",
+    outcome: "positive",
+  });
 
   it("walks offer → decline → re-offer → accept → commit", () => {
     expect(kinds(undefined, pending)).toEqual([]);
@@ -95,7 +104,9 @@ describe("deriveEvents: task", () => {
   it("assigned when requested or reassigned, not when accepted", () => {
     expect(kinds(snapshotOf(row(TASK_MODE, "Pending")), requested)).toEqual(["task.assigned human:alice -> agent://ops/runner"]);
     expect(kinds(snapshotOf(requested), row(TASK_MODE, "InProgress", { target: "agent://ops/runner" }))).toEqual([]);
-    expect(kinds(snapshotOf(requested), row(TASK_MODE, "Requested", { target: "human:bob" }))).toEqual(["task.assigned human:alice -> human:bob"]);
+    expect(kinds(snapshotOf(requested), row(TASK_MODE, "Requested", { target: "human:bob" }))).toEqual([
+      "task.assigned human:alice -> human:bob",
+    ]);
   });
   it("reported completed or failed to the requester", () => {
     const inProgress = row(TASK_MODE, "InProgress", { target: "human:bob" });

@@ -64,7 +64,10 @@ describe("slackBody", () => {
     expect(b.blocks).toEqual([
       {
         type: "section",
-        text: { type: "mrkdwn", text: "*Alice Ng offered payments-api primary to Bob: waiting for an answer*\nRotate &lt;payments&gt; &amp; on-call\nWaiting on: Bob" },
+        text: {
+          type: "mrkdwn",
+          text: "*Alice Ng offered payments-api primary to Bob: waiting for an answer*\nRotate &lt;payments&gt; &amp; on-call\nWaiting on: Bob",
+        },
       },
       { type: "actions", elements: [{ type: "button", text: { type: "plain_text", text: "Open session" }, url }] },
     ]);

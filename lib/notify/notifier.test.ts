@@ -27,9 +27,14 @@ async function receiver(answer: Answer) {
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { session_id: string };
-      got.push({ path: req.url ?? "", event: String(req.headers["x-baton-event"]), delivery: String(req.headers["x-baton-delivery"]), session: body.session_id });
+      got.push({
+        path: req.url ?? "",
+        event: String(req.headers["x-baton-event"]),
+        delivery: String(req.headers["x-baton-delivery"]),
+        session: body.session_id,
+      });
       const a = answer(got.length);
-      const done = () => void (open--);
+      const done = () => void open--;
       if (a === "hang") {
         res.on("close", done);
         return;
@@ -137,7 +142,11 @@ describe("Notifier", () => {
     write(summary("s1", "Declined", "human:bob"));
     await until(() => rx.got.length >= 3, "the decline at two hooks");
     await new Promise((r) => setTimeout(r, 200));
-    expect(rx.got.map((g) => `${g.path} ${g.event} ${g.session}`).sort()).toEqual(["/all offer.declined s1", "/all offer.waiting s1", "/declines offer.declined s1"]);
+    expect(rx.got.map((g) => `${g.path} ${g.event} ${g.session}`).sort()).toEqual([
+      "/all offer.declined s1",
+      "/all offer.waiting s1",
+      "/declines offer.declined s1",
+    ]);
     expect(rx.got.filter((g) => g.path === "/all").map((g) => g.event)).toEqual(["offer.waiting", "offer.declined"]);
   });
 

@@ -176,7 +176,8 @@ export class Notifier {
     const names = await this.names();
     const deliveries: NewDelivery[] = [];
     for (const hook of this.hooks) {
-      if (hookWants(hook, event.kind, event.involved)) deliveries.push({ ...this.delivery(hook, event, names), deliveryId: `${notice.deliveryKey}-${hook.id}` });
+      if (hookWants(hook, event.kind, event.involved))
+        deliveries.push({ ...this.delivery(hook, event, names), deliveryId: `${notice.deliveryKey}-${hook.id}` });
     }
     if (deliveries.length === 0 || this.closed) return;
     this.store.enqueue(deliveries);
@@ -312,7 +313,8 @@ export class Notifier {
 
   private delivery(hook: WebhookConfig, event: NotifyEvent, names: ReadonlyMap<string, string>): NewDelivery {
     const nameOf = (id: string) => names.get(id);
-    const body = hook.format === "slack" ? slackBody(event, this.options.publicUrl, nameOf) : genericBody(event, this.options.publicUrl, nameOf);
+    const body =
+      hook.format === "slack" ? slackBody(event, this.options.publicUrl, nameOf) : genericBody(event, this.options.publicUrl, nameOf);
     return { deliveryId: randomUUID(), hookId: hook.id, event: event.kind, sessionId: event.sessionId, body };
   }
 
@@ -404,17 +406,30 @@ export class Notifier {
     const expired = now + wait > row.createdMs + this.giveUpAfterMs;
     if (permanent || expired) {
       this.store.recordAttempt(row.n, "failed", status, error, 0, now);
-      this.log.warn({ hook: hook.id, delivery: row.deliveryId, event: row.event, attempts, error }, `webhooks: gave up a delivery (${permanent ? "refused" : "too old"})`);
+      this.log.warn(
+        { hook: hook.id, delivery: row.deliveryId, event: row.event, attempts, error },
+        `webhooks: gave up a delivery (${permanent ? "refused" : "too old"})`,
+      );
     } else {
       this.store.recordAttempt(row.n, "pending", status, error, now + wait, now);
-      this.log.warn({ hook: hook.id, delivery: row.deliveryId, event: row.event, attempts, error, retryInMs: wait }, "webhooks: delivery failed; retrying");
+      this.log.warn(
+        { hook: hook.id, delivery: row.deliveryId, event: row.event, attempts, error, retryInMs: wait },
+        "webhooks: delivery failed; retrying",
+      );
     }
   }
 
   private prune(): void {
     try {
-      const dropped = this.store.prune(this.hooks.map((h) => h.id), KEEP_DELIVERED, KEEP_FAILED, MAX_PENDING, CLOSED_TTL_MS);
-      if (dropped > 0) this.log.warn({ dropped }, `webhooks: more than ${MAX_PENDING} deliveries waited for one hook; the oldest were dropped`);
+      const dropped = this.store.prune(
+        this.hooks.map((h) => h.id),
+        KEEP_DELIVERED,
+        KEEP_FAILED,
+        MAX_PENDING,
+        CLOSED_TTL_MS,
+      );
+      if (dropped > 0)
+        this.log.warn({ dropped }, `webhooks: more than ${MAX_PENDING} deliveries waited for one hook; the oldest were dropped`);
     } catch (err) {
       this.log.error({ err }, "webhooks: pruning the outbox failed");
     }

@@ -25,7 +25,13 @@ describe("NotifyStore", () => {
     expect(s.cursor).toBeNull();
     s.rebase("cat-1", 0);
     const snap = { state: 1, phase: "OfferPending", owner: "a", target: "b", outcome: "" };
-    const deliveries = Array.from({ length: 5 }, (_, i) => ({ deliveryId: `d${i}`, hookId: "h", event: "offer.waiting", sessionId: "s", body: "{}" }));
+    const deliveries = Array.from({ length: 5 }, (_, i) => ({
+      deliveryId: `d${i}`,
+      hookId: "h",
+      event: "offer.waiting",
+      sessionId: "s",
+      body: "{}",
+    }));
     s.commit([{ sessionId: "s", snapshot: snap, closed: false }], deliveries, 7, 1_000);
     expect(s.cursor).toBe(7);
     expect(s.catalogId).toBe("cat-1");
@@ -47,14 +53,24 @@ describe("NotifyStore", () => {
     s.prune(["h"], 2, 2, 100, 1_000, 10_000);
     expect(s.recent("h", 10).map((r) => r.deliveryId)).toEqual(["d4", "d3", "d0"]);
     // A closed session's state goes after the TTL; an unknown hook's rows go at once.
-    s.commit([{ sessionId: "s", snapshot: { ...snap, state: 2 }, closed: true }], [{ deliveryId: "x", hookId: "gone", event: "e", sessionId: "s", body: "{}" }], 8, 1_000);
+    s.commit(
+      [{ sessionId: "s", snapshot: { ...snap, state: 2 }, closed: true }],
+      [{ deliveryId: "x", hookId: "gone", event: "e", sessionId: "s", body: "{}" }],
+      8,
+      1_000,
+    );
     s.prune(["h"], 2, 2, 100, 5_000, 3_000);
     expect(s.state("s")?.closed).toBe(true);
     s.prune(["h"], 2, 2, 100, 5_000, 7_000);
     expect(s.state("s")).toBeUndefined();
     expect(s.recent("gone", 10)).toEqual([]);
     // At most maxPending wait per hook: the oldest go.
-    s.commit([], Array.from({ length: 4 }, (_, i) => ({ deliveryId: `p${i}`, hookId: "h", event: "e", sessionId: "s", body: "{}" })), 9, 1_000);
+    s.commit(
+      [],
+      Array.from({ length: 4 }, (_, i) => ({ deliveryId: `p${i}`, hookId: "h", event: "e", sessionId: "s", body: "{}" })),
+      9,
+      1_000,
+    );
     expect(s.prune(["h"], 2, 2, 2, 5_000, 7_000)).toBe(3);
     expect(s.count("h", "pending")).toBe(2);
     expect(s.due("h", 10_000)?.deliveryId).toBe("p2");

@@ -116,8 +116,12 @@ export class NotifyStore {
     this.db = openSideDatabase(file, SCHEMA);
     this.stmts = {
       getMeta: this.db.prepare<[string], { value: string }>("SELECT value FROM meta WHERE key = ?"),
-      setMeta: this.db.prepare<[string, string]>("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"),
-      getState: this.db.prepare<[string], { snapshot: string; closed: number }>("SELECT snapshot, closed FROM notified WHERE session_id = ?"),
+      setMeta: this.db.prepare<[string, string]>(
+        "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+      ),
+      getState: this.db.prepare<[string], { snapshot: string; closed: number }>(
+        "SELECT snapshot, closed FROM notified WHERE session_id = ?",
+      ),
       putState: this.db.prepare<[string, string, number, number]>(
         "INSERT INTO notified (session_id, snapshot, closed, updated_ms) VALUES (?, ?, ?, ?) ON CONFLICT(session_id) DO UPDATE SET snapshot = excluded.snapshot, closed = excluded.closed, updated_ms = excluded.updated_ms",
       ),
@@ -127,9 +131,13 @@ export class NotifyStore {
       insert: this.db.prepare<[string, string, string, string, string, number, number]>(
         "INSERT OR IGNORE INTO outbox (delivery_id, hook_id, event, session_id, body, status, next_at, created_ms) VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)",
       ),
-      due: this.db.prepare<[string, number], Raw>("SELECT * FROM outbox WHERE hook_id = ? AND status = 'pending' AND next_at <= ? ORDER BY next_at, n LIMIT 1"),
+      due: this.db.prepare<[string, number], Raw>(
+        "SELECT * FROM outbox WHERE hook_id = ? AND status = 'pending' AND next_at <= ? ORDER BY next_at, n LIMIT 1",
+      ),
       nextDue: this.db.prepare<[], { t: number | null }>("SELECT MIN(next_at) AS t FROM outbox WHERE status = 'pending'"),
-      nextDueFor: this.db.prepare<[string], { t: number | null }>("SELECT MIN(next_at) AS t FROM outbox WHERE hook_id = ? AND status = 'pending'"),
+      nextDueFor: this.db.prepare<[string], { t: number | null }>(
+        "SELECT MIN(next_at) AS t FROM outbox WHERE hook_id = ? AND status = 'pending'",
+      ),
       attempt: this.db.prepare<[string, number, number, string, number, number]>(
         "UPDATE outbox SET status = ?, attempts = attempts + 1, last_status = ?, next_at = ?, last_error = ?, last_attempt_ms = ? WHERE n = ?",
       ),
@@ -138,7 +146,9 @@ export class NotifyStore {
       pruneStatus: this.db.prepare<[string, string, string, string, number]>(
         "DELETE FROM outbox WHERE hook_id = ? AND status = ? AND n < COALESCE((SELECT n FROM outbox WHERE hook_id = ? AND status = ? ORDER BY n DESC LIMIT 1 OFFSET ?), 0)",
       ),
-      oldestPending: this.db.prepare<[string, number], { n: number }>("SELECT n FROM outbox WHERE hook_id = ? AND status = 'pending' ORDER BY n LIMIT ?"),
+      oldestPending: this.db.prepare<[string, number], { n: number }>(
+        "SELECT n FROM outbox WHERE hook_id = ? AND status = 'pending' ORDER BY n LIMIT ?",
+      ),
       dropRow: this.db.prepare<[number]>("DELETE FROM outbox WHERE n = ?"),
       dropHooksExcept: this.db.prepare<[string]>("DELETE FROM outbox WHERE hook_id NOT IN (SELECT value FROM json_each(?))"),
     };
@@ -217,7 +227,14 @@ export class NotifyStore {
    * and at most `maxPending` pending ones (the oldest dropped: returns how
    * many); closed sessions' states older than `closedTtlMs` go.
    */
-  prune(hookIds: readonly string[], keepDone: number, keepFailed: number, maxPending: number, closedTtlMs: number, now = Date.now()): number {
+  prune(
+    hookIds: readonly string[],
+    keepDone: number,
+    keepFailed: number,
+    maxPending: number,
+    closedTtlMs: number,
+    now = Date.now(),
+  ): number {
     let dropped = 0;
     this.db.transaction(() => {
       this.stmts.dropHooksExcept.run(JSON.stringify(hookIds));

@@ -84,11 +84,7 @@ export class OidcLogin {
         })
         .catch((e: unknown) => {
           this.config = undefined;
-          throw new OidcLoginError(
-            "unavailable",
-            `discovery at ${s.issuer.href} failed: ${(e as Error).message}`,
-            { cause: e },
-          );
+          throw new OidcLoginError("unavailable", `discovery at ${s.issuer.href} failed: ${(e as Error).message}`, { cause: e });
         });
     }
     return this.config;
@@ -127,10 +123,7 @@ export class OidcLogin {
   async completeLogin(callbackUrl: string | URL, cookieState: string | undefined): Promise<CompleteLoginResult> {
     const saved = cookieState !== undefined ? unsealLoginState(this.options.secret, cookieState, this.now()) : null;
     if (!saved) {
-      throw new OidcLoginError(
-        "state",
-        "missing, expired or invalid state cookie",
-      );
+      throw new OidcLoginError("state", "missing, expired or invalid state cookie");
     }
     const incoming = new URL(callbackUrl, this.settings.redirectUrl);
     const current = new URL(this.settings.redirectUrl.href);

@@ -84,7 +84,10 @@ export function parseRoleMap(value: string): Record<string, Role> {
   }
   for (const [claimValue, role] of entries) {
     if (!isRole(role)) {
-      throw new OidcConfigError("BATON_OIDC_ROLE_MAP", `"${claimValue}" maps to "${String(role)}", which is not one of ${ROLES.join(", ")}`);
+      throw new OidcConfigError(
+        "BATON_OIDC_ROLE_MAP",
+        `"${claimValue}" maps to "${String(role)}", which is not one of ${ROLES.join(", ")}`,
+      );
     }
     out[claimValue] = role;
   }
@@ -102,7 +105,8 @@ export function oidcSettingsFromEnv(env: Env, origin: string): OidcSettings | nu
   if (issuer.search !== "") throw new OidcConfigError("BATON_OIDC_ISSUER", "must not contain a query");
 
   const clientId = env.BATON_OIDC_CLIENT_ID?.trim();
-  if (clientId === undefined || clientId === "") throw new OidcConfigError("BATON_OIDC_CLIENT_ID", "required when BATON_OIDC_ISSUER is set");
+  if (clientId === undefined || clientId === "")
+    throw new OidcConfigError("BATON_OIDC_CLIENT_ID", "required when BATON_OIDC_ISSUER is set");
   const secret = env.BATON_OIDC_CLIENT_SECRET;
 
   const redirectRaw = env.BATON_OIDC_REDIRECT_URL?.trim();

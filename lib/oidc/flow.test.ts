@@ -28,16 +28,33 @@ beforeAll(async () => {
         sub: "sub-carol",
         username: "carol",
         password: "carol-pw",
-        claims: { email: "Carol@Example.com", email_verified: true, name: "Carol Lee", preferred_username: "carol", groups: ["oncall-leads"] },
+        claims: {
+          email: "Carol@Example.com",
+          email_verified: true,
+          name: "Carol Lee",
+          preferred_username: "carol",
+          groups: ["oncall-leads"],
+        },
       },
       {
         sub: "sub-erin",
         username: "erin",
         password: "erin-pw",
-        claims: { email: "erin@example.com", email_verified: true, name: "Erin Park", preferred_username: "erin", groups: ["sre", "oncall-leads"] },
+        claims: {
+          email: "erin@example.com",
+          email_verified: true,
+          name: "Erin Park",
+          preferred_username: "erin",
+          groups: ["sre", "oncall-leads"],
+        },
       },
       { sub: "sub-frank", username: "frank", password: "frank-pw", claims: { name: "Frank", preferred_username: "admin", groups: [] } },
-      { sub: "sub-mallory", username: "mallory", password: "mallory-pw", claims: { email: "carol@example.com", email_verified: false, groups: [] } },
+      {
+        sub: "sub-mallory",
+        username: "mallory",
+        password: "mallory-pw",
+        claims: { email: "carol@example.com", email_verified: false, groups: [] },
+      },
       { sub: "sub-dan", username: "dan", password: "dan-pw", claims: { email: "dan@example.com", email_verified: true } },
     ],
   });
@@ -124,7 +141,12 @@ describe("OIDC sign-in against a real provider", () => {
     // The result becomes a console session like a password sign-in.
     const { cookieValue } = accounts.startLogin(r.user, { ip: "127.0.0.1" });
     const auth = await accounts.authenticate({ cookie: `baton_session=${cookieValue}` });
-    expect(auth && accounts.whoami(auth)).toMatchObject({ username: "carol", role: "approver", authMethod: "oidc", participantId: "human:carol" });
+    expect(auth && accounts.whoami(auth)).toMatchObject({
+      username: "carol",
+      role: "approver",
+      authMethod: "oidc",
+      participantId: "human:carol",
+    });
   });
 
   it("maps an unknown person's role claim (highest wins) and gives them an oidc: participant id", async () => {
@@ -150,7 +172,11 @@ describe("OIDC sign-in against a real provider", () => {
     });
     try {
       const oidc = new OidcLogin({
-        settings: settings({ BATON_OIDC_ISSUER: op2.issuer, BATON_OIDC_CLIENT_ID: op2.clientId, BATON_OIDC_CLIENT_SECRET: op2.clientSecret }),
+        settings: settings({
+          BATON_OIDC_ISSUER: op2.issuer,
+          BATON_OIDC_CLIENT_ID: op2.clientId,
+          BATON_OIDC_CLIENT_SECRET: op2.clientSecret,
+        }),
         secret: SECRET,
         users: accounts.directory,
       });
@@ -179,7 +205,9 @@ describe("OIDC sign-in against a real provider", () => {
   });
 
   it("refuses disabled users-file accounts", async () => {
-    await expect(flow(login(), "dan", "dan-pw")).rejects.toMatchObject({ userMessage: "This account is disabled. Ask an admin to enable it." });
+    await expect(flow(login(), "dan", "dan-pw")).rejects.toMatchObject({
+      userMessage: "This account is disabled. Ask an admin to enable it.",
+    });
   });
 
   it("rejects a callback replayed, tampered with, or without its state cookie", async () => {
@@ -221,7 +249,9 @@ describe("OIDC sign-in against a real provider", () => {
     const begin = await oidc.beginLogin();
     const callback = await op.signIn(begin.redirectUrl, { username: "erin", password: "erin-pw" });
     now += 10 * 60_000 + 1;
-    await expect(oidc.completeLogin(callback, begin.cookieState)).rejects.toMatchObject({ detail: "missing, expired or invalid state cookie" });
+    await expect(oidc.completeLogin(callback, begin.cookieState)).rejects.toMatchObject({
+      detail: "missing, expired or invalid state cookie",
+    });
   });
 
   it("reports an unreachable provider and retries discovery later", async () => {

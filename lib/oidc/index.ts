@@ -2,10 +2,4 @@
 export { OidcLogin, OidcLoginError, type BeginLoginResult, type CompleteLoginResult, type OidcLoginOptions } from "./client";
 export { OidcConfigError, oidcSettingsFromEnv, type OidcSettings } from "./config";
 export { mapOidcUser, roleFromClaims, type Claims, type MapResult } from "./map-user";
-export {
-  OIDC_STATE_COOKIE,
-  clearOidcStateCookie,
-  oidcStateCookie,
-  readOidcStateCookie,
-  safeReturnTo,
-} from "./state";
+export { OIDC_STATE_COOKIE, clearOidcStateCookie, oidcStateCookie, readOidcStateCookie, safeReturnTo } from "./state";

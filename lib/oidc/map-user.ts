@@ -42,7 +42,8 @@ export function claimAt(claims: Claims, path: string): unknown {
 export function roleFromClaims(claims: Claims, settings: Pick<OidcSettings, "roleClaim" | "roleMap">): Role | undefined {
   if (!settings.roleClaim) return undefined;
   const raw = claimAt(claims, settings.roleClaim);
-  const values = typeof raw === "string" ? raw.split(/[\s,]+/) : Array.isArray(raw) ? raw.filter((v): v is string => typeof v === "string") : [];
+  const values =
+    typeof raw === "string" ? raw.split(/[\s,]+/) : Array.isArray(raw) ? raw.filter((v): v is string => typeof v === "string") : [];
   let best: Role | undefined;
   for (const value of values) {
     const v = value.trim();
@@ -65,7 +66,11 @@ function clean(s: string, max: number): string {
   return s.replace(/[\u0000-\u001f\u007f]/g, "").slice(0, max);
 }
 
-export function mapOidcUser(claims: Claims, users: readonly UserRecord[], settings: Pick<OidcSettings, "roleClaim" | "roleMap" | "defaultRole">): MapResult {
+export function mapOidcUser(
+  claims: Claims,
+  users: readonly UserRecord[],
+  settings: Pick<OidcSettings, "roleClaim" | "roleMap" | "defaultRole">,
+): MapResult {
   const sub = str(claims, "sub");
   if (sub === undefined) return refuse("no_subject");
   const email = str(claims, "email");

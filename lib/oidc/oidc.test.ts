@@ -46,12 +46,18 @@ describe("oidcSettingsFromEnv", () => {
     const base = { BATON_OIDC_ISSUER: "https://id.example", BATON_OIDC_CLIENT_ID: "baton" };
     const cases: Array<[Record<string, string>, string]> = [
       [{ BATON_OIDC_ISSUER: "https://id.example" }, "BATON_OIDC_CLIENT_ID: required when BATON_OIDC_ISSUER is set"],
-      [{ ...base, BATON_OIDC_ISSUER: "http://id.example" }, 'BATON_OIDC_ISSUER: must use https (http is allowed only on localhost): "http://id.example"'],
+      [
+        { ...base, BATON_OIDC_ISSUER: "http://id.example" },
+        'BATON_OIDC_ISSUER: must use https (http is allowed only on localhost): "http://id.example"',
+      ],
       [{ ...base, BATON_OIDC_ISSUER: "not a url" }, 'BATON_OIDC_ISSUER: not a URL: "not a url"'],
       [{ ...base, BATON_OIDC_REDIRECT_URL: "http://baton.example/cb" }, "BATON_OIDC_REDIRECT_URL: must use https"],
       [{ ...base, BATON_OIDC_DEFAULT_ROLE: "admin" }, 'BATON_OIDC_DEFAULT_ROLE: must be viewer, operator or none (got "admin")'],
       [{ ...base, BATON_OIDC_ROLE_MAP: "a=admin" }, "BATON_OIDC_ROLE_MAP: needs BATON_OIDC_ROLE_CLAIM"],
-      [{ ...base, BATON_OIDC_ROLE_CLAIM: "groups", BATON_OIDC_ROLE_MAP: "a=root" }, 'BATON_OIDC_ROLE_MAP: "a" maps to "root", which is not one of viewer, operator, approver, admin'],
+      [
+        { ...base, BATON_OIDC_ROLE_CLAIM: "groups", BATON_OIDC_ROLE_MAP: "a=root" },
+        'BATON_OIDC_ROLE_MAP: "a" maps to "root", which is not one of viewer, operator, approver, admin',
+      ],
       [{ ...base, BATON_OIDC_SCOPES: 'bad"scope' }, 'BATON_OIDC_SCOPES: invalid scope "bad"scope"'],
     ];
     for (const [env, message] of cases) expect(() => oidcSettingsFromEnv(env, ORIGIN), message).toThrow(message);
@@ -73,7 +79,9 @@ describe("role claims", () => {
     expect(roleFromClaims(claims, { roleClaim: "https://x/roles" })).toBe("approver");
     expect(roleFromClaims(claims, { roleClaim: "groups", roleMap: { leads: "approver", sre: "operator" } })).toBe("approver");
     expect(roleFromClaims(claims, { roleClaim: "groups" })).toBeUndefined();
-    expect(roleFromClaims({ groups: ["constructor", "__proto__", "toString"] }, { roleClaim: "groups", roleMap: { x: "admin" } })).toBeUndefined();
+    expect(
+      roleFromClaims({ groups: ["constructor", "__proto__", "toString"] }, { roleClaim: "groups", roleMap: { x: "admin" } }),
+    ).toBeUndefined();
     expect(roleFromClaims(claims, {})).toBeUndefined();
   });
 });
@@ -82,14 +90,31 @@ describe("mapOidcUser", () => {
   const users: UserRecord[] = [
     { username: "alice", displayName: "Alice", role: "admin", participantId: "human:alice", oidcSubject: "sub-a" },
     { username: "bob", displayName: "Bob", role: "operator", participantId: "human:bob", email: "bob@example.com" },
-    { username: "carl", displayName: "Carl", role: "operator", participantId: "human:carl", email: "carl@example.com", oidcSubject: "sub-c" },
+    {
+      username: "carl",
+      displayName: "Carl",
+      role: "operator",
+      participantId: "human:carl",
+      email: "carl@example.com",
+      oidcSubject: "sub-c",
+    },
   ];
   const settings = { roleClaim: "groups", defaultRole: "viewer" as const };
 
   it("links by subject first, then by verified email", () => {
-    expect(mapOidcUser({ sub: "sub-a", groups: ["viewer"] }, users, settings)).toMatchObject({ ok: true, linked: true, user: { username: "alice", role: "admin" } });
-    expect(mapOidcUser({ sub: "x", email: "BOB@example.com", email_verified: true }, users, settings)).toMatchObject({ ok: true, user: { username: "bob", oidcSubject: "x" } });
-    expect(mapOidcUser({ sub: "x", email: "bob@example.com", email_verified: "true" }, users, settings)).toMatchObject({ ok: true, linked: false });
+    expect(mapOidcUser({ sub: "sub-a", groups: ["viewer"] }, users, settings)).toMatchObject({
+      ok: true,
+      linked: true,
+      user: { username: "alice", role: "admin" },
+    });
+    expect(mapOidcUser({ sub: "x", email: "BOB@example.com", email_verified: true }, users, settings)).toMatchObject({
+      ok: true,
+      user: { username: "bob", oidcSubject: "x" },
+    });
+    expect(mapOidcUser({ sub: "x", email: "bob@example.com", email_verified: "true" }, users, settings)).toMatchObject({
+      ok: true,
+      linked: false,
+    });
     expect(mapOidcUser({ sub: "x", email: "carl@example.com", email_verified: true }, users, settings)).toEqual({
       ok: false,
       code: "linked_elsewhere",
@@ -137,7 +162,17 @@ describe("login state", () => {
 
   it("keeps return paths on the console", () => {
     expect(safeReturnTo("/sessions/01J?tab=1#e5")).toBe("/sessions/01J?tab=1#e5");
-    for (const bad of ["//evil.example", "https://evil.example", "/\\evil.example", "evil", "", undefined, 42, "/ok\u0000", `/${"a".repeat(3000)}`]) {
+    for (const bad of [
+      "//evil.example",
+      "https://evil.example",
+      "/\\evil.example",
+      "evil",
+      "",
+      undefined,
+      42,
+      "/ok\u0000",
+      `/${"a".repeat(3000)}`,
+    ]) {
       expect(safeReturnTo(bad)).toBe("/");
     }
   });

@@ -38,7 +38,11 @@ describe("token auth", () => {
     });
     expect(r.mode).toBe("tokens");
     expect(r.resolve(h({ authorization: "Bearer t1" }))).toMatchObject({ sender: "alice", isObserver: true });
-    expect(r.resolve(h({ authorization: "Bearer t2" }))).toMatchObject({ sender: "bob", allowedModes: ["macp.mode.task.v1"], maxOpenSessions: 2 });
+    expect(r.resolve(h({ authorization: "Bearer t2" }))).toMatchObject({
+      sender: "bob",
+      allowedModes: ["macp.mode.task.v1"],
+      maxOpenSessions: 2,
+    });
     expect(r.resolve(h({ "x-macp-agent-id": "alice" }))).toBeNull();
     expect(r.resolve(h({ authorization: "Bearer nope" }))).toBeNull();
   });
@@ -74,7 +78,11 @@ describe("dev auth with reserved identities (the console's people)", () => {
   });
 
   it("refuses dev credentials naming a reserved identity, whichever header carries them, and says why", () => {
-    const variants: Record<string, string>[] = [{ authorization: "Bearer human:alice" }, { "x-macp-agent-id": "human:alice" }, { "x-macp-token": "human:alice" }];
+    const variants: Record<string, string>[] = [
+      { authorization: "Bearer human:alice" },
+      { "x-macp-agent-id": "human:alice" },
+      { "x-macp-token": "human:alice" },
+    ];
     for (const headers of variants) {
       expect(auth.resolve(h(headers))).toBeNull();
       expect(auth.explain?.(h(headers))).toMatch(/human:alice is a person of the Baton console/);
@@ -83,7 +91,11 @@ describe("dev auth with reserved identities (the console's people)", () => {
   });
 
   it("resolves the delegate credential to the person, and leaves agents and observers as they were", () => {
-    expect(auth.resolve(h({ authorization: "Bearer delegate-for-alice" }))).toMatchObject({ sender: "human:alice", isObserver: false, canStartSessions: true });
+    expect(auth.resolve(h({ authorization: "Bearer delegate-for-alice" }))).toMatchObject({
+      sender: "human:alice",
+      isObserver: false,
+      canStartSessions: true,
+    });
     expect(auth.resolve(h({ authorization: "Bearer agent://a" }))?.sender).toBe("agent://a");
     expect(auth.resolve(h({ "x-macp-agent-id": "agent://b" }))?.sender).toBe("agent://b");
     expect(auth.resolve(h({ authorization: "Bearer baton:console" }))?.isObserver).toBe(true);

@@ -237,7 +237,9 @@ export function withReservedIdentities(base: AuthResolver, reserved: ReservedIde
     },
     explain(headers) {
       const sender = refusedSender(headers);
-      return sender === null ? null : `${sender} is a person of the Baton console: only the console acts for them (sign in to the console as them)`;
+      return sender === null
+        ? null
+        : `${sender} is a person of the Baton console: only the console acts for them (sign in to the console as them)`;
     },
     describe: () => `${base.describe()}; ${reserved.describe()}`,
   };

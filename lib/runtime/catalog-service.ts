@@ -90,7 +90,11 @@ export function runtimeCatalogServiceImpl(deps: CatalogServiceDeps): Partial<Ser
       }
       const maxRows = req.maxRows === 0 ? DEFAULT_MAX_ROWS : Math.min(req.maxRows, MAX_ROWS_CAP);
       const storeId = kernel.storeId;
-      const ch = new AsyncQueue<readonly StoredListRow[]>({ capacity: config.subscriberBuffer, maxBytes: config.subscriberBufferBytes, sizeOf: batchBytes });
+      const ch = new AsyncQueue<readonly StoredListRow[]>({
+        capacity: config.subscriberBuffer,
+        maxBytes: config.subscriberBufferBytes,
+        sizeOf: batchBytes,
+      });
       const slot = subscriptions.acquire(identity, ch);
       // Listen first, then read the head: every change above it arrives live.
       const stop = kernel.watchListRows((rows) => ch.push(rows));

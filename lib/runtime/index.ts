@@ -47,9 +47,11 @@ export interface StartOptions {
 
 export async function startRuntime(options: StartOptions = {}): Promise<RunningRuntime> {
   const config = loadConfig(options.env ?? process.env);
-  const logger = options.logger ?? createLogger({ level: config.logLevel, base: { component: "runtime" }, env: options.env ?? process.env });
+  const logger =
+    options.logger ?? createLogger({ level: config.logLevel, base: { component: "runtime" }, env: options.env ?? process.env });
   const baseAuth = createAuthResolver(config);
-  const auth = options.reservedIdentities && baseAuth.mode === "dev" ? withReservedIdentities(baseAuth, options.reservedIdentities) : baseAuth;
+  const auth =
+    options.reservedIdentities && baseAuth.mode === "dev" ? withReservedIdentities(baseAuth, options.reservedIdentities) : baseAuth;
   const store = openStore({
     memoryOnly: config.memoryOnly,
     dataDir: config.dataDir,
@@ -133,9 +135,12 @@ async function listenGrpcJs(config: RuntimeConfig, deps: Deps): Promise<Listenin
     "grpc.max_send_message_length": -1,
     "grpc.max_concurrent_streams": 100_000,
   });
-  addConnectService(server, MACPRuntimeService, runtimeServiceImpl({ ...deps, preEncodedResponses: true }), { shutdownSignal: shutdown.signal });
+  addConnectService(server, MACPRuntimeService, runtimeServiceImpl({ ...deps, preEncodedResponses: true }), {
+    shutdownSignal: shutdown.signal,
+  });
   // Baton's extension: the list-row feed (off: the runtime answers UNIMPLEMENTED, like any plain MACP runtime).
-  if (config.listRows) addConnectService(server, RuntimeCatalogService, runtimeCatalogServiceImpl(deps), { shutdownSignal: shutdown.signal });
+  if (config.listRows)
+    addConnectService(server, RuntimeCatalogService, runtimeCatalogServiceImpl(deps), { shutdownSignal: shutdown.signal });
   const creds = config.tlsCertPath
     ? grpc.ServerCredentials.createSsl(
         null,
@@ -172,7 +177,10 @@ async function listenConnect(config: RuntimeConfig, deps: Deps): Promise<Listeni
   const handler = connectNodeAdapter({ routes, readMaxBytes: readMaxBytes(config), grpc: true, grpcWeb: true, connect: true });
   const settings: http2.Settings = { maxConcurrentStreams: 100_000 };
   const server = config.tlsCertPath
-    ? http2.createSecureServer({ cert: fs.readFileSync(config.tlsCertPath), key: fs.readFileSync(config.tlsKeyPath as string), settings }, handler)
+    ? http2.createSecureServer(
+        { cert: fs.readFileSync(config.tlsCertPath), key: fs.readFileSync(config.tlsKeyPath as string), settings },
+        handler,
+      )
     : http2.createServer({ settings }, handler);
   server.on("sessionError", (err) => deps.logger.warn({ err }, "HTTP/2 session error"));
   server.on("error", (err) => deps.logger.error({ err }, "gRPC server error"));

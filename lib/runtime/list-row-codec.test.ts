@@ -37,7 +37,11 @@ function summary(rand: () => number): SessionSummary {
           policyVersion: s(),
           participants: list(s),
           participantActivity: Array.from({ length: Math.floor(rand() * 4) }, () =>
-            create(ParticipantActivitySchema, { participantId: s(), lastMessageAtUnixMs: big(), messageCount: rand() < 0.3 ? 0 : Math.floor(rand() * 2 ** 32) }),
+            create(ParticipantActivitySchema, {
+              participantId: s(),
+              lastMessageAtUnixMs: big(),
+              messageCount: rand() < 0.3 ? 0 : Math.floor(rand() * 2 ** 32),
+            }),
           ),
           initiator: s(),
           contextId: s(),

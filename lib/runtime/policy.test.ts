@@ -9,10 +9,18 @@ const desc = (over: Partial<{ policyId: string; mode: string; rules: string; sch
 
 describe("policy rules", () => {
   it("parses handoff and task knobs", () => {
-    const h = parseRules(HANDOFF_MODE, JSON.stringify({ acceptance: { implicit_accept_timeout_ms: 30000 }, commitment: { authority: "any_participant" } }), true);
+    const h = parseRules(
+      HANDOFF_MODE,
+      JSON.stringify({ acceptance: { implicit_accept_timeout_ms: 30000 }, commitment: { authority: "any_participant" } }),
+      true,
+    );
     expect("rules" in h && h.rules.acceptance.implicitAcceptTimeoutMs).toBe(30000);
     expect("rules" in h && h.rules.commitment.authority).toBe("any_participant");
-    const t = parseRules(TASK_MODE, JSON.stringify({ assignment: { allow_reassignment_on_reject: true }, completion: { require_output: true } }), true);
+    const t = parseRules(
+      TASK_MODE,
+      JSON.stringify({ assignment: { allow_reassignment_on_reject: true }, completion: { require_output: true } }),
+      true,
+    );
     expect("rules" in t && t.rules.assignment.allowReassignmentOnReject && t.rules.completion.requireOutput).toBe(true);
   });
 
@@ -37,9 +45,9 @@ describe("policy rules", () => {
     expect(validateDescriptor(desc({ policyId: "policy.default" }), none)).toMatch(/built in/);
     expect(validateDescriptor(desc({}), () => true)).toMatch(/already registered/);
     expect(validateDescriptor(desc({ schemaVersion: 0 }), none)).toMatch(/schema_version/);
-    expect(validateDescriptor(desc({ rules: JSON.stringify({ commitment: { authority: "designated_role", designated_roles: [] } }) }), none)).toMatch(
-      /designated_roles/,
-    );
+    expect(
+      validateDescriptor(desc({ rules: JSON.stringify({ commitment: { authority: "designated_role", designated_roles: [] } }) }), none),
+    ).toMatch(/designated_roles/);
   });
 
   it("decides commitment authority", () => {

@@ -127,12 +127,7 @@ export function bindPolicy(descriptor: PolicyDescriptor, sessionMode: string): B
 }
 
 /** Commitment authority (§10.3); also who besides the initiator may cancel, suspend, resume. */
-export function hasCommitmentAuthority(
-  rules: PolicyRules,
-  sender: string,
-  initiator: string,
-  participants: ReadonlySet<string>,
-): boolean {
+export function hasCommitmentAuthority(rules: PolicyRules, sender: string, initiator: string, participants: ReadonlySet<string>): boolean {
   switch (rules.commitment.authority) {
     case "any_participant":
       return sender === initiator || participants.has(sender);

@@ -55,7 +55,7 @@ async function verifyByRebuilding(dir: string): Promise<string> {
     await kernel.close();
     // Count the sessions the rebuilt index holds, a page at a time.
     let sessions = 0;
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const page = store.listSessions({ afterPosition: after, limit: 1_000 });
       sessions += page.length;
       const last = page.at(-1);
@@ -116,11 +116,15 @@ function text(r: RecoveryReport, apply: boolean): string {
     }
     for (const m of lost.missing) {
       const span = m.from === m.to ? `position ${fmt(m.from)}` : `positions ${fmt(m.from)}–${fmt(m.to)}`;
-      lines.push(`  ${span}: ${fmt(m.to - m.from + 1)} records that no copy could read (sessions unknown; their sessions lose what follows)`);
+      lines.push(
+        `  ${span}: ${fmt(m.to - m.from + 1)} records that no copy could read (sessions unknown; their sessions lose what follows)`,
+      );
     }
     for (const g of lost.unreadable) {
       const to = g.beforePosition === null ? "the end of the log" : `position ${fmt(g.beforePosition)}`;
-      lines.push(`  (the copy with every transaction cannot read its log after position ${fmt(g.afterPosition)} up to ${to}: ${g.error}; rows the pre-damage copy has there are kept)`);
+      lines.push(
+        `  (the copy with every transaction cannot read its log after position ${fmt(g.afterPosition)} up to ${to}: ${g.error}; rows the pre-damage copy has there are kept)`,
+      );
     }
     for (const p of lost.policies) lines.push(`  policy ${p}`);
   }

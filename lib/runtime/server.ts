@@ -109,7 +109,9 @@ type StreamItem =
 
 /** Approximate bytes an envelope holds while queued for a subscriber. */
 function envelopeBytes(env: Envelope): number {
-  return 128 + env.payload.length + env.messageId.length + env.sessionId.length + env.sender.length + env.mode.length + env.messageType.length;
+  return (
+    128 + env.payload.length + env.messageId.length + env.sessionId.length + env.sender.length + env.mode.length + env.messageType.length
+  );
 }
 
 /** Approximate bytes a lifecycle event holds while queued for a watcher. */
@@ -177,7 +179,8 @@ export function runtimeServiceImpl(deps: RuntimeServiceDeps): Partial<ServiceImp
           experimental: { features: {} },
         },
         supportedModes: [...MODES.keys()].sort(),
-        instructions: "Authenticate with Authorization: Bearer <token> and submit envelopes with Send; observe with StreamSession and WatchSessions.",
+        instructions:
+          "Authenticate with Authorization: Bearer <token> and submit envelopes with Send; observe with StreamSession and WatchSessions.",
       };
     },
 

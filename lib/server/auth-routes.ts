@@ -160,7 +160,8 @@ export function createAuthRoutes(options: AuthRoutesOptions): (req: Req, res: Re
         ...(userAgent !== undefined ? { userAgent } : {}),
       });
       if (!result.ok) {
-        const extra: Record<string, string> = result.retryAfterMs !== undefined ? { "retry-after": String(Math.ceil(result.retryAfterMs / 1000)) } : {};
+        const extra: Record<string, string> =
+          result.retryAfterMs !== undefined ? { "retry-after": String(Math.ceil(result.retryAfterMs / 1000)) } : {};
         if (form) return redirect(res, 303, loginErrorLocation(LOGIN_CODES[result.status] ?? "invalid", returnTo));
         return send(res, result.status, { error: result.reason }, [], extra);
       }
@@ -258,7 +259,8 @@ export function createAuthRoutes(options: AuthRoutesOptions): (req: Req, res: Re
     "/auth/password": { method: "POST", run: changePassword },
     "/auth/methods": {
       method: "GET",
-      run: async (_req, res) => send(res, 200, { password: true, oidc: options.oidc() !== null, signInRequired: options.signInRequired === true }),
+      run: async (_req, res) =>
+        send(res, 200, { password: true, oidc: options.oidc() !== null, signInRequired: options.signInRequired === true }),
     },
     "/auth/oidc/login": { method: "GET", run: oidcLogin },
     "/auth/oidc/callback": { method: "GET", run: oidcCallback },

@@ -49,9 +49,7 @@ import { parseStuckAfter } from "@/lib/macp/projections/status";
 
 type Env = Record<string, string | undefined>;
 
-export type RuntimeTarget =
-  | { kind: "embedded" }
-  | { kind: "external"; url: string; token: string; caPath?: string };
+export type RuntimeTarget = { kind: "embedded" } | { kind: "external"; url: string; token: string; caPath?: string };
 
 export interface ConsoleConfig {
   host: string;
@@ -207,13 +205,17 @@ function connectionLimits(env: Env, heartbeatMs: number): ConnectionLimits {
   const headersTimeoutMs = int(env, "BATON_HEADERS_TIMEOUT_MS", 15_000, 100, 600_000);
   const requestTimeoutMs = int(env, "BATON_REQUEST_TIMEOUT_MS", 60_000, 100, 3_600_000);
   if (requestTimeoutMs < headersTimeoutMs) {
-    throw new ConsoleConfigError(`BATON_REQUEST_TIMEOUT_MS (${requestTimeoutMs}) must be at least BATON_HEADERS_TIMEOUT_MS (${headersTimeoutMs})`);
+    throw new ConsoleConfigError(
+      `BATON_REQUEST_TIMEOUT_MS (${requestTimeoutMs}) must be at least BATON_HEADERS_TIMEOUT_MS (${headersTimeoutMs})`,
+    );
   }
   // Open streams send a heartbeat every BATON_HEARTBEAT_MS; an idle timeout
   // shorter than that would cut healthy streams.
   const idleTimeoutMs = int(env, "BATON_IDLE_TIMEOUT_MS", Math.max(40_000, heartbeatMs * 2 + 10_000), 100, 3_600_000);
   if (idleTimeoutMs < heartbeatMs * 2) {
-    throw new ConsoleConfigError(`BATON_IDLE_TIMEOUT_MS (${idleTimeoutMs}) must be at least twice BATON_HEARTBEAT_MS (${heartbeatMs}), or healthy streams would be cut`);
+    throw new ConsoleConfigError(
+      `BATON_IDLE_TIMEOUT_MS (${idleTimeoutMs}) must be at least twice BATON_HEARTBEAT_MS (${heartbeatMs}), or healthy streams would be cut`,
+    );
   }
   // Behind a proxy every connection comes from the proxy's address: no bound unless asked for.
   const maxPerAddress = int(env, "BATON_MAX_CONNECTIONS_PER_ADDRESS", env.BATON_TRUST_PROXY === "1" ? 0 : 64, 0, 100_000);

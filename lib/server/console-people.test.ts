@@ -17,7 +17,10 @@ let people: ConsolePeople;
 beforeEach(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "baton-people-"));
   usersFile = path.join(dir, "users.json");
-  await writeUsersFile(usersFile, { version: 1, users: [{ username: "alice", displayName: "Alice", role: "operator", participantId: "human:alice", email: "alice@example.com" }] });
+  await writeUsersFile(usersFile, {
+    version: 1,
+    users: [{ username: "alice", displayName: "Alice", role: "operator", participantId: "human:alice", email: "alice@example.com" }],
+  });
   accounts = new Accounts({ usersFile, loginSecret: SECRET, scrypt: TEST_SCRYPT, usersPollMs: 20 });
   people = new ConsolePeople(accounts, silentLogger);
   await people.start();
@@ -48,7 +51,8 @@ describe("ConsolePeople", () => {
     const [prefix, id, sig] = c.split(".");
     expect(people.delegated(`${prefix}.${Buffer.from("human:bob").toString("base64url")}.${sig}`)).toBeNull();
     expect(people.delegated(`${prefix}.${id}.${"A".repeat(43)}`)).toBeNull();
-    for (const bad of ["human:alice", "baton-person.", "baton-person..x", `baton-person.${id}`, `${c}x`, "Bearer x"]) expect(people.delegated(bad)).toBeNull();
+    for (const bad of ["human:alice", "baton-person.", "baton-person..x", `baton-person.${id}`, `${c}x`, "Bearer x"])
+      expect(people.delegated(bad)).toBeNull();
   });
 
   it("reserves people added to the users file while it runs", async () => {

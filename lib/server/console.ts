@@ -112,7 +112,9 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     ui = false;
   }
   if (ui && !config.dev && !fs.existsSync(path.join(config.dir, ".next", "BUILD_ID"))) {
-    throw new ConsoleConfigError("no production build in .next/: run `npm run build` first (`npm start` builds when needed), or use `npm run dev`");
+    throw new ConsoleConfigError(
+      "no production build in .next/: run `npm run build` first (`npm start` builds when needed), or use `npm run dev`",
+    );
   }
 
   const auth = options.auth ?? null;
@@ -150,7 +152,8 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       token: config.runtime.token,
       caPath: config.runtime.caPath,
     });
-    if (auth) writer = createRuntimeActions({ baseUrl: config.runtime.url, readToken: config.runtime.token, caPath: config.runtime.caPath });
+    if (auth)
+      writer = createRuntimeActions({ baseUrl: config.runtime.url, readToken: config.runtime.token, caPath: config.runtime.caPath });
     authNote = "console reads with the bearer token in MACP_RUNTIME_TOKEN (must be an observer identity)";
     storage = "managed by the external runtime";
   } else {
@@ -180,7 +183,11 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
 
   // 2. The catalog, the v0.1 handoff directories, the gateway and the HTTP server.
   let catalog: SqliteCatalog;
-  const catalogSource = embedded ? `embedded:${embedded.dataDir ?? "memory"}` : config.runtime.kind === "external" ? config.runtime.url : client.address;
+  const catalogSource = embedded
+    ? `embedded:${embedded.dataDir ?? "memory"}`
+    : config.runtime.kind === "external"
+      ? config.runtime.url
+      : client.address;
   try {
     catalog = new SqliteCatalog({ path: config.catalogPath, source: catalogSource });
   } catch (e) {
@@ -190,13 +197,24 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     throw new ConsoleConfigError(`cannot open the console catalog ${config.catalogPath}: ${(e as Error).message}`);
   }
   if (catalog.replacedSource !== null) {
-    logger.warn({ catalog: config.catalogPath, was: catalog.replacedSource, now: catalogSource }, "the console catalog described another runtime; it is filled again from this one");
+    logger.warn(
+      { catalog: config.catalogPath, was: catalog.replacedSource, now: catalogSource },
+      "the console catalog described another runtime; it is filled again from this one",
+    );
   }
   // v0.1 handoff directories (and their bridge to this runtime), when configured.
   let fileHandoffs: RunningFileHandoffs;
   try {
-    const tls = embedded ? embedded.url.startsWith("https:") : config.runtime.kind === "external" && config.runtime.url.startsWith("https:");
-    const caPath = embedded ? (tls ? env.MACP_TLS_CERT_PATH : undefined) : config.runtime.kind === "external" ? config.runtime.caPath : undefined;
+    const tls = embedded
+      ? embedded.url.startsWith("https:")
+      : config.runtime.kind === "external" && config.runtime.url.startsWith("https:");
+    const caPath = embedded
+      ? tls
+        ? env.MACP_TLS_CERT_PATH
+        : undefined
+      : config.runtime.kind === "external"
+        ? config.runtime.caPath
+        : undefined;
     const peopleNow = people;
     fileHandoffs = await startFileHandoffs(
       env,
@@ -206,7 +224,9 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
         tls,
         ...(caPath ? { caPath } : {}),
         authMode: embedded ? userAuthMode : "tokens",
-        ...(peopleNow && userAuthMode === "dev" ? { personCredential: (id: string) => (peopleNow.isReserved(id) ? peopleNow.credentialFor(id) : undefined) } : {}),
+        ...(peopleNow && userAuthMode === "dev"
+          ? { personCredential: (id: string) => (peopleNow.isReserved(id) ? peopleNow.credentialFor(id) : undefined) }
+          : {}),
       },
       config.heartbeatMs,
       options.logger.child({ component: "files" }),
@@ -281,7 +301,8 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       ...(kernel ? { cancelAsInitiator: (sessionId: string, reason: string) => cancelAsInitiator(kernel, sessionId, reason) } : {}),
     });
     // Saved "Hand off…" templates: next to the catalog, in the data folder (in memory with an in-memory catalog).
-    const templatesPath = config.catalogPath === ":memory:" ? ":memory:" : path.join(path.dirname(config.catalogPath), "handoff-templates.sqlite");
+    const templatesPath =
+      config.catalogPath === ":memory:" ? ":memory:" : path.join(path.dirname(config.catalogPath), "handoff-templates.sqlite");
     try {
       templates = new HandoffTemplateStore(templatesPath);
     } catch (e) {
@@ -293,7 +314,8 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       throw new ConsoleConfigError(`cannot open the hand-off templates ${templatesPath}: ${(e as Error).message}`);
     }
     // Escalation chains: next to the catalog too; run for their owners by the scheduler (lib/gateway/escalations/).
-    const escalationsPath = config.catalogPath === ":memory:" ? ":memory:" : path.join(path.dirname(config.catalogPath), "escalations.sqlite");
+    const escalationsPath =
+      config.catalogPath === ":memory:" ? ":memory:" : path.join(path.dirname(config.catalogPath), "escalations.sqlite");
     try {
       escalationStore = new EscalationStore(escalationsPath);
     } catch (e) {
@@ -336,7 +358,17 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
   const routes = (router: ConnectRouter) => {
     consoleRoutes(gateway)(router);
     if (auth && actions) {
-      actionRoutes({ gateway, actions, accounts: auth.accounts, env, heartbeatMs: config.heartbeatMs, ...(demo ? { demo } : {}), webhooks: () => notifier, ...(templates ? { templates } : {}), ...(escalations ? { escalations } : {}) })(router);
+      actionRoutes({
+        gateway,
+        actions,
+        accounts: auth.accounts,
+        env,
+        heartbeatMs: config.heartbeatMs,
+        ...(demo ? { demo } : {}),
+        webhooks: () => notifier,
+        ...(templates ? { templates } : {}),
+        ...(escalations ? { escalations } : {}),
+      })(router);
     }
     fileRoutes({
       files: fileHandoffs.files,
@@ -350,7 +382,9 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
   };
   // Every browser stream opened by a signed-in person ends when that sign-in
   // ends, and starts again under a changed role (lib/gateway/sign-in-streams.ts).
-  const signInStreams = auth ? new SignInStreams({ accounts: auth.accounts, logger: options.logger.child({ component: "gateway" }) }) : null;
+  const signInStreams = auth
+    ? new SignInStreams({ accounts: auth.accounts, logger: options.logger.child({ component: "gateway" }) })
+    : null;
   const shutdown = new AbortController();
   // Every open browser stream listens for shutdown: many tabs are normal.
   setMaxListeners(0, shutdown.signal);
@@ -368,7 +402,11 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       if (!auth) return null;
       const who = await auth.accounts.authenticate(headers);
       if (!who || who.mustChangePassword) return null;
-      const people = (await auth.accounts.directory.users()).map((u) => ({ participantId: u.participantId, displayName: u.displayName || u.username, role: u.role }));
+      const people = (await auth.accounts.directory.users()).map((u) => ({
+        participantId: u.participantId,
+        displayName: u.displayName || u.username,
+        role: u.role,
+      }));
       // Names of the agents the list can show: those seen most recently (bounded), as the directory file names them.
       const agentNames: Record<string, string> = {};
       if (agents.names.size > 0) {
@@ -395,7 +433,8 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       if (gateway.isClosed) return { kind: "unavailable", detail: "the console is shutting down" };
       try {
         // The same validation and read as ListSessionPage (lib/gateway/routes.ts).
-        const read = (fields: MessageInitShape<typeof SessionListQuerySchema>, rows: number) => gateway.list.page(parseCatalogQuery(create(SessionListQuerySchema, fields)), 0, rows);
+        const read = (fields: MessageInitShape<typeof SessionListQuerySchema>, rows: number) =>
+          gateway.list.page(parseCatalogQuery(create(SessionListQuerySchema, fields)), 0, rows);
         const page = await gateway.list.pageNamed(parseCatalogQuery(create(SessionListQuerySchema, query)), 0, limit);
         return { kind: "ready", page, allCount: read({}, 1).total, openCount: read({ state: "open" }, 1).total };
       } catch (e) {
@@ -447,7 +486,11 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     // Who may call each method, checked once per call (lib/gateway/request-auth.ts,
     // rules in access-rules.ts); then streams follow the sign-in it checked.
     interceptors: [
-      accessInterceptor({ auth: auth ? { accounts: auth.accounts, env } : null, requireSignInToRead: config.requireSignIn, isClosed: () => gateway.isClosed }),
+      accessInterceptor({
+        auth: auth ? { accounts: auth.accounts, env } : null,
+        requireSignInToRead: config.requireSignIn,
+        isClosed: () => gateway.isClosed,
+      }),
       ...(signInStreams ? [signInStreams.interceptor()] : []),
     ],
     onConnectionRefused: (address, open) => {
@@ -455,7 +498,10 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
       const now = Date.now();
       if (now - refusedLogged < 1_000) return;
       refusedLogged = now;
-      logger.warn({ address, open, limit: config.connections.maxPerAddress }, "connection refused: too many open connections from one address (BATON_MAX_CONNECTIONS_PER_ADDRESS)");
+      logger.warn(
+        { address, open, limit: config.connections.maxPerAddress },
+        "connection refused: too many open connections from one address (BATON_MAX_CONNECTIONS_PER_ADDRESS)",
+      );
     },
     // Room for an upload of the runtime's full payload size, even base64 in JSON.
     readMaxBytes: Math.ceil((maxPayload * 4) / 3) + 256 * 1024,

@@ -45,7 +45,14 @@ export interface DemoService {
    * does or when `signal` (the reader) aborts; the run itself goes on. Throws
    * ConnectErrors for bad input.
    */
-  run(input: { scenario: string; speed: number; instant: boolean; startPaused?: boolean; requestedBy: string; signal?: AbortSignal }): AsyncIterable<RunDemoResponse>;
+  run(input: {
+    scenario: string;
+    speed: number;
+    instant: boolean;
+    startPaused?: boolean;
+    requestedBy: string;
+    signal?: AbortSignal;
+  }): AsyncIterable<RunDemoResponse>;
   /** Pause, resume, step or re-pace a playing run. Throws NOT_FOUND once it has ended, INVALID_ARGUMENT for bad input. */
   control(input: { runId: string; action: DemoControlAction; speed: number; instant: boolean }): DemoControlState;
   /** Stop every run (console shutdown). */
@@ -89,15 +96,16 @@ export function createDemoService(options: DemoServiceOptions): DemoService {
     unavailableReason: () => options.unavailable,
 
     scenarios: () =>
-      SCENARIOS.map((s) =>
-        create(DemoScenarioSchema, { name: s.name, title: s.title, description: s.description, steps: s.steps.length }),
-      ),
+      SCENARIOS.map((s) => create(DemoScenarioSchema, { name: s.name, title: s.title, description: s.description, steps: s.steps.length })),
 
     run({ scenario: name, speed, instant, startPaused, requestedBy, signal }) {
       if (options.unavailable !== null) throw new ConnectError(options.unavailable, Code.FailedPrecondition);
       const scenario = findScenario(name);
       if (!scenario) {
-        throw new ConnectError(`unknown scenario "${name.slice(0, 80)}"; known: ${SCENARIOS.map((s) => s.name).join(", ")}`, Code.InvalidArgument);
+        throw new ConnectError(
+          `unknown scenario "${name.slice(0, 80)}"; known: ${SCENARIOS.map((s) => s.name).join(", ")}`,
+          Code.InvalidArgument,
+        );
       }
       const pace = parseDemoSpeed(speed, instant);
       if (running >= MAX_DEMO_RUNS) {
@@ -107,9 +115,12 @@ export function createDemoService(options: DemoServiceOptions): DemoService {
       const queue = new AsyncQueue<RunDemoResponse>();
       // The reader left: stop collecting progress; the run finishes on its own.
       signal?.addEventListener("abort", () => queue.close(), { once: true });
-      const say = (item: MessageInitShape<typeof RunDemoResponseSchema>["item"]): void => void queue.push(create(RunDemoResponseSchema, { item }));
+      const say = (item: MessageInitShape<typeof RunDemoResponseSchema>["item"]): void =>
+        void queue.push(create(RunDemoResponseSchema, { item }));
       const runId = globalThis.crypto.randomUUID();
-      const control = new DemoControl(pace, (snapshot) => say({ case: "control", value: controlState(snapshot) }), { paused: startPaused === true });
+      const control = new DemoControl(pace, (snapshot) => say({ case: "control", value: controlState(snapshot) }), {
+        paused: startPaused === true,
+      });
       runs.set(runId, control);
       // A paused run may send nothing for minutes: heartbeats keep its stream
       // within the console's idle timeout, as every other stream does.
@@ -171,7 +182,8 @@ export function createDemoService(options: DemoServiceOptions): DemoService {
 
     control({ runId, action, speed, instant }) {
       const control = runs.get(runId);
-      if (!control) throw new ConnectError("No demo is playing with this run id (it has finished, or the console restarted).", Code.NotFound);
+      if (!control)
+        throw new ConnectError("No demo is playing with this run id (it has finished, or the console restarted).", Code.NotFound);
       switch (action) {
         case DemoControlAction.PAUSE:
           control.pause();

@@ -45,13 +45,25 @@ export function planFileHandoffs(env: Env, cwd = process.cwd()): FileHandoffsPla
   let bridgeDirs: string[] = [];
   if (raw === "1" || raw.toLowerCase() === "true") bridgeDirs = dirs;
   else if (raw !== "" && raw !== "0" && raw.toLowerCase() !== "false") {
-    bridgeDirs = [...new Set(raw.split(",").map((p) => p.trim()).filter((p) => p !== "").map((p) => path.resolve(cwd, p)))];
+    bridgeDirs = [
+      ...new Set(
+        raw
+          .split(",")
+          .map((p) => p.trim())
+          .filter((p) => p !== "")
+          .map((p) => path.resolve(cwd, p)),
+      ),
+    ];
     for (const d of bridgeDirs) {
       if (!dirs.includes(d)) throw new ConsoleConfigError(`BATON_HANDOFF_BRIDGE names ${d}, which is not in BATON_HANDOFF_DIRS`);
     }
   }
-  if (raw !== "" && raw !== "0" && raw.toLowerCase() !== "false" && dirs.length === 0) throw new ConsoleConfigError("BATON_HANDOFF_BRIDGE is set but BATON_HANDOFF_DIRS is empty");
-  const participants = (env.BATON_HANDOFF_BRIDGE_PARTICIPANTS ?? "").split(",").map((p) => p.trim()).filter((p) => p !== "");
+  if (raw !== "" && raw !== "0" && raw.toLowerCase() !== "false" && dirs.length === 0)
+    throw new ConsoleConfigError("BATON_HANDOFF_BRIDGE is set but BATON_HANDOFF_DIRS is empty");
+  const participants = (env.BATON_HANDOFF_BRIDGE_PARTICIPANTS ?? "")
+    .split(",")
+    .map((p) => p.trim())
+    .filter((p) => p !== "");
   const tokens = env.BATON_HANDOFF_BRIDGE_TOKENS?.trim();
   return { dirs, bridgeDirs, participants, ...(tokens ? { tokensFile: path.resolve(cwd, tokens) } : {}) };
 }
@@ -86,7 +98,10 @@ export async function startFileHandoffs(
   const settings = handoffSettingsFromEnv(env);
   const historyFile = historyFileFromEnv(env, cwd);
   const files = new FileHandoffs({ dirs: plan.dirs, settings, historyFile, heartbeatMs, logger });
-  logger.info({ dirs: plan.dirs, history: historyFile, watch: settings.watchMode }, `watching ${plan.dirs.length} v0.1 handoff director${plan.dirs.length === 1 ? "y" : "ies"}`);
+  logger.info(
+    { dirs: plan.dirs, history: historyFile, watch: settings.watchMode },
+    `watching ${plan.dirs.length} v0.1 handoff director${plan.dirs.length === 1 ? "y" : "ies"}`,
+  );
   const stops: (() => Promise<void>)[] = [];
   if (plan.bridgeDirs.length > 0) {
     const { HandoffBridge, SqliteBridgeState, tokenCredentials } = await import("@/lib/handoff-files/bridge");

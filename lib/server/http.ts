@@ -110,7 +110,11 @@ export function createConsoleHandler(options: ConsoleServerOptions): http.Reques
     if (security) applySecurityHeaders(req, res, security, false);
     if (httpRoutes?.(req, res)) return;
     if (staticAssets?.(req, res)) return;
-    if (req.url?.startsWith(CONSOLE_SERVICE_PREFIX) || req.url?.startsWith(ACTION_SERVICE_PREFIX) || req.url?.startsWith(FILE_SERVICE_PREFIX)) {
+    if (
+      req.url?.startsWith(CONSOLE_SERVICE_PREFIX) ||
+      req.url?.startsWith(ACTION_SERVICE_PREFIX) ||
+      req.url?.startsWith(FILE_SERVICE_PREFIX)
+    ) {
       res.setHeader("x-accel-buffering", "no");
       res.setHeader("cache-control", "no-store, no-transform");
       // connect-node waits for 'drain' after a write that returned false, but
@@ -180,14 +184,23 @@ export function applyServerLimits(server: http.Server, limits: ServerLimits, onR
   });
 }
 
-export function createConsoleServer(options: ConsoleServerOptions & { limits?: ServerLimits; onConnectionRefused?: (address: string, open: number) => void }): http.Server {
+export function createConsoleServer(
+  options: ConsoleServerOptions & { limits?: ServerLimits; onConnectionRefused?: (address: string, open: number) => void },
+): http.Server {
   const limits = options.limits;
   const server = http.createServer(
     {
       noDelay: true,
       keepAlive: true,
       // Node checks the header and request deadlines on this interval (default 30 s).
-      ...(limits ? { connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4))) } : {}),
+      ...(limits
+        ? {
+            connectionsCheckingInterval: Math.max(
+              50,
+              Math.min(1_000, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4)),
+            ),
+          }
+        : {}),
     },
     createConsoleHandler(options),
   );

@@ -68,10 +68,13 @@ export class IdleCollector {
     if (at - this.lastAt < this.minIntervalMs) {
       // Too soon: look again when the interval is over.
       if (!this.timer) {
-        this.timer = setTimeout(() => {
-          this.timer = null;
-          this.check();
-        }, this.minIntervalMs - (at - this.lastAt));
+        this.timer = setTimeout(
+          () => {
+            this.timer = null;
+            this.check();
+          },
+          this.minIntervalMs - (at - this.lastAt),
+        );
         this.timer.unref();
       }
       return false;

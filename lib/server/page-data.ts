@@ -30,7 +30,6 @@ export interface PageData {
   people?(headers: Headers): Promise<{ people: ListPerson[]; agentNames: Record<string, string> } | null>;
 }
 
-
 const SLOT = Symbol.for("baton.console.page-data");
 
 type Slot = { [SLOT]?: PageData };

@@ -32,7 +32,9 @@ describe("security headers", () => {
     expect(res.getHeader("x-content-type-options")).toBe("nosniff");
     expect(res.getHeader("x-frame-options")).toBe("DENY");
     expect(res.getHeader("referrer-policy")).toBe("same-origin");
-    expect(res.getHeader("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
+    expect(res.getHeader("content-security-policy")).toBe(
+      "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    );
     expect(res.getHeader("strict-transport-security")).toBeUndefined();
   });
 

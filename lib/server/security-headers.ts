@@ -63,7 +63,12 @@ function encrypted(req: http.IncomingMessage): boolean {
  * Headers every response gets. Returns the nonce when `page` (a request for
  * Next.js), after putting it where Next.js and the layout read it.
  */
-export function applySecurityHeaders(req: http.IncomingMessage, res: http.ServerResponse, options: SecurityHeaderOptions, page: boolean): string | null {
+export function applySecurityHeaders(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  options: SecurityHeaderOptions,
+  page: boolean,
+): string | null {
   res.setHeader("x-content-type-options", "nosniff");
   res.setHeader("referrer-policy", "same-origin");
   res.setHeader("x-frame-options", "DENY");

@@ -22,7 +22,7 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(dir, "chunks", "app", "sessions", "[id]", "page-def456.js"), js);
   fs.writeFileSync(path.join(dir, "chunks", "tiny-1.js"), "x=1\n");
   fs.writeFileSync(path.join(dir, "font-9.woff2"), Buffer.alloc(2048, 7));
-  const totals = (await (compressStatic as (d: string) => Promise<{ files: number; br: number; identity: number }>)(dir));
+  const totals = await (compressStatic as (d: string) => Promise<{ files: number; br: number; identity: number }>)(dir);
   expect(totals.files).toBe(3);
   expect(totals.br).toBeLessThan(totals.identity);
   const assets = createStaticAssets({ dir });
@@ -102,7 +102,10 @@ describe("pre-compressed static files", () => {
     expect(head.headers["content-encoding"]).toBe("gzip");
     const full = await get("/_next/static/chunks/main-abc123.js", { "accept-encoding": "gzip" });
     expect(Number(head.headers["content-length"])).toBe(full.body.length);
-    const again = await get("/_next/static/chunks/main-abc123.js", { "accept-encoding": "gzip", "if-none-match": `W/${String(head.headers.etag)}` });
+    const again = await get("/_next/static/chunks/main-abc123.js", {
+      "accept-encoding": "gzip",
+      "if-none-match": `W/${String(head.headers.etag)}`,
+    });
     expect(again.status).toBe(304);
     expect(again.body.length).toBe(0);
     expect(again.headers["cache-control"]).toBe(IMMUTABLE);

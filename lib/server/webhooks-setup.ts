@@ -32,7 +32,8 @@ export function planWebhooks(env: Env, dir: string): WebhooksPlan {
     } catch {
       throw new ConsoleConfigError(`BATON_PUBLIC_URL must be the console's address as people reach it (http:// or https://), got "${raw}"`);
     }
-    if (u.protocol !== "http:" && u.protocol !== "https:") throw new ConsoleConfigError(`BATON_PUBLIC_URL must be http:// or https://, got "${raw}"`);
+    if (u.protocol !== "http:" && u.protocol !== "https:")
+      throw new ConsoleConfigError(`BATON_PUBLIC_URL must be http:// or https://, got "${raw}"`);
     publicUrl = raw.replace(/\/+$/, "");
   }
   try {
@@ -99,13 +100,22 @@ export function startWebhooks(plan: WebhooksPlan, deps: WebhooksDeps): Notifier 
     try {
       const { hooks } = loadWebhooks(deps.env, deps.dir);
       notifier.setHooks(hooks);
-      deps.logger.info({ file: plan.file, hooks: hooks.map((h) => `${h.id} (${h.format})`) }, "webhooks: the webhooks file changed; using its hooks now");
+      deps.logger.info(
+        { file: plan.file, hooks: hooks.map((h) => `${h.id} (${h.format})`) },
+        "webhooks: the webhooks file changed; using its hooks now",
+      );
     } catch (e) {
-      deps.logger.error({ file: plan.file, err: (e as Error).message }, "webhooks: the changed webhooks file is invalid; keeping the hooks in use");
+      deps.logger.error(
+        { file: plan.file, err: (e as Error).message },
+        "webhooks: the changed webhooks file is invalid; keeping the hooks in use",
+      );
     }
   };
   fs.watchFile(plan.file, { interval: 1_000, persistent: false }, reload);
   notifier.onClose(() => fs.unwatchFile(plan.file, reload));
-  deps.logger.info({ file: plan.file, hooks: plan.hooks.map((h) => `${h.id} (${h.format})`), outbox: storePath, links: publicUrl || deps.consoleUrl }, "webhooks: sending notifications");
+  deps.logger.info(
+    { file: plan.file, hooks: plan.hooks.map((h) => `${h.id} (${h.format})`), outbox: storePath, links: publicUrl || deps.consoleUrl },
+    "webhooks: sending notifications",
+  );
   return notifier;
 }

@@ -54,19 +54,39 @@ describe("outcomes", () => {
   it("reads the runtime's verdict from an ActionResult", () => {
     const ok = outcomeOfResult(create(ActionResultSchema, { ok: true, duplicate: true }));
     expect(ok).toMatchObject({ kind: "ok", duplicate: true });
-    expect(outcomeSentence(ok, "Offer sent to Bob Ito")).toBe("Offer sent to Bob Ito (it had already gone through; nothing was sent twice).");
-    const refused = outcomeOfResult(create(ActionResultSchema, { ok: false, code: "FORBIDDEN", explanation: "The sender may not do this.", message: "commitment authority" }));
-    expect(refused).toEqual({ kind: "rejected", code: "FORBIDDEN", explanation: "The sender may not do this.", detail: "commitment authority" });
+    expect(outcomeSentence(ok, "Offer sent to Bob Ito")).toBe(
+      "Offer sent to Bob Ito (it had already gone through; nothing was sent twice).",
+    );
+    const refused = outcomeOfResult(
+      create(ActionResultSchema, {
+        ok: false,
+        code: "FORBIDDEN",
+        explanation: "The sender may not do this.",
+        message: "commitment authority",
+      }),
+    );
+    expect(refused).toEqual({
+      kind: "rejected",
+      code: "FORBIDDEN",
+      explanation: "The sender may not do this.",
+      detail: "commitment authority",
+    });
     expect(outcomeSentence(refused, "x")).toBe("The runtime refused it: FORBIDDEN. The sender may not do this.");
   });
 
   it("classifies refusals before sending", () => {
-    const denied = outcomeOfError(new ConnectError("Waiting for Bob Ito to respond to the offer.", Code.PermissionDenied, { "x-baton-deny": "state" }));
+    const denied = outcomeOfError(
+      new ConnectError("Waiting for Bob Ito to respond to the offer.", Code.PermissionDenied, { "x-baton-deny": "state" }),
+    );
     expect(denied).toEqual({ kind: "denied", reason: "Waiting for Bob Ito to respond to the offer.", denyCode: "state" });
     expect(isCsrfRefusal(denied)).toBe(false);
-    expect(isCsrfRefusal(outcomeOfError(new ConnectError("Request refused (CSRF check)", Code.PermissionDenied, { "x-baton-deny": "csrf" })))).toBe(true);
+    expect(
+      isCsrfRefusal(outcomeOfError(new ConnectError("Request refused (CSRF check)", Code.PermissionDenied, { "x-baton-deny": "csrf" }))),
+    ).toBe(true);
     const invalid = outcomeOfError(
-      new ConnectError("target: is required", Code.InvalidArgument, undefined, [{ desc: FieldViolationSchema, value: { field: "target", description: "is required" } }]),
+      new ConnectError("target: is required", Code.InvalidArgument, undefined, [
+        { desc: FieldViolationSchema, value: { field: "target", description: "is required" } },
+      ]),
     );
     expect(invalid).toEqual({ kind: "invalid", field: "target", description: "is required" });
     expect(outcomeSentence(invalid, "x")).toBe("Check target: is required");
@@ -76,7 +96,11 @@ describe("outcomes", () => {
   });
 
   it("treats network trouble and unavailability as retryable with the same id", () => {
-    for (const e of [new TypeError("Failed to fetch"), new ConnectError("runtime down", Code.Unavailable), new ConnectError("slow", Code.DeadlineExceeded)]) {
+    for (const e of [
+      new TypeError("Failed to fetch"),
+      new ConnectError("runtime down", Code.Unavailable),
+      new ConnectError("slow", Code.DeadlineExceeded),
+    ]) {
       const o = outcomeOfError(e);
       expect(o.kind).toBe("retryable");
       expect(isDefinitive(o)).toBe(false);

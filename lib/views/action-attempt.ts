@@ -27,7 +27,12 @@ export type ActionOutcome =
 
 export function outcomeOfResult(r: ActionResult): ActionOutcome {
   if (r.ok) return { kind: "ok", duplicate: r.duplicate, result: r };
-  return { kind: "rejected", code: r.code || "INTERNAL_ERROR", explanation: r.explanation || "The runtime refused the message.", detail: r.message };
+  return {
+    kind: "rejected",
+    code: r.code || "INTERNAL_ERROR",
+    explanation: r.explanation || "The runtime refused the message.",
+    detail: r.message,
+  };
 }
 
 const NETWORK = /failed to fetch|networkerror|network error|load failed|err_/i;

@@ -15,7 +15,15 @@ export function mediaTypeOf(contentType: string): string {
 const MARKDOWN = new Set(["text/markdown", "text/x-markdown", "application/markdown", "text/md"]);
 const JSON_TYPES = new Set(["application/json", "text/json", "application/x-ndjson", "application/ld+json"]);
 /** Text types that could be active content if opened: always downloads, never rendered. */
-const ACTIVE = new Set(["text/html", "application/xhtml+xml", "image/svg+xml", "text/javascript", "application/javascript", "text/xml", "application/xml"]);
+const ACTIVE = new Set([
+  "text/html",
+  "application/xhtml+xml",
+  "image/svg+xml",
+  "text/javascript",
+  "application/javascript",
+  "text/xml",
+  "application/xml",
+]);
 
 export function decodeUtf8(bytes: Uint8Array): string | undefined {
   try {

@@ -29,7 +29,13 @@ export const EMPTY_DIRECTORY: Directory = Object.freeze({ people: [], agents: []
 export function directoryFrom(res: ListDirectoryResponse): Directory {
   const people: Person[] = res.users
     .filter((u) => isRole(u.role))
-    .map((u) => ({ username: u.username, displayName: u.displayName || u.username, role: u.role as Role, participantId: u.participantId, disabled: u.disabled }));
+    .map((u) => ({
+      username: u.username,
+      displayName: u.displayName || u.username,
+      role: u.role as Role,
+      participantId: u.participantId,
+      disabled: u.disabled,
+    }));
   const agents = [...res.agents].sort((a, b) => Number(b.lastSeenUnixMs - a.lastSeenUnixMs)).map((a) => a.participantId);
   const agentNames = new Map(res.agents.filter((a) => a.displayName !== "").map((a) => [a.participantId, a.displayName]));
   return { people, agents, byParticipant: new Map(people.map((p) => [p.participantId, p])), agentNames };
@@ -46,8 +52,19 @@ export interface ListPerson {
 export function directoryFromPeople(people: readonly ListPerson[], agentNames: Readonly<Record<string, string>> = {}): Directory {
   const list: Person[] = people
     .filter((p) => isRole(p.role) && p.participantId !== "")
-    .map((p) => ({ username: "", displayName: p.displayName || p.participantId, role: p.role as Role, participantId: p.participantId, disabled: false }));
-  return { people: list, agents: Object.keys(agentNames), byParticipant: new Map(list.map((p) => [p.participantId, p])), agentNames: new Map(Object.entries(agentNames)) };
+    .map((p) => ({
+      username: "",
+      displayName: p.displayName || p.participantId,
+      role: p.role as Role,
+      participantId: p.participantId,
+      disabled: false,
+    }));
+  return {
+    people: list,
+    agents: Object.keys(agentNames),
+    byParticipant: new Map(list.map((p) => [p.participantId, p])),
+    agentNames: new Map(Object.entries(agentNames)),
+  };
 }
 
 const MAX_SHORT_NAME = 40;
@@ -90,7 +107,11 @@ export function actorKindOf(dir: Directory, id: string): ActorKind {
   return "agent";
 }
 
-export const ACTOR_KIND_LABEL: Readonly<Record<ActorKind, string>> = Object.freeze({ person: "person", agent: "agent", runtime: "runtime" });
+export const ACTOR_KIND_LABEL: Readonly<Record<ActorKind, string>> = Object.freeze({
+  person: "person",
+  agent: "agent",
+  runtime: "runtime",
+});
 
 /** People who can be picked as approvers: enabled approver or admin users. */
 export function approverChoices(dir: Directory): Person[] {

@@ -101,7 +101,6 @@ function bounded(d: EventDetails): EventDetails {
   return out;
 }
 
-
 const nonEmpty = (fields: (DetailField | false)[]): DetailField[] => fields.filter((f): f is DetailField => f !== false && f.value !== "");
 
 function build(event: SessionEvent, nameOf: NameOf): EventDetails {
@@ -203,7 +202,9 @@ function build(event: SessionEvent, nameOf: NameOf): EventDetails {
     case TASK_TYPES.Request: {
       const p = decodeAs(TaskRequestPayloadSchema, env.payload);
       if (!p) return undecodable("Task request");
-      const blobs: PayloadBlob[] = p.input.byteLength ? [{ label: "Input", contentType: "", bytes: p.input, stem: `task-input-${seq}` }] : [];
+      const blobs: PayloadBlob[] = p.input.byteLength
+        ? [{ label: "Input", contentType: "", bytes: p.input, stem: `task-input-${seq}` }]
+        : [];
       const deadline = Number(p.deadlineUnixMs);
       return {
         ...base,
@@ -309,7 +310,11 @@ function build(event: SessionEvent, nameOf: NameOf): EventDetails {
           { label: "Action", value: p.action, mono: true },
           { label: "Authority scope", value: p.authorityScope },
           { label: "Commitment id", value: p.commitmentId, mono: true },
-          p.supersedes !== undefined && { label: "Supersedes", value: `${p.supersedes.sessionId} / ${p.supersedes.commitmentHash}`, mono: true },
+          p.supersedes !== undefined && {
+            label: "Supersedes",
+            value: `${p.supersedes.sessionId} / ${p.supersedes.commitmentHash}`,
+            mono: true,
+          },
         ]),
         reason: p.reason,
         outcome: {

@@ -1,6 +1,14 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
-import { fileBadge, fileHref, fileOutcomeOfError, parseFileFilter, parseFileParams, serializeFileFilter, stepSentence } from "@/lib/views/file-handoffs";
+import {
+  fileBadge,
+  fileHref,
+  fileOutcomeOfError,
+  parseFileFilter,
+  parseFileParams,
+  serializeFileFilter,
+  stepSentence,
+} from "@/lib/views/file-handoffs";
 
 describe("file handoffs in the browser", () => {
   it("pills: removed and invalid before the status", () => {
@@ -14,8 +22,19 @@ describe("file handoffs in the browser", () => {
     expect(stepSentence({ ...base, status: "offered", previousStatus: "", step: "first" })).toBe("First seen as offered.");
     expect(stepSentence({ ...base, status: "accepted", previousStatus: "offered", step: "legal" })).toBe("Offered → accepted.");
     expect(stepSentence({ ...base, status: "completed", previousStatus: "offered", step: "gap" })).toMatch(/not observed/);
-    expect(stepSentence({ ...base, valid: false, status: "offered", previousStatus: "completed", step: "illegal", problem: "completed is final" })).toMatch(/not allowed/);
-    expect(stepSentence({ ...base, valid: false, status: "", previousStatus: "", step: "", problem: "bad JSON" })).toBe("Not a valid v0.1 handoff: bad JSON.");
+    expect(
+      stepSentence({
+        ...base,
+        valid: false,
+        status: "offered",
+        previousStatus: "completed",
+        step: "illegal",
+        problem: "completed is final",
+      }),
+    ).toMatch(/not allowed/);
+    expect(stepSentence({ ...base, valid: false, status: "", previousStatus: "", step: "", problem: "bad JSON" })).toBe(
+      "Not a valid v0.1 handoff: bad JSON.",
+    );
     expect(stepSentence({ ...base, kind: "removed", status: "", previousStatus: "", step: "" })).toBe("The file was removed.");
   });
 

@@ -6,11 +6,28 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { outcomeOfError, type ActionOutcome } from "@/lib/views/action-attempt";
 
-export { FILE_STATUSES, FILE_STATUS_INFO, INVALID_INFO, REMOVED_INFO, V01_MODE_LABEL, fileBadge, fileHref, isFileStatus, type FileStatus } from "@/lib/views/file-pill";
+export {
+  FILE_STATUSES,
+  FILE_STATUS_INFO,
+  INVALID_INFO,
+  REMOVED_INFO,
+  V01_MODE_LABEL,
+  fileBadge,
+  fileHref,
+  isFileStatus,
+  type FileStatus,
+} from "@/lib/views/file-pill";
 import { isFileStatus, type FileStatus } from "@/lib/views/file-pill";
 
 /** How one timeline entry moved the status, in words. */
-export function stepSentence(e: { kind: string; valid: boolean; status: string; previousStatus: string; step: string; problem: string }): string {
+export function stepSentence(e: {
+  kind: string;
+  valid: boolean;
+  status: string;
+  previousStatus: string;
+  step: string;
+  problem: string;
+}): string {
   if (e.kind === "removed") return "The file was removed.";
   if (!e.valid && e.step !== "illegal") return `Not a valid v0.1 handoff: ${e.problem || "unreadable"}.`;
   switch (e.step) {
@@ -29,7 +46,13 @@ export function stepSentence(e: { kind: string; valid: boolean; status: string; 
   }
 }
 
-export const STEP_LABEL: Readonly<Record<string, string>> = Object.freeze({ first: "first", same: "same status", legal: "legal", gap: "gap", illegal: "illegal" });
+export const STEP_LABEL: Readonly<Record<string, string>> = Object.freeze({
+  first: "first",
+  same: "same status",
+  legal: "legal",
+  gap: "gap",
+  illegal: "illegal",
+});
 
 function cap(s: string): string {
   return s ? s.charAt(0).toUpperCase() + s.slice(1) : "Unknown";
@@ -75,9 +98,7 @@ export function parseFileParams(dir: string | undefined, task: string | undefine
 
 /** An action's outcome on a file: a lost race or a foreign writer is `conflict` (reload), the rest as for MACP actions. */
 export type FileOutcome =
-  | Exclude<ActionOutcome, { kind: "ok" }>
-  | { kind: "ok"; duplicate: boolean }
-  | { kind: "conflict"; message: string; foreign: boolean };
+  Exclude<ActionOutcome, { kind: "ok" }> | { kind: "ok"; duplicate: boolean } | { kind: "conflict"; message: string; foreign: boolean };
 
 export function fileOutcomeOfError(e: unknown): Exclude<FileOutcome, { kind: "ok" }> {
   const err = ConnectError.from(e);

@@ -16,12 +16,27 @@ export const FILE_STATUS_INFO: Readonly<Record<FileStatus, BadgeInfo>> = Object.
   offered: { label: "Offered", tone: "info", icon: "send", hint: "Waiting for someone to accept it (v0.1 status offered)" },
   accepted: { label: "Accepted", tone: "progress", icon: "play", hint: "Someone accepted it and is working on it (v0.1 status accepted)" },
   completed: { label: "Completed", tone: "success", icon: "check-circle", hint: "Done (v0.1 status completed; final)" },
-  failed: { label: "Failed", tone: "danger", icon: "alert", hint: "Whoever took it could not finish it; it can be offered again (v0.1 status failed)" },
+  failed: {
+    label: "Failed",
+    tone: "danger",
+    icon: "alert",
+    hint: "Whoever took it could not finish it; it can be offered again (v0.1 status failed)",
+  },
   rejected: { label: "Rejected", tone: "warning", icon: "x", hint: "Turned down (v0.1 status rejected; final)" },
 });
 
-export const INVALID_INFO: BadgeInfo = { label: "Invalid", tone: "danger", icon: "ban", hint: "Not a valid v0.1 handoff: Baton shows it and leaves it alone" };
-export const REMOVED_INFO: BadgeInfo = { label: "Removed", tone: "muted", icon: "circle-dashed", hint: "The file was removed from the directory" };
+export const INVALID_INFO: BadgeInfo = {
+  label: "Invalid",
+  tone: "danger",
+  icon: "ban",
+  hint: "Not a valid v0.1 handoff: Baton shows it and leaves it alone",
+};
+export const REMOVED_INFO: BadgeInfo = {
+  label: "Removed",
+  tone: "muted",
+  icon: "circle-dashed",
+  hint: "The file was removed from the directory",
+};
 
 /** The pill for a row: invalid and removed files first, else the v0.1 status. */
 export function fileBadge(h: { present: boolean; valid: boolean; status: string }): BadgeInfo {
@@ -37,7 +52,6 @@ export const V01_MODE_LABEL = "v0.1 file";
 export function fileHref(dirKey: string, taskId: string): string {
   return `/files/${encodeURIComponent(dirKey)}/${encodeURIComponent(taskId)}`;
 }
-
 
 /** A file row of the session list: its pill, whose hint says why an invalid file is invalid. */
 export function fileRowPill(f: { present: boolean; valid: boolean; status: string; problem: string }): BadgeInfo {

@@ -67,11 +67,7 @@ function isUsableMs(ms: number | bigint | undefined | null): ms is number | bigi
  * "2025-01-31 14:05:09 UTC" (date, 24-hour time, zone). Returns "—" for
  * missing, zero or out-of-range timestamps.
  */
-export function formatTimestamp(
-  ms: number | bigint | undefined | null,
-  choice: TimeZoneChoice,
-  options: TimeFormatOptions = {},
-): string {
+export function formatTimestamp(ms: number | bigint | undefined | null, choice: TimeZoneChoice, options: TimeFormatOptions = {}): string {
   if (!isUsableMs(ms)) return "—";
   const n = Number(ms);
   const withZone = options.zone !== false;
@@ -99,12 +95,7 @@ export function formatClock(ms: number | bigint | undefined | null, choice: Time
  * Compact form for dense tables: the clock time when `ms` falls on the same
  * calendar day as `nowMs` in the chosen zone, else "MM-DD HH:mm".
  */
-export function formatCompact(
-  ms: number | bigint | undefined | null,
-  choice: TimeZoneChoice,
-  nowMs: number,
-  pinnedZone?: string,
-): string {
+export function formatCompact(ms: number | bigint | undefined | null, choice: TimeZoneChoice, nowMs: number, pinnedZone?: string): string {
   if (!isUsableMs(ms)) return "—";
   const opts: TimeFormatOptions = { zone: false };
   if (pinnedZone !== undefined) opts.pinnedZone = pinnedZone;
@@ -141,9 +132,7 @@ export function formatAge(ms: number): string {
 }
 
 export type TtlStatus =
-  | { kind: "unknown"; text: string }
-  | { kind: "remaining"; ms: number; text: string; urgent: boolean }
-  | { kind: "elapsed"; text: string };
+  { kind: "unknown"; text: string } | { kind: "remaining"; ms: number; text: string; urgent: boolean } | { kind: "elapsed"; text: string };
 
 /**
  * TTL countdown from an absolute deadline. Seconds are rounded up so the

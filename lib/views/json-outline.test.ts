@@ -41,7 +41,7 @@ describe("outlineJson", () => {
 
 describe("boundedPrettyJson", () => {
   it("matches JSON.stringify(v, null, 2) within its bounds", () => {
-    for (const v of [{}, [], { a: [1, 2, { b: null }], "c\"d": "e\n" }, [[[]]], "s", 1.5, null, true, { x: { y: { z: [1] } } }]) {
+    for (const v of [{}, [], { a: [1, 2, { b: null }], 'c"d': "e\n" }, [[[]]], "s", 1.5, null, true, { x: { y: { z: [1] } } }]) {
       expect(boundedPrettyJson(v, { maxChars: 10_000, maxDepth: 10 })).toEqual({ text: JSON.stringify(v, null, 2), truncated: false });
     }
   });
@@ -50,7 +50,7 @@ describe("boundedPrettyJson", () => {
     const deep = JSON.parse(`${'{"a":'.repeat(50_000)}1${"}".repeat(50_000)}`) as unknown;
     const out = boundedPrettyJson(deep, { maxChars: 100_000, maxDepth: 3 });
     expect(out.truncated).toBe(true);
-    expect(out.text).toContain('{… 1 key nested too deep}');
+    expect(out.text).toContain("{… 1 key nested too deep}");
     expect(out.text.length).toBeLessThan(500);
     const wide = Array.from({ length: 100_000 }, (_, i) => i);
     const cut = boundedPrettyJson(wide, { maxChars: 1_000, maxDepth: 3 });

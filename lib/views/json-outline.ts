@@ -23,9 +23,19 @@ export interface JsonLimits {
 }
 
 /** The live view: generous, still bounded. */
-export const LIVE_JSON_LIMITS: Readonly<JsonLimits> = Object.freeze({ maxNodes: 5_000, maxEntries: 500, maxDepth: 40, maxStringChars: 4_000 });
+export const LIVE_JSON_LIMITS: Readonly<JsonLimits> = Object.freeze({
+  maxNodes: 5_000,
+  maxEntries: 500,
+  maxDepth: 40,
+  maxStringChars: 4_000,
+});
 /** The server-rendered first view: a glance (the live view follows within a second). */
-export const FIRST_VIEW_JSON_LIMITS: Readonly<JsonLimits> = Object.freeze({ maxNodes: 300, maxEntries: 50, maxDepth: 12, maxStringChars: 500 });
+export const FIRST_VIEW_JSON_LIMITS: Readonly<JsonLimits> = Object.freeze({
+  maxNodes: 300,
+  maxEntries: 50,
+  maxDepth: 12,
+  maxStringChars: 500,
+});
 
 export type JsonLeafType = "string" | "number" | "boolean" | "null" | "other";
 
@@ -122,7 +132,15 @@ export function outlineJson(value: unknown, limits: JsonLimits): JsonOutline {
       tooDeep = true;
       truncated = true;
     }
-    const branch: JsonBranch = { kind: "branch", ...(keyText !== undefined ? { name: keyText } : {}), array: Array.isArray(v), size, children: [], omitted: deep ? size : 0, tooDeep: deep };
+    const branch: JsonBranch = {
+      kind: "branch",
+      ...(keyText !== undefined ? { name: keyText } : {}),
+      array: Array.isArray(v),
+      size,
+      children: [],
+      omitted: deep ? size : 0,
+      tooDeep: deep,
+    };
     return { node: branch, expand: !deep && size > 0 };
   };
 

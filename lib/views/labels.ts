@@ -53,7 +53,12 @@ export interface BadgeInfo {
 export const PHASE_INFO: Readonly<Record<SessionPhase, BadgeInfo>> = {
   Pending: { label: "Started", tone: "neutral", icon: "circle-dashed", hint: "Started; nothing offered or requested yet" },
   OfferPending: { label: "Offered", tone: "info", icon: "send", hint: "An offer awaits the target's answer" },
-  ContextSharing: { label: "Offered, context being shared", tone: "info", icon: "document", hint: "The owner is sharing context with the target" },
+  ContextSharing: {
+    label: "Offered, context being shared",
+    tone: "info",
+    icon: "document",
+    hint: "The owner is sharing context with the target",
+  },
   Accepted: { label: "Accepted or awaiting approval", tone: "success", icon: "check", hint: "The target accepted; awaiting commitment" },
   Declined: { label: "Declined", tone: "warning", icon: "x", hint: "The target declined; a new offer or a commitment may follow" },
   Committed: { label: "Committed", tone: "success", icon: "seal", hint: "A commitment resolved the session" },
@@ -121,12 +126,27 @@ export const STATUS_INFO: Readonly<Record<StatusKey, BadgeInfo>> = {
   started: { label: "Started", tone: "neutral", icon: "circle-dashed", hint: "Started; nothing offered or requested yet" },
   offered: { label: "Offered", tone: "info", icon: "send", hint: "An offer awaits the target's answer" },
   accepted: { label: "Accepted", tone: "success", icon: "check", hint: "The target accepted; awaiting the commitment" },
-  awaiting_approval: { label: "Awaiting approval", tone: "warning", icon: "clock", hint: "The target accepted; an approver must approve or reject" },
-  declined: { label: "Declined", tone: "warning", icon: "x", hint: "The target declined; the owner may offer it to someone else or close the handoff" },
+  awaiting_approval: {
+    label: "Awaiting approval",
+    tone: "warning",
+    icon: "clock",
+    hint: "The target accepted; an approver must approve or reject",
+  },
+  declined: {
+    label: "Declined",
+    tone: "warning",
+    icon: "x",
+    hint: "The target declined; the owner may offer it to someone else or close the handoff",
+  },
   requested: { label: "Requested", tone: "info", icon: "inbox", hint: "Task requested; awaiting the assignee" },
   rejected: { label: "Rejected", tone: "warning", icon: "x", hint: "The assignee turned the task down; nobody is working on it" },
   in_progress: { label: "In progress", tone: "progress", icon: "play", hint: "The assignee is working on the task" },
-  completed: { label: "Completed", tone: "success", icon: "check-circle", hint: "The assignee reported completion; awaiting the commitment" },
+  completed: {
+    label: "Completed",
+    tone: "success",
+    icon: "check-circle",
+    hint: "The assignee reported completion; awaiting the commitment",
+  },
   failed: { label: "Failed", tone: "danger", icon: "alert", hint: "The assignee reported failure; awaiting the commitment" },
   committed: { label: "Committed", tone: "success", icon: "seal", hint: "Resolved by a positive commitment" },
   committed_negative: { label: "Committed · negative", tone: "danger", icon: "seal", hint: "Resolved by a negative commitment" },
@@ -151,6 +171,11 @@ export function statusBadge(f: StatusFacts): BadgeInfo {
 }
 
 /** The status facts of a list row. */
-export function summaryStatusFacts(s: { metadata?: { state: SessionState } | undefined; phase: string; outcome: string; phaseDetail: string }): StatusFacts {
+export function summaryStatusFacts(s: {
+  metadata?: { state: SessionState } | undefined;
+  phase: string;
+  outcome: string;
+  phaseDetail: string;
+}): StatusFacts {
   return { state: s.metadata?.state ?? 0, phase: s.phase, outcome: s.outcome, detail: s.phaseDetail };
 }

@@ -3,7 +3,15 @@ import { create } from "@bufbuild/protobuf";
 import { SessionListQuerySchema } from "@/lib/gen/baton/v1/console_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { TASK_MODE } from "@/lib/macp/constants";
-import { applyListQuery, DEFAULT_LIST_QUERY, hasActiveFilters, offersWaitingOnMe, parseListQuery, serializeListQuery, toSessionListQuery } from "@/lib/views/list-query";
+import {
+  applyListQuery,
+  DEFAULT_LIST_QUERY,
+  hasActiveFilters,
+  offersWaitingOnMe,
+  parseListQuery,
+  serializeListQuery,
+  toSessionListQuery,
+} from "@/lib/views/list-query";
 import { summary } from "@/lib/views/test/fixtures";
 
 const P = (s: string) => new URLSearchParams(s);
@@ -16,7 +24,17 @@ describe("parseListQuery / serializeListQuery", () => {
 
   it("round-trips valid values", () => {
     const q = parseListQuery(P("mode=task&state=open&phase=InProgress&participant=bob&q=keys&sort=ttl&dir=desc&waiting=human:zoe&stuck=1"));
-    expect(q).toEqual({ mode: "task", state: "open", phase: "InProgress", participant: "bob", q: "keys", sort: "ttl", dir: "desc", waiting: "human:zoe", stuck: true });
+    expect(q).toEqual({
+      mode: "task",
+      state: "open",
+      phase: "InProgress",
+      participant: "bob",
+      q: "keys",
+      sort: "ttl",
+      dir: "desc",
+      waiting: "human:zoe",
+      stuck: true,
+    });
     expect(parseListQuery(P(serializeListQuery(q).slice(1)))).toEqual(q);
   });
 
@@ -54,7 +72,8 @@ describe("parseListQuery / serializeListQuery", () => {
 
   it("reads ?stuck=1 and nothing else as the stuck filter, and writes it back as 1", () => {
     expect(parseListQuery(P("stuck=1")).stuck).toBe(true);
-    for (const other of ["stuck=0", "stuck=true", "stuck=yes", "stuck=", "stuck=11", "stuck= 1", "x=1"]) expect(parseListQuery(P(other)).stuck, other).toBe(false);
+    for (const other of ["stuck=0", "stuck=true", "stuck=yes", "stuck=", "stuck=11", "stuck= 1", "x=1"])
+      expect(parseListQuery(P(other)).stuck, other).toBe(false);
     expect(serializeListQuery({ ...DEFAULT_LIST_QUERY, stuck: true })).toBe("?stuck=1");
     expect(serializeListQuery({ ...DEFAULT_LIST_QUERY, stuck: true, waiting: "human:bob" })).toBe("?waiting=human%3Abob&stuck=1");
     expect(toSessionListQuery(parseListQuery(P("stuck=1"))).stuck).toBe(true);
@@ -63,7 +82,8 @@ describe("parseListQuery / serializeListQuery", () => {
 
   it("offers Waiting on me to people who can be asked to act, never to a viewer", () => {
     expect(offersWaitingOnMe({ role: "viewer", participantId: "human:wendy" })).toBe(false);
-    for (const role of ["operator", "approver", "admin"] as const) expect(offersWaitingOnMe({ role, participantId: "human:bob" }), role).toBe(true);
+    for (const role of ["operator", "approver", "admin"] as const)
+      expect(offersWaitingOnMe({ role, participantId: "human:bob" }), role).toBe(true);
     expect(offersWaitingOnMe({ role: "operator", participantId: "" })).toBe(false);
     expect(offersWaitingOnMe(null)).toBe(false);
     expect(offersWaitingOnMe(undefined)).toBe(false);
@@ -110,7 +130,13 @@ describe("toSessionListQuery", () => {
   });
 
   it("survives a URL round trip unchanged", () => {
-    for (const qs of ["", "q=abc", "mode=task&state=open", "participant=dora&sort=owner&dir=desc", "phase=OfferPending&sort=activity&dir=asc"]) {
+    for (const qs of [
+      "",
+      "q=abc",
+      "mode=task&state=open",
+      "participant=dora&sort=owner&dir=desc",
+      "phase=OfferPending&sort=activity&dir=asc",
+    ]) {
       const q = parseListQuery(P(qs));
       const again = parseListQuery(P(serializeListQuery(q).replace(/^\?/, "")));
       expect(toSessionListQuery(again)).toEqual(toSessionListQuery(q));
@@ -121,7 +147,15 @@ describe("toSessionListQuery", () => {
 describe("applyListQuery (the reference the catalog is tested against)", () => {
   const rows = [
     summary("a", { intent: "Pager handoff", activity: 3, phase: "OfferPending", participants: ["alice", "bob"] }),
-    summary("b", { intent: "Rotate keys", mode: TASK_MODE, phase: "InProgress", activity: 5, owner: "dora", target: "erin", participants: ["dora", "erin"] }),
+    summary("b", {
+      intent: "Rotate keys",
+      mode: TASK_MODE,
+      phase: "InProgress",
+      activity: 5,
+      owner: "dora",
+      target: "erin",
+      participants: ["dora", "erin"],
+    }),
     summary("c", { intent: "DB migration", state: SessionState.RESOLVED, phase: "Committed", activity: 1, startedAt: 9 }),
   ];
 

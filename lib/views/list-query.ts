@@ -52,7 +52,10 @@ interface ParamsLike {
 function cleanText(value: string | null): string {
   if (!value) return "";
   // Drop control characters; cap the length.
-  return value.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, MAX_TEXT_FILTER);
+  return value
+    .replace(/[\u0000-\u001f\u007f]/g, "")
+    .trim()
+    .slice(0, MAX_TEXT_FILTER);
 }
 
 export function parseListQuery(params: ParamsLike): ListQuery {

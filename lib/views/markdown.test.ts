@@ -43,7 +43,9 @@ function ser(blocks: MdBlock[], tight = false): string {
           return `<blockquote>${ser(b.children)}</blockquote>`;
         case "list": {
           const tag = b.ordered ? "ol" : "ul";
-          const items = b.items.map((it) => `<li>${it.checked === null ? "" : it.checked ? "[x] " : "[ ] "}${ser(it.children, b.tight)}</li>`);
+          const items = b.items.map(
+            (it) => `<li>${it.checked === null ? "" : it.checked ? "[x] " : "[ ] "}${ser(it.children, b.tight)}</li>`,
+          );
           return `<${tag}${b.start !== null && b.start !== 1 ? ` start=${b.start}` : ""}>${items.join("")}</${tag}>`;
         }
         case "table": {
@@ -86,7 +88,11 @@ function walk(blocks: MdBlock[]): (MdBlock | MdInline)[] {
   return out;
 }
 const depthOf = (b: MdBlock): number =>
-  b.type === "blockquote" ? 1 + Math.max(0, ...b.children.map(depthOf)) : b.type === "list" ? 1 + Math.max(0, ...b.items.flatMap((i) => i.children.map(depthOf))) : 0;
+  b.type === "blockquote"
+    ? 1 + Math.max(0, ...b.children.map(depthOf))
+    : b.type === "list"
+      ? 1 + Math.max(0, ...b.items.flatMap((i) => i.children.map(depthOf)))
+      : 0;
 
 describe("parseMarkdown: the runbook shape", () => {
   const RUNBOOK = `## payments-api: step 3
@@ -124,7 +130,12 @@ describe("parseMarkdown: the runbook shape", () => {
       type: "paragraph",
       children: [
         { type: "text", text: "runbook: " },
-        { type: "link", href: "https://runbooks.example.com/payments-api#step-3", title: null, children: [{ type: "text", text: "payments-api on-call" }] },
+        {
+          type: "link",
+          href: "https://runbooks.example.com/payments-api#step-3",
+          title: null,
+          children: [{ type: "text", text: "payments-api on-call" }],
+        },
       ],
     });
     expect(blocks[2]).toEqual({
@@ -139,7 +150,12 @@ describe("parseMarkdown: the runbook shape", () => {
   });
 
   it("keeps a closing paragraph after the table as its own block", () => {
-    expect(parseMarkdown(RUNBOOK + "\nEscalate to #payments if unsure.\n").map((b) => b.type)).toEqual(["heading", "list", "table", "paragraph"]);
+    expect(parseMarkdown(RUNBOOK + "\nEscalate to #payments if unsure.\n").map((b) => b.type)).toEqual([
+      "heading",
+      "list",
+      "table",
+      "paragraph",
+    ]);
   });
 
   it("parses the end-to-end suite's runbook with nested lists and an image", () => {
@@ -274,13 +290,17 @@ describe("parseMarkdown: blocks", () => {
     const [list] = parseMarkdown("- [ ] todo\n- [x] done\n- [X] also done\n- [] no\n- [ ]\n- [y] no\n- plain");
     if (list?.type !== "list") throw new Error("no list");
     expect(list.items.map((i) => i.checked)).toEqual([false, true, true, null, null, null, null]);
-    expect(ser([list])).toBe("<ul><li>[ ] todo</li><li>[x] done</li><li>[x] also done</li><li>[] no</li><li>[ ]</li><li>[y] no</li><li>plain</li></ul>");
+    expect(ser([list])).toBe(
+      "<ul><li>[ ] todo</li><li>[x] done</li><li>[x] also done</li><li>[] no</li><li>[ ]</li><li>[y] no</li><li>plain</li></ul>",
+    );
     expect(md("1. [x] ordered task")).toBe("<ol><li>[x] ordered task</li></ol>");
     expect(md("- [ ] **bold** task\n\n  more")).toBe("<ul><li>[ ] <p><strong>bold</strong> task</p>\n<p>more</p></li></ul>");
   });
 
   it("parses GFM tables with alignment, escaped pipes and inline content", () => {
-    const blocks = parseMarkdown("| left | right | center | none |\n|:--|--:|:-:|---|\n| *a* | `x \\| y` | [l](https://l.example) | a \\| b |\n| short |\n| 1 | 2 | 3 | 4 | extra |");
+    const blocks = parseMarkdown(
+      "| left | right | center | none |\n|:--|--:|:-:|---|\n| *a* | `x \\| y` | [l](https://l.example) | a \\| b |\n| short |\n| 1 | 2 | 3 | 4 | extra |",
+    );
     expect(blocks[0]).toMatchObject({ type: "table", align: ["left", "right", "center", null] });
     expect(ser(blocks)).toBe(
       "<table><tr><th left>left</th><th right>right</th><th center>center</th><th>none</th></tr>" +
@@ -303,7 +323,9 @@ describe("parseMarkdown: blocks", () => {
   });
 
   it("parses tables inside lists and blockquotes", () => {
-    expect(md("> | a |\n> |:-:|\n> | 1 |")).toBe("<blockquote><table><tr><th center>a</th></tr><tr><td center>1</td></tr></table></blockquote>");
+    expect(md("> | a |\n> |:-:|\n> | 1 |")).toBe(
+      "<blockquote><table><tr><th center>a</th></tr><tr><td center>1</td></tr></table></blockquote>",
+    );
     expect(md("- item\n\n  | a |\n  | - |")).toBe("<ul><li><p>item</p>\n<table><tr><th>a</th></tr></table></li></ul>");
   });
 
@@ -315,7 +337,9 @@ describe("parseMarkdown: blocks", () => {
 
 describe("parseMarkdown: inline", () => {
   it("parses emphasis and strong with * and _", () => {
-    expect(one("*a* **b** ***c*** _d_ __e__")).toBe("<em>a</em> <strong>b</strong> <em><strong>c</strong></em> <em>d</em> <strong>e</strong>");
+    expect(one("*a* **b** ***c*** _d_ __e__")).toBe(
+      "<em>a</em> <strong>b</strong> <em><strong>c</strong></em> <em>d</em> <strong>e</strong>",
+    );
     expect(one("*foo**bar**baz*")).toBe("<em>foo<strong>bar</strong>baz</em>");
     expect(one("**foo*bar*baz**")).toBe("<strong>foo<em>bar</em>baz</strong>");
     expect(one("*(*foo*)*")).toBe("<em>(<em>foo</em>)</em>");
@@ -338,7 +362,9 @@ describe("parseMarkdown: inline", () => {
   });
 
   it("parses code spans with matching backtick runs", () => {
-    expect(one("`code` `` a ` b `` ` x ` `  ` ``` unclosed `")).toBe("<code>code</code> <code>a ` b</code> <code>x</code> <code>  </code> ``` unclosed `");
+    expect(one("`code` `` a ` b `` ` x ` `  ` ``` unclosed `")).toBe(
+      "<code>code</code> <code>a ` b</code> <code>x</code> <code>  </code> ``` unclosed `",
+    );
     expect(one("`*not emphasis* [not](/link)`")).toBe("<code>*not emphasis* [not](/link)</code>");
     expect(one("`multi\nline`")).toBe("<code>multi line</code>");
     expect(one("`a\\`b`")).toBe("<code>a\\</code>b`");
@@ -346,10 +372,12 @@ describe("parseMarkdown: inline", () => {
   });
 
   it("parses inline links with titles and angle destinations", () => {
-    expect(one('[link](https://a.example/x "Title") [t2](/p \'single\') [t3](/q (paren))')).toBe(
+    expect(one("[link](https://a.example/x \"Title\") [t2](/p 'single') [t3](/q (paren))")).toBe(
       '<a href=https://a.example/x title="Title">link</a> <a href=/p title="single">t2</a> <a href=/q title="paren">t3</a>',
     );
-    expect(one("[a](</my path>) [b](/x(y)z) [c]( /spaced ) [d](/e\\)f)")).toBe("<a href=/my path>a</a> <a href=/x(y)z>b</a> <a href=/spaced>c</a> <a href=/e)f>d</a>");
+    expect(one("[a](</my path>) [b](/x(y)z) [c]( /spaced ) [d](/e\\)f)")).toBe(
+      "<a href=/my path>a</a> <a href=/x(y)z>b</a> <a href=/spaced>c</a> <a href=/e)f>d</a>",
+    );
     expect(one("[**bold** `code`](#frag)")).toBe("<a href=#frag><strong>bold</strong> <code>code</code></a>");
     expect(one("[not a link] [x](/unclosed")).toBe("[not a link] [x](/unclosed");
     expect(one("[a](/b?x=1&amp;y=2)")).toBe("<a href=/b?x=1&y=2>a</a>");
@@ -364,7 +392,9 @@ describe("parseMarkdown: inline", () => {
 
   it("parses images (alt as plain text) and images inside links", () => {
     expect(one('![a *b* `c`](https://i.example/x.png "T")')).toBe('<img src=https://i.example/x.png alt="a b c" title="T">');
-    expect(one("[![i](https://i.example/x.png)](https://l.example)")).toBe('<a href=https://l.example><img src=https://i.example/x.png alt="i"></a>');
+    expect(one("[![i](https://i.example/x.png)](https://l.example)")).toBe(
+      '<a href=https://l.example><img src=https://i.example/x.png alt="i"></a>',
+    );
     expect(one("![x](javascript:alert(1))")).toBe('<img src=NULL alt="x">');
     expect(one("! [not] !")).toBe("! [not] !");
   });
@@ -393,12 +423,15 @@ describe("parseMarkdown: inline", () => {
   });
 
   it("decodes only a few named entities and leaves the rest literal", () => {
-    expect(one("&amp; &lt;b&gt; &quot;q&quot; &#39;s&#39; &copy; &#x41; &amp")).toBe("&amp; &lt;b&gt; \"q\" 's' &amp;copy; &amp;#x41; &amp;amp");
+    expect(one("&amp; &lt;b&gt; &quot;q&quot; &#39;s&#39; &copy; &#x41; &amp")).toBe(
+      "&amp; &lt;b&gt; \"q\" 's' &amp;copy; &amp;#x41; &amp;amp",
+    );
     expect(one("`&amp;`")).toBe("<code>&amp;amp;</code>");
   });
 
   it("supports reference links and definitions, defined before or after use", () => {
-    const src = '[full][Bar] [collapsed][] [Shortcut] [missing][nope] [Bar]\n\n[bar]: https://b.example "Bar T"\n[collapsed]: </c d>\n\n[shortcut]: https://s.example\n[first]: /one\n[FIRST]: /two\n\n[first]';
+    const src =
+      '[full][Bar] [collapsed][] [Shortcut] [missing][nope] [Bar]\n\n[bar]: https://b.example "Bar T"\n[collapsed]: </c d>\n\n[shortcut]: https://s.example\n[first]: /one\n[FIRST]: /two\n\n[first]';
     expect(md(src)).toBe(
       '<p><a href=https://b.example title="Bar T">full</a> <a href=/c d>collapsed</a> <a href=https://s.example>Shortcut</a> [missing][nope] <a href=https://b.example title="Bar T">Bar</a></p>\n' +
         "<p><a href=/one>first</a></p>",
@@ -407,32 +440,50 @@ describe("parseMarkdown: inline", () => {
     expect(md("[foo][ and [foo][bar\n\n[foo]: /f")).toBe("<p><a href=/f>foo</a>[ and <a href=/f>foo</a>[bar</p>");
     // Definitions are one line each: a destination on the next line is not read.
     expect(md("[split]:\n/next-line\n\n[split]")).toBe("<p>[split]:\n/next-line</p>\n<p>[split]</p>");
-    expect(md('[t]: /u "not closed\n\n[t]')).toBe('<p>[t]: /u &quot;not closed</p>\n<p>[t]</p>'.replace(/&quot;/g, '"'));
+    expect(md('[t]: /u "not closed\n\n[t]')).toBe("<p>[t]: /u &quot;not closed</p>\n<p>[t]</p>".replace(/&quot;/g, '"'));
   });
 });
 
 describe("safety", () => {
   it("keeps raw HTML as literal text, never as elements", () => {
-    const src = '<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n\nInline <b onclick="x()">bold</b> and <iframe src="javascript:alert(1)"></iframe>';
+    const src =
+      '<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n\nInline <b onclick="x()">bold</b> and <iframe src="javascript:alert(1)"></iframe>';
     const blocks = parseMarkdown(src);
     expect(blocks).toEqual([
       { type: "paragraph", children: [{ type: "text", text: "<script>alert(1)</script>" }] },
       { type: "paragraph", children: [{ type: "text", text: "<img src=x onerror=alert(1)>" }] },
-      { type: "paragraph", children: [{ type: "text", text: 'Inline <b onclick="x()">bold</b> and <iframe src="javascript:alert(1)"></iframe>' }] },
+      {
+        type: "paragraph",
+        children: [{ type: "text", text: 'Inline <b onclick="x()">bold</b> and <iframe src="javascript:alert(1)"></iframe>' }],
+      },
     ]);
     expect(md("<div>\n*still markdown*\n</div>")).toBe("<p>&lt;div&gt;\n<em>still markdown</em>\n&lt;/div&gt;</p>");
   });
 
   it("drops unsafe link targets, keeping the link text as plain text", () => {
-    expect(one("[x](javascript:alert(1)) [y](JaVaScRiPt:alert(1)) [z](data:text/html,<b>) [w](vbscript:msgbox) [v](file:///etc/passwd)")).toBe("x y z w v");
+    expect(
+      one("[x](javascript:alert(1)) [y](JaVaScRiPt:alert(1)) [z](data:text/html,<b>) [w](vbscript:msgbox) [v](file:///etc/passwd)"),
+    ).toBe("x y z w v");
     expect(one("<javascript:alert(1)> <data:text/html,x>")).toBe("&lt;javascript:alert(1)&gt; &lt;data:text/html,x&gt;");
     expect(one("[e](<java\tscript:alert(1)>) [f](java&#58;script:x) [g](//evil.example)")).toBe("e f g");
-    const links = walk(parseMarkdown("[a](javascript:x) ![b](data:x) <vbscript:x> [c]: javascript:y\n\n[c]")).filter((n) => n.type === "link");
+    const links = walk(parseMarkdown("[a](javascript:x) ![b](data:x) <vbscript:x> [c]: javascript:y\n\n[c]")).filter(
+      (n) => n.type === "link",
+    );
     expect(links).toEqual([]);
   });
 
   it("safeHref allows only http(s), mailto, fragments and explicit relative paths", () => {
-    for (const ok of ["https://a.example/x", "http://a.example", "HTTPS://A.EXAMPLE", "mailto:a@b.example", "#frag", "/path?q=1", "./rel", "../up", "  https://trim.example  "]) {
+    for (const ok of [
+      "https://a.example/x",
+      "http://a.example",
+      "HTTPS://A.EXAMPLE",
+      "mailto:a@b.example",
+      "#frag",
+      "/path?q=1",
+      "./rel",
+      "../up",
+      "  https://trim.example  ",
+    ]) {
       expect(safeHref(ok), ok).toBe(ok.trim());
     }
     for (const bad of [
@@ -537,12 +588,14 @@ describe("MarkdownView (server-rendered markup)", () => {
     expect(html).not.toContain("<img");
     expect(html.match(/data-image-placeholder/g)).toHaveLength(2);
     expect(html).toContain("Image not loaded: diagram");
-    expect(html).toContain('<a href="https://example.com/d.png" rel="noopener noreferrer nofollow" target="_blank" class="underline">open</a>');
+    expect(html).toContain(
+      '<a href="https://example.com/d.png" rel="noopener noreferrer nofollow" target="_blank" class="underline">open</a>',
+    );
     expect(html).not.toContain('href="/d.png"');
   });
 
   it("renders raw HTML and unsafe links as text only", () => {
-    const html = render('<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n\n[x](javascript:alert(1))');
+    const html = render("<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n\n[x](javascript:alert(1))");
     expect(html).not.toMatch(/<script|<img|javascript:/);
     expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
     expect(html).toContain("&lt;img src=x onerror=alert(1)&gt;");
@@ -555,7 +608,9 @@ describe("MarkdownView (server-rendered markup)", () => {
     expect(html).toContain('<input type="checkbox" disabled="" aria-label="not done"/>');
     expect(html).toContain('<ol start="3"><li>c</li></ol>');
     // The table's scroller takes keyboard focus; code blocks carry a copy button (issue 12).
-    expect(html).toContain('<div class="overflow-x-auto" tabindex="0" role="region" aria-label="Table" data-table-scroll=""><table><thead><tr><th style="text-align:center">a</th><th style="text-align:right">b</th></tr></thead><tbody><tr><td style="text-align:center">1</td>');
+    expect(html).toContain(
+      '<div class="overflow-x-auto" tabindex="0" role="region" aria-label="Table" data-table-scroll=""><table><thead><tr><th style="text-align:center">a</th><th style="text-align:right">b</th></tr></thead><tbody><tr><td style="text-align:center">1</td>',
+    );
     expect(html).toContain('<pre tabindex="0"><code class="language-sh">ls</code></pre>');
     expect(html).toMatch(/<button type="button"[^>]*aria-label="Copy sh code">Copy<\/button>/);
     expect(html).toContain("<del>x</del>");

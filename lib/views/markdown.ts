@@ -498,7 +498,8 @@ function parseBlocks(input: string[], depth: number, ctx: Ctx): Parsed {
           }
           let content: string;
           if (leadingSpaces(l) >= m.width) content = l.slice(m.width);
-          else if (blanks === 0 && !fenceState && !isBlank(itemLines[itemLines.length - 1] as string) && !startsBlock(l)) content = l.trimStart();
+          else if (blanks === 0 && !fenceState && !isBlank(itemLines[itemLines.length - 1] as string) && !startsBlock(l))
+            content = l.trimStart();
           else break;
           for (; blanks > 0; blanks--) itemLines.push("");
           itemLines.push(content);
@@ -714,7 +715,8 @@ function inlineLinkTail(s: string, open: number): LinkTail | null {
 }
 
 const AUTOLINK_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]{1,31}:/;
-const EMAIL = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+const EMAIL =
+  /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 const DOMAIN = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$/;
 
 /** `<scheme:…>` or `<user@host>` at s[i] === "<". */
@@ -859,7 +861,11 @@ function parseInline(s: string, refs: Map<string, Ref>): MdInline[] {
           const ok =
             closer.ch === "~"
               ? opener.len === closer.len
-              : !((opener.canClose || closer.canOpen) && (opener.orig + closer.orig) % 3 === 0 && !(opener.orig % 3 === 0 && closer.orig % 3 === 0));
+              : !(
+                  (opener.canClose || closer.canOpen) &&
+                  (opener.orig + closer.orig) % 3 === 0 &&
+                  !(opener.orig % 3 === 0 && closer.orig % 3 === 0)
+                );
           if (ok) break;
         }
         opener = opener.prev;
@@ -961,7 +967,8 @@ function parseInline(s: string, refs: Map<string, Ref>): MdInline[] {
       append({ type: "image", src: target.href, alt: textOf(inner.nodes), title: target.title });
       return end;
     }
-    if (target.href !== null) append({ type: "link", href: target.href, title: target.title, children: unwrapLinks(inner.nodes) }, inner.depth + 1);
+    if (target.href !== null)
+      append({ type: "link", href: target.href, title: target.title, children: unwrapLinks(inner.nodes) }, inner.depth + 1);
     return end;
   };
 
@@ -1048,7 +1055,13 @@ function parseInline(s: string, refs: Map<string, Ref>): MdInline[] {
       case "!":
         if (s[i + 1] === "[") {
           flush(i);
-          brackets.push({ item: append({ type: "text", text: "![" }, 0, true), image: true, pos: i + 1, delimBottom: dTail, linksBefore: links });
+          brackets.push({
+            item: append({ type: "text", text: "![" }, 0, true),
+            image: true,
+            pos: i + 1,
+            delimBottom: dTail,
+            linksBefore: links,
+          });
           lastBracket = i + 1;
           next = i + 2;
         }
@@ -1112,7 +1125,7 @@ function parseInline(s: string, refs: Map<string, Ref>): MdInline[] {
   function findCodeClose(from: number, len: number): number {
     if (!runs) {
       runs = new Map();
-      for (let k = 0; k < n; ) {
+      for (let k = 0; k < n;) {
         if (s[k] !== "`") {
           k++;
           continue;

@@ -23,7 +23,11 @@ function handoffHistory(): Envelope[] {
 
 /** The server's fold: the whole history from 0, caught up. */
 function fold(envelopes: readonly Envelope[], from = 1, base = initialSessionStreamState(SID)): SessionStreamState {
-  const msgs = [metadataMsg(SessionState.OPEN), ...envelopes.map((e, i) => eventMsg(from + i, e, 1_700_000_000_000 + i)), caughtUpMsg(from + envelopes.length - 1)];
+  const msgs = [
+    metadataMsg(SessionState.OPEN),
+    ...envelopes.map((e, i) => eventMsg(from + i, e, 1_700_000_000_000 + i)),
+    caughtUpMsg(from + envelopes.length - 1),
+  ];
   return applySubscribeBatch(beginConnection(base), msgs).state;
 }
 
@@ -45,7 +49,10 @@ describe("windowForHandover", () => {
     expect(w.view.phase).toBe(full.view.phase);
     expect(h1?.status).toBe("declined");
     // Offers outside the window keep a link to their event.
-    expect(w.linkedSequences).toEqual({ [full.view.handoff?.offers[0]?.offerMessageId ?? ""]: 2, [full.view.handoff?.offers[1]?.offerMessageId ?? ""]: 24 });
+    expect(w.linkedSequences).toEqual({
+      [full.view.handoff?.offers[0]?.offerMessageId ?? ""]: 2,
+      [full.view.handoff?.offers[1]?.offerMessageId ?? ""]: 24,
+    });
     // The full state is not touched.
     expect(full.events).toHaveLength(34);
     expect(full.view.handoff?.offers[0]?.contexts).toHaveLength(20);
@@ -84,7 +91,9 @@ describe("encodeHandover / decodeHandover", () => {
     expect(back.heldFrom).toBe(27);
     expect(back.view).toEqual(w.view);
     expect(back.view.handoff?.offers[1]?.contexts[0]?.context).toBeInstanceOf(Uint8Array);
-    expect(back.events.map((e) => [e.sequence, e.envelope.messageId, e.receivedAtMs])).toEqual(w.events.map((e) => [e.sequence, e.envelope.messageId, e.receivedAtMs]));
+    expect(back.events.map((e) => [e.sequence, e.envelope.messageId, e.receivedAtMs])).toEqual(
+      w.events.map((e) => [e.sequence, e.envelope.messageId, e.receivedAtMs]),
+    );
     expect(back.events[0]?.envelope).toEqual(w.events[0]?.envelope);
     expect(back.metadata?.state).toBe(SessionState.OPEN);
     expect(back.omitted).toEqual(w.omitted);
@@ -158,7 +167,10 @@ describe("adoptFullHistory", () => {
   const live = [context("h2", "live 1"), context("h2", "live 2"), accept("h2", "carol")];
   const handed = () => {
     const d = decodeHandover(encodeHandover(windowForHandover(fold(envs), { events: 8 })), SID);
-    return applySubscribeBatch(beginConnection(d), live.map((e, i) => eventMsg(35 + i, e))).state;
+    return applySubscribeBatch(
+      beginConnection(d),
+      live.map((e, i) => eventMsg(35 + i, e)),
+    ).state;
   };
 
   it("completes the window with a history read that ends before the live events", () => {

@@ -43,10 +43,7 @@ const WIRE_VERSION = 1;
  * The state as handed over: `state` (a fold that has caught up) reduced to its
  * last events, its view's lists to the records of those events.
  */
-export function windowForHandover(
-  state: SessionStreamState,
-  limits: { events?: number; payloadBytes?: number } = {},
-): SessionStreamState {
+export function windowForHandover(state: SessionStreamState, limits: { events?: number; payloadBytes?: number } = {}): SessionStreamState {
   const maxEvents = limits.events ?? HANDOVER_EVENTS;
   const maxBytes = limits.payloadBytes ?? HANDOVER_PAYLOAD_BYTES;
   const { events } = state;
@@ -152,7 +149,11 @@ export function encodeHandover(state: SessionStreamState): string {
     heldFrom: state.heldFrom ?? 1,
     ...(state.metadata ? { metadata: base64Encode(toBinary(SessionMetadataSchema, state.metadata)) } : {}),
     view: state.view,
-    events: state.events.map((e) => ({ s: e.sequence ?? 0, t: e.receivedAtMs ?? 0, e: base64Encode(toBinary(EnvelopeSchema, e.envelope)) })),
+    events: state.events.map((e) => ({
+      s: e.sequence ?? 0,
+      t: e.receivedAtMs ?? 0,
+      e: base64Encode(toBinary(EnvelopeSchema, e.envelope)),
+    })),
     omitted: state.omitted ?? { contexts: {}, updates: 0 },
     linked: { ...(state.linkedSequences ?? {}) },
   };
@@ -173,11 +174,13 @@ export function decodeHandover(text: string, sessionId: string): SessionStreamSt
   const { lastSequence, headSequence, heldFrom, view, events, omitted, linked } = wire;
   if (!isCount(lastSequence) || !isCount(headSequence) || !isCount(heldFrom) || heldFrom < 1) throw new Error("bad handover sequences");
   if (!view || typeof view !== "object" || view.sessionId !== sessionId) throw new Error("bad handover view");
-  if (!Array.isArray(events) || !omitted || typeof omitted !== "object" || !linked || typeof linked !== "object") throw new Error("bad handover");
+  if (!Array.isArray(events) || !omitted || typeof omitted !== "object" || !linked || typeof linked !== "object")
+    throw new Error("bad handover");
   const held: SessionEvent[] = [];
   let expect = heldFrom;
   for (const w of events) {
-    if (!w || !isCount(w.s) || w.s !== expect || !isCount(w.t) || typeof w.e !== "string") throw new Error(`handover events are not contiguous at ${expect}`);
+    if (!w || !isCount(w.s) || w.s !== expect || !isCount(w.t) || typeof w.e !== "string")
+      throw new Error(`handover events are not contiguous at ${expect}`);
     const event: SessionEvent = { envelope: fromBinary(EnvelopeSchema, base64Decode(w.e)), sequence: w.s };
     if (w.t > 0) event.receivedAtMs = w.t;
     held.push(event);
@@ -224,7 +227,12 @@ export function adoptFullHistory(current: SessionStreamState, full: SessionStrea
       create(SubscribeSessionResponseSchema, {
         item: {
           case: "event",
-          value: { sessionId: current.sessionId, sequence: BigInt(e.sequence ?? 0), envelope: e.envelope, observedAtUnixMs: BigInt(e.receivedAtMs ?? 0) },
+          value: {
+            sessionId: current.sessionId,
+            sequence: BigInt(e.sequence ?? 0),
+            envelope: e.envelope,
+            observedAtUnixMs: BigInt(e.receivedAtMs ?? 0),
+          },
         },
       }),
     );

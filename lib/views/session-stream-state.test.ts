@@ -49,7 +49,10 @@ describe("applySubscribeBatch", () => {
   });
 
   it("drops events with sequence ≤ lastSequence (duplicates across a reconnect)", () => {
-    const first = applySubscribeBatch(connect(), history.slice(0, 3).map((e, i) => eventMsg(i + 1, e))).state;
+    const first = applySubscribeBatch(
+      connect(),
+      history.slice(0, 3).map((e, i) => eventMsg(i + 1, e)),
+    ).state;
     const again = applySubscribeBatch(connect(first), [eventMsg(2, history[1]!), eventMsg(3, history[2]!), eventMsg(4, history[3]!)]);
     expect(again.state.events.map((e) => e.sequence)).toEqual([1, 2, 3, 4]);
     expect(again.state.duplicatesDropped).toBe(2);
@@ -57,7 +60,10 @@ describe("applySubscribeBatch", () => {
   });
 
   it("resumes after the last folded sequence", () => {
-    const s = applySubscribeBatch(connect(), history.slice(0, 4).map((e, i) => eventMsg(i + 1, e))).state;
+    const s = applySubscribeBatch(
+      connect(),
+      history.slice(0, 4).map((e, i) => eventMsg(i + 1, e)),
+    ).state;
     expect(resumeAfterSequence(s)).toBe(4n);
     expect(resumeAfterSequence(initialSessionStreamState(SID))).toBe(0n);
   });
@@ -145,7 +151,10 @@ describe("applySubscribeBatch", () => {
 
 describe("indexOfSequence", () => {
   it("finds events by sequence", () => {
-    const s = applySubscribeBatch(connect(), history.map((e, i) => eventMsg(i + 1, e))).state;
+    const s = applySubscribeBatch(
+      connect(),
+      history.map((e, i) => eventMsg(i + 1, e)),
+    ).state;
     expect(indexOfSequence(s.events, 1)).toBe(0);
     expect(indexOfSequence(s.events, 6)).toBe(5);
     expect(indexOfSequence(s.events, 7)).toBe(-1);

@@ -125,10 +125,7 @@ export function isFinished(state: SessionStreamState): boolean {
 }
 
 /** Fold a batch of messages from one connection. Pure; never throws on bad input. */
-export function applySubscribeBatch(
-  state: SessionStreamState,
-  messages: readonly SubscribeSessionResponse[],
-): BatchResult {
+export function applySubscribeBatch(state: SessionStreamState, messages: readonly SubscribeSessionResponse[]): BatchResult {
   let s = state;
   let view = state.view;
   // The whole batch folds into one draft, so lists that grow per event (an

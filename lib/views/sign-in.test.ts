@@ -42,7 +42,11 @@ describe("parseWhoAmI", () => {
   });
 
   it("reads /auth/methods with safe defaults", () => {
-    expect(parseAuthMethods({ password: true, oidc: true, signInRequired: false })).toEqual({ password: true, oidc: true, signInRequired: false });
+    expect(parseAuthMethods({ password: true, oidc: true, signInRequired: false })).toEqual({
+      password: true,
+      oidc: true,
+      signInRequired: false,
+    });
     expect(parseAuthMethods({})).toEqual({ password: true, oidc: false, signInRequired: true });
     expect(parseAuthMethods("nope")).toEqual({ password: true, oidc: false, signInRequired: true });
   });
@@ -52,7 +56,20 @@ describe("return paths", () => {
   it("keeps same-site paths and refuses everything else", () => {
     expect(safeReturnTo("/sessions/abc?event=3#e-3")).toBe("/sessions/abc?event=3#e-3");
     expect(safeReturnTo("/")).toBe("/");
-    for (const bad of [null, undefined, "", "https://evil.example/", "//evil.example", "/\\evil.example", "javascript:alert(1)", "sessions", "/\u0000x", "/login", "/auth/logout", "/account/password"]) {
+    for (const bad of [
+      null,
+      undefined,
+      "",
+      "https://evil.example/",
+      "//evil.example",
+      "/\\evil.example",
+      "javascript:alert(1)",
+      "sessions",
+      "/\u0000x",
+      "/login",
+      "/auth/logout",
+      "/account/password",
+    ]) {
       expect(safeReturnTo(bad)).toBe("/");
     }
     expect(safeReturnTo(`/${"a".repeat(3000)}`)).toBe("/");
@@ -79,7 +96,13 @@ describe("loginErrorMessage", () => {
       "Sign-in with your identity provider failed: Sign-in was cancelled or refused at your identity provider.",
     );
     expect(loginErrorMessage("oidc", "state")).toMatch(/sign in again/);
-    for (const hostile of ["The identity provider refused: access_denied", "Call +1 555 0100 to restore access", "<img src=x onerror=alert(1)>", "toString", "__proto__"]) {
+    for (const hostile of [
+      "The identity provider refused: access_denied",
+      "Call +1 555 0100 to restore access",
+      "<img src=x onerror=alert(1)>",
+      "toString",
+      "__proto__",
+    ]) {
       expect(loginErrorMessage("oidc", hostile)).toBe("Sign-in with your identity provider failed.");
     }
     expect(loginErrorMessage("oidc")).toBe("Sign-in with your identity provider failed.");
@@ -100,7 +123,10 @@ describe("gateDecision", () => {
   it("keeps reading pages open when reads are open, but not the pages that act", () => {
     const open = { ...methods, signInRequired: false };
     expect(gateDecision({ pathname: "/", search: "", me: null, methods: open })).toEqual({ kind: "show" });
-    expect(gateDecision({ pathname: "/inbox", search: "", me: null, methods: open })).toEqual({ kind: "redirect", to: "/login?returnTo=%2Finbox" });
+    expect(gateDecision({ pathname: "/inbox", search: "", me: null, methods: open })).toEqual({
+      kind: "redirect",
+      to: "/login?returnTo=%2Finbox",
+    });
     expect(gateDecision({ pathname: "/sessions/new", search: "", me: null, methods: undefined })).toMatchObject({ kind: "redirect" });
     expect(gateDecision({ pathname: "/", search: "", me: null, methods: undefined })).toEqual({ kind: "show" });
   });
@@ -112,7 +138,10 @@ describe("gateDecision", () => {
 
   it("sends people with a one-time password to change it first", () => {
     const fresh = { ...ME, mustChangePassword: true };
-    expect(gateDecision({ pathname: "/inbox", search: "", me: fresh, methods })).toEqual({ kind: "redirect", to: "/account/password?returnTo=%2Finbox" });
+    expect(gateDecision({ pathname: "/inbox", search: "", me: fresh, methods })).toEqual({
+      kind: "redirect",
+      to: "/account/password?returnTo=%2Finbox",
+    });
     expect(gateDecision({ pathname: "/account/password", search: "", me: fresh, methods })).toEqual({ kind: "show" });
     expect(gateDecision({ pathname: "/inbox", search: "", me: ME, methods })).toEqual({ kind: "show" });
   });
@@ -127,7 +156,10 @@ describe("newPasswordProblem", () => {
   });
 
   it("checks the repeat and refuses the current password", () => {
-    expect(newPasswordProblem("a good new password", "a good new passw0rd", "old one here")).toEqual({ field: "confirm", message: "The two new passwords don't match." });
+    expect(newPasswordProblem("a good new password", "a good new passw0rd", "old one here")).toEqual({
+      field: "confirm",
+      message: "The two new passwords don't match.",
+    });
     expect(newPasswordProblem("same old password", "same old password", "same old password")?.field).toBe("newPassword");
     expect(newPasswordProblem("a good new password", "a good new password", "old one here")).toBeNull();
   });

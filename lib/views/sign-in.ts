@@ -38,7 +38,15 @@ const str = (v: unknown): v is string => typeof v === "string";
 export function parseWhoAmI(json: unknown): WhoAmI | null {
   if (!isObj(json)) return null;
   const { username, displayName, role, participantId, authMethod, mustChangePassword, csrfToken, sessionEndsAt } = json;
-  if (!str(username) || username === "" || !str(displayName) || !isRole(role) || !str(participantId) || !str(csrfToken) || csrfToken === "") {
+  if (
+    !str(username) ||
+    username === "" ||
+    !str(displayName) ||
+    !isRole(role) ||
+    !str(participantId) ||
+    !str(csrfToken) ||
+    csrfToken === ""
+  ) {
     return null;
   }
   return {
@@ -127,7 +135,9 @@ export function loginErrorMessage(code: string | null | undefined, reason?: stri
     case "cross_site":
       return "Sign-in was refused because the form came from another site. Open the console's own address and try again.";
     case "oidc":
-      return isOidcFailure(reason) ? `Sign-in with your identity provider failed: ${OIDC_FAILURE_MESSAGES[reason]}` : "Sign-in with your identity provider failed.";
+      return isOidcFailure(reason)
+        ? `Sign-in with your identity provider failed: ${OIDC_FAILURE_MESSAGES[reason]}`
+        : "Sign-in with your identity provider failed.";
     case "signed_out":
       return "Your session has ended. Sign in again.";
     default:
@@ -176,7 +186,12 @@ const JSON_HEADERS = { "content-type": "application/json", accept: "application/
 
 /** The signed-in user, or null when signed out. Throws on network errors and unexpected answers. */
 export async function fetchWhoAmI(signal?: AbortSignal): Promise<WhoAmI | null> {
-  const res = await fetch("/auth/whoami", { credentials: "same-origin", cache: "no-store", headers: { accept: "application/json" }, signal });
+  const res = await fetch("/auth/whoami", {
+    credentials: "same-origin",
+    cache: "no-store",
+    headers: { accept: "application/json" },
+    signal,
+  });
   // 404: a console started without accounts has no /auth/* at all.
   if (res.status === 401 || res.status === 404) return null;
   if (!res.ok) throw await errorOf(res, `The console answered ${res.status} to /auth/whoami.`);
@@ -186,7 +201,12 @@ export async function fetchWhoAmI(signal?: AbortSignal): Promise<WhoAmI | null> 
 }
 
 export async function fetchAuthMethods(signal?: AbortSignal): Promise<AuthMethods> {
-  const res = await fetch("/auth/methods", { credentials: "same-origin", cache: "no-store", headers: { accept: "application/json" }, signal });
+  const res = await fetch("/auth/methods", {
+    credentials: "same-origin",
+    cache: "no-store",
+    headers: { accept: "application/json" },
+    signal,
+  });
   if (res.status === 404) return { password: false, oidc: false, signInRequired: false };
   if (!res.ok) return DEFAULT_METHODS;
   return parseAuthMethods(await res.json());
@@ -246,7 +266,12 @@ function needsAccount(pathname: string): boolean {
  * or send the person to /login (signed out) or /account/password (one-time
  * password still to change). `me` undefined = not known yet.
  */
-export function gateDecision(input: { pathname: string; search: string; me: WhoAmI | null | undefined; methods: AuthMethods | undefined }): GateDecision {
+export function gateDecision(input: {
+  pathname: string;
+  search: string;
+  me: WhoAmI | null | undefined;
+  methods: AuthMethods | undefined;
+}): GateDecision {
   const { pathname, me } = input;
   if (PUBLIC_PAGES.has(pathname)) return { kind: "show" };
   const here = `${pathname}${input.search}`;
@@ -265,7 +290,11 @@ export function gateDecision(input: { pathname: string; search: string; me: WhoA
 export const PASSWORD_RULES = Object.freeze({ min: 10, max: 1024 });
 
 /** What is wrong with a new password, or null. */
-export function newPasswordProblem(next: string, confirm: string, current: string): { field: "newPassword" | "confirm"; message: string } | null {
+export function newPasswordProblem(
+  next: string,
+  confirm: string,
+  current: string,
+): { field: "newPassword" | "confirm"; message: string } | null {
   if (next.length < PASSWORD_RULES.min) return { field: "newPassword", message: `Use at least ${PASSWORD_RULES.min} characters.` };
   if (next.length > PASSWORD_RULES.max) return { field: "newPassword", message: `Use at most ${PASSWORD_RULES.max} characters.` };
   if (next.trim() === "") return { field: "newPassword", message: "A password can't be only spaces." };

@@ -6,7 +6,10 @@ import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import { makeEvent } from "@/lib/macp/test-utils";
 
 function fold(envs: ReturnType<typeof start>[]) {
-  return applySubscribeBatch(beginConnection(initialSessionStreamState(SID)), envs.map((e, i) => eventMsg(i + 1, e))).state;
+  return applySubscribeBatch(
+    beginConnection(initialSessionStreamState(SID)),
+    envs.map((e, i) => eventMsg(i + 1, e)),
+  ).state;
 }
 
 describe("buildTimeline", () => {
@@ -22,7 +25,13 @@ describe("buildTimeline", () => {
       commitment(),
     ]);
     const t = buildTimeline(s.view, s.events);
-    const shape = t.rows.map((r) => (r.kind === "group" ? `G:${r.offer.handoffId}#${r.ordinal}/${r.total}` : r.kind === "refusal" ? `R:${r.refusal.id}` : `${r.sequence}${r.groupId ? `@${r.groupId}` : ""}${r.late ? "!late" : ""}${r.groupEnd ? "|" : ""}`));
+    const shape = t.rows.map((r) =>
+      r.kind === "group"
+        ? `G:${r.offer.handoffId}#${r.ordinal}/${r.total}`
+        : r.kind === "refusal"
+          ? `R:${r.refusal.id}`
+          : `${r.sequence}${r.groupId ? `@${r.groupId}` : ""}${r.late ? "!late" : ""}${r.groupEnd ? "|" : ""}`,
+    );
     expect(shape).toEqual(["1", "G:h1#1/2", "2@h1", "3@h1", "4@h1", "6@h1!late|", "G:h2#2/2", "5@h2", "7@h2|", "8"]);
     expect(t.newestSequence).toBe(8);
     expect(t.rowOfSequence.get(6)).toBe(5);
@@ -32,8 +41,21 @@ describe("buildTimeline", () => {
   it("places refused attempts (local annotations) after the last event not later than the attempt, and keeps rowOfSequence right", () => {
     const s = fold([start(), offer("h1", "bob"), accept("h1", "bob")]);
     const times = s.events.map((e) => Number(e.envelope.timestampUnixMs));
-    const refusal = (id: string, atMs: number) => ({ id, sessionId: SID, atMs, actor: "agent://alice", attempt: "commit", code: "FORBIDDEN", explanation: "only the approver may commit", source: "demo" as const });
-    const t = buildTimeline(s.view, s.events, [refusal("late", (times[2] ?? 0) + 5), refusal("early", (times[0] ?? 0) - 1), refusal("mid", times[1] ?? 0)]);
+    const refusal = (id: string, atMs: number) => ({
+      id,
+      sessionId: SID,
+      atMs,
+      actor: "agent://alice",
+      attempt: "commit",
+      code: "FORBIDDEN",
+      explanation: "only the approver may commit",
+      source: "demo" as const,
+    });
+    const t = buildTimeline(s.view, s.events, [
+      refusal("late", (times[2] ?? 0) + 5),
+      refusal("early", (times[0] ?? 0) - 1),
+      refusal("mid", times[1] ?? 0),
+    ]);
     const shape = t.rows.map((r) => (r.kind === "group" ? "G" : r.kind === "refusal" ? `R:${r.refusal.id}` : String(r.sequence)));
     expect(shape).toEqual(["R:early", "1", "G", "2", "R:mid", "3", "R:late"]);
     expect(t.rowOfSequence.get(1)).toBe(1);

@@ -6,10 +6,7 @@
 export type ServerKind = "runtime-durable" | "runtime-connect" | "runtime-memory" | "connect-noop" | "grpcjs-noop";
 
 /** Orchestrator -> server child. */
-export type ServerCommand =
-  | { type: "sample-start"; id: number }
-  | { type: "sample-stop"; id: number }
-  | { type: "close"; id: number };
+export type ServerCommand = { type: "sample-start"; id: number } | { type: "sample-stop"; id: number } | { type: "close"; id: number };
 
 /** Server child -> orchestrator. */
 export type ServerReply =

@@ -8,7 +8,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import { ParticipantActivitySchema, SendRequestSchema, SendResponseSchema, SessionMetadataSchema, SessionStartPayloadSchema } from "@/lib/gen/macp/v1/core_pb";
+import {
+  ParticipantActivitySchema,
+  SendRequestSchema,
+  SendResponseSchema,
+  SessionMetadataSchema,
+  SessionStartPayloadSchema,
+} from "@/lib/gen/macp/v1/core_pb";
 import { EnvelopeSchema, type Envelope } from "@/lib/gen/macp/v1/envelope_pb";
 import { HandoffContextPayloadSchema, HandoffOfferPayloadSchema } from "@/lib/gen/macp/modes/handoff/v1/handoff_pb";
 import { DEFAULT_CONFIGURATION_VERSION, HANDOFF_MODE, MACP_VERSION, MODE_VERSION } from "@/lib/macp/constants";
@@ -114,7 +120,9 @@ function micro(name: string, fn: () => unknown, n = 100_000) {
 console.log("protobuf steps around one Send (single-threaded, µs per op):");
 const e = env(newSessionId(), "HandoffContext", "m-1", ctxPayload);
 const reqBytes = toBinary(SendRequestSchema, create(SendRequestSchema, { envelope: e }));
-const ack = create(SendResponseSchema, { ack: { ok: true, messageId: "m-1", sessionId: e.sessionId, acceptedAtUnixMs: 1n, sessionState: 1 } });
+const ack = create(SendResponseSchema, {
+  ack: { ok: true, messageId: "m-1", sessionId: e.sessionId, acceptedAtUnixMs: 1n, sessionState: 1 },
+});
 micro("decode SendRequest (connect, per request)", () => fromBinary(SendRequestSchema, reqBytes));
 micro("encode SendResponse (connect, per request)", () => toBinary(SendResponseSchema, ack));
 micro("kernel: create(EnvelopeSchema, input) (returns input as is)", () => create(EnvelopeSchema, e));
@@ -124,9 +132,28 @@ micro("mode: decode HandoffContextPayload", () => fromBinary(HandoffContextPaylo
   // What the list row adds to each append (kernel.ts listRow): fold the envelope, then the row.
   const sid = e.sessionId;
   const fold = new SessionFold(sid, HANDOFF_MODE);
-  const startPayload = toBinary(SessionStartPayloadSchema, create(SessionStartPayloadSchema, { intent: "x", participants: ["o", "t"], modeVersion: MODE_VERSION, configurationVersion: DEFAULT_CONFIGURATION_VERSION, ttlMs: 600_000n }));
+  const startPayload = toBinary(
+    SessionStartPayloadSchema,
+    create(SessionStartPayloadSchema, {
+      intent: "x",
+      participants: ["o", "t"],
+      modeVersion: MODE_VERSION,
+      configurationVersion: DEFAULT_CONFIGURATION_VERSION,
+      ttlMs: 600_000n,
+    }),
+  );
   fold.add(create(EnvelopeSchema, { ...env(sid, "SessionStart", "s", startPayload), sender: "o" }));
-  fold.add(create(EnvelopeSchema, { ...env(sid, "HandoffOffer", "o", toBinary(HandoffOfferPayloadSchema, create(HandoffOfferPayloadSchema, { handoffId: "h", targetParticipant: "t" }))), sender: "o" }));
+  fold.add(
+    create(EnvelopeSchema, {
+      ...env(
+        sid,
+        "HandoffOffer",
+        "o",
+        toBinary(HandoffOfferPayloadSchema, create(HandoffOfferPayloadSchema, { handoffId: "h", targetParticipant: "t" })),
+      ),
+      sender: "o",
+    }),
+  );
   const meta = () =>
     create(SessionMetadataSchema, {
       sessionId: sid,
@@ -138,7 +165,9 @@ micro("mode: decode HandoffContextPayload", () => fromBinary(HandoffContextPaylo
       configurationVersion: DEFAULT_CONFIGURATION_VERSION,
       policyVersion: "policy.default",
       participants: ["o", "t"],
-      participantActivity: [create(ParticipantActivitySchema, { participantId: "o", lastMessageAtUnixMs: 1_700_000_000_005n, messageCount: 3 })],
+      participantActivity: [
+        create(ParticipantActivitySchema, { participantId: "o", lastMessageAtUnixMs: 1_700_000_000_005n, messageCount: 3 }),
+      ],
       initiator: "o",
     });
   let k = 0;

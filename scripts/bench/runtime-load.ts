@@ -301,27 +301,27 @@ async function runFanout(job: FanoutJob): Promise<FanoutResult> {
         sentInWindow++;
       }
       sends.push(
-        sender.client
-          .send({ envelope: envelope(sessionId, HANDOFF_TYPES.Context, messageId, payload) }, { headers })
-          .then(
-            (res) => {
-              if (!res.ack?.ok) {
-                sendFailures++;
-                firstError ??= `send: ${res.ack?.error?.code}: ${res.ack?.error?.message}`;
-              } else if (measured) acks.push(performance.now() - s);
-            },
-            (e) => {
+        sender.client.send({ envelope: envelope(sessionId, HANDOFF_TYPES.Context, messageId, payload) }, { headers }).then(
+          (res) => {
+            if (!res.ack?.ok) {
               sendFailures++;
-              firstError ??= `send: ${errorText(e)}`;
-            },
-          ),
+              firstError ??= `send: ${res.ack?.error?.code}: ${res.ack?.error?.message}`;
+            } else if (measured) acks.push(performance.now() - s);
+          },
+          (e) => {
+            sendFailures++;
+            firstError ??= `send: ${errorText(e)}`;
+          },
+        ),
       );
     }
     await Promise.all(sends);
     const expected = sentInWindow * job.subscribers;
     const drainDeadline = performance.now() + 5_000;
     while (deliveries < expected && performance.now() < drainDeadline && streamErrors === 0) await sleep(10);
-    const clientStats = meterStop ? (meterStop as () => { cpuCores: number; eventLoopP99Ms: number })() : { cpuCores: NaN, eventLoopP99Ms: NaN };
+    const clientStats = meterStop
+      ? (meterStop as () => { cpuCores: number; eventLoopP99Ms: number })()
+      : { cpuCores: NaN, eventLoopP99Ms: NaN };
 
     const last = new Samples();
     for (const tr of tracked.values()) if (tr.arrivals === job.subscribers) last.push(tr.last - tr.sentAt);
@@ -376,7 +376,10 @@ function rawSubscribers(
     return s;
   });
   stop.addEventListener("abort", () => sessions.forEach((s) => s.destroy()), { once: true });
-  const hello = toBinary(StreamSessionRequestSchema, create(StreamSessionRequestSchema, { subscribeSessionId: sessionId, afterSequence: 0n }));
+  const hello = toBinary(
+    StreamSessionRequestSchema,
+    create(StreamSessionRequestSchema, { subscribeSessionId: sessionId, afterSequence: 0n }),
+  );
   const helloFrame = Buffer.alloc(5 + hello.length);
   helloFrame.writeUInt32BE(hello.length, 1);
   helloFrame.set(hello, 5);

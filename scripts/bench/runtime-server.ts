@@ -255,8 +255,8 @@ async function startGrpcJsNoop(): Promise<Running> {
       Send: method("Send", SendRequestSchema, SendResponseSchema, false),
       StreamSession: method("StreamSession", StreamSessionRequestSchema, StreamSessionResponseSchema, true),
     };
-    const broker = new NoopBroker<Envelope, GrpcDuplex<StreamSessionRequest, StreamSessionResponse>>((call, env) =>
-      void call.write(create(StreamSessionResponseSchema, { response: { case: "envelope", value: env } })),
+    const broker = new NoopBroker<Envelope, GrpcDuplex<StreamSessionRequest, StreamSessionResponse>>(
+      (call, env) => void call.write(create(StreamSessionResponseSchema, { response: { case: "envelope", value: env } })),
     );
     server.addService(service as unknown as ServiceDefinition, {
       Send(call: GrpcCall<SendRequest>, cb: (err: null, res: unknown) => void) {

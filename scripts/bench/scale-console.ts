@@ -34,7 +34,15 @@ export interface ConsoleScaleResult {
   cold: { firstRowsMs: number; backfillMs: number; peakRssBytes: number; settledRssBytes: number; readsStarted: number | null };
   warm: { firstRowsMs: number; settledMs: number; rssBytes: number };
   search: { text: string; rows: number; total: number; queryMs: number; roundTripMs: number };
-  streams: { count: number; baselineBytes: number; peakBytes: number; afterLeaveBytes: number; growthBytes: number; backWithinMs: number | null; cutOff: number };
+  streams: {
+    count: number;
+    baselineBytes: number;
+    peakBytes: number;
+    afterLeaveBytes: number;
+    growthBytes: number;
+    backWithinMs: number | null;
+    cutOff: number;
+  };
 }
 
 interface ConsoleProcess {
@@ -45,20 +53,24 @@ interface ConsoleProcess {
 }
 
 async function startConsole(runtimeUrl: string, dataDir: string, t0: number): Promise<ConsoleProcess> {
-  const child: ChildProcess = spawn(process.execPath, ["--expose-gc", "--import", "tsx", path.join(ROOT, "lib", "server", "main.ts"), "--no-ui"], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      PORT: "0",
-      LOG_LEVEL: "info",
-      MACP_RUNTIME_URL: runtimeUrl,
-      MACP_RUNTIME_TOKEN: OBSERVER,
-      BATON_DATA_DIR: dataDir,
-      BATON_REQUIRE_SIGN_IN: "0",
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ["--expose-gc", "--import", "tsx", path.join(ROOT, "lib", "server", "main.ts"), "--no-ui"],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        PORT: "0",
+        LOG_LEVEL: "info",
+        MACP_RUNTIME_URL: runtimeUrl,
+        MACP_RUNTIME_TOKEN: OBSERVER,
+        BATON_DATA_DIR: dataDir,
+        BATON_REQUIRE_SIGN_IN: "0",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
     },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  );
   const lines: string[] = [];
   let stderr = "";
   child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
@@ -175,7 +187,9 @@ export const consoleSection: ScaleSection<ConsoleScaleResult> = {
       const fill = await backfilled(p, ctx.sessions, t0);
       await sleep(2_000);
       const coldSettled = rssOf(p.pid);
-      ctx.say(`  cold start: first rows after ${fmtInt(coldFirst)} ms; catalog complete after ${fmt(fill.ms / 1000, 1)} s; RSS peak ${mib(fill.peak)}, settled ${mib(coldSettled)}`);
+      ctx.say(
+        `  cold start: first rows after ${fmtInt(coldFirst)} ms; catalog complete after ${fmt(fill.ms / 1000, 1)} s; RSS peak ${mib(fill.peak)}, settled ${mib(coldSettled)}`,
+      );
       await p.stop();
 
       // Warm: the same catalog.
@@ -209,7 +223,9 @@ export const consoleSection: ScaleSection<ConsoleScaleResult> = {
         rpcRuns.push(performance.now() - q0);
       }
       const search = { text, rows: found.rows, total: found.total, queryMs: median(queryRuns), roundTripMs: median(rpcRuns) };
-      ctx.say(`  search "${text}": ${search.total} match(es); catalog query ${fmt(search.queryMs, 2)} ms (median of 7), ListSessionPage round trip ${fmt(search.roundTripMs, 1)} ms`);
+      ctx.say(
+        `  search "${text}": ${search.total} match(es); catalog query ${fmt(search.queryMs, 2)} ms (median of 7), ListSessionPage round trip ${fmt(search.roundTripMs, 1)} ms`,
+      );
 
       // Four never-reading browser streams on the large session.
       await sleep(3_000);
@@ -240,7 +256,15 @@ export const consoleSection: ScaleSection<ConsoleScaleResult> = {
         cold: { firstRowsMs: coldFirst, backfillMs: fill.ms, peakRssBytes: fill.peak, settledRssBytes: coldSettled, readsStarted: null },
         warm: { firstRowsMs: warmFirst, settledMs: warmSettled, rssBytes: warmRss },
         search,
-        streams: { count: STREAMS, baselineBytes: baseline, peakBytes: peak, afterLeaveBytes: after, growthBytes: peak - baseline, backWithinMs, cutOff: 0 },
+        streams: {
+          count: STREAMS,
+          baselineBytes: baseline,
+          peakBytes: peak,
+          afterLeaveBytes: after,
+          growthBytes: peak - baseline,
+          backWithinMs,
+          cutOff: 0,
+        },
       };
       ctx.say(
         `  ${STREAMS} never-reading SubscribeSession streams on the ${mib(ctx.bigSessionBytes)} session: RSS ${mib(baseline)} → ${mib(peak)} (+${fmt((peak - baseline) / 1_048_576, 1)} MiB) → ${mib(after)}` +
@@ -258,7 +282,16 @@ export const consoleSection: ScaleSection<ConsoleScaleResult> = {
     say("Console (external runtime, catalog in a fresh data folder; RSS of the console process):");
     say(
       table(
-        ["sessions (open)", "cold: first rows", "cold: catalog complete", "RSS peak / settled", "warm: first rows", "warm RSS", "search: query / round trip", "4 never-reading streams: RSS before → peak → after"],
+        [
+          "sessions (open)",
+          "cold: first rows",
+          "cold: catalog complete",
+          "RSS peak / settled",
+          "warm: first rows",
+          "warm RSS",
+          "search: query / round trip",
+          "4 never-reading streams: RSS before → peak → after",
+        ],
         results.map(({ sessions, open, result: r }) => [
           `${fmtInt(sessions)} (${fmtInt(open)})`,
           `${fmtInt(r.cold.firstRowsMs)} ms`,
@@ -276,7 +309,9 @@ export const consoleSection: ScaleSection<ConsoleScaleResult> = {
       const maxRss = Math.max(last.cold.peakRssBytes, last.warm.rssBytes);
       say(`  console RSS ≤ 300 MB at the largest size: ${mib(maxRss)} peak, ${verdict(maxRss <= 300 * 1_000_000)}`);
       say(`  search ≤ 200 ms on the server: ${fmt(last.search.queryMs, 2)} ms, ${verdict(last.search.queryMs <= 200)}`);
-      say(`  never-reading streams add ≤ 64 MB: +${fmt(last.streams.growthBytes / 1_000_000, 1)} MB, ${verdict(last.streams.growthBytes <= 64_000_000)}; back within 10%: ${verdict(last.streams.backWithinMs !== null)}`);
+      say(
+        `  never-reading streams add ≤ 64 MB: +${fmt(last.streams.growthBytes / 1_000_000, 1)} MB, ${verdict(last.streams.growthBytes <= 64_000_000)}; back within 10%: ${verdict(last.streams.backWithinMs !== null)}`,
+      );
     }
     return results;
   },

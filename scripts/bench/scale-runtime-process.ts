@@ -66,7 +66,14 @@ export async function startRuntimeProcess(env: Record<string, string>, timeoutMs
         }
         if (j.msg === "runtime store: opened" && j.quickCheck) quickCheck = j.quickCheck;
         if (j.msg?.startsWith("runtime state rebuilt")) {
-          load = { resident: j.resident ?? 0, open: j.open ?? 0, indexRows: j.indexRows ?? 0, records: j.records ?? 0, indexed: j.indexed ?? 0, ms: j.ms ?? 0 };
+          load = {
+            resident: j.resident ?? 0,
+            open: j.open ?? 0,
+            indexRows: j.indexRows ?? 0,
+            records: j.records ?? 0,
+            indexed: j.indexed ?? 0,
+            ms: j.ms ?? 0,
+          };
         }
         if (j.msg?.startsWith("MACP runtime listening on")) {
           clearTimeout(timer);

@@ -111,7 +111,16 @@ export const runtimeSection: ScaleSection<RuntimeScaleResult> = {
   name: "runtime",
 
   async measure(ctx: ScaleContext): Promise<RuntimeScaleResult> {
-    const runs: { ms: number; cpuMs: number; load: number; resident: number; indexRows: number; records: number; rss: number; quickCheck: string }[] = [];
+    const runs: {
+      ms: number;
+      cpuMs: number;
+      load: number;
+      resident: number;
+      indexRows: number;
+      records: number;
+      rss: number;
+      quickCheck: string;
+    }[] = [];
     let rt = null;
     for (let i = 0; i < RESTARTS; i++) {
       rt = await ctx.startRuntime();
@@ -127,7 +136,9 @@ export const runtimeSection: ScaleSection<RuntimeScaleResult> = {
         rss: rt.rss(),
         quickCheck: rt.quickCheck,
       });
-      ctx.say(`  restart ${i + 1}: listening after ${fmt(rt.listeningMs, 0)} ms (${fmt(rt.listeningCpuMs, 0)} ms CPU), kernel load ${l?.ms} ms, RSS ${mib(rt.rss())}, ${l?.resident} resident, quick_check ${rt.quickCheck}`);
+      ctx.say(
+        `  restart ${i + 1}: listening after ${fmt(rt.listeningMs, 0)} ms (${fmt(rt.listeningCpuMs, 0)} ms CPU), kernel load ${l?.ms} ms, RSS ${mib(rt.rss())}, ${l?.resident} resident, quick_check ${rt.quickCheck}`,
+      );
       if (i < RESTARTS - 1) await rt.stop();
     }
     if (!rt) throw new Error("no runtime");
@@ -166,7 +177,9 @@ export const runtimeSection: ScaleSection<RuntimeScaleResult> = {
       };
       ctx.say(
         `  ${SUBSCRIBERS} stalled subscribers: baseline ${mib(baseline)}, peak ${mib(peak)}, after leaving ${mib(afterLeave)} ` +
-          (backWithinMs === null ? `(not back within ${AFTER_LEAVE_MAX_MS / 1000} s)` : `(within 10% after ${fmt(backWithinMs / 1000, 1)} s)`),
+          (backWithinMs === null
+            ? `(not back within ${AFTER_LEAVE_MAX_MS / 1000} s)`
+            : `(within 10% after ${fmt(backWithinMs / 1000, 1)} s)`),
       );
     } finally {
       subs.close();
@@ -175,7 +188,9 @@ export const runtimeSection: ScaleSection<RuntimeScaleResult> = {
 
     const forced = await ctx.startRuntime({ MACP_STORE_INTEGRITY_CHECK: "always" });
     const forcedCheck = { restartMs: forced.listeningMs, quickCheck: forced.quickCheck };
-    ctx.say(`  restart with MACP_STORE_INTEGRITY_CHECK=always: listening after ${fmt(forced.listeningMs, 0)} ms, quick_check ${forced.quickCheck}`);
+    ctx.say(
+      `  restart with MACP_STORE_INTEGRITY_CHECK=always: listening after ${fmt(forced.listeningMs, 0)} ms, quick_check ${forced.quickCheck}`,
+    );
     await forced.stop();
 
     return {
@@ -194,13 +209,27 @@ export const runtimeSection: ScaleSection<RuntimeScaleResult> = {
   },
 
   report(results, say) {
-    say("Runtime: restart (spawn of lib/runtime/main.ts under tsx → \"listening\" log line; median of 5; CPU time of the runtime");
+    say('Runtime: restart (spawn of lib/runtime/main.ts under tsx → "listening" log line; median of 5; CPU time of the runtime');
     say("process up to then, which other load on the machine does not inflate) and idle RSS after it;");
     say("four StreamSession subscribers on the large session that never read (each on its own HTTP/2 connection).");
     say("");
     say(
       table(
-        ["sessions", "open", "restart ms", "restart CPU ms", "kernel load ms", "resident", "index rows read", "records read", "RSS after restart", "forced quick_check restart ms", "stalled subs: RSS before", "peak connected", "after leaving (time back)"],
+        [
+          "sessions",
+          "open",
+          "restart ms",
+          "restart CPU ms",
+          "kernel load ms",
+          "resident",
+          "index rows read",
+          "records read",
+          "RSS after restart",
+          "forced quick_check restart ms",
+          "stalled subs: RSS before",
+          "peak connected",
+          "after leaving (time back)",
+        ],
         results.map(({ sessions, open, result: r }) => [
           sessions.toLocaleString("en-US"),
           open.toLocaleString("en-US"),
@@ -227,13 +256,17 @@ export const runtimeSection: ScaleSection<RuntimeScaleResult> = {
       const loadRatio = large.result.kernelLoadMs / Math.max(1, small.result.kernelLoadMs);
       const cpuRatio = large.result.restartCpuMs / small.result.restartCpuMs;
       say("");
-      say(`Targets at ${large.sessions.toLocaleString("en-US")} sessions (reference: ${small.sessions.toLocaleString("en-US")} sessions, same run):`);
+      say(
+        `Targets at ${large.sessions.toLocaleString("en-US")} sessions (reference: ${small.sessions.toLocaleString("en-US")} sessions, same run):`,
+      );
       say(
         `  restart time ≤ 1.5× the reference: ${fmt(restartRatio, 2)}× → ${verdict(restartRatio <= 1.5)} ` +
           `(restart CPU time: ${fmt(cpuRatio, 2)}×; kernel load alone, which grows with the open sessions: ${fmt(loadRatio, 2)}×)`,
       );
       say(`  RSS after restart ≤ 1.5× the reference: ${fmt(rssRatio, 2)}× → ${verdict(rssRatio <= 1.5)}`);
-      say(`  runtime RSS ≤ 250 MB: ${mib(large.result.rssAfterRestartBytes)} → ${verdict(large.result.rssAfterRestartBytes <= 250 * 1_048_576)}`);
+      say(
+        `  runtime RSS ≤ 250 MB: ${mib(large.result.rssAfterRestartBytes)} → ${verdict(large.result.rssAfterRestartBytes <= 250 * 1_048_576)}`,
+      );
       Object.assign(targets, { restartRatio, restartCpuRatio: cpuRatio, rssRatio, kernelLoadRatio: loadRatio });
     }
     for (const { sessions, result: r } of results) {

@@ -31,7 +31,14 @@ import {
   TaskRequestPayloadSchema,
   TaskUpdatePayloadSchema,
 } from "@/lib/gen/macp/modes/task/v1/task_pb";
-import { DEFAULT_CONFIGURATION_VERSION, DEFAULT_POLICY_ID, HANDOFF_MODE, MACP_VERSION, MODE_VERSION, TASK_MODE } from "@/lib/macp/constants";
+import {
+  DEFAULT_CONFIGURATION_VERSION,
+  DEFAULT_POLICY_ID,
+  HANDOFF_MODE,
+  MACP_VERSION,
+  MODE_VERSION,
+  TASK_MODE,
+} from "@/lib/macp/constants";
 import { GrpcUnaryClient } from "@/tests/support/grpc-unary";
 import { errorText, type SeedCommand, type SeedReply, type SeedResult } from "./scale-common";
 
@@ -46,7 +53,13 @@ class RuntimeClient {
   }
 
   async send(envelope: Envelope, authorization: string): Promise<void> {
-    const res = await this.grpc.call("/macp.v1.MACPRuntimeService/Send", SendRequestSchema, { envelope }, SendResponseSchema, authorization);
+    const res = await this.grpc.call(
+      "/macp.v1.MACPRuntimeService/Send",
+      SendRequestSchema,
+      { envelope },
+      SendResponseSchema,
+      authorization,
+    );
     const ack = res.ack;
     if (!ack?.ok) throw new Error(`${envelope.sessionId} ${envelope.messageType} refused: ${ack?.error?.code} ${ack?.error?.message}`);
   }
@@ -104,18 +117,52 @@ function sessionSteps(n: number, mode: string, open: boolean, contextBytes: numb
   let steps: Step[];
   if (mode === HANDOFF_MODE) {
     const context = contextBytes > RUNBOOK.length ? new Uint8Array(contextBytes).fill(0x61) : RUNBOOK;
-    const ctx: Step = { as: owner, type: "HandoffContext", payload: bin(HandoffContextPayloadSchema, { handoffId: "h1", contentType: "text/markdown", context }) };
-    const offer: Step = { as: owner, type: "HandoffOffer", payload: bin(HandoffOfferPayloadSchema, { handoffId: "h1", targetParticipant: other, scope: `service-${n % 997}`, reason: "rotation" }) };
+    const ctx: Step = {
+      as: owner,
+      type: "HandoffContext",
+      payload: bin(HandoffContextPayloadSchema, { handoffId: "h1", contentType: "text/markdown", context }),
+    };
+    const offer: Step = {
+      as: owner,
+      type: "HandoffOffer",
+      payload: bin(HandoffOfferPayloadSchema, {
+        handoffId: "h1",
+        targetParticipant: other,
+        scope: `service-${n % 997}`,
+        reason: "rotation",
+      }),
+    };
     steps = open
       ? [start, offer, ctx, ctx, ctx]
-      : [start, offer, ctx, { as: other, type: "HandoffAccept", payload: bin(HandoffAcceptPayloadSchema, { handoffId: "h1", reason: "ok" }) }, commit("handoff.accepted")];
+      : [
+          start,
+          offer,
+          ctx,
+          { as: other, type: "HandoffAccept", payload: bin(HandoffAcceptPayloadSchema, { handoffId: "h1", reason: "ok" }) },
+          commit("handoff.accepted"),
+        ];
   } else {
-    const req: Step = { as: owner, type: "TaskRequest", payload: bin(TaskRequestPayloadSchema, { taskId: "t1", title: `rotate keys of service-${n % 997}`, requestedAssignee: other }) };
+    const req: Step = {
+      as: owner,
+      type: "TaskRequest",
+      payload: bin(TaskRequestPayloadSchema, { taskId: "t1", title: `rotate keys of service-${n % 997}`, requestedAssignee: other }),
+    };
     const acc: Step = { as: other, type: "TaskAccept", payload: bin(TaskAcceptPayloadSchema, { taskId: "t1", assignee: other }) };
-    const upd: Step = { as: other, type: "TaskUpdate", payload: bin(TaskUpdatePayloadSchema, { taskId: "t1", status: "running", progress: 0.5, message: "half way" }) };
+    const upd: Step = {
+      as: other,
+      type: "TaskUpdate",
+      payload: bin(TaskUpdatePayloadSchema, { taskId: "t1", status: "running", progress: 0.5, message: "half way" }),
+    };
     steps = open
       ? [start, req, acc, upd, upd]
-      : [start, req, acc, upd, { as: other, type: "TaskComplete", payload: bin(TaskCompletePayloadSchema, { taskId: "t1", assignee: other, summary: "done" }) }, commit("task.completed")];
+      : [
+          start,
+          req,
+          acc,
+          upd,
+          { as: other, type: "TaskComplete", payload: bin(TaskCompletePayloadSchema, { taskId: "t1", assignee: other, summary: "done" }) },
+          commit("task.completed"),
+        ];
   }
   return { sessionId: "", steps };
 }
@@ -195,7 +242,10 @@ async function bigSession(cmd: Extract<SeedCommand, { type: "big-session" }>): P
 
 process.on("message", (m: SeedCommand) => {
   if (m.type === "exit") process.exit(0);
-  const run = m.type === "seed" ? seed(m).then((result) => reply({ type: "seeded", id: m.id, result })) : bigSession(m).then((r) => reply({ type: "big-seeded", id: m.id, ...r }));
+  const run =
+    m.type === "seed"
+      ? seed(m).then((result) => reply({ type: "seeded", id: m.id, result }))
+      : bigSession(m).then((r) => reply({ type: "big-seeded", id: m.id, ...r }));
   run.catch((e: unknown) => reply({ type: "failed", id: m.id, error: errorText(e) }));
 });
 reply({ type: "ready" });

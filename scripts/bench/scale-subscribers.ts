@@ -12,7 +12,11 @@ const reply = (m: SubscriberReply) => process.send?.(m);
 let open: { session: http2.ClientHttp2Session; req: http2.ClientHttp2Stream }[] = [];
 let received = 0;
 
-function subscribe(url: string, identity: string, sessionId: string): Promise<{ session: http2.ClientHttp2Session; req: http2.ClientHttp2Stream }> {
+function subscribe(
+  url: string,
+  identity: string,
+  sessionId: string,
+): Promise<{ session: http2.ClientHttp2Session; req: http2.ClientHttp2Stream }> {
   return new Promise((resolve, reject) => {
     const session = http2.connect(url);
     session.on("error", () => undefined);

@@ -74,12 +74,16 @@ export async function startApp(opts: {
     BATON_USERS_FILE: path.join(dataDir, "users.json"),
     BATON_SESSION_SECRET_FILE: path.join(dataDir, "session-secret"),
   };
-  const added = spawnSync("npm", ["run", "--silent", "users", "--", "add", user.username, "--role", user.role, "--name", "Bench viewer", "--password-stdin"], {
-    cwd: opts.root,
-    input: `${user.password}\n`,
-    env: { ...process.env, ...accountsEnv },
-    encoding: "utf8",
-  });
+  const added = spawnSync(
+    "npm",
+    ["run", "--silent", "users", "--", "add", user.username, "--role", user.role, "--name", "Bench viewer", "--password-stdin"],
+    {
+      cwd: opts.root,
+      input: `${user.password}\n`,
+      env: { ...process.env, ...accountsEnv },
+      encoding: "utf8",
+    },
+  );
   if (added.status !== 0) {
     fs.rmSync(dataDir, { recursive: true, force: true });
     throw new Error(`npm run users -- add failed (${added.status}): ${added.stderr || added.stdout}`);

@@ -142,7 +142,9 @@ function frameWatch(name: string, cond: PageCondition): string {
 
 async function frameTime(page: Page, name: string, timeoutMs: number): Promise<number | null> {
   try {
-    await page.waitForFunction((n) => (window as unknown as { __benchAt?: Record<string, number> }).__benchAt?.[n] !== undefined, name, { timeout: timeoutMs });
+    await page.waitForFunction((n) => (window as unknown as { __benchAt?: Record<string, number> }).__benchAt?.[n] !== undefined, name, {
+      timeout: timeoutMs,
+    });
     return await page.evaluate((n) => (window as unknown as { __benchAt: Record<string, number> }).__benchAt[n] ?? null, name);
   } catch {
     return null;
@@ -175,7 +177,10 @@ export async function coldRun(
           const el = e.element;
           if (!el) continue;
           const testid = el.getAttribute("data-testid");
-          w.__lcpDesc?.set(e.startTime, `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}${testid ? `[data-testid=${testid}]` : ""} "${(el.textContent ?? "").trim().slice(0, 40)}"`);
+          w.__lcpDesc?.set(
+            e.startTime,
+            `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}${testid ? `[data-testid=${testid}]` : ""} "${(el.textContent ?? "").trim().slice(0, 40)}"`,
+          );
         }
       }).observe({ type: "largest-contentful-paint", buffered: true });
     });
@@ -253,7 +258,15 @@ export async function coldRun(
       if (r.responseEnd > 0 && r.responseEnd <= m.loadEventStart) {
         const encoding = compressed ? sr.encoding : "";
         scriptEncodings[encoding || "identity"] = (scriptEncodings[encoding || "identity"] ?? 0) + 1;
-        scripts.push({ url: r.name, tags: size.tags, rawBytes: size.raw, sentBytes: r.encodedBodySize, encoding, gzipBytes: size.gz, responseEndMs: r.responseEnd });
+        scripts.push({
+          url: r.name,
+          tags: size.tags,
+          rawBytes: size.raw,
+          sentBytes: r.encodedBodySize,
+          encoding,
+          gzipBytes: size.gz,
+          responseEndMs: r.responseEnd,
+        });
       } else {
         afterCount += 1;
         afterGz += size.gz;
@@ -399,7 +412,9 @@ export async function openLiveSession(browser: Browser, url: string, expectedEve
   await page.goto(url, { waitUntil: "load", timeout: 60_000 });
   if (new URL(page.url()).pathname === "/login") throw new Error(`${url} redirected to /login: the browser is not signed in`);
   await page.waitForFunction(
-    (n) => document.querySelectorAll("article[data-sequence]").length > 0 && document.body.innerText.includes(`${n.toLocaleString("en-US")} events`),
+    (n) =>
+      document.querySelectorAll("article[data-sequence]").length > 0 &&
+      document.body.innerText.includes(`${n.toLocaleString("en-US")} events`),
     expectedEvents,
     { timeout: 30_000 },
   );
@@ -440,9 +455,11 @@ export async function openLiveSession(browser: Browser, url: string, expectedEve
   return {
     context,
     page,
-    rowTimes: () => page.evaluate(() => (window as unknown as { __benchRows: Record<string, { dom: number; frame?: number }> }).__benchRows),
+    rowTimes: () =>
+      page.evaluate(() => (window as unknown as { __benchRows: Record<string, { dom: number; frame?: number }> }).__benchRows),
     commits: () => page.evaluate(() => (window as unknown as { __benchCommits?: { t: number; v: number }[] }).__benchCommits ?? []),
-    longFrames: () => page.evaluate(() => (window as unknown as { __benchLongFrames?: { t: number; d: number; b: number }[] }).__benchLongFrames ?? []),
+    longFrames: () =>
+      page.evaluate(() => (window as unknown as { __benchLongFrames?: { t: number; d: number; b: number }[] }).__benchLongFrames ?? []),
     chunkTimes: () => page.evaluate(() => (window as unknown as { __benchChunks?: ChunkTime[] }).__benchChunks ?? []),
     following,
     close: () => context.close(),

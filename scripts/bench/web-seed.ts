@@ -6,7 +6,13 @@
 
 import { Auth, HandoffSession, MacpClient, TaskSession } from "@/lib/agent";
 
-const OWNERS = ["agent://bench/oncall-ana", "agent://bench/oncall-ben", "agent://bench/ops-cho", "agent://bench/ops-dev", "agent://bench/sre-eli"];
+const OWNERS = [
+  "agent://bench/oncall-ana",
+  "agent://bench/oncall-ben",
+  "agent://bench/ops-cho",
+  "agent://bench/ops-dev",
+  "agent://bench/sre-eli",
+];
 const PEERS = ["agent://bench/oncall-fay", "agent://bench/oncall-gus", "agent://bench/ops-hal", "agent://bench/sre-ivy"];
 const SERVICES = ["payments-api", "ledger", "checkout", "search", "notifications", "auth-gateway", "billing-batch"];
 
@@ -169,19 +175,31 @@ export async function seedBigSession(a: Agents, events: number): Promise<BigSess
   const carol = "agent://bench/big-carol";
   const owner = new HandoffSession(a.client(alice));
   const bobS = new HandoffSession(a.client(bob), { sessionId: owner.sessionId, projection: owner.projection });
-  await owner.start({ intent: `payments-api: hand over primary on-call (${events.toLocaleString("en-US")}-event bench session)`, participants: [alice, bob, carol], ttlMs: 86_400_000 });
+  await owner.start({
+    intent: `payments-api: hand over primary on-call (${events.toLocaleString("en-US")}-event bench session)`,
+    participants: [alice, bob, carol],
+    ttlMs: 86_400_000,
+  });
   await owner.offer({ handoffId: "h1", targetParticipant: bob, scope: "payments-api primary on-call", reason: "end of shift" });
   // 1 start + 1 offer + first contexts + 1 decline + 1 offer + second contexts.
   const contexts = events - 4;
   const first = Math.floor(contexts * 0.3);
   const second = contexts - first;
-  await pool(Array.from({ length: first }, (_, i) => i), 16, async (i) => {
-    await owner.sendContext({ handoffId: "h1", ...contextPayload(i) });
-  });
+  await pool(
+    Array.from({ length: first }, (_, i) => i),
+    16,
+    async (i) => {
+      await owner.sendContext({ handoffId: "h1", ...contextPayload(i) });
+    },
+  );
   await bobS.decline({ handoffId: "h1", reason: "already on call for ledger this week" });
   await owner.offer({ handoffId: "h2", targetParticipant: carol, scope: "payments-api primary on-call", reason: "re-offer after decline" });
-  await pool(Array.from({ length: second }, (_, i) => i), 16, async (i) => {
-    await owner.sendContext({ handoffId: "h2", ...contextPayload(first + i) });
-  });
+  await pool(
+    Array.from({ length: second }, (_, i) => i),
+    16,
+    async (i) => {
+      await owner.sendContext({ handoffId: "h2", ...contextPayload(first + i) });
+    },
+  );
   return { sessionId: owner.sessionId, owner, handoffId: "h2", events };
 }

@@ -277,7 +277,8 @@ export class ProtocolModel {
       case "TaskComplete":
       case "TaskFail": {
         if (!s.participants.has(sender)) return false;
-        const p = env.messageType === "TaskComplete" ? decode(TaskCompletePayloadSchema, env.payload) : decode(TaskFailPayloadSchema, env.payload);
+        const p =
+          env.messageType === "TaskComplete" ? decode(TaskCompletePayloadSchema, env.payload) : decode(TaskFailPayloadSchema, env.payload);
         if (!p || !t || !sameTask(p.taskId) || t.terminal || sender !== t.active) return false;
         if (p.assignee !== "" && p.assignee !== sender) return false;
         t.terminal = true;

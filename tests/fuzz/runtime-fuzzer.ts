@@ -114,8 +114,30 @@ const IDS = ["fz-a", "fz-b", "fz-c", "fz-d"] as const;
 const SLOTS = 3;
 /** Message types by mode, repeated to weight them: a session needs its start, and deep states need their steps. */
 const MODE_TYPES: Record<string, readonly string[]> = {
-  [HANDOFF]: ["SessionStart", "HandoffOffer", "HandoffOffer", "HandoffContext", "HandoffAccept", "HandoffAccept", "HandoffDecline", "Commitment", "Commitment"],
-  [TASK]: ["SessionStart", "TaskRequest", "TaskRequest", "TaskAccept", "TaskAccept", "TaskReject", "TaskUpdate", "TaskComplete", "TaskFail", "Commitment", "Commitment"],
+  [HANDOFF]: [
+    "SessionStart",
+    "HandoffOffer",
+    "HandoffOffer",
+    "HandoffContext",
+    "HandoffAccept",
+    "HandoffAccept",
+    "HandoffDecline",
+    "Commitment",
+    "Commitment",
+  ],
+  [TASK]: [
+    "SessionStart",
+    "TaskRequest",
+    "TaskRequest",
+    "TaskAccept",
+    "TaskAccept",
+    "TaskReject",
+    "TaskUpdate",
+    "TaskComplete",
+    "TaskFail",
+    "Commitment",
+    "Commitment",
+  ],
 };
 const ODD_TYPES = ["Signal", "Progress", "SessionCancel", "TtlExpired", "Bogus", "", "x".repeat(200)];
 
@@ -180,7 +202,11 @@ interface Action {
   sender: "self" | "empty" | string;
   timestamp: bigint;
   fields: Fields;
-  payload: { kind: "typed" } | { kind: "mutated"; mutations: Mutation[] } | { kind: "random"; bytes: Uint8Array } | { kind: "oversize"; extra: number };
+  payload:
+    | { kind: "typed" }
+    | { kind: "mutated"; mutations: Mutation[] }
+    | { kind: "random"; bytes: Uint8Array }
+    | { kind: "oversize"; extra: number };
   wire: Wire;
 }
 
@@ -232,10 +258,18 @@ const rarely = <T>(arb: fc.Arbitrary<T>, every: number): fc.Arbitrary<T | null> 
 
 const fieldsArb: fc.Arbitrary<Fields> = fc.record({
   current: fc.oneof({ weight: 4, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
-  handoffId: fc.oneof({ weight: 12, arbitrary: fc.constant("h1") }, { weight: 6, arbitrary: oneOf("h2", "h3") }, { weight: 1, arbitrary: oneOf("", " ") }),
+  handoffId: fc.oneof(
+    { weight: 12, arbitrary: fc.constant("h1") },
+    { weight: 6, arbitrary: oneOf("h2", "h3") },
+    { weight: 1, arbitrary: oneOf("", " ") },
+  ),
   target: fc.oneof({ weight: 20, arbitrary: oneOf<string>(...IDS) }, { weight: 1, arbitrary: oneOf("", "fz-x", " fz-a") }),
   by: fc.oneof({ weight: 12, arbitrary: fc.constant("") }, { weight: 4, arbitrary: oneOf<string>(...IDS) }),
-  taskId: fc.oneof({ weight: 15, arbitrary: fc.constant("t1") }, { weight: 2, arbitrary: fc.constant("t2") }, { weight: 1, arbitrary: oneOf("", " ") }),
+  taskId: fc.oneof(
+    { weight: 15, arbitrary: fc.constant("t1") },
+    { weight: 2, arbitrary: fc.constant("t2") },
+    { weight: 1, arbitrary: oneOf("", " ") },
+  ),
   text: shortText,
   participants: fc.oneof(
     { weight: 10, arbitrary: fc.constant<string[]>([...IDS]) },
@@ -248,7 +282,11 @@ const fieldsArb: fc.Arbitrary<Fields> = fc.record({
   configurationVersion: mostly("config.default", 30, "c2", " "),
   policyVersion: fc.oneof({ weight: 20, arbitrary: oneOf("", "policy.default") }, { weight: 1, arbitrary: fc.constant("policy.nope") }),
   commitmentId: mostly("c1", 30, "", " "),
-  action: fc.oneof({ weight: 6, arbitrary: fc.constant("positive" as const) }, { weight: 3, arbitrary: fc.constant("negative" as const) }, { weight: 1, arbitrary: fc.constant("other" as const) }),
+  action: fc.oneof(
+    { weight: 6, arbitrary: fc.constant("positive" as const) },
+    { weight: 3, arbitrary: fc.constant("negative" as const) },
+    { weight: 1, arbitrary: fc.constant("other" as const) },
+  ),
   outcomeAgrees: fc.oneof({ weight: 6, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
   supersedes: rarely(fc.record({ sessionId: oneOf("s", "", " "), commitmentHash: oneOf("h", "") }), 8),
   signalType: oneOf("", "ping"),
@@ -262,28 +300,51 @@ const actionArb: fc.Arbitrary<Action> = fc.record({
   ),
   session: fc.oneof(
     { weight: 60, arbitrary: fc.record({ slot: fc.integer({ min: 0, max: SLOTS - 1 }) }) },
-    { weight: 1, arbitrary: fc.record({ literal: oneOf("", "NOT-A-SESSION", "short", "0E1F2A3B-4C5D-4E6F-8A9B-0C1D2E3F4A5B", "s".repeat(300)) }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({ literal: oneOf("", "NOT-A-SESSION", "short", "0E1F2A3B-4C5D-4E6F-8A9B-0C1D2E3F4A5B", "s".repeat(300)) }),
+    },
   ),
   type: fc.nat(),
   next: fc.boolean(),
   oddType: rarely(oneOf(...ODD_TYPES), 25),
   modeOverride: rarely(oneOf("", " ", "macp.mode.decision.v1", "macp.mode.nope", HANDOFF, TASK), 30),
-  messageId: fc.oneof({ weight: 40, arbitrary: oneOf(...Array.from({ length: 40 }, (_, i) => `m${i}`)) }, { weight: 2, arbitrary: shortText }, { weight: 1, arbitrary: oneOf("", "i".repeat(257)) }),
+  messageId: fc.oneof(
+    { weight: 40, arbitrary: oneOf(...Array.from({ length: 40 }, (_, i) => `m${i}`)) },
+    { weight: 2, arbitrary: shortText },
+    { weight: 1, arbitrary: oneOf("", "i".repeat(257)) },
+  ),
   macpVersion: mostly("1.0", 60, "", "1.0.0", "2.0"),
-  sender: fc.oneof({ weight: 20, arbitrary: fc.constant("self") }, { weight: 8, arbitrary: fc.constant("empty") }, { weight: 1, arbitrary: oneOf<string>(...IDS, "fz-x") }),
+  sender: fc.oneof(
+    { weight: 20, arbitrary: fc.constant("self") },
+    { weight: 8, arbitrary: fc.constant("empty") },
+    { weight: 1, arbitrary: oneOf<string>(...IDS, "fz-x") },
+  ),
   timestamp: fc.oneof({ weight: 40, arbitrary: fc.constant(0n) }, { weight: 1, arbitrary: oneOf(1n, 4_000_000_000_000n, -5n) }),
   fields: fieldsArb,
   payload: fc.oneof(
     { weight: 60, arbitrary: fc.constant({ kind: "typed" as const }) },
-    { weight: 3, arbitrary: fc.record({ kind: fc.constant("mutated" as const), mutations: fc.array(mutationArb(), { minLength: 1, maxLength: 3 }) }) },
+    {
+      weight: 3,
+      arbitrary: fc.record({ kind: fc.constant("mutated" as const), mutations: fc.array(mutationArb(), { minLength: 1, maxLength: 3 }) }),
+    },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant("random" as const), bytes: fc.uint8Array({ maxLength: 40 }) }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant("oversize" as const), extra: fc.integer({ min: 1, max: 4096 }) }) },
   ),
   wire: fc.oneof(
     { weight: 3, arbitrary: fc.constant({ kind: "client" as const }) },
     { weight: 30, arbitrary: fc.constant({ kind: "raw" as const }) },
-    { weight: 6, arbitrary: fc.record({ kind: fc.constant("mutated" as const), mutations: fc.array(mutationArb(), { minLength: 1, maxLength: 3 }) }) },
-    { weight: 2, arbitrary: fc.record({ kind: fc.constant("framing" as const), framing: oneOf<Framing>("truncated", "compressed-identity", "two-messages", "oversize-declared", "no-message") }) },
+    {
+      weight: 6,
+      arbitrary: fc.record({ kind: fc.constant("mutated" as const), mutations: fc.array(mutationArb(), { minLength: 1, maxLength: 3 }) }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant("framing" as const),
+        framing: oneOf<Framing>("truncated", "compressed-identity", "two-messages", "oversize-declared", "no-message"),
+      }),
+    },
   ),
 });
 
@@ -341,7 +402,9 @@ function payloadFor(type: string, mode: string, f: Fields): Uint8Array {
     case "TaskFail":
       return bin(TaskFailPayloadSchema, { taskId: f.taskId, assignee: f.by, errorCode: "E", reason: f.text, retryable: f.outcomeAgrees });
     case "Signal":
-      return f.signalType === "" && f.blob.length === 0 ? new Uint8Array() : bin(SignalPayloadSchema, { signalType: f.signalType, data: f.blob });
+      return f.signalType === "" && f.blob.length === 0
+        ? new Uint8Array()
+        : bin(SignalPayloadSchema, { signalType: f.signalType, data: f.blob });
     default:
       return f.blob;
   }
@@ -442,7 +505,11 @@ function nextStep(s: ModelSession, pick: number): { type: string; sender: string
   if (s.mode === HANDOFF) {
     const offers = [...s.offers.values()];
     const pending = offers.find((o) => o.state === "offered");
-    if (pending) return { type: choose(["HandoffAccept", "HandoffDecline", "HandoffContext", "HandoffAccept"]), sender: choose([pending.target, pending.target, pending.by, pending.target]) };
+    if (pending)
+      return {
+        type: choose(["HandoffAccept", "HandoffDecline", "HandoffContext", "HandoffAccept"]),
+        sender: choose([pending.target, pending.target, pending.by, pending.target]),
+      };
     if (offers.some((o) => o.state === "accepted")) return { type: "Commitment", sender: s.initiator };
     if (offers.length > 0 && pick % 2 === 0) return { type: "Commitment", sender: s.initiator };
     return { type: "HandoffOffer", sender: s.initiator };
@@ -561,7 +628,13 @@ class RawWire {
   }
 
   send(path: string, identity: string | null, body: Uint8Array, extraHeaders: Record<string, string> = {}): Promise<RawOutcome> {
-    const headers: http2.OutgoingHttpHeaders = { ":method": "POST", ":path": path, "content-type": "application/grpc", te: "trailers", ...extraHeaders };
+    const headers: http2.OutgoingHttpHeaders = {
+      ":method": "POST",
+      ":path": path,
+      "content-type": "application/grpc",
+      te: "trailers",
+      ...extraHeaders,
+    };
     if (identity !== null) headers.authorization = `Bearer ${identity}`;
     const req = this.connect().request(headers);
     return new Promise((resolve, reject) => {
@@ -647,7 +720,10 @@ class Lane {
     this.stats.verdicts[verdict]++;
     if (verdict === "reject" && ack?.error) {
       this.stats.rejectCodes[ack.error.code] = (this.stats.rejectCodes[ack.error.code] ?? 0) + 1;
-      const reason = `${ack.error.code}: ${ack.error.message.replace(/"[^"]*"/g, '"…"').replace(/\b[\w.:-]*\d[\w.:-]*\b/g, "#").slice(0, 90)}`;
+      const reason = `${ack.error.code}: ${ack.error.message
+        .replace(/"[^"]*"/g, '"…"')
+        .replace(/\b[\w.:-]*\d[\w.:-]*\b/g, "#")
+        .slice(0, 90)}`;
       // Bounded: mutated ids make endless distinct messages.
       const key = reason in this.stats.rejectReasons || Object.keys(this.stats.rejectReasons).length < 200 ? reason : "(other reasons)";
       this.stats.rejectReasons[key] = (this.stats.rejectReasons[key] ?? 0) + 1;
@@ -696,18 +772,27 @@ class Lane {
         if (f === "compressed-identity") headers = { "grpc-encoding": "identity" };
       }
       const out = await this.wire.send(SEND, identity, body, headers);
-      this.stats.raw[out.status === 0 ? "ack" : `status ${out.status}`] = (this.stats.raw[out.status === 0 ? "ack" : `status ${out.status}`] ?? 0) + 1;
+      this.stats.raw[out.status === 0 ? "ack" : `status ${out.status}`] =
+        (this.stats.raw[out.status === 0 ? "ack" : `status ${out.status}`] ?? 0) + 1;
       const outcome = await this.checkRaw(a.wire, sentBytes, out, expect);
       run.log.push(logLine(run, index, identity, a.wire.kind, outcome.env ?? env, outcome.text));
     } catch (e) {
-      const what = e instanceof ConnectError && e.code === Code.DeadlineExceeded ? `no answer within ${this.o.timeoutMs} ms (hang)` : (e as Error).message;
+      const what =
+        e instanceof ConnectError && e.code === Code.DeadlineExceeded
+          ? `no answer within ${this.o.timeoutMs} ms (hang)`
+          : (e as Error).message;
       const before = run.log.length > 0 ? `\nthe actions before it, in this run:\n  ${run.log.slice(-60).join("\n  ")}` : "";
       throw new Error(`${where()}: ${what}${before}`);
     }
   }
 
   /** Checks a raw answer; returns what the server made of the request and its verdict in words. */
-  private async checkRaw(wire: Wire, sent: Uint8Array, out: RawOutcome, expect: (env: Envelope) => Verdict): Promise<{ env?: Envelope; text: string }> {
+  private async checkRaw(
+    wire: Wire,
+    sent: Uint8Array,
+    out: RawOutcome,
+    expect: (env: Envelope) => Verdict,
+  ): Promise<{ env?: Envelope; text: string }> {
     const status = `status ${out.status} ${JSON.stringify(out.message)}`;
     if (wire.kind === "framing") {
       const want: Record<Framing, number> = {
@@ -717,7 +802,8 @@ class Lane {
         "oversize-declared": 8, // RESOURCE_EXHAUSTED
         "compressed-identity": 0, // the identity "compression" is no compression
       };
-      if (out.status !== want[wire.framing]) throw new Error(`framing ${wire.framing}: expected status ${want[wire.framing]}, got ${status}`);
+      if (out.status !== want[wire.framing])
+        throw new Error(`framing ${wire.framing}: expected status ${want[wire.framing]}, got ${status}`);
       if (out.status !== 0) return { text: `${wire.framing}: ${status}` };
     }
     // What the server should have made of the bytes: exactly what we make of them.
@@ -730,7 +816,8 @@ class Lane {
       decodeError = (e as Error).message;
     }
     if (sent.length > this.o.maxReceiveBytes) {
-      if (out.status !== 8) throw new Error(`a ${sent.length}-byte request is over the receive limit, expected RESOURCE_EXHAUSTED, got ${status}`);
+      if (out.status !== 8)
+        throw new Error(`a ${sent.length}-byte request is over the receive limit, expected RESOURCE_EXHAUSTED, got ${status}`);
       return { text: status };
     }
     if (decodeError) {
@@ -763,7 +850,9 @@ class Lane {
       const want = s.accepted.map(summary);
       const have = got.map((g) => summary(g.env));
       if (JSON.stringify(have) !== JSON.stringify(want)) {
-        throw new Error(`session ${s.id} history differs from what was accepted:\n  stored   ${have.join(" ")}\n  accepted ${want.join(" ")}`);
+        throw new Error(
+          `session ${s.id} history differs from what was accepted:\n  stored   ${have.join(" ")}\n  accepted ${want.join(" ")}`,
+        );
       }
       got.forEach((g, i) => {
         if (g.seq !== i + 1) throw new Error(`session ${s.id}: envelope ${i + 1} has sequence ${g.seq}`);
@@ -810,14 +899,27 @@ const RUNS_PER_CHUNK = 10;
 export async function fuzzRuntime(options: FuzzOptions): Promise<FuzzResult> {
   const o = { lanes: 8, timeoutMs: 10_000, historyEvery: 1, ...options };
   const log = options.log ?? (() => undefined);
-  const stats: FuzzStats = { cases: 0, runs: 0, verdicts: { accept: 0, duplicate: 0, reject: 0 }, rejectCodes: {}, raw: {}, acceptedPayloadBytes: 0, acceptedTypes: {}, rejectReasons: {} };
+  const stats: FuzzStats = {
+    cases: 0,
+    runs: 0,
+    verdicts: { accept: 0, duplicate: 0, reject: 0 },
+    rejectCodes: {},
+    raw: {},
+    acceptedPayloadBytes: 0,
+    acceptedTypes: {},
+    rejectReasons: {},
+  };
   const t0 = Date.now();
   let failure: FuzzFailure | null = null;
   const lanes: Lane[] = [];
 
   const property = (lane: Lane, counting: boolean) =>
     fc.asyncProperty(openingArb, fc.array(actionArb, { minLength: 1, maxLength: 40, size: "max" }), async (opening, random) => {
-      const run: Run = { ids: Array.from({ length: SLOTS }, () => crypto.randomUUID()), model: new ProtocolModel(o.maxPayloadBytes), log: [] };
+      const run: Run = {
+        ids: Array.from({ length: SLOTS }, () => crypto.randomUUID()),
+        model: new ProtocolModel(o.maxPayloadBytes),
+        log: [],
+      };
       const actions = [...opening.flatMap((open, slot) => (open ? [openingStart(slot)] : [])), ...random];
       for (let i = 0; i < actions.length; i++) {
         await lane.execute(actions[i]!, run, i);
@@ -831,7 +933,10 @@ export async function fuzzRuntime(options: FuzzOptions): Promise<FuzzResult> {
     });
 
   const runChunk = async (lane: Lane, seed: number, path?: string): Promise<boolean> => {
-    const details = await fc.check(property(lane, path === undefined), path === undefined ? { seed, numRuns: RUNS_PER_CHUNK } : { seed, path, numRuns: 1, endOnFailure: true });
+    const details = await fc.check(
+      property(lane, path === undefined),
+      path === undefined ? { seed, numRuns: RUNS_PER_CHUNK } : { seed, path, numRuns: 1, endOnFailure: true },
+    );
     if (!details.failed) return true;
     const message = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
     const p = details.counterexamplePath ?? "";

@@ -46,7 +46,18 @@ export async function addPeople(usersFile: string, people: readonly Person[]): P
   for (const p of people) {
     const errors: string[] = [];
     const code = await runUsersCli(
-      ["add", p.username, "--role", p.role, "--name", p.name, "--password-stdin", "--file", usersFile, ...(p.participant ? ["--participant", p.participant] : [])],
+      [
+        "add",
+        p.username,
+        "--role",
+        p.role,
+        "--name",
+        p.name,
+        "--password-stdin",
+        "--file",
+        usersFile,
+        ...(p.participant ? ["--participant", p.participant] : []),
+      ],
       { out: () => undefined, err: (t) => errors.push(t), readPassword: async () => PASSWORD, env: {} },
       { scrypt: TEST_SCRYPT },
     );
@@ -63,7 +74,11 @@ export async function addPeople(usersFile: string, people: readonly Person[]): P
   }
 }
 
-export async function startTestConsole(people: readonly Person[], env: Record<string, string> = {}, argv: string[] = ["--no-ui"]): Promise<TestConsole> {
+export async function startTestConsole(
+  people: readonly Person[],
+  env: Record<string, string> = {},
+  argv: string[] = ["--no-ui"],
+): Promise<TestConsole> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "baton-actions-"));
   const usersFile = path.join(dir, "users.json");
   const boot = await ensureBootstrapAdmin(usersFile, { scrypt: TEST_SCRYPT });
@@ -81,7 +96,12 @@ export async function startTestConsole(people: readonly Person[], env: Record<st
     BATON_DATA_DIR: dir,
     ...env,
   };
-  const c = await startConsole({ config: loadConsoleConfig(full, argv, process.cwd()), env: full, logger: quiet, auth: { accounts, secret: SECRET } });
+  const c = await startConsole({
+    config: loadConsoleConfig(full, argv, process.cwd()),
+    env: full,
+    logger: quiet,
+    auth: { accounts, secret: SECRET },
+  });
   return {
     console: c,
     url: c.url,
@@ -166,11 +186,17 @@ export class Browser {
   }
 
   actions(): Client<typeof ActionService> {
-    return createClient(ActionService, createConnectTransport({ baseUrl: this.baseUrl, httpVersion: "1.1", interceptors: [this.interceptor()] }));
+    return createClient(
+      ActionService,
+      createConnectTransport({ baseUrl: this.baseUrl, httpVersion: "1.1", interceptors: [this.interceptor()] }),
+    );
   }
 
   console(): Client<typeof ConsoleService> {
-    return createClient(ConsoleService, createConnectTransport({ baseUrl: this.baseUrl, httpVersion: "1.1", interceptors: [this.interceptor()] }));
+    return createClient(
+      ConsoleService,
+      createConnectTransport({ baseUrl: this.baseUrl, httpVersion: "1.1", interceptors: [this.interceptor()] }),
+    );
   }
 }
 

@@ -50,7 +50,12 @@ describe("embedded runtime with static tokens", () => {
 
   beforeAll(async () => {
     tc = await startTestConsole(PEOPLE, { MACP_AUTH_TOKENS_JSON: JSON.stringify(TOKENS), MACP_ALLOW_INSECURE: "1" });
-    [alice, bob, carol, dave] = await Promise.all([signedIn(tc, "alice"), signedIn(tc, "bob"), signedIn(tc, "carol"), signedIn(tc, "dave")]);
+    [alice, bob, carol, dave] = await Promise.all([
+      signedIn(tc, "alice"),
+      signedIn(tc, "bob"),
+      signedIn(tc, "carol"),
+      signedIn(tc, "dave"),
+    ]);
   });
   afterAll(async () => {
     await tc?.close();
@@ -58,7 +63,13 @@ describe("embedded runtime with static tokens", () => {
 
   it("acts with each person's runtime token; the runtime's refusals come back as results with a plain explanation", async () => {
     const sid = ok(
-      await alice.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "tokens", scope: "pager", participants: ["human:bob", "human:carol"] }),
+      await alice.actions().startSession({
+        messageId: uuid(),
+        kind: SessionKind.HANDOFF,
+        intent: "tokens",
+        scope: "pager",
+        participants: ["human:bob", "human:carol"],
+      }),
     ).sessionId;
     ok(await alice.actions().offer({ sessionId: sid, messageId: uuid(), target: "human:bob" }));
 
@@ -68,30 +79,55 @@ describe("embedded runtime with static tokens", () => {
     expect(accepted.message).toContain("may not use mode");
 
     // Carol's token names another identity: the runtime refuses the sender.
-    const mismatch = await carol.actions().startSession({ messageId: uuid(), kind: SessionKind.TASK, intent: "x", participants: ["human:alice"] });
+    const mismatch = await carol
+      .actions()
+      .startSession({ messageId: uuid(), kind: SessionKind.TASK, intent: "x", participants: ["human:alice"] });
     expect(mismatch).toMatchObject({ ok: false, code: "UNAUTHENTICATED", explanation: ERROR_EXPLANATIONS.UNAUTHENTICATED });
   });
 
   it("refuses a person without a runtime token with a message saying what to do", async () => {
-    const err = await refusal(dave.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "x", participants: ["human:alice"] }));
+    const err = await refusal(
+      dave.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "x", participants: ["human:alice"] }),
+    );
     expect(err.code).toBe(Code.FailedPrecondition);
-    expect(err.rawMessage).toContain('has no runtime token');
+    expect(err.rawMessage).toContain("has no runtime token");
     expect(err.rawMessage).toContain('"runtimeToken" for dave');
   });
 
   it("registers an approval policy only with a runtime identity allowed to manage policies", async () => {
     const err = await refusal(
-      bob.actions().startSession({ messageId: uuid(), kind: SessionKind.TASK, intent: "x", participants: ["human:alice"], policy: PolicyChoice.LEAD_APPROVAL, approvers: ["human:carol"] }),
+      bob.actions().startSession({
+        messageId: uuid(),
+        kind: SessionKind.TASK,
+        intent: "x",
+        participants: ["human:alice"],
+        policy: PolicyChoice.LEAD_APPROVAL,
+        approvers: ["human:carol"],
+      }),
     );
     expect(err.code).toBe(Code.FailedPrecondition);
     expect(err.rawMessage).toContain("did not let human:bob register");
     const r = ok(
-      await alice.actions().startSession({ messageId: uuid(), kind: SessionKind.TASK, intent: "x", participants: ["human:bob"], policy: PolicyChoice.LEAD_APPROVAL, approvers: ["human:carol"] }),
+      await alice.actions().startSession({
+        messageId: uuid(),
+        kind: SessionKind.TASK,
+        intent: "x",
+        participants: ["human:bob"],
+        policy: PolicyChoice.LEAD_APPROVAL,
+        approvers: ["human:carol"],
+      }),
     );
     expect(r.policyId).toMatch(/^policy\.baton\.lead-approval\./);
     // Now that it exists, Bob's session reuses it without registering anything.
     ok(
-      await bob.actions().startSession({ messageId: uuid(), kind: SessionKind.TASK, intent: "y", participants: ["human:alice"], policy: PolicyChoice.LEAD_APPROVAL, approvers: ["human:carol"] }),
+      await bob.actions().startSession({
+        messageId: uuid(),
+        kind: SessionKind.TASK,
+        intent: "y",
+        participants: ["human:alice"],
+        policy: PolicyChoice.LEAD_APPROVAL,
+        approvers: ["human:carol"],
+      }),
     );
   });
 });
@@ -102,10 +138,10 @@ describe("external runtime", () => {
 
   beforeAll(async () => {
     rt = await startTestRuntime({ MACP_AUTH_TOKENS_JSON: JSON.stringify(TOKENS) });
-    tc = await startTestConsole(
-      [...PEOPLE, { username: "root", role: "admin", name: "Root" }],
-      { MACP_RUNTIME_URL: rt.url, MACP_RUNTIME_TOKEN: "ops-observer" },
-    );
+    tc = await startTestConsole([...PEOPLE, { username: "root", role: "admin", name: "Root" }], {
+      MACP_RUNTIME_URL: rt.url,
+      MACP_RUNTIME_TOKEN: "ops-observer",
+    });
   });
   afterAll(async () => {
     await tc?.close();
@@ -115,7 +151,9 @@ describe("external runtime", () => {
   it("lets an admin cancel a person's session with the initiator's credential, and explains when it has none", async () => {
     const alice = await signedIn(tc, "alice");
     const root = await signedIn(tc, "root");
-    const sid = ok(await alice.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "x", participants: ["human:bob"] })).sessionId;
+    const sid = ok(
+      await alice.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "x", participants: ["human:bob"] }),
+    ).sessionId;
     const cancelled = ok(await root.actions().cancel({ sessionId: sid, messageId: uuid(), reason: "cleanup" }));
     expect(cancelled.sessionState).toBe(SessionState.CANCELLED);
     expect(rt.kernel.getSession(sid)?.metadata.state).toBe(SessionState.CANCELLED);
@@ -130,7 +168,9 @@ describe("external runtime", () => {
     expect(err.rawMessage).toContain("no runtime credential for agent://bot");
 
     // Committing still goes through the person's own identity and decide().
-    const sid2 = ok(await alice.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "x", participants: ["human:bob"] })).sessionId;
+    const sid2 = ok(
+      await alice.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "x", participants: ["human:bob"] }),
+    ).sessionId;
     const commit = await refusal(alice.actions().commit({ sessionId: sid2, messageId: uuid(), outcome: HandoffOutcome.DECLINED }));
     expect(commit.code).toBe(Code.PermissionDenied);
   });

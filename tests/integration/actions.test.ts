@@ -106,7 +106,11 @@ describe("a rotation that needs the lead's approval, driven by people", () => {
       ok(await alice.actions().attachContext({ sessionId: sid, messageId: uuid(), content: { case: "markdown", value: RUNBOOK } }));
 
       // Bob's inbox shows the pending offer…
-      await waitFor(() => bobInbox.latest?.some((i) => i.sessionId === sid && i.kind === InboxItemKind.OFFER) === true, 5_000, "bob's offer in his inbox");
+      await waitFor(
+        () => bobInbox.latest?.some((i) => i.sessionId === sid && i.kind === InboxItemKind.OFFER) === true,
+        5_000,
+        "bob's offer in his inbox",
+      );
       const item = bobInbox.latest?.find((i) => i.sessionId === sid);
       expect(item).toMatchObject({ fromParticipant: "human:alice", scope: "payments on-call", subjectId: offer1.handoffId });
       expect(item?.summary).toBe("Alice Ng offered you payments on-call.");
@@ -126,7 +130,11 @@ describe("a rotation that needs the lead's approval, driven by people", () => {
       await waitFor(() => bobInbox.latest !== undefined && !bobInbox.latest.some((i) => i.sessionId === sid), 5_000, "bob's inbox cleared");
       expect(bobInbox.error).toBeNull();
       // A declined offer that nobody re-offered yet: nothing is ahead of Carol (the owner decides next).
-      await waitFor(() => carolInbox.latestAhead !== undefined && !carolInbox.latestAhead.some((i) => i.sessionId === sid), 5_000, "carol's approval ahead cleared");
+      await waitFor(
+        () => carolInbox.latestAhead !== undefined && !carolInbox.latestAhead.some((i) => i.sessionId === sid),
+        5_000,
+        "carol's approval ahead cleared",
+      );
       expect(carolInbox.error).toBeNull();
     } finally {
       await bobInbox.stop();
@@ -170,7 +178,12 @@ describe("a rotation that needs the lead's approval, driven by people", () => {
     expect(ctx.contentType).toBe("text/markdown; charset=utf-8");
     expect(new TextDecoder().decode(ctx.context)).toBe(RUNBOOK);
     const commitment = fromBinary(CommitmentPayloadSchema, (envs[6] as Envelope).payload);
-    expect(commitment).toMatchObject({ action: "handoff.accepted", outcomePositive: true, authorityScope: "payments on-call", modeVersion: "1.0.0" });
+    expect(commitment).toMatchObject({
+      action: "handoff.accepted",
+      outcomePositive: true,
+      authorityScope: "payments on-call",
+      modeVersion: "1.0.0",
+    });
     expect(commitment.reason).toBe("approved for week 32 (new owner: human:dave)");
     expect(commitment.policyVersion).toBe(start.policyVersion);
 
@@ -179,17 +192,46 @@ describe("a rotation that needs the lead's approval, driven by people", () => {
   });
 
   it("reuses the registered approval policy for the same approvers", async () => {
-    const a = ok(await alice.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "one", participants: ["human:bob"], policy: PolicyChoice.LEAD_APPROVAL, approvers: ["human:carol"] }));
-    const b = ok(await bob.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "two", participants: ["human:dave"], policy: PolicyChoice.LEAD_APPROVAL, approvers: ["human:carol"] }));
+    const a = ok(
+      await alice.actions().startSession({
+        messageId: uuid(),
+        kind: SessionKind.HANDOFF,
+        intent: "one",
+        participants: ["human:bob"],
+        policy: PolicyChoice.LEAD_APPROVAL,
+        approvers: ["human:carol"],
+      }),
+    );
+    const b = ok(
+      await bob.actions().startSession({
+        messageId: uuid(),
+        kind: SessionKind.HANDOFF,
+        intent: "two",
+        participants: ["human:dave"],
+        policy: PolicyChoice.LEAD_APPROVAL,
+        approvers: ["human:carol"],
+      }),
+    );
     expect(a.policyId).toBe(b.policyId);
-    const c = ok(await bob.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "three", participants: ["human:dave"], policy: PolicyChoice.LEAD_APPROVAL, approvers: ["human:carol", "human:erin"] }));
+    const c = ok(
+      await bob.actions().startSession({
+        messageId: uuid(),
+        kind: SessionKind.HANDOFF,
+        intent: "three",
+        participants: ["human:dave"],
+        policy: PolicyChoice.LEAD_APPROVAL,
+        approvers: ["human:carol", "human:erin"],
+      }),
+    );
     expect(c.policyId).not.toBe(a.policyId);
   });
 });
 
 describe("who may act", () => {
   it("refuses a viewer with PERMISSION_DENIED and the reason", async () => {
-    const err = await refusal(victor.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "x", participants: ["human:bob"] }));
+    const err = await refusal(
+      victor.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "x", participants: ["human:bob"] }),
+    );
     expect(err.code).toBe(Code.PermissionDenied);
     expect(err.rawMessage).toBe("Your account is read-only (viewer): you can watch sessions but not act in them.");
   });
@@ -208,7 +250,8 @@ describe("who may act", () => {
 
   it("refuses a missing or wrong CSRF token, and a request from another origin", async () => {
     const b = await signedIn(tc, "alice");
-    const start = () => b.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "csrf", participants: ["human:bob"] });
+    const start = () =>
+      b.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "csrf", participants: ["human:bob"] });
     b.csrfOverride = "";
     let err = await refusal(start());
     expect(err.code).toBe(Code.PermissionDenied);
@@ -232,11 +275,47 @@ describe("who may act", () => {
     const cases: [() => Promise<unknown>, string][] = [
       [() => alice.actions().offer({ sessionId: uuid(), messageId: "not-a-uuid", target: "human:bob" }), "message_id"],
       [() => alice.actions().offer({ sessionId: uuid(), messageId: "", target: "human:bob" }), "message_id"],
-      [() => alice.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "x", participants: ["human:zed"] }), "participants[0]"],
-      [() => alice.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "x", participants: ["human:bob"], policy: PolicyChoice.LEAD_APPROVAL, approvers: ["human:dave"] }), "approvers[0]"],
-      [() => alice.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "x", participants: ["human:bob"], frozenContextJson: "{nope" }), "frozen_context_json"],
-      [() => alice.actions().attachContext({ sessionId: uuid(), messageId: uuid(), content: { case: "link", value: "javascript:alert(1)" } }), "content.link"],
-      [() => alice.actions().attachContext({ sessionId: uuid(), messageId: uuid(), content: { case: "file", value: { contentType: "text/html", data: new Uint8Array([60]) } } }), "content.file.content_type"],
+      [
+        () => alice.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "x", participants: ["human:zed"] }),
+        "participants[0]",
+      ],
+      [
+        () =>
+          alice.actions().startSession({
+            messageId: uuid(),
+            kind: SessionKind.HANDOFF,
+            intent: "x",
+            participants: ["human:bob"],
+            policy: PolicyChoice.LEAD_APPROVAL,
+            approvers: ["human:dave"],
+          }),
+        "approvers[0]",
+      ],
+      [
+        () =>
+          alice.actions().startSession({
+            messageId: uuid(),
+            kind: SessionKind.HANDOFF,
+            intent: "x",
+            participants: ["human:bob"],
+            frozenContextJson: "{nope",
+          }),
+        "frozen_context_json",
+      ],
+      [
+        () =>
+          alice.actions().attachContext({ sessionId: uuid(), messageId: uuid(), content: { case: "link", value: "javascript:alert(1)" } }),
+        "content.link",
+      ],
+      [
+        () =>
+          alice.actions().attachContext({
+            sessionId: uuid(),
+            messageId: uuid(),
+            content: { case: "file", value: { contentType: "text/html", data: new Uint8Array([60]) } },
+          }),
+        "content.file.content_type",
+      ],
     ];
     for (const [call, field] of cases) {
       const err = await refusal(call());
@@ -251,16 +330,34 @@ describe("context uploads", () => {
     const sid = await startRotation();
     ok(await alice.actions().offer({ sessionId: sid, messageId: uuid(), target: "human:bob" }));
     const pdf = new Uint8Array(512 * 1024).fill(7);
-    const small = ok(await alice.actions().attachContext({ sessionId: sid, messageId: uuid(), content: { case: "file", value: { contentType: "application/pdf", data: pdf } } }));
+    const small = ok(
+      await alice.actions().attachContext({
+        sessionId: sid,
+        messageId: uuid(),
+        content: { case: "file", value: { contentType: "application/pdf", data: pdf } },
+      }),
+    );
     expect(small.handoffId).not.toBe("");
-    ok(await alice.actions().attachContext({ sessionId: sid, messageId: uuid(), content: { case: "link", value: "https://wiki.example/runbooks/payments" } }));
+    ok(
+      await alice
+        .actions()
+        .attachContext({ sessionId: sid, messageId: uuid(), content: { case: "link", value: "https://wiki.example/runbooks/payments" } }),
+    );
     const big = new Uint8Array(1_048_576).fill(7);
-    const err = await refusal(alice.actions().attachContext({ sessionId: sid, messageId: uuid(), content: { case: "file", value: { contentType: "application/pdf", data: big } } }));
+    const err = await refusal(
+      alice.actions().attachContext({
+        sessionId: sid,
+        messageId: uuid(),
+        content: { case: "file", value: { contentType: "application/pdf", data: big } },
+      }),
+    );
     expect(err.code).toBe(Code.InvalidArgument);
     expect(err.findDetails(FieldViolationSchema)[0]?.field).toBe("content.file.data");
     expect(err.rawMessage).toContain("at most 1048576 bytes");
     // Only the owner's own offers take context.
-    const byBob = await refusal(bob.actions().attachContext({ sessionId: sid, messageId: uuid(), content: { case: "markdown", value: "notes" } }));
+    const byBob = await refusal(
+      bob.actions().attachContext({ sessionId: sid, messageId: uuid(), content: { case: "markdown", value: "notes" } }),
+    );
     expect(byBob.code).toBe(Code.PermissionDenied);
     const envs = await history(sid, 4);
     expect(envs.map((e) => e.messageType)).toEqual(["SessionStart", "HandoffOffer", "HandoffContext", "HandoffContext"]);
@@ -294,7 +391,8 @@ describe("idempotency: the browser's message_id", () => {
 
   it("starts one session for a retried StartSession", async () => {
     const messageId = uuid();
-    const start = () => alice.actions().startSession({ messageId, kind: SessionKind.TASK, intent: "retry me", participants: ["human:bob"] });
+    const start = () =>
+      alice.actions().startSession({ messageId, kind: SessionKind.TASK, intent: "retry me", participants: ["human:bob"] });
     const first = ok(await start());
     const again = ok(await start());
     expect(again.sessionId).toBe(first.sessionId);
@@ -315,14 +413,22 @@ describe("cancel", () => {
     });
     expect(changed.status).toBe(200);
 
-    const own = ok(await alice.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "cancel me", participants: ["human:bob"] }));
+    const own = ok(
+      await alice
+        .actions()
+        .startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "cancel me", participants: ["human:bob"] }),
+    );
     const byBob = await refusal(bob.actions().cancel({ sessionId: own.sessionId, messageId: uuid() }));
     expect(byBob.code).toBe(Code.PermissionDenied);
     expect(byBob.rawMessage).toBe("Only the session's owner (Alice Ng) or an admin can cancel it.");
     const cancelled = ok(await alice.actions().cancel({ sessionId: own.sessionId, messageId: uuid(), reason: "wrong team" }));
     expect(cancelled.sessionState).toBe(SessionState.CANCELLED);
 
-    const other = ok(await bob.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "admin cancels", participants: ["human:dave"] }));
+    const other = ok(
+      await bob
+        .actions()
+        .startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "admin cancels", participants: ["human:dave"] }),
+    );
     const byAdmin = ok(await admin.actions().cancel({ sessionId: other.sessionId, messageId: uuid(), reason: "cleanup" }));
     expect(byAdmin).toMatchObject({ sessionState: SessionState.CANCELLED, duplicate: false });
     const twice = ok(await admin.actions().cancel({ sessionId: other.sessionId, messageId: uuid() }));
@@ -335,7 +441,9 @@ describe("cancel", () => {
 describe("tasks as people", () => {
   it("request → inbox → accept → progress → complete → the requester commits", async () => {
     const started = ok(
-      await erin.actions().startSession({ messageId: uuid(), kind: SessionKind.TASK, intent: "Rotate the TLS certificates", participants: ["human:bob"] }),
+      await erin
+        .actions()
+        .startSession({ messageId: uuid(), kind: SessionKind.TASK, intent: "Rotate the TLS certificates", participants: ["human:bob"] }),
     );
     const sid = started.sessionId;
     const inbox = watchInbox(bob);
@@ -350,7 +458,11 @@ describe("tasks as people", () => {
           inputJson: '{"hosts":["edge-1"]}',
         }),
       );
-      await waitFor(() => inbox.latest?.some((i) => i.sessionId === sid && i.kind === InboxItemKind.TASK) === true, 5_000, "task in bob's inbox");
+      await waitFor(
+        () => inbox.latest?.some((i) => i.sessionId === sid && i.kind === InboxItemKind.TASK) === true,
+        5_000,
+        "task in bob's inbox",
+      );
       expect(inbox.latest?.find((i) => i.sessionId === sid)?.summary).toBe('Erin Diaz asked you to do "Rotate certs on edge-1".');
 
       // Only the requested assignee may take it.
@@ -361,7 +473,14 @@ describe("tasks as people", () => {
       ok(await bob.actions().taskUpdate({ sessionId: sid, messageId: uuid(), progress: 0.5, message: "edge-1 halfway" }));
       const badProgress = await refusal(bob.actions().taskUpdate({ sessionId: sid, messageId: uuid(), progress: 1.5 }));
       expect(badProgress.findDetails(FieldViolationSchema)[0]?.field).toBe("progress");
-      ok(await bob.actions().taskComplete({ sessionId: sid, messageId: uuid(), output: new TextEncoder().encode('{"rotated":1}'), summary: "edge-1 rotated" }));
+      ok(
+        await bob.actions().taskComplete({
+          sessionId: sid,
+          messageId: uuid(),
+          output: new TextEncoder().encode('{"rotated":1}'),
+          summary: "edge-1 rotated",
+        }),
+      );
       await waitFor(() => inbox.latest !== undefined && !inbox.latest.some((i) => i.sessionId === sid), 5_000, "bob's task done");
     } finally {
       await inbox.stop();
@@ -369,7 +488,11 @@ describe("tasks as people", () => {
 
     const erinInbox = watchInbox(erin);
     try {
-      await waitFor(() => erinInbox.latest?.some((i) => i.sessionId === sid && i.kind === InboxItemKind.APPROVAL) === true, 5_000, "approval in erin's inbox");
+      await waitFor(
+        () => erinInbox.latest?.some((i) => i.sessionId === sid && i.kind === InboxItemKind.APPROVAL) === true,
+        5_000,
+        "approval in erin's inbox",
+      );
     } finally {
       await erinInbox.stop();
     }
@@ -387,7 +510,9 @@ describe("tasks as people", () => {
       ["TaskComplete", "human:bob"],
       ["Commitment", "human:erin"],
     ]);
-    expect(new TextDecoder().decode(fromBinary(TaskRequestPayloadSchema, (envs[1] as Envelope).payload).input)).toBe('{"hosts":["edge-1"]}');
+    expect(new TextDecoder().decode(fromBinary(TaskRequestPayloadSchema, (envs[1] as Envelope).payload).input)).toBe(
+      '{"hosts":["edge-1"]}',
+    );
     expect(fromBinary(CommitmentPayloadSchema, (envs[5] as Envelope).payload)).toMatchObject({
       action: "task.completed",
       outcomePositive: true,
@@ -397,7 +522,11 @@ describe("tasks as people", () => {
   });
 
   it("a rejected task under the default policy can only be failed or cancelled", async () => {
-    const sid = ok(await erin.actions().startSession({ messageId: uuid(), kind: SessionKind.TASK, intent: "reject me", participants: ["human:bob", "human:dave"] })).sessionId;
+    const sid = ok(
+      await erin
+        .actions()
+        .startSession({ messageId: uuid(), kind: SessionKind.TASK, intent: "reject me", participants: ["human:bob", "human:dave"] }),
+    ).sessionId;
     ok(await erin.actions().taskRequest({ sessionId: sid, messageId: uuid(), title: "Anyone?" }));
     ok(await bob.actions().taskReject({ sessionId: sid, messageId: uuid(), reason: "busy" }));
     const err = await refusal(dave.actions().taskAccept({ sessionId: sid, messageId: uuid() }));
@@ -410,7 +539,11 @@ describe("directory", () => {
   it("lists users and the agents seen in sessions", async () => {
     const rt = tc.console.runtime;
     if (!rt) throw new Error("no runtime");
-    ok(await alice.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "with a bot", participants: ["agent://pager-bot"] }));
+    ok(
+      await alice
+        .actions()
+        .startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "with a bot", participants: ["agent://pager-bot"] }),
+    );
     const dir = await victor.actions().listDirectory({});
     expect(dir.users.map((u) => [u.username, u.role, u.participantId])).toContainEqual(["carol", "approver", "human:carol"]);
     expect(dir.users.find((u) => u.username === "alice")?.displayName).toBe("Alice Ng");

@@ -140,7 +140,12 @@ describe("HandoffSession", () => {
     expect(proj.activeOffer()).toBeUndefined();
     expect(proj.getHandoff("h1")?.contexts[0]?.contentType).toBe("text/markdown");
     expect(new TextDecoder().decode(proj.getHandoff("h1")?.contexts[0]?.context)).toBe(runbook);
-    expect(proj.commitment).toMatchObject({ action: "handoff.accepted", outcomePositive: true, sender: OWNER, policyVersion: "policy.default" });
+    expect(proj.commitment).toMatchObject({
+      action: "handoff.accepted",
+      outcomePositive: true,
+      sender: OWNER,
+      policyVersion: "policy.default",
+    });
     // Same reducers, same answer: the owner's refreshed projection agrees.
     await owner.refresh();
     expect(owner.projection.state).toEqual(proj.state);
@@ -245,7 +250,12 @@ describe("TaskSession", () => {
   it("request → accept → 30% → 70% → complete → commit, folded by TaskProjection", async () => {
     const planner = new TaskSession(clientAs(PLANNER));
     await planner.start({ intent: "backfill", participants: [PLANNER, WORKER], ttlMs: 600_000 });
-    await planner.request({ taskId: "backfill-march", title: "Backfill March invoices", requestedAssignee: WORKER, input: { month: "2025-03" } });
+    await planner.request({
+      taskId: "backfill-march",
+      title: "Backfill March invoices",
+      requestedAssignee: WORKER,
+      input: { month: "2025-03" },
+    });
     const worker = await TaskSession.attach(clientAs(WORKER), planner.sessionId);
     await worker.acceptTask();
     await worker.update({ progress: 0.3, message: "30%" });
@@ -274,7 +284,9 @@ describe("TaskSession", () => {
     await planner.start({ intent: "x", participants: [PLANNER, WORKER, BYSTANDER], ttlMs: 60_000 });
     await planner.request({ title: "t", requestedAssignee: WORKER });
     await new TaskSession(clientAs(WORKER), { sessionId: planner.sessionId }).acceptTask({ taskId: "t1" });
-    const err = await rejection(new TaskSession(clientAs(BYSTANDER), { sessionId: planner.sessionId }).update({ taskId: "t1", progress: 0.5 }));
+    const err = await rejection(
+      new TaskSession(clientAs(BYSTANDER), { sessionId: planner.sessionId }).update({ taskId: "t1", progress: 0.5 }),
+    );
     expect((err as MacpAckError).code).toBe("FORBIDDEN");
   });
 });
@@ -322,7 +334,11 @@ describe("streams", () => {
     const ac = new AbortController();
     const done = (async () => {
       for await (const ev of watcher.watchSessions({ signal: ac.signal })) {
-        seen.push({ type: EventType[ev.eventType] ?? "?", sessionId: ev.session?.sessionId ?? "", state: SessionState[ev.session?.state ?? 0] ?? "?" });
+        seen.push({
+          type: EventType[ev.eventType] ?? "?",
+          sessionId: ev.session?.sessionId ?? "",
+          state: SessionState[ev.session?.state ?? 0] ?? "?",
+        });
       }
     })();
     const owner = new HandoffSession(clientAs(OWNER));
@@ -381,8 +397,25 @@ describe("auth styles and TLS", () => {
     const key = path.join(dir, "key.pem");
     execFileSync(
       "openssl",
-      ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert, "-days", "1",
-        "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+        "-keyout",
+        key,
+        "-out",
+        cert,
+        "-days",
+        "1",
+        "-subj",
+        "/CN=localhost",
+        "-addext",
+        "subjectAltName=IP:127.0.0.1,DNS:localhost",
+      ],
       { stdio: "ignore" },
     );
     const tls = await startTestRuntime({

@@ -23,11 +23,19 @@ afterAll(async () => {
 describe("the agents directory", () => {
   it("names agents in the directory, seen or not yet", async () => {
     const file = path.join(dir, "agents.json");
-    fs.writeFileSync(file, JSON.stringify({ "agent://oncall/pager-bot": "Pager bot", "agent://billing/worker-2": "Billing worker 2" }, null, 2));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ "agent://oncall/pager-bot": "Pager bot", "agent://billing/worker-2": "Billing worker 2" }, null, 2),
+    );
     const tc = await startTestConsole(PEOPLE, { BATON_AGENTS_FILE: file });
     consoles.push(tc);
     const alice = await signedIn(tc, "alice");
-    const started = await alice.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "with a bot", participants: ["agent://oncall/pager-bot", "agent://unnamed"] });
+    const started = await alice.actions().startSession({
+      messageId: uuid(),
+      kind: SessionKind.HANDOFF,
+      intent: "with a bot",
+      participants: ["agent://oncall/pager-bot", "agent://unnamed"],
+    });
     expect(started.ok).toBe(true);
     const victor = await signedIn(tc, "victor");
     let agents: { participantId: string; displayName: string }[] = [];
@@ -45,7 +53,11 @@ describe("the agents directory", () => {
   it("refuses to start with a bad file, naming the file, the line and the field", async () => {
     const file = path.join(dir, "bad-agents.json");
     fs.writeFileSync(file, '{\n  "agent://a": "A",\n  "agent://b": ""\n}\n');
-    await expect(startTestConsole(PEOPLE, { BATON_AGENTS_FILE: file })).rejects.toThrow(`${file} line 3, field "agent://b": the display name is empty`);
-    await expect(startTestConsole(PEOPLE, { BATON_AGENTS_FILE: path.join(dir, "missing.json") })).rejects.toThrow(/cannot read the agents file/);
+    await expect(startTestConsole(PEOPLE, { BATON_AGENTS_FILE: file })).rejects.toThrow(
+      `${file} line 3, field "agent://b": the display name is empty`,
+    );
+    await expect(startTestConsole(PEOPLE, { BATON_AGENTS_FILE: path.join(dir, "missing.json") })).rejects.toThrow(
+      /cannot read the agents file/,
+    );
   });
 });

@@ -58,7 +58,14 @@ describe("password sign-in", () => {
     const cookie = res.headers.getSetCookie()[0] ?? "";
     expect(cookie).toMatch(/^baton_session=[\w-]+\.[\w-]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
     const me = (await res.json()) as WhoAmIJson;
-    expect(me).toMatchObject({ username: "alice", displayName: "Alice Ng", role: "operator", participantId: "human:alice", authMethod: "password", mustChangePassword: false });
+    expect(me).toMatchObject({
+      username: "alice",
+      displayName: "Alice Ng",
+      role: "operator",
+      participantId: "human:alice",
+      authMethod: "password",
+      mustChangePassword: false,
+    });
     expect(me.csrfToken).toMatch(/^[\w-]{43}$/);
     expect(JSON.stringify(me)).not.toContain("runtimeToken");
     b.keepCookies(res);
@@ -70,7 +77,10 @@ describe("password sign-in", () => {
 
   it("refuses wrong passwords, unknown users and other sites", async () => {
     const b = new Browser(tc.url);
-    for (const body of [{ username: "alice", password: "wrong password!!" }, { username: "nobody", password: PASSWORD }]) {
+    for (const body of [
+      { username: "alice", password: "wrong password!!" },
+      { username: "nobody", password: PASSWORD },
+    ]) {
       const res = await post(b, "/auth/login", body);
       expect(res.status).toBe(401);
       expect(await res.json()).toEqual({ error: "Incorrect username or password." });
@@ -109,7 +119,16 @@ describe("password sign-in", () => {
         body: new URLSearchParams({ username: "alice", password: PASSWORD, returnTo }).toString(),
         redirect: "manual",
       });
-    const hostile = ["/.//evil.example/x", "/..//evil.example/x", "/%2e//evil.example/x", "//evil.example", "/\\evil.example", "/\t/evil.example", "https://evil.example/", "javascript:alert(1)"];
+    const hostile = [
+      "/.//evil.example/x",
+      "/..//evil.example/x",
+      "/%2e//evil.example/x",
+      "//evil.example",
+      "/\\evil.example",
+      "/\t/evil.example",
+      "https://evil.example/",
+      "javascript:alert(1)",
+    ];
     for (const returnTo of hostile) {
       const res = await form(returnTo);
       expect(res.status, returnTo).toBe(303);
@@ -167,7 +186,9 @@ describe("sign-in limits behind a reverse proxy (issue 10, item 3)", () => {
   });
 
   it("refuses to start with a malformed hop count", async () => {
-    await expect(startTestConsole([], { BATON_TRUST_PROXY: "1", BATON_TRUSTED_PROXY_HOPS: "zero" })).rejects.toThrow(/BATON_TRUSTED_PROXY_HOPS/);
+    await expect(startTestConsole([], { BATON_TRUST_PROXY: "1", BATON_TRUSTED_PROXY_HOPS: "zero" })).rejects.toThrow(
+      /BATON_TRUSTED_PROXY_HOPS/,
+    );
   });
 });
 
@@ -176,16 +197,35 @@ describe("one-time passwords", () => {
     const admin = await signedIn(tc, "admin", tc.adminPassword);
     const me = (await (await admin.whoami()).json()) as WhoAmIJson;
     expect(me).toMatchObject({ username: "admin", role: "admin", mustChangePassword: true });
-    const gated = await refusal(admin.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "x", participants: ["human:alice"] }));
+    const gated = await refusal(
+      admin.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "x", participants: ["human:alice"] }),
+    );
     expect(gated.code).toBe(Code.FailedPrecondition);
     expect(gated.rawMessage).toContain("one-time password");
 
-    expect((await post(admin, "/auth/password", { currentPassword: tc.adminPassword, newPassword: "admin's new long password" })).status).toBe(403);
-    const weak = await post(admin, "/auth/password", { currentPassword: tc.adminPassword, newPassword: "short" }, { "x-baton-csrf": admin.csrf });
+    expect(
+      (await post(admin, "/auth/password", { currentPassword: tc.adminPassword, newPassword: "admin's new long password" })).status,
+    ).toBe(403);
+    const weak = await post(
+      admin,
+      "/auth/password",
+      { currentPassword: tc.adminPassword, newPassword: "short" },
+      { "x-baton-csrf": admin.csrf },
+    );
     expect(weak.status).toBe(400);
-    const wrong = await post(admin, "/auth/password", { currentPassword: "not it at all", newPassword: "admin's new long password" }, { "x-baton-csrf": admin.csrf });
+    const wrong = await post(
+      admin,
+      "/auth/password",
+      { currentPassword: "not it at all", newPassword: "admin's new long password" },
+      { "x-baton-csrf": admin.csrf },
+    );
     expect(wrong.status).toBe(401);
-    const changed = await post(admin, "/auth/password", { currentPassword: tc.adminPassword, newPassword: "admin's new long password" }, { "x-baton-csrf": admin.csrf });
+    const changed = await post(
+      admin,
+      "/auth/password",
+      { currentPassword: tc.adminPassword, newPassword: "admin's new long password" },
+      { "x-baton-csrf": admin.csrf },
+    );
     expect(changed.status).toBe(200);
     expect(((await changed.json()) as WhoAmIJson).mustChangePassword).toBe(false);
     expect((await admin.actions().listDirectory({})).users.length).toBeGreaterThan(0);
@@ -238,7 +278,15 @@ describe("reads behind sign-in (BATON_REQUIRE_SIGN_IN)", () => {
     const anonymous = new Browser(locked.url);
     expect((await refusal(anonymous.console().getGatewayStats({}))).code).toBe(Code.Unauthenticated);
     const stream = anonymous.console().watchSessionChanges({});
-    expect((await refusal((async () => { for await (const _ of stream) void _; })())).code).toBe(Code.Unauthenticated);
+    expect(
+      (
+        await refusal(
+          (async () => {
+            for await (const _ of stream) void _;
+          })(),
+        )
+      ).code,
+    ).toBe(Code.Unauthenticated);
     expect((await refusal(anonymous.console().getSessionSummary({ sessionId: uuid() }))).code).toBe(Code.Unauthenticated);
     expect((await refusal(anonymous.console().listSessionPage({}))).code).toBe(Code.Unauthenticated);
     const viewer = await signedIn(locked, "victor");
@@ -267,7 +315,12 @@ describe("OIDC sign-in through the console", () => {
     op = await startOidcProvider({
       redirectUris: [`${origin}/auth/oidc/callback`],
       accounts: [
-        { sub: "sub-alice", username: "alice-idp", password: "alice-idp-pw", claims: { email: "alice@example.com", email_verified: true, name: "Alice (IdP)" } },
+        {
+          sub: "sub-alice",
+          username: "alice-idp",
+          password: "alice-idp-pw",
+          claims: { email: "alice@example.com", email_verified: true, name: "Alice (IdP)" },
+        },
         { sub: "sub-zoe", username: "zoe", password: "zoe-pw", claims: { name: "Zoe", preferred_username: "zoe" } },
       ],
     });

@@ -92,7 +92,12 @@ export async function seed(rt: { url: string }, count: number, intentPad = 0): P
         policyVersion: "",
         ttlMs: 3_600_000n,
       });
-      await send(owner, sid, "HandoffOffer", { handoffId: "h1", targetParticipant: TARGET, scope: i % 2 ? "night shift" : "day shift", reason: "r" });
+      await send(owner, sid, "HandoffOffer", {
+        handoffId: "h1",
+        targetParticipant: TARGET,
+        scope: i % 2 ? "night shift" : "day shift",
+        reason: "r",
+      });
       if (i % OPEN_EVERY === 0) {
         open.add(sid);
         continue;
@@ -127,14 +132,24 @@ export function capturingLogger(lines: string[]) {
   );
 }
 
-
 /** seed() in a child process: the caller's event loop may be as slow as it likes meanwhile. */
 export function seedInProcess(rt: { url: string }, count: number, intentPad = 0): Promise<{ ids: string[]; open: Set<string> }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(process.cwd(), "tests", "integration", "__fixtures__", "seed-process.ts"), rt.url, String(count), String(intentPad)], {
-      cwd: process.cwd(),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        path.join(process.cwd(), "tests", "integration", "__fixtures__", "seed-process.ts"),
+        rt.url,
+        String(count),
+        String(intentPad),
+      ],
+      {
+        cwd: process.cwd(),
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let out = "";
     let err = "";
     child.stdout?.on("data", (d: Buffer) => (out += d.toString()));

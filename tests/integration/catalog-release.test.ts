@@ -56,7 +56,11 @@ describe("the row feed", () => {
     const feeder = new CatalogFeeder({ store, runtime: recording, logger: silentLogger, maxRows: 25 });
     try {
       feeder.start();
-      await waitFor(() => feeder.mode === "rows" && !feeder.status().backfilling && store.counts().known === SESSIONS, 60_000, "catalog filled from the rows");
+      await waitFor(
+        () => feeder.mode === "rows" && !feeder.status().backfilling && store.counts().known === SESSIONS,
+        60_000,
+        "catalog filled from the rows",
+      );
       // Every session came through the responses, 25 rows at most each...
       expect(rowsSent.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(SESSIONS);
       expect(handed.length).toBeGreaterThanOrEqual(SESSIONS / 25);

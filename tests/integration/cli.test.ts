@@ -64,7 +64,16 @@ afterAll(async () => {
 // 2-core machine a flow can take well over the default 30 s, so allow 120 s.
 describe.concurrent("baton CLI (separate processes)", { timeout: 120_000 }, () => {
   it("drives a complete handoff as owner and target, and reads it back with sessions show --json", async () => {
-    const start = await ok(OWNER, ["handoff", "start", "--participants", `${TARGET},${OTHER}`, "--intent", "payments on-call rotation", "--ttl", "30m"]);
+    const start = await ok(OWNER, [
+      "handoff",
+      "start",
+      "--participants",
+      `${TARGET},${OTHER}`,
+      "--intent",
+      "payments on-call rotation",
+      "--ttl",
+      "30m",
+    ]);
     const sid = start.stdout.trim();
     expect(sid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(start.stderr).toMatch(/started handoff session/);
@@ -72,7 +81,13 @@ describe.concurrent("baton CLI (separate processes)", { timeout: 120_000 }, () =
     const offer = await ok(OWNER, ["handoff", "offer", "--session", sid, "--to", TARGET, "--scope", "payments-api primary"]);
     expect(offer.stdout).toMatch(/offer h1 → agent:\/\/oncall\/bob: accepted/);
     const ctx = await ok(OWNER, ["--json", "handoff", "context", "--session", sid, "--file", "runbook.md"]);
-    expect(JSON.parse(ctx.stdout)).toMatchObject({ ok: true, session_id: sid, handoff_id: "h1", content_type: "text/markdown", session_state: "OPEN" });
+    expect(JSON.parse(ctx.stdout)).toMatchObject({
+      ok: true,
+      session_id: sid,
+      handoff_id: "h1",
+      content_type: "text/markdown",
+      session_state: "OPEN",
+    });
 
     // A participant who is not the target: refused, exit 2, code and explanation.
     const [wrong, wrongJson] = await Promise.all([
@@ -105,11 +120,20 @@ describe.concurrent("baton CLI (separate processes)", { timeout: 120_000 }, () =
         phase: string;
         currentOwner: string;
         commitment: { action: string; outcomePositive: boolean; sender: string };
-        handoff: { phase: string; offers: { handoffId: string; status: string; target: string; contexts: { contentType: string; context: string }[] }[] };
+        handoff: {
+          phase: string;
+          offers: { handoffId: string; status: string; target: string; contexts: { contentType: string; context: string }[] }[];
+        };
       };
       events: { sequence: number; message_type: string; sender: string; payload?: Record<string, unknown> }[];
     };
-    expect(doc.metadata).toMatchObject({ session_id: sid, state: "RESOLVED", initiator: OWNER, participants: [OWNER, TARGET, OTHER], policy_version: "policy.default" });
+    expect(doc.metadata).toMatchObject({
+      session_id: sid,
+      state: "RESOLVED",
+      initiator: OWNER,
+      participants: [OWNER, TARGET, OTHER],
+      policy_version: "policy.default",
+    });
     expect(doc.projection.phase).toBe("Committed");
     expect(doc.projection.currentOwner).toBe(TARGET);
     expect(doc.projection.commitment).toMatchObject({ action: "handoff.accepted", outcomePositive: true, sender: OWNER });
@@ -137,14 +161,18 @@ describe.concurrent("baton CLI (separate processes)", { timeout: 120_000 }, () =
   it("delegates a task with progress and commits it", async () => {
     const planner = "agent://etl/planner";
     const worker = "agent://etl/worker";
-    const sid = (await ok(planner, ["task", "request", "--to", worker, "--title", "Backfill March invoices", "--input", '{"month":"2025-03"}'])).stdout.trim();
+    const sid = (
+      await ok(planner, ["task", "request", "--to", worker, "--title", "Backfill March invoices", "--input", '{"month":"2025-03"}'])
+    ).stdout.trim();
     await ok(worker, ["task", "accept", "--session", sid]);
     await ok(worker, ["task", "update", "--session", sid, "--progress", "30%", "--message", "January done"]);
     await ok(worker, ["task", "complete", "--session", sid, "--summary", "1204 invoices"]);
     const commit = await ok(planner, ["--json", "task", "commit", "--session", sid]);
     expect(JSON.parse(commit.stdout)).toMatchObject({ ok: true, action: "task.completed", session_state: "RESOLVED" });
     const doc = JSON.parse((await ok(worker, ["sessions", "show", sid, "--json"])).stdout) as {
-      projection: { task: { phase: string; task: { status: string; latestProgress: number; activeAssignee: string; updates: { progress: number }[] } } };
+      projection: {
+        task: { phase: string; task: { status: string; latestProgress: number; activeAssignee: string; updates: { progress: number }[] } };
+      };
     };
     expect(doc.projection.task.phase).toBe("Committed");
     expect(doc.projection.task.task).toMatchObject({ status: "completed", latestProgress: 1, activeAssignee: worker });
@@ -218,8 +246,25 @@ describe.concurrent("baton CLI (separate processes)", { timeout: 120_000 }, () =
     const key = path.join(tlsDir, "key.pem");
     execFileSync(
       "openssl",
-      ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert, "-days", "1",
-        "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+        "-keyout",
+        key,
+        "-out",
+        cert,
+        "-days",
+        "1",
+        "-subj",
+        "/CN=localhost",
+        "-addext",
+        "subjectAltName=IP:127.0.0.1,DNS:localhost",
+      ],
       { stdio: "ignore" },
     );
     const tls = await startTestRuntime({

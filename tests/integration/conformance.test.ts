@@ -13,7 +13,10 @@ import { clientFor, collectEnvelopes, startTestRuntime } from "./harness";
 
 const dir = path.resolve(process.cwd(), "../shared/macp/conformance");
 if (!fs.existsSync(dir)) throw new Error(`conformance vectors not found at ${dir}: the repo must sit next to shared/`);
-const files = fs.readdirSync(dir).filter((f) => /^(handoff|task)_.*\.json$/.test(f)).sort();
+const files = fs
+  .readdirSync(dir)
+  .filter((f) => /^(handoff|task)_.*\.json$/.test(f))
+  .sort();
 
 const STATE: Record<ConformanceVector["expected_final_state"], SessionState> = {
   Open: SessionState.OPEN,

@@ -9,7 +9,15 @@ import type { DescMethod, DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ActionService, DemoControlAction, EscalationStepKind, HandoffOutcome, SessionKind, TaskOutcome, type ActionResult } from "@/lib/gen/baton/v1/actions_pb";
+import {
+  ActionService,
+  DemoControlAction,
+  EscalationStepKind,
+  HandoffOutcome,
+  SessionKind,
+  TaskOutcome,
+  type ActionResult,
+} from "@/lib/gen/baton/v1/actions_pb";
 import { ConsoleService } from "@/lib/gen/baton/v1/console_pb";
 import { clientFor, collectEnvelopes } from "./harness";
 import { Browser, PASSWORD, signedIn, startTestConsole, uuid, type TestConsole } from "./actions-harness";
@@ -40,11 +48,20 @@ function ok(r: ActionResult): ActionResult {
 
 /** Call any method with an empty request, draining streams; the error, or null when it was answered. */
 async function callEmpty(b: Browser, service: DescService, method: DescMethod): Promise<ConnectError | null> {
-  const client = createClient(service, createConnectTransport({ baseUrl: b.baseUrl, httpVersion: "1.1", interceptors: [(next) => (req) => {
-    for (const [k, v] of Object.entries(b.headers())) req.header.set(k, v);
-    if (b.csrf) req.header.set("x-baton-csrf", b.csrf);
-    return next(req);
-  }] })) as unknown as Record<string, (req: object, opts: { signal: AbortSignal }) => unknown>;
+  const client = createClient(
+    service,
+    createConnectTransport({
+      baseUrl: b.baseUrl,
+      httpVersion: "1.1",
+      interceptors: [
+        (next) => (req) => {
+          for (const [k, v] of Object.entries(b.headers())) req.header.set(k, v);
+          if (b.csrf) req.header.set("x-baton-csrf", b.csrf);
+          return next(req);
+        },
+      ],
+    }),
+  ) as unknown as Record<string, (req: object, opts: { signal: AbortSignal }) => unknown>;
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(), 3_000);
   try {
@@ -98,9 +115,15 @@ describe("signed out", () => {
 describe("a viewer", () => {
   it("may read but every action is refused, and nothing reaches the runtime as them", async () => {
     // A handoff offered to bob and a task requested from bob, so every action has a target.
-    const h = ok(await alice.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "viewer matrix", participants: ["human:bob"] })).sessionId;
+    const h = ok(
+      await alice
+        .actions()
+        .startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "viewer matrix", participants: ["human:bob"] }),
+    ).sessionId;
     ok(await alice.actions().offer({ sessionId: h, messageId: uuid(), target: "human:bob", scope: "pager" }));
-    const t = ok(await alice.actions().startSession({ messageId: uuid(), kind: SessionKind.TASK, intent: "viewer task", participants: ["human:bob"] })).sessionId;
+    const t = ok(
+      await alice.actions().startSession({ messageId: uuid(), kind: SessionKind.TASK, intent: "viewer task", participants: ["human:bob"] }),
+    ).sessionId;
     ok(await alice.actions().taskRequest({ sessionId: t, messageId: uuid(), title: "do it", assignee: "human:bob" }));
     const a = victor.actions();
     const id = () => uuid();
@@ -119,9 +142,12 @@ describe("a viewer", () => {
       ["taskComplete", () => a.taskComplete({ sessionId: t, messageId: id(), summary: "done" })],
       ["taskFail", () => a.taskFail({ sessionId: t, messageId: id(), errorCode: "X", reason: "no" })],
       ["taskCommit", () => a.taskCommit({ sessionId: t, messageId: id(), outcome: TaskOutcome.COMPLETED })],
-      ["runDemo", async () => {
-        for await (const _ of a.runDemo({ scenario: "oncall-rotation", speed: 1 })) return;
-      }],
+      [
+        "runDemo",
+        async () => {
+          for await (const _ of a.runDemo({ scenario: "oncall-rotation", speed: 1 })) return;
+        },
+      ],
       // Admin-only read: a viewer may not see the webhooks either.
       ["listWebhookDeliveries", () => a.listWebhookDeliveries({})],
       // "Hand off…" templates are for people who may start sessions (decide()'s manageHandoffTemplates).
@@ -131,13 +157,23 @@ describe("a viewer", () => {
       ["controlDemo", () => a.controlDemo({ runId: uuid(), action: DemoControlAction.PAUSE })],
       [
         "startEscalation",
-        () => a.startEscalation({ sessionId: h, messageId: id(), steps: [{ kind: EscalationStepKind.NOTIFY, afterMinutes: 5, participants: ["human:carol"] }] }),
+        () =>
+          a.startEscalation({
+            sessionId: h,
+            messageId: id(),
+            steps: [{ kind: EscalationStepKind.NOTIFY, afterMinutes: 5, participants: ["human:carol"] }],
+          }),
       ],
       ["cancelEscalation", () => a.cancelEscalation({ sessionId: h })],
     ];
     // Every mutating method of the service is in the list.
     const reads = new Set(["listDirectory", "watchInbox", "getPolicy", "getCapabilities", "getEscalation"]);
-    expect(attempts.map(([n]) => n).sort()).toEqual(ActionService.methods.map((m) => m.localName).filter((n) => !reads.has(n)).sort());
+    expect(attempts.map(([n]) => n).sort()).toEqual(
+      ActionService.methods
+        .map((m) => m.localName)
+        .filter((n) => !reads.has(n))
+        .sort(),
+    );
     for (const [name, call] of attempts) {
       let outcome: string;
       try {
@@ -152,7 +188,10 @@ describe("a viewer", () => {
     expect((await a.listDirectory({})).users.length).toBeGreaterThan(0);
     expect((await victor.console().getSessionSummary({ sessionId: h })).summary?.metadata?.sessionId).toBe(h);
     // Nothing was sent as the viewer.
-    for (const [sid, n] of [[h, 2], [t, 2]] as const) {
+    for (const [sid, n] of [
+      [h, 2],
+      [t, 2],
+    ] as const) {
       const got = await history(sid, n + 1);
       expect(got.map((e) => e.sender).filter((s) => s === "human:victor")).toEqual([]);
     }
@@ -162,7 +201,11 @@ describe("a viewer", () => {
 describe("CSRF and Origin", () => {
   let sessionId = "";
   beforeAll(async () => {
-    sessionId = ok(await alice.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "csrf target", participants: ["human:bob", "human:dave"] })).sessionId;
+    sessionId = ok(
+      await alice
+        .actions()
+        .startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "csrf target", participants: ["human:bob", "human:dave"] }),
+    ).sessionId;
   });
 
   /** A raw Connect JSON POST of Offer by bob, as a page on another site could make his browser send it. */
@@ -197,13 +240,18 @@ describe("CSRF and Origin", () => {
       expect([status, deny], `${name}: ${body}`).toEqual([403, "csrf"]);
     }
     // A GET cannot change anything either.
-    const get = await fetch(`${tc.url}/baton.v1.ActionService/Offer?message=${encodeURIComponent("{}")}&encoding=json`, { headers: { cookie: bob.cookie } });
+    const get = await fetch(`${tc.url}/baton.v1.ActionService/Offer?message=${encodeURIComponent("{}")}&encoding=json`, {
+      headers: { cookie: bob.cookie },
+    });
     expect(get.status).toBeGreaterThanOrEqual(400);
     // With the token from this console's own page, the call goes through and is answered on its
     // merits: bob is not the owner, so the offer is refused by the rules, not by the CSRF check.
     const through = await rawOffer({ ...same, "x-baton-csrf": bob.csrf });
     expect(through.deny).toBe("authority");
-    expect(JSON.parse(through.body)).toEqual({ code: "permission_denied", message: "Only the session's owner (Alice Ng) can offer the handoff." });
+    expect(JSON.parse(through.body)).toEqual({
+      code: "permission_denied",
+      message: "Only the session's owner (Alice Ng) can offer the handoff.",
+    });
     // Nothing was sent by any refused request.
     expect((await history(sessionId, 2)).map((e) => e.messageType)).toEqual(["SessionStart"]);
   });
@@ -212,7 +260,11 @@ describe("CSRF and Origin", () => {
     const b = await signedIn(tc, "dave");
     const variants: Record<string, string>[] = [{}, { "x-baton-csrf": "nope" }, { origin: "https://evil.example", "x-baton-csrf": b.csrf }];
     for (const headers of variants) {
-      const out = await fetch(`${tc.url}/auth/logout`, { method: "POST", headers: { cookie: b.cookie, "content-type": "application/json", ...headers }, body: "{}" });
+      const out = await fetch(`${tc.url}/auth/logout`, {
+        method: "POST",
+        headers: { cookie: b.cookie, "content-type": "application/json", ...headers },
+        body: "{}",
+      });
       expect(out.status).toBe(403);
       const pw = await fetch(`${tc.url}/auth/password`, {
         method: "POST",
@@ -250,10 +302,18 @@ describe("sign-in fixation", () => {
 
 describe("acting as another participant", () => {
   it("a person can answer only offers and tasks addressed to them; whatever they send carries their own id", async () => {
-    const h = ok(await alice.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "not yours", participants: ["human:bob", "human:dave"] })).sessionId;
+    const h = ok(
+      await alice
+        .actions()
+        .startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "not yours", participants: ["human:bob", "human:dave"] }),
+    ).sessionId;
     ok(await alice.actions().offer({ sessionId: h, messageId: uuid(), target: "human:bob", scope: "pager" }));
     const dave = await signedIn(tc, "dave");
-    for (const call of [dave.actions().accept({ sessionId: h, messageId: uuid() }), dave.actions().decline({ sessionId: h, messageId: uuid() }), alice.actions().accept({ sessionId: h, messageId: uuid() })]) {
+    for (const call of [
+      dave.actions().accept({ sessionId: h, messageId: uuid() }),
+      dave.actions().decline({ sessionId: h, messageId: uuid() }),
+      alice.actions().accept({ sessionId: h, messageId: uuid() }),
+    ]) {
       const r = await call.then(
         (x) => (x.ok ? "accepted" : x.code),
         (e: unknown) => Code[ConnectError.from(e).code],

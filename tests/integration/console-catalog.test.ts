@@ -133,14 +133,22 @@ describe("the console catalog against an external runtime process with history",
       const first = await browser.listSessionPage({ query: { state: "resolved" }, limit: 5 });
       expect(first.total).toBe(BigInt(SESSIONS - seeded.open.size));
       expect(first.sessions.every((s) => s.phase === "Committed")).toBe(true);
-      await waitFor(async () => (await browser.listSessionPage({ limit: 1 })).status?.backfilling === false, 60_000, "open sessions followed again");
+      await waitFor(
+        async () => (await browser.listSessionPage({ limit: 1 })).status?.backfilling === false,
+        60_000,
+        "open sessions followed again",
+      );
       // Give anything that would re-read closed sessions the chance to.
       await new Promise((r) => setTimeout(r, 500));
       expect(c.gateway.feeder.readsStarted).toBe(seeded.open.size);
       // A new session after the restart is picked up incrementally.
       const [sid] = (await seed(runtime, 1)).ids;
       // (Session 0 of a seeding is one of those left open.)
-      await waitFor(async () => (await browser.listSessionPage({ query: { text: sid?.slice(0, 18) ?? "" } })).sessions[0]?.phase === "OfferPending", 10_000, "new session");
+      await waitFor(
+        async () => (await browser.listSessionPage({ query: { text: sid?.slice(0, 18) ?? "" } })).sessions[0]?.phase === "OfferPending",
+        10_000,
+        "new session",
+      );
       expect(c.gateway.feeder.readsStarted).toBe(seeded.open.size + 1);
     } finally {
       await c.close();
@@ -231,7 +239,8 @@ describe("console streams of one person", () => {
     const body = Buffer.from(JSON.stringify({ sessionId: sid }));
     const frame = Buffer.concat([Buffer.from([0, 0, 0, 0, 0]), body]);
     frame.writeUInt32BE(body.length, 1);
-    const connections = () => new Promise<number>((resolve, reject) => tc.console.server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
+    const connections = () =>
+      new Promise<number>((resolve, reject) => tc.console.server.getConnections((err, n) => (err ? reject(err) : resolve(n))));
     const before = await connections();
     const agentless = new http.Agent({ keepAlive: false });
     const req = http.request(`${tc.url}/baton.v1.ConsoleService/SubscribeSession`, {

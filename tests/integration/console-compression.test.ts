@@ -25,7 +25,10 @@ interface Head {
   headers: http.IncomingHttpHeaders;
 }
 
-function request(url: string, opts: { method?: string; headers?: Record<string, string>; body?: Buffer }): Promise<Head & { body: Buffer }> {
+function request(
+  url: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: Buffer },
+): Promise<Head & { body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: opts.method ?? "GET", headers: opts.headers }, (res) => {
       const chunks: Buffer[] = [];

@@ -74,7 +74,9 @@ describe("slow and silent connections", () => {
 
   it("closes a sign-in POST whose body arrives a byte at a time", async () => {
     const c = await connect();
-    c.socket.write(`POST /auth/login HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 4096\r\n\r\n{`);
+    c.socket.write(
+      `POST /auth/login HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 4096\r\n\r\n{`,
+    );
     const drip = setInterval(() => {
       if (!c.socket.destroyed) c.socket.write(" ");
     }, 50);
@@ -114,7 +116,8 @@ describe("slow and silent connections", () => {
     let ended: unknown = null;
     const done = (async () => {
       try {
-        for await (const m of viewer.console().watchSessionChanges({}, { signal: ac.signal })) if (m.item.case === "heartbeat") heartbeats++;
+        for await (const m of viewer.console().watchSessionChanges({}, { signal: ac.signal }))
+          if (m.item.case === "heartbeat") heartbeats++;
       } catch (e) {
         if (!ac.signal.aborted) ended = e;
       }
@@ -148,10 +151,19 @@ describe("slow and silent connections", () => {
 
 describe("connection limits configuration", () => {
   it("has safe defaults, follows the heartbeat, and refuses an idle timeout that would cut streams", () => {
-    expect(loadConsoleConfig({}, [], "/repo").connections).toEqual({ headersTimeoutMs: 15_000, requestTimeoutMs: 60_000, idleTimeoutMs: 40_000, maxPerAddress: 64 });
+    expect(loadConsoleConfig({}, [], "/repo").connections).toEqual({
+      headersTimeoutMs: 15_000,
+      requestTimeoutMs: 60_000,
+      idleTimeoutMs: 40_000,
+      maxPerAddress: 64,
+    });
     expect(loadConsoleConfig({ BATON_HEARTBEAT_MS: "60000" }, [], "/repo").connections.idleTimeoutMs).toBe(130_000);
     expect(loadConsoleConfig({ BATON_TRUST_PROXY: "1" }, [], "/repo").connections.maxPerAddress).toBe(0);
-    expect(() => loadConsoleConfig({ BATON_IDLE_TIMEOUT_MS: "20000", BATON_HEARTBEAT_MS: "15000" }, [], "/repo")).toThrow(/BATON_IDLE_TIMEOUT_MS/);
-    expect(() => loadConsoleConfig({ BATON_REQUEST_TIMEOUT_MS: "1000", BATON_HEADERS_TIMEOUT_MS: "5000" }, [], "/repo")).toThrow(/BATON_REQUEST_TIMEOUT_MS/);
+    expect(() => loadConsoleConfig({ BATON_IDLE_TIMEOUT_MS: "20000", BATON_HEARTBEAT_MS: "15000" }, [], "/repo")).toThrow(
+      /BATON_IDLE_TIMEOUT_MS/,
+    );
+    expect(() => loadConsoleConfig({ BATON_REQUEST_TIMEOUT_MS: "1000", BATON_HEADERS_TIMEOUT_MS: "5000" }, [], "/repo")).toThrow(
+      /BATON_REQUEST_TIMEOUT_MS/,
+    );
   });
 });

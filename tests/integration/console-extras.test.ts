@@ -21,7 +21,12 @@ beforeAll(async () => {
     { username: "victor", role: "viewer", name: "Victor Viewer" },
     { username: "root", role: "admin", name: "Ruth Admin" },
   ]);
-  [alice, carol, victor, root] = await Promise.all([signedIn(tc, "alice"), signedIn(tc, "carol"), signedIn(tc, "victor"), signedIn(tc, "root")]);
+  [alice, carol, victor, root] = await Promise.all([
+    signedIn(tc, "alice"),
+    signedIn(tc, "carol"),
+    signedIn(tc, "victor"),
+    signedIn(tc, "root"),
+  ]);
 });
 
 afterAll(async () => {
@@ -97,7 +102,8 @@ describe("RunDemo", () => {
     const messages: RunDemoResponse[] = [];
     const ac = new AbortController();
     const reading = (async () => {
-      for await (const m of root.actions().runDemo({ scenario: "lead-approval", instant: true, startPaused: true }, { signal: ac.signal })) messages.push(m);
+      for await (const m of root.actions().runDemo({ scenario: "lead-approval", instant: true, startPaused: true }, { signal: ac.signal }))
+        messages.push(m);
     })();
     const until = async (what: string, ok: () => boolean): Promise<void> => {
       const end = Date.now() + 10_000;
@@ -123,7 +129,9 @@ describe("RunDemo", () => {
     }
     // Only admins steer, behind CSRF; a step while playing is refused; a pace is checked.
     expect((await refusal(alice.actions().controlDemo({ runId, action: DemoControlAction.PAUSE }))).code).toBe(Code.PermissionDenied);
-    expect((await refusal(root.actions().controlDemo({ runId, action: DemoControlAction.SET_PACE, speed: 500 }))).code).toBe(Code.InvalidArgument);
+    expect((await refusal(root.actions().controlDemo({ runId, action: DemoControlAction.SET_PACE, speed: 500 }))).code).toBe(
+      Code.InvalidArgument,
+    );
     expect((await refusal(root.actions().controlDemo({ runId: "no-such-run", action: DemoControlAction.STEP }))).code).toBe(Code.NotFound);
     expect((await root.actions().controlDemo({ runId, action: DemoControlAction.RESUME })).state?.paused).toBe(false);
     await until("the end", () => messages.some((m) => m.item.case === "finished"));

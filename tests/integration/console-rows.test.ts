@@ -114,7 +114,12 @@ describe("the console catalog fed by the runtime's list rows", () => {
       expect(committed.total).toBe(BigInt(SESSIONS - seeded.open.size));
       const one = await browser.listSessionPage({ query: { text: "Pager 01234" } });
       expect(one.sessions.map((s) => s.metadata?.sessionId)).toEqual([seeded.ids[1234]]);
-      expect(one.sessions[0]).toMatchObject({ intent: "rotate pager 01234", scope: "day shift", currentOwner: TARGET, outcome: "positive" });
+      expect(one.sessions[0]).toMatchObject({
+        intent: "rotate pager 01234",
+        scope: "day shift",
+        currentOwner: TARGET,
+        outcome: "positive",
+      });
       const night = await browser.listSessionPage({ query: { text: "night", state: "open" }, limit: 500 });
       expect(night.total).toBe(BigInt([...seeded.open].filter((sid) => seeded.ids.indexOf(sid) % 2 === 1).length));
       // Who acts next comes with the row: an open offer waits on its target.
@@ -142,7 +147,11 @@ describe("the console catalog fed by the runtime's list rows", () => {
       const before = c.gateway.catalog.cursor?.change ?? 0n;
       // A new session (seeding's session 0 stays open) arrives as live rows, one per change.
       const [sid] = (await seed(runtime, 1)).ids;
-      await waitFor(async () => (await browser.listSessionPage({ query: { text: sid?.slice(0, 18) ?? "" } })).sessions[0]?.phase === "OfferPending", 10_000, "new session");
+      await waitFor(
+        async () => (await browser.listSessionPage({ query: { text: sid?.slice(0, 18) ?? "" } })).sessions[0]?.phase === "OfferPending",
+        10_000,
+        "new session",
+      );
       expect(feeder.rowsApplied).toBeGreaterThanOrEqual(1);
       expect(feeder.rowsApplied).toBeLessThanOrEqual(2); // SessionStart, HandoffOffer
       expect(c.gateway.catalog.cursor?.change).toBeGreaterThan(before);
@@ -235,7 +244,8 @@ describe("a runtime whose store was replaced (same address, new store_id)", () =
       );
       expect(lines.some((l) => l.includes("store was replaced"))).toBe(true);
       for (const sid of old.ids) expect(c.gateway.catalog.get(sid), sid).toBeUndefined();
-      for (const sid of fresh.ids) expect(c.gateway.catalog.get(sid)?.summary.phase, sid).toBe(fresh.open.has(sid) ? "OfferPending" : "Committed");
+      for (const sid of fresh.ids)
+        expect(c.gateway.catalog.get(sid)?.summary.phase, sid).toBe(fresh.open.has(sid) ? "OfferPending" : "Committed");
       const page = await browserOf(c).listSessionPage({ query: { text: "pager" }, limit: 50 });
       expect(page.total).toBe(12n);
       expect(c.gateway.feeder.readsStarted).toBe(0);

@@ -50,7 +50,11 @@ const CHECKS: Record<string, (r: ScenarioResult) => void> = {
     expect(types(s)).toEqual(["SessionStart", "HandoffOffer", "HandoffContext", "HandoffContext", "HandoffAccept", "Commitment"]);
     const h = s.handoff;
     expect(h?.isAccepted("h1")).toBe(true);
-    expect(h?.getHandoff("h1")).toMatchObject({ target: "agent://oncall/bob", acceptedBy: "agent://oncall/bob", scope: "payments-api primary on-call" });
+    expect(h?.getHandoff("h1")).toMatchObject({
+      target: "agent://oncall/bob",
+      acceptedBy: "agent://oncall/bob",
+      scope: "payments-api primary on-call",
+    });
     const ctx = h?.getHandoff("h1")?.contexts ?? [];
     expect(ctx.map((c) => c.contentType)).toEqual(["text/markdown", "application/json"]);
     expect(text(ctx[0]?.context)).toMatch(/^# Payments API — primary on-call runbook\n/);
@@ -96,7 +100,11 @@ const CHECKS: Record<string, (r: ScenarioResult) => void> = {
     const refused = r.steps.find((st) => st.result !== "ok");
     expect(refused).toMatchObject({ actor: "agent://dba/alice", action: "commit", result: "FORBIDDEN", matched: true });
     expect(s.handoff?.isAccepted("h1")).toBe(true);
-    expect(s.commitment).toMatchObject({ sender: "human://sre-lead/erin", authorityScope: "sre-lead approval", policyVersion: LEAD_APPROVAL_POLICY });
+    expect(s.commitment).toMatchObject({
+      sender: "human://sre-lead/erin",
+      authorityScope: "sre-lead approval",
+      policyVersion: LEAD_APPROVAL_POLICY,
+    });
     // The refused commitment left no trace.
     expect(s.events.filter((e) => e.envelope.messageType === "Commitment")).toHaveLength(1);
   },
@@ -163,7 +171,9 @@ describe("demo scenarios", () => {
       expect(s.events[0]?.envelope.messageType).toBe("SessionStart");
       // The commitment's outcome_positive is explicit on the wire (false survives decoding).
       const last = s.events[s.events.length - 1]?.envelope;
-      expect(decodePayloadToJson(last?.mode ?? "", "Commitment", last?.payload ?? new Uint8Array())?.outcome_positive).toBe(want.outcomePositive);
+      expect(decodePayloadToJson(last?.mode ?? "", "Commitment", last?.payload ?? new Uint8Array())?.outcome_positive).toBe(
+        want.outcomePositive,
+      );
     }
     CHECKS[name]?.(r);
   });

@@ -37,7 +37,11 @@ describe("restart recovery", () => {
     const owner = agent(first, "owner", sid);
     await owner.start(["owner", "target", "lead"], { policy: "policy.oncall.lead", messageId: "start-1" });
     await owner.send("HandoffOffer", { handoffId: "h1", targetParticipant: "target", scope: "pager" }, { messageId: "offer-1" });
-    await owner.send("HandoffContext", { handoffId: "h1", contentType: "text/markdown", context: new TextEncoder().encode("# Runbook") }, { messageId: "ctx-1" });
+    await owner.send(
+      "HandoffContext",
+      { handoffId: "h1", contentType: "text/markdown", context: new TextEncoder().encode("# Runbook") },
+      { messageId: "ctx-1" },
+    );
     const before = (await clientFor(first, "owner").getSession({ sessionId: sid })).metadata;
     await first.close();
 
@@ -128,7 +132,11 @@ describe("crash safety", () => {
       for (let i = 0; !stop; i++) {
         const id = `ctx-${i}`;
         try {
-          const ack = await o.send("HandoffContext", { handoffId: "h1", contentType: "text/plain", context: new TextEncoder().encode(`note ${i}`) }, { messageId: id });
+          const ack = await o.send(
+            "HandoffContext",
+            { handoffId: "h1", contentType: "text/plain", context: new TextEncoder().encode(`note ${i}`) },
+            { messageId: id },
+          );
           if (ack.ok) acked.get(sid)!.push(id);
         } catch {
           return; // connection dropped by the kill

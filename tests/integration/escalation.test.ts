@@ -18,7 +18,15 @@ import { ensureBootstrapAdmin } from "@/lib/accounts/users-file";
 import { TEST_SCRYPT } from "@/lib/accounts/password";
 import { loadConsoleConfig } from "@/lib/server/config";
 import { startConsole, type RunningConsole } from "@/lib/server/console";
-import { EscalationState, EscalationStepKind, InboxItemKind, PolicyChoice, SessionKind, type ActionResult, type Escalation } from "@/lib/gen/baton/v1/actions_pb";
+import {
+  EscalationState,
+  EscalationStepKind,
+  InboxItemKind,
+  PolicyChoice,
+  SessionKind,
+  type ActionResult,
+  type Escalation,
+} from "@/lib/gen/baton/v1/actions_pb";
 import { HandoffContextPayloadSchema, HandoffOfferPayloadSchema } from "@/lib/gen/macp/modes/handoff/v1/handoff_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { EscalationStore } from "@/lib/gateway/escalations";
@@ -48,7 +56,10 @@ class Receiver {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      this.got.push({ delivery: String(req.headers["x-baton-delivery"]), body: JSON.parse(Buffer.concat(chunks).toString("utf8")) as Body });
+      this.got.push({
+        delivery: String(req.headers["x-baton-delivery"]),
+        body: JSON.parse(Buffer.concat(chunks).toString("utf8")) as Body,
+      });
       res.writeHead(200);
       res.end("ok");
     });
@@ -75,7 +86,12 @@ let running: RunningConsole;
 function start(): Promise<RunningConsole> {
   const accounts = new Accounts({ usersFile: path.join(dir, "users.json"), loginSecret: SECRET, scrypt: TEST_SCRYPT, logger: quiet });
   const e = { ...env };
-  return startConsole({ config: loadConsoleConfig(e, ["--no-ui"], process.cwd()), env: e, logger: quiet, auth: { accounts, secret: SECRET } });
+  return startConsole({
+    config: loadConsoleConfig(e, ["--no-ui"], process.cwd()),
+    env: e,
+    logger: quiet,
+    auth: { accounts, secret: SECRET },
+  });
 }
 
 async function as(username: string): Promise<Browser> {
@@ -107,8 +123,23 @@ async function handOffWithId(alice: Browser): Promise<{ sessionId: string; hando
       ttlMs: 3_600_000,
     }),
   );
-  const o = ok(await a.offer({ sessionId: s.sessionId, messageId: uuid(), target: "human:bob", scope: "payments-api primary on-call", reason: "end of my rotation" }));
-  ok(await a.attachContext({ sessionId: s.sessionId, messageId: uuid(), handoffId: o.handoffId, content: { case: "markdown", value: RUNBOOK } }));
+  const o = ok(
+    await a.offer({
+      sessionId: s.sessionId,
+      messageId: uuid(),
+      target: "human:bob",
+      scope: "payments-api primary on-call",
+      reason: "end of my rotation",
+    }),
+  );
+  ok(
+    await a.attachContext({
+      sessionId: s.sessionId,
+      messageId: uuid(),
+      handoffId: o.handoffId,
+      content: { case: "markdown", value: RUNBOOK },
+    }),
+  );
   return { sessionId: s.sessionId, handoffId: o.handoffId };
 }
 
@@ -147,7 +178,12 @@ beforeAll(async () => {
   const usersFile = path.join(dir, "users.json");
   await ensureBootstrapAdmin(usersFile, { scrypt: TEST_SCRYPT });
   await addPeople(usersFile, PEOPLE);
-  await writeFile(path.join(dir, "webhooks.json"), JSON.stringify({ webhooks: [{ id: "oncall", url: `${receiver.url}/hook`, secret: "escalation-test-secret-0123456789", events: ["offer.escalated"] }] }));
+  await writeFile(
+    path.join(dir, "webhooks.json"),
+    JSON.stringify({
+      webhooks: [{ id: "oncall", url: `${receiver.url}/hook`, secret: "escalation-test-secret-0123456789", events: ["offer.escalated"] }],
+    }),
+  );
   env = {
     PORT: "0",
     BATON_STREAM_GRACE_MS: "0",
@@ -197,7 +233,10 @@ describe("escalation chains", () => {
     expect(envs.map((e) => e.messageType)).toEqual(["SessionStart", "HandoffOffer", "HandoffContext"]);
     expect(envs.every((e) => e.sender === "human:alice")).toBe(true);
     expect(envs.map((e) => e.messageId)).toEqual(reoffer.messageIds);
-    expect(fromBinary(HandoffOfferPayloadSchema, envs[1]!.payload)).toMatchObject({ targetParticipant: "human:dave", scope: "payments-api primary on-call" });
+    expect(fromBinary(HandoffOfferPayloadSchema, envs[1]!.payload)).toMatchObject({
+      targetParticipant: "human:dave",
+      scope: "payments-api primary on-call",
+    });
     expect(new TextDecoder().decode(fromBinary(HandoffContextPayloadSchema, envs[2]!.payload).context)).toBe(RUNBOOK);
     expect(kernel().getSession(next)?.metadata.policyVersion).toBe(kernel().getSession(sid)?.metadata.policyVersion);
     // The chain is found from either session, and Dave can answer the new offer.
@@ -206,7 +245,9 @@ describe("escalation chains", () => {
     // Carol's inbox had the unanswered offer while the chain waited on Bob, and not after the re-offer closed it.
     const seen = carolInbox.updates.flat().filter((i) => i.sessionId === sid && i.kind === InboxItemKind.ESCALATION);
     expect(seen.length).toBeGreaterThan(0);
-    expect(seen[0]?.summary).toBe("Alice Ng's offer of payments-api primary on-call to Bob Ito is unanswered; Baton told you for Alice Ng.");
+    expect(seen[0]?.summary).toBe(
+      "Alice Ng's offer of payments-api primary on-call to Bob Ito is unanswered; Baton told you for Alice Ng.",
+    );
     await waitFor(() => !(carolInbox.latest ?? []).some((i) => i.sessionId === sid), 5_000, "the escalation item gone from Carol's inbox");
     await carolInbox.stop();
   }, 30_000);
@@ -249,8 +290,16 @@ describe("escalation chains", () => {
     const [alice, bob] = await Promise.all([as("alice"), as("bob")]);
     const sid = await handOff(alice);
     await expect(alice.actions().startEscalation({ sessionId: sid, steps: [] })).rejects.toThrow(/steps: is required/);
-    await expect(alice.actions().startEscalation({ sessionId: sid, steps: [{ kind: EscalationStepKind.REOFFER, afterMinutes: 1, participants: ["human:bob"] }] })).rejects.toThrow(/already has the offer/);
-    await expect(alice.actions().startEscalation({ sessionId: sid, steps: [{ kind: EscalationStepKind.NOTIFY, afterMinutes: 0, participants: ["human:carol"] }] })).rejects.toThrow(/after_minutes/);
+    await expect(
+      alice
+        .actions()
+        .startEscalation({ sessionId: sid, steps: [{ kind: EscalationStepKind.REOFFER, afterMinutes: 1, participants: ["human:bob"] }] }),
+    ).rejects.toThrow(/already has the offer/);
+    await expect(
+      alice
+        .actions()
+        .startEscalation({ sessionId: sid, steps: [{ kind: EscalationStepKind.NOTIFY, afterMinutes: 0, participants: ["human:carol"] }] }),
+    ).rejects.toThrow(/after_minutes/);
     await expect(bob.actions().startEscalation({ sessionId: sid, steps: CHAIN(1, 1) })).rejects.toThrow(/Only the session's owner/);
   });
 
@@ -274,7 +323,19 @@ describe("escalation chains", () => {
     const rec = store.get(sid)!;
     const undone = rec.done.slice(0, 1);
     // As it was just before the re-offer was recorded: in flight, watching Bob's offer in the (already cancelled) first session.
-    store.put({ ...rec, state: "pending", nextStep: 1, nextAtMs: Date.now() - 1, inflight: true, done: undone, sessionId: sid, sessionIds: [sid], target: "human:bob", handoffId, detail: "" });
+    store.put({
+      ...rec,
+      state: "pending",
+      nextStep: 1,
+      nextAtMs: Date.now() - 1,
+      inflight: true,
+      done: undone,
+      sessionId: sid,
+      sessionIds: [sid],
+      target: "human:bob",
+      handoffId,
+      detail: "",
+    });
     store.close();
     running = await start();
     alice = await as("alice");
@@ -282,7 +343,9 @@ describe("escalation chains", () => {
     expect(again.done[1]?.sessionId).toBe(done.done[1]?.sessionId);
     expect(again.done[1]?.messageIds).toEqual(done.done[1]?.messageIds);
     expect(kernel().listSessions().length).toBe(sessionsBefore + 1);
-    const envs = await collectEnvelopes(clientFor({ url: running.runtime!.url }, "baton:console"), again.sessionId, 4, { timeoutMs: 1_000 });
+    const envs = await collectEnvelopes(clientFor({ url: running.runtime!.url }, "baton:console"), again.sessionId, 4, {
+      timeoutMs: 1_000,
+    });
     expect(envs.map((e) => e.messageType)).toEqual(["SessionStart", "HandoffOffer", "HandoffContext"]);
     await new Promise((r) => setTimeout(r, 500));
     expect(receiver.escalated(sid)).toHaveLength(1);

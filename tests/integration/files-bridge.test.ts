@@ -62,7 +62,17 @@ function fileOf(taskId: string): HandoffRecord & Record<string, unknown> {
 /** Write an offer the way a plain v0.1 tool does: a JSON file, nothing else. */
 function plainOffer(taskId: string, extra: Partial<HandoffRecord> = {}): void {
   const now = new Date().toISOString();
-  const rec = { task_id: taskId, from_agent: PLANNER, to_agent: "", status: "offered", description: "Backfill March invoices\nfrom the ledger", context: { month: "2026-03" }, created_at: now, updated_at: now, ...extra };
+  const rec = {
+    task_id: taskId,
+    from_agent: PLANNER,
+    to_agent: "",
+    status: "offered",
+    description: "Backfill March invoices\nfrom the ledger",
+    context: { month: "2026-03" },
+    created_at: now,
+    updated_at: now,
+    ...extra,
+  };
   fs.writeFileSync(path.join(dir, `${taskId}.json`), JSON.stringify(rec, null, 2));
 }
 
@@ -98,13 +108,17 @@ describe("files bridge", { timeout: 120_000 }, () => {
     // The worker finds the task the way any MACP agent would: a Task session it takes part in.
     const worker = clientAs(WORKER);
     let sid = "";
-    await waitFor(async () => {
-      const s = (await worker.listSessions()).find((m) => m.contextId === taskId && m.participants.includes(WORKER));
-      sid = s?.sessionId ?? "";
-      return sid !== "";
-    }, 15_000, "the bridged session");
+    await waitFor(
+      async () => {
+        const s = (await worker.listSessions()).find((m) => m.contextId === taskId && m.participants.includes(WORKER));
+        sid = s?.sessionId ?? "";
+        return sid !== "";
+      },
+      15_000,
+      "the bridged session",
+    );
     const session = await TaskSession.attach(worker, sid);
-    await waitFor(async () => ((await session.refresh()), session.projection.task !== undefined), 15_000, "the TaskRequest");
+    await waitFor(async () => (await session.refresh(), session.projection.task !== undefined), 15_000, "the TaskRequest");
     expect(session.projection.task).toMatchObject({ taskId, title: "Backfill March invoices", requester: PLANNER, requestedAssignee: "" });
     expect(JSON.parse(new TextDecoder().decode(session.projection.task?.input))).toEqual({ month: "2026-03" });
 
@@ -114,7 +128,12 @@ describe("files bridge", { timeout: 120_000 }, () => {
 
     await session.complete({ taskId, summary: "48,211 invoices backfilled", output: "rows=48211" });
     await waitFor(() => fileOf(taskId).status === "completed", 15_000, "the file to say completed");
-    expect(fileOf(taskId).context).toEqual({ month: "2026-03", macp_session_id: sid, macp_summary: "48,211 invoices backfilled", macp_output: "rows=48211" });
+    expect(fileOf(taskId).context).toEqual({
+      month: "2026-03",
+      macp_session_id: sid,
+      macp_summary: "48,211 invoices backfilled",
+      macp_output: "rows=48211",
+    });
 
     // The bridge commits for the requester (the file's from_agent), which resolves the session.
     await waitFor(async () => (await worker.getSession(sid)).state === SessionState.RESOLVED, 15_000, "the session to resolve");
@@ -138,7 +157,12 @@ describe("files bridge", { timeout: 120_000 }, () => {
     await waitFor(async () => (await planner.getSession(first)).state === SessionState.RESOLVED, 15_000, "the failed session to resolve");
     const failed = await TaskSession.attach(planner, first);
     expect(failed.projection.task).toMatchObject({ activeAssignee: FILE_AGENT, requestedAssignee: FILE_AGENT });
-    expect(failed.projection.terminalReport()).toMatchObject({ kind: "fail", assignee: FILE_AGENT, retryable: true, reason: "the HSM was offline" });
+    expect(failed.projection.terminalReport()).toMatchObject({
+      kind: "fail",
+      assignee: FILE_AGENT,
+      retryable: true,
+      reason: "the HSM was offline",
+    });
     expect(failed.projection.commitment).toMatchObject({ action: "task.failed", outcomePositive: false });
 
     await hd.act(taskId, { kind: "reoffer", to: FILE_AGENT });
@@ -148,7 +172,13 @@ describe("files bridge", { timeout: 120_000 }, () => {
     const second = (await sessionsFor(taskId)).find((s) => s.sessionId !== first)?.sessionId ?? "";
     await waitFor(async () => (await planner.getSession(second)).state === SessionState.RESOLVED, 15_000, "the second session to resolve");
     const done = await TaskSession.attach(planner, second);
-    expect(done.projection.events.map((e) => e.envelope.messageType)).toEqual(["SessionStart", "TaskRequest", "TaskAccept", "TaskComplete", "Commitment"]);
+    expect(done.projection.events.map((e) => e.envelope.messageType)).toEqual([
+      "SessionStart",
+      "TaskRequest",
+      "TaskAccept",
+      "TaskComplete",
+      "Commitment",
+    ]);
     expect(done.projection.commitment?.action).toBe("task.completed");
     await bridge.settled();
     expect(fileOf(taskId).status).toBe("completed");
@@ -157,9 +187,11 @@ describe("files bridge", { timeout: 120_000 }, () => {
   it("a bridge restarted mid-way creates no duplicate session or message", async () => {
     const taskId = "0d9c8b7a-6f5e-4d3c-8b2a-190817161514";
     // The first bridge "crashes" right after the SessionStart was acknowledged.
-    const crash = { afterSend: async (_t: string, step: string) => {
-      if (step === "start") throw new Error("simulated crash after SessionStart");
-    } };
+    const crash = {
+      afterSend: async (_t: string, step: string) => {
+        if (step === "start") throw new Error("simulated crash after SessionStart");
+      },
+    };
     const { bridge: crashed, events } = await startBridge({ hooks: crash });
     plainOffer(taskId, { to_agent: FILE_AGENT });
     await waitFor(() => events.some((e) => e.kind === "error"), 15_000, "the simulated crash");
@@ -170,21 +202,31 @@ describe("files bridge", { timeout: 120_000 }, () => {
 
     // The second bridge carries on in the same session; it sent the start once already.
     const second = await startBridge();
-    await waitFor(async () => {
-      const s = (await sessionsFor(taskId))[0];
-      return s !== undefined && (await TaskSession.attach(planner, s.sessionId)).projection.task !== undefined;
-    }, 15_000, "the TaskRequest after the restart");
+    await waitFor(
+      async () => {
+        const s = (await sessionsFor(taskId))[0];
+        return s !== undefined && (await TaskSession.attach(planner, s.sessionId)).projection.task !== undefined;
+      },
+      15_000,
+      "the TaskRequest after the restart",
+    );
     await second.bridge.settled();
     // It read the session back (the start is there), so it sent only what was missing, in the same session.
-    expect(second.events.filter((e) => e.kind === "sent" || e.kind === "epoch").map((e) => (e.kind === "sent" ? [e.step, e.sessionId] : [e.kind]))).toEqual([
-      ["request", (await sessionsFor(taskId))[0]?.sessionId],
-    ]);
+    expect(
+      second.events
+        .filter((e) => e.kind === "sent" || e.kind === "epoch")
+        .map((e) => (e.kind === "sent" ? [e.step, e.sessionId] : [e.kind])),
+    ).toEqual([["request", (await sessionsFor(taskId))[0]?.sessionId]]);
 
     // Accept in the file, then restart again before anything else happens.
     const hd = new HandoffDirectory(dir);
     await hd.act(taskId, { kind: "accept", agent: FILE_AGENT });
     const sid = (await sessionsFor(taskId))[0]?.sessionId ?? "";
-    await waitFor(async () => (await TaskSession.attach(planner, sid)).projection.task?.activeAssignee === FILE_AGENT, 15_000, "the TaskAccept");
+    await waitFor(
+      async () => (await TaskSession.attach(planner, sid)).projection.task?.activeAssignee === FILE_AGENT,
+      15_000,
+      "the TaskAccept",
+    );
     await stopBridges();
     await startBridge();
     await hd.act(taskId, { kind: "complete" });
@@ -200,8 +242,14 @@ describe("files bridge", { timeout: 120_000 }, () => {
     fs.writeFileSync(path.join(dir, "broken.json"), "{");
     const { bridge, events } = await startBridge();
     await bridge.settled();
-    expect(events).toContainEqual({ kind: "skipped", taskId: "old-1", reason: "already completed when the bridge first saw it; not mirrored" });
-    expect(events.find((e) => e.kind === "blocked" && e.taskId === "broken")).toMatchObject({ reason: expect.stringMatching(/^not mirrored: not valid JSON/) });
+    expect(events).toContainEqual({
+      kind: "skipped",
+      taskId: "old-1",
+      reason: "already completed when the bridge first saw it; not mirrored",
+    });
+    expect(events.find((e) => e.kind === "blocked" && e.taskId === "broken")).toMatchObject({
+      reason: expect.stringMatching(/^not mirrored: not valid JSON/),
+    });
     expect(await sessionsFor("old-1")).toHaveLength(0);
     expect(fs.readFileSync(path.join(dir, "broken.json"), "utf8")).toBe("{");
   });

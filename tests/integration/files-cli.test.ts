@@ -46,10 +46,14 @@ describe("baton files with an independent v0.1 agent", () => {
   it("the agent offers, Baton accepts, the agent completes; watch prints and records each step", async () => {
     const historyFile = path.join(work, "data", "handoff-files.sqlite");
     fs.mkdirSync(dir, { recursive: true });
-    const watch: ChildProcessWithoutNullStreams = spawn(process.execPath, [BIN, "--json", "files", "watch", "--dir", dir, "--history", historyFile], {
-      cwd: work,
-      env: { ...process.env },
-    });
+    const watch: ChildProcessWithoutNullStreams = spawn(
+      process.execPath,
+      [BIN, "--json", "files", "watch", "--dir", dir, "--history", historyFile],
+      {
+        cwd: work,
+        env: { ...process.env },
+      },
+    );
     let lines = "";
     watch.stdout.on("data", (d: Buffer) => (lines += d.toString()));
     let watchErr = "";
@@ -72,7 +76,12 @@ describe("baton files with an independent v0.1 agent", () => {
       const listed = JSON.parse(list.stdout) as { handoffs: Record<string, unknown>[]; invalid: unknown[] };
       expect(listed.invalid).toEqual([]);
       expect(listed.handoffs).toHaveLength(1);
-      expect(listed.handoffs[0]).toMatchObject({ task_id: id, from_agent: "agent://py/indexer", to_agent: null, agent_version: "v01_agent.py/1" });
+      expect(listed.handoffs[0]).toMatchObject({
+        task_id: id,
+        from_agent: "agent://py/indexer",
+        to_agent: null,
+        agent_version: "v01_agent.py/1",
+      });
 
       const accept = await baton(["files", "accept", id.slice(0, 8), "--agent", "human:alice", "--dir", dir]);
       expect(accept.code, accept.stderr).toBe(0);
@@ -86,10 +95,17 @@ describe("baton files with an independent v0.1 agent", () => {
 
       const done = await py(["complete", dir, id, "--context", "documents=1200000"]);
       expect(done.code, done.stderr).toBe(0);
-      await waitFor(() => events().some((e) => e.task_id === id && e.handoff?.status === "completed"), 15_000, "watch to print the completion");
+      await waitFor(
+        () => events().some((e) => e.task_id === id && e.handoff?.status === "completed"),
+        15_000,
+        "watch to print the completion",
+      );
 
       const show = await baton(["--json", "files", "show", id.slice(0, 6), "--dir", dir]);
-      expect(JSON.parse(show.stdout)).toMatchObject({ valid: true, handoff: { status: "completed", to_agent: "human:alice", context: { shard: "7", documents: "1200000" } } });
+      expect(JSON.parse(show.stdout)).toMatchObject({
+        valid: true,
+        handoff: { status: "completed", to_agent: "human:alice", context: { shard: "7", documents: "1200000" } },
+      });
 
       const mine = events().filter((e) => e.task_id === id);
       expect(mine.map((e) => [e.kind, e.handoff?.status, e.step])).toEqual([
@@ -117,7 +133,19 @@ describe("baton files with an independent v0.1 agent", () => {
 
   it("the binary exits 2 for a refused step and 64 for usage (every case in lib/cli/commands/files.test.ts)", async () => {
     const local = path.join(work, "exit-codes");
-    const offered = await baton(["files", "offer", "Renew the domain", "--from", "agent://a", "--to", "agent://b", "--id", "renew-1", "--dir", local]);
+    const offered = await baton([
+      "files",
+      "offer",
+      "Renew the domain",
+      "--from",
+      "agent://a",
+      "--to",
+      "agent://b",
+      "--id",
+      "renew-1",
+      "--dir",
+      local,
+    ]);
     expect(offered).toMatchObject({ code: 0, stdout: "renew-1\n" });
     const notYours = await baton(["files", "accept", "renew-1", "--agent", "agent://c"], { HANDOFF_DIR: local });
     expect(notYours).toMatchObject({ code: 2, stderr: "error: it is offered to agent://b, not agent://c\n" });
@@ -127,7 +155,15 @@ describe("baton files with an independent v0.1 agent", () => {
   it("lists hostile files as invalid with the reason, refuses to act on them, and changes nothing", async () => {
     const hostile = path.join(work, "hostile");
     fs.mkdirSync(hostile);
-    const valid = (id: string, status = "offered") => JSON.stringify({ task_id: id, from_agent: "x", status, description: "d", created_at: "2026-01-01T00:00:00Z", updated_at: "2026-01-01T00:00:00Z" });
+    const valid = (id: string, status = "offered") =>
+      JSON.stringify({
+        task_id: id,
+        from_agent: "x",
+        status,
+        description: "d",
+        created_at: "2026-01-01T00:00:00Z",
+        updated_at: "2026-01-01T00:00:00Z",
+      });
     fs.writeFileSync(path.join(hostile, "cut.json"), valid("cut").slice(0, 25));
     const big = Buffer.alloc(10 * 1024 * 1024, 0x20);
     big.write(valid("huge"));
@@ -135,7 +171,9 @@ describe("baton files with an independent v0.1 agent", () => {
     fs.writeFileSync(path.join(work, "elsewhere.json"), valid("outside"));
     fs.symlinkSync(path.join(work, "elsewhere.json"), path.join(hostile, "outside.json"));
     fs.writeFileSync(path.join(hostile, "misnamed.json"), valid("someone-else"));
-    const before = fs.readdirSync(hostile).map((n) => [n, fs.lstatSync(path.join(hostile, n)).mtimeMs, fs.lstatSync(path.join(hostile, n)).size]);
+    const before = fs
+      .readdirSync(hostile)
+      .map((n) => [n, fs.lstatSync(path.join(hostile, n)).mtimeMs, fs.lstatSync(path.join(hostile, n)).size]);
 
     const list = await baton(["files", "list", "--dir", hostile]);
     expect(list.code).toBe(0);
@@ -148,6 +186,8 @@ describe("baton files with an independent v0.1 agent", () => {
     const r = await baton(["files", "accept", "outside", "--agent", "bob", "--dir", hostile]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/is not a valid v0.1 handoff, so Baton leaves it alone/);
-    expect(fs.readdirSync(hostile).map((n) => [n, fs.lstatSync(path.join(hostile, n)).mtimeMs, fs.lstatSync(path.join(hostile, n)).size])).toEqual(before);
+    expect(
+      fs.readdirSync(hostile).map((n) => [n, fs.lstatSync(path.join(hostile, n)).mtimeMs, fs.lstatSync(path.join(hostile, n)).size]),
+    ).toEqual(before);
   }, 120_000);
 });

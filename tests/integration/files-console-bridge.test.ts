@@ -55,7 +55,10 @@ afterAll(async () => {
 
 describe("the console's bridge setting", { timeout: 120_000 }, () => {
   it("checks its settings", () => {
-    expect(planFileHandoffs({ BATON_HANDOFF_DIRS: "/a,/b", BATON_HANDOFF_BRIDGE: "/b" }, "/")).toMatchObject({ dirs: ["/a", "/b"], bridgeDirs: ["/b"] });
+    expect(planFileHandoffs({ BATON_HANDOFF_DIRS: "/a,/b", BATON_HANDOFF_BRIDGE: "/b" }, "/")).toMatchObject({
+      dirs: ["/a", "/b"],
+      bridgeDirs: ["/b"],
+    });
     expect(planFileHandoffs({ BATON_HANDOFF_DIRS: "/a", BATON_HANDOFF_BRIDGE: "0" }, "/").bridgeDirs).toEqual([]);
     expect(() => planFileHandoffs({ BATON_HANDOFF_DIRS: "/a", BATON_HANDOFF_BRIDGE: "/c" }, "/")).toThrow(/not in BATON_HANDOFF_DIRS/);
     expect(() => planFileHandoffs({ BATON_HANDOFF_BRIDGE: "1" }, "/")).toThrow(/BATON_HANDOFF_DIRS is empty/);
@@ -68,30 +71,54 @@ describe("the console's bridge setting", { timeout: 120_000 }, () => {
     const now = new Date().toISOString();
     await writeFile(
       path.join(dir, `${taskId}.json`),
-      JSON.stringify({ task_id: taskId, from_agent: PLANNER, to_agent: "human:bob", status: "offered", description: "Rotate the TLS certificates", context: { ticket: "OPS-12" }, created_at: now, updated_at: now }),
+      JSON.stringify({
+        task_id: taskId,
+        from_agent: PLANNER,
+        to_agent: "human:bob",
+        status: "offered",
+        description: "Rotate the TLS certificates",
+        context: { ticket: "OPS-12" },
+        created_at: now,
+        updated_at: now,
+      }),
     );
     const worker = new MacpClient({ address: tc.console.runtimeAddress, auth: Auth.devAgent(WORKER) });
     clients.push(worker);
     let sid = "";
-    await waitFor(async () => {
-      sid = (await worker.listSessions()).find((s) => s.contextId === taskId)?.sessionId ?? "";
-      return sid !== "";
-    }, 20_000, "the bridged session");
+    await waitFor(
+      async () => {
+        sid = (await worker.listSessions()).find((s) => s.contextId === taskId)?.sessionId ?? "";
+        return sid !== "";
+      },
+      20_000,
+      "the bridged session",
+    );
 
     const settings = await files(bob).getFileHandoffSettings({});
     expect(settings.bridge).toBe(true);
     let hash = "";
-    await waitFor(async () => {
-      const got = await files(bob).getFileHandoff({ dirKey: dirKeyOf(dir), taskId });
-      hash = got.handoff?.hash ?? "";
-      return got.handoff?.status === "offered";
-    }, 10_000, "the handoff in the console");
+    await waitFor(
+      async () => {
+        const got = await files(bob).getFileHandoff({ dirKey: dirKeyOf(dir), taskId });
+        hash = got.handoff?.hash ?? "";
+        return got.handoff?.status === "offered";
+      },
+      10_000,
+      "the handoff in the console",
+    );
     const res = await files(bob).actOnFileHandoff({ dirKey: dirKeyOf(dir), taskId, action: FileHandoffAction.ACCEPT, expectHash: hash });
     expect(res.handoff?.toAgent).toBe("human:bob");
 
     const session = await TaskSession.attach(worker, sid);
-    await waitFor(async () => ((await session.refresh()), session.projection.task?.activeAssignee === "human:bob"), 20_000, "the TaskAccept from human:bob");
+    await waitFor(
+      async () => (await session.refresh(), session.projection.task?.activeAssignee === "human:bob"),
+      20_000,
+      "the TaskAccept from human:bob",
+    );
     expect(session.projection.task).toMatchObject({ taskId, requester: PLANNER, requestedAssignee: "human:bob" });
-    expect(JSON.parse(await readFile(path.join(dir, `${taskId}.json`), "utf8"))).toMatchObject({ status: "accepted", to_agent: "human:bob" });
+    expect(JSON.parse(await readFile(path.join(dir, `${taskId}.json`), "utf8"))).toMatchObject({
+      status: "accepted",
+      to_agent: "human:bob",
+    });
   });
 });

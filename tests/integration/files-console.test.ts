@@ -37,7 +37,17 @@ function files(b: Browser, opts: { csrf?: boolean } = {}): Client<typeof FileHan
 
 function doc(taskId: string, over: Record<string, unknown> = {}): Record<string, unknown> {
   const now = new Date().toISOString();
-  return { task_id: taskId, from_agent: "agent://planner", to_agent: "", status: "offered", description: "Rotate the TLS certificates", context: { ticket: "OPS-12" }, created_at: now, updated_at: now, ...over };
+  return {
+    task_id: taskId,
+    from_agent: "agent://planner",
+    to_agent: "",
+    status: "offered",
+    description: "Rotate the TLS certificates",
+    context: { ticket: "OPS-12" },
+    created_at: now,
+    updated_at: now,
+    ...over,
+  };
 }
 
 async function writeDoc(taskId: string, d: Record<string, unknown>): Promise<void> {
@@ -133,12 +143,16 @@ describe("FileHandoffService", () => {
     const vic = await signedIn(tc, "vic");
     const bob = await signedIn(tc, "bob");
     const row = await listed(vic, id);
-    const denied = await codeOf(files(vic).actOnFileHandoff({ dirKey: key, taskId: id, action: FileHandoffAction.ACCEPT, expectHash: row.hash }));
+    const denied = await codeOf(
+      files(vic).actOnFileHandoff({ dirKey: key, taskId: id, action: FileHandoffAction.ACCEPT, expectHash: row.hash }),
+    );
     expect(denied.code).toBe(Code.PermissionDenied);
     expect(denied.meta.get("x-baton-deny")).toBe("role");
 
     // Completing before anyone accepted: the state machine says no.
-    const early = await codeOf(files(bob).actOnFileHandoff({ dirKey: key, taskId: id, action: FileHandoffAction.COMPLETE, expectHash: row.hash }));
+    const early = await codeOf(
+      files(bob).actOnFileHandoff({ dirKey: key, taskId: id, action: FileHandoffAction.COMPLETE, expectHash: row.hash }),
+    );
     expect(early.code).toBe(Code.PermissionDenied);
     expect(early.message).toMatch(/can only be completed while it is accepted/);
 
@@ -154,10 +168,18 @@ describe("FileHandoffService", () => {
 
     // Only bob, who accepted it, may complete it.
     const alice = await signedIn(tc, "alice");
-    const notHers = await codeOf(files(alice).actOnFileHandoff({ dirKey: key, taskId: id, action: FileHandoffAction.COMPLETE, expectHash: res.handoff?.hash ?? "" }));
+    const notHers = await codeOf(
+      files(alice).actOnFileHandoff({ dirKey: key, taskId: id, action: FileHandoffAction.COMPLETE, expectHash: res.handoff?.hash ?? "" }),
+    );
     expect(notHers.code).toBe(Code.PermissionDenied);
     expect(notHers.meta.get("x-baton-deny")).toBe("authority");
-    const done = await files(bob).actOnFileHandoff({ dirKey: key, taskId: id, action: FileHandoffAction.COMPLETE, expectHash: res.handoff?.hash ?? "", context: { result: "rotated" } });
+    const done = await files(bob).actOnFileHandoff({
+      dirKey: key,
+      taskId: id,
+      action: FileHandoffAction.COMPLETE,
+      expectHash: res.handoff?.hash ?? "",
+      context: { result: "rotated" },
+    });
     expect(done.handoff?.status).toBe("completed");
 
     const page = await files(vic).getFileHandoff({ dirKey: key, taskId: id });
@@ -174,7 +196,9 @@ describe("FileHandoffService", () => {
     await writeDoc(id, doc(id, { to_agent: "human:carol" }));
     const bob = await signedIn(tc, "bob");
     const row = await listed(bob, id);
-    const r = await codeOf(files(bob).actOnFileHandoff({ dirKey: key, taskId: id, action: FileHandoffAction.REJECT, expectHash: row.hash }));
+    const r = await codeOf(
+      files(bob).actOnFileHandoff({ dirKey: key, taskId: id, action: FileHandoffAction.REJECT, expectHash: row.hash }),
+    );
     expect(r.code).toBe(Code.PermissionDenied);
     expect(r.message).toBe("This handoff is offered to Carol Lee; only they can turn it down.");
     const carol = await signedIn(tc, "carol");
@@ -190,7 +214,9 @@ describe("FileHandoffService", () => {
     const bob = await signedIn(tc, "bob");
     const row = await listed(bob, id);
     const before = await readFile(path.join(dir, `${id}.json`), "utf8");
-    const r = await codeOf(files(bob, { csrf: false }).actOnFileHandoff({ dirKey: key, taskId: id, action: FileHandoffAction.ACCEPT, expectHash: row.hash }));
+    const r = await codeOf(
+      files(bob, { csrf: false }).actOnFileHandoff({ dirKey: key, taskId: id, action: FileHandoffAction.ACCEPT, expectHash: row.hash }),
+    );
     expect(r.code).toBe(Code.PermissionDenied);
     expect(r.meta.get("x-baton-deny")).toBe("csrf");
     const o = await codeOf(files(bob, { csrf: false }).offerFileHandoff({ dirKey: key, description: "x", messageId: uuid() }));
@@ -206,7 +232,9 @@ describe("FileHandoffService", () => {
     // Another agent accepts it first (a plain tool, after bob loaded the page).
     await writeDoc(id, doc(id, { status: "accepted", to_agent: "agent://fast" }));
     const theirs = await readFile(path.join(dir, `${id}.json`), "utf8");
-    const r = await codeOf(files(bob).actOnFileHandoff({ dirKey: key, taskId: id, action: FileHandoffAction.ACCEPT, expectHash: row.hash }));
+    const r = await codeOf(
+      files(bob).actOnFileHandoff({ dirKey: key, taskId: id, action: FileHandoffAction.ACCEPT, expectHash: row.hash }),
+    );
     expect(r.code).toBe(Code.Aborted);
     expect(r.meta.get("x-baton-file")).toBe("conflict");
     expect(r.message).toMatch(/Someone else changed this handoff.*accepted \(agent:\/\/fast\).*Reload/);
@@ -228,7 +256,9 @@ describe("FileHandoffService", () => {
     const page = await files(bob).getFileHandoff({ dirKey: key, taskId: broken });
     expect(page.excerpt).toBe('{"task_id": "');
     const before = await readFile(path.join(dir, `${broken}.json`), "utf8");
-    const r = await codeOf(files(bob).actOnFileHandoff({ dirKey: key, taskId: broken, action: FileHandoffAction.ACCEPT, expectHash: a.hash }));
+    const r = await codeOf(
+      files(bob).actOnFileHandoff({ dirKey: key, taskId: broken, action: FileHandoffAction.ACCEPT, expectHash: a.hash }),
+    );
     expect(r.code).toBe(Code.FailedPrecondition);
     expect(r.message).toMatch(/not a valid v0\.1 handoff/);
     expect(await readFile(path.join(dir, `${broken}.json`), "utf8")).toBe(before);
@@ -240,24 +270,61 @@ describe("FileHandoffService", () => {
     const onDisk = async (id: string) => JSON.parse(await readFile(path.join(dir, `${id}.json`), "utf8")) as Record<string, unknown>;
 
     // Alice offers to Bob; Bob turns it down, with a reason.
-    const declined = await files(alice).offerFileHandoff({ dirKey: key, description: "Shadow the night shift", toAgent: "human:bob", messageId: uuid() });
+    const declined = await files(alice).offerFileHandoff({
+      dirKey: key,
+      description: "Shadow the night shift",
+      toAgent: "human:bob",
+      messageId: uuid(),
+    });
     const d = declined.handoff;
-    const rejected = await files(bob).actOnFileHandoff({ dirKey: key, taskId: d?.taskId ?? "", action: FileHandoffAction.REJECT, expectHash: d?.hash ?? "", context: { reason: "on leave" } });
+    const rejected = await files(bob).actOnFileHandoff({
+      dirKey: key,
+      taskId: d?.taskId ?? "",
+      action: FileHandoffAction.REJECT,
+      expectHash: d?.hash ?? "",
+      context: { reason: "on leave" },
+    });
     expect(rejected.handoff?.status).toBe("rejected");
-    expect(await onDisk(d?.taskId ?? "")).toMatchObject({ status: "rejected", from_agent: "human:alice", to_agent: "human:bob", context: { reason: "on leave" } });
+    expect(await onDisk(d?.taskId ?? "")).toMatchObject({
+      status: "rejected",
+      from_agent: "human:alice",
+      to_agent: "human:bob",
+      context: { reason: "on leave" },
+    });
 
     // Alice offers to anyone; Bob takes it and cannot finish it; Alice, who offered it, offers it again to Carol.
     const offered = await files(alice).offerFileHandoff({ dirKey: key, description: "Restore the staging database", messageId: uuid() });
     const id = offered.handoff?.taskId ?? "";
-    const accepted = await files(bob).actOnFileHandoff({ dirKey: key, taskId: id, action: FileHandoffAction.ACCEPT, expectHash: offered.handoff?.hash ?? "" });
-    const notHis = await codeOf(files(bob).actOnFileHandoff({ dirKey: key, taskId: id, action: FileHandoffAction.REOFFER, expectHash: accepted.handoff?.hash ?? "" }));
+    const accepted = await files(bob).actOnFileHandoff({
+      dirKey: key,
+      taskId: id,
+      action: FileHandoffAction.ACCEPT,
+      expectHash: offered.handoff?.hash ?? "",
+    });
+    const notHis = await codeOf(
+      files(bob).actOnFileHandoff({ dirKey: key, taskId: id, action: FileHandoffAction.REOFFER, expectHash: accepted.handoff?.hash ?? "" }),
+    );
     expect(notHis.code).toBe(Code.PermissionDenied);
-    const failed = await files(bob).actOnFileHandoff({ dirKey: key, taskId: id, action: FileHandoffAction.FAIL, expectHash: accepted.handoff?.hash ?? "", context: { error: "backup corrupt" } });
+    const failed = await files(bob).actOnFileHandoff({
+      dirKey: key,
+      taskId: id,
+      action: FileHandoffAction.FAIL,
+      expectHash: accepted.handoff?.hash ?? "",
+      context: { error: "backup corrupt" },
+    });
     expect(failed.handoff?.status).toBe("failed");
     expect(await onDisk(id)).toMatchObject({ status: "failed", to_agent: "human:bob", context: { error: "backup corrupt" } });
-    const bobAgain = await codeOf(files(bob).actOnFileHandoff({ dirKey: key, taskId: id, action: FileHandoffAction.REOFFER, expectHash: failed.handoff?.hash ?? "" }));
+    const bobAgain = await codeOf(
+      files(bob).actOnFileHandoff({ dirKey: key, taskId: id, action: FileHandoffAction.REOFFER, expectHash: failed.handoff?.hash ?? "" }),
+    );
     expect(bobAgain.code).toBe(Code.PermissionDenied);
-    const again = await files(alice).actOnFileHandoff({ dirKey: key, taskId: id, action: FileHandoffAction.REOFFER, expectHash: failed.handoff?.hash ?? "", toAgent: "human:carol" });
+    const again = await files(alice).actOnFileHandoff({
+      dirKey: key,
+      taskId: id,
+      action: FileHandoffAction.REOFFER,
+      expectHash: failed.handoff?.hash ?? "",
+      toAgent: "human:carol",
+    });
     expect(again.handoff?.status).toBe("offered");
     expect(await onDisk(id)).toMatchObject({ status: "offered", from_agent: "human:alice", to_agent: "human:carol" });
     const page = await files(alice).getFileHandoff({ dirKey: key, taskId: id });
@@ -272,12 +339,24 @@ describe("FileHandoffService", () => {
   it("offers from the console are v0.1 files from the person; a retried offer makes one file", async () => {
     const alice = await signedIn(tc, "alice");
     const messageId = uuid();
-    const req = { dirKey: key, description: "Review the runbook\nand sign off", toAgent: "human:bob", context: { ticket: "OPS-7" }, messageId };
+    const req = {
+      dirKey: key,
+      description: "Review the runbook\nand sign off",
+      toAgent: "human:bob",
+      context: { ticket: "OPS-7" },
+      messageId,
+    };
     const first = await files(alice).offerFileHandoff(req);
     expect(first.duplicate).toBe(false);
     const id = first.handoff?.taskId ?? "";
     const onDisk = JSON.parse(await readFile(path.join(dir, `${id}.json`), "utf8")) as Record<string, unknown>;
-    expect(onDisk).toMatchObject({ task_id: id, from_agent: "human:alice", to_agent: "human:bob", status: "offered", context: { ticket: "OPS-7" } });
+    expect(onDisk).toMatchObject({
+      task_id: id,
+      from_agent: "human:alice",
+      to_agent: "human:bob",
+      status: "offered",
+      context: { ticket: "OPS-7" },
+    });
     const second = await files(alice).offerFileHandoff(req);
     expect(second.duplicate).toBe(true);
     expect(second.handoff?.taskId).toBe(id);
@@ -317,7 +396,11 @@ describe("FileHandoffService", () => {
       }
     })();
     await new Promise((r) => setTimeout(r, 300));
-    const out = await fetch(`${tc.url}/auth/logout`, { method: "POST", headers: { ...b.headers(), "content-type": "application/json", "x-baton-csrf": b.csrf }, body: "{}" });
+    const out = await fetch(`${tc.url}/auth/logout`, {
+      method: "POST",
+      headers: { ...b.headers(), "content-type": "application/json", "x-baton-csrf": b.csrf },
+      body: "{}",
+    });
     expect(out.status).toBeLessThan(300);
     await Promise.race([stream, new Promise((r) => setTimeout(r, 5_000))]);
     expect((ended as ConnectError | null)?.code).toBe(Code.Unauthenticated);

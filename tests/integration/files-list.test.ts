@@ -41,7 +41,17 @@ function pythonWrites(name: string, text: string): void {
 
 function offer(taskId: string, over: Record<string, unknown> = {}): string {
   const now = new Date().toISOString();
-  return JSON.stringify({ task_id: taskId, from_agent: "agent://planner", to_agent: "", status: "offered", description: "Rotate the TLS certificates on the edge proxies", context: { ticket: "OPS-12" }, created_at: now, updated_at: now, ...over });
+  return JSON.stringify({
+    task_id: taskId,
+    from_agent: "agent://planner",
+    to_agent: "",
+    status: "offered",
+    description: "Rotate the TLS certificates on the edge proxies",
+    context: { ticket: "OPS-12" },
+    created_at: now,
+    updated_at: now,
+    ...over,
+  });
 }
 
 async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
@@ -79,7 +89,10 @@ describe("v0.1 file handoffs in the session list", () => {
     const notices: { at: number; ids: string[] }[] = [];
     const stream = (async () => {
       try {
-        for await (const m of list.watchSessionChanges({ query: { mode: "file" } }, { signal: ac.signal }) as AsyncIterable<WatchSessionChangesResponse>) {
+        for await (const m of list.watchSessionChanges(
+          { query: { mode: "file" } },
+          { signal: ac.signal },
+        ) as AsyncIterable<WatchSessionChangesResponse>) {
           if (m.item.case === "change") notices.push({ at: Date.now(), ids: m.item.value.sessionIds });
         }
       } catch {
@@ -112,8 +125,21 @@ describe("v0.1 file handoffs in the session list", () => {
     const row = byMode.sessions.find((s) => idOf(s) === rowId);
     expect(row).toBeDefined();
     expect(row?.metadata).toMatchObject({ mode: "v0.1.file", state: SessionState.OPEN, contextId: taskId, initiator: "agent://planner" });
-    expect(row).toMatchObject({ intent: "Rotate the TLS certificates on the edge proxies", currentOwner: "agent://planner", currentTarget: "", waitingOn: ["*"] });
-    expect(row?.fileHandoff).toMatchObject({ dirKey: key, name: `${taskId}.json`, taskId, status: "offered", valid: true, present: true, fromAgent: "agent://planner" });
+    expect(row).toMatchObject({
+      intent: "Rotate the TLS certificates on the edge proxies",
+      currentOwner: "agent://planner",
+      currentTarget: "",
+      waitingOn: ["*"],
+    });
+    expect(row?.fileHandoff).toMatchObject({
+      dirKey: key,
+      name: `${taskId}.json`,
+      taskId,
+      status: "offered",
+      valid: true,
+      present: true,
+      fromAgent: "agent://planner",
+    });
     // Only file rows under that mode; the whole list has them too.
     expect(byMode.sessions.every((s) => s.metadata?.mode === "v0.1.file")).toBe(true);
     expect((await list.listSessionPage({ limit: 500 })).sessions.some((s) => idOf(s) === rowId)).toBe(true);
@@ -135,10 +161,14 @@ describe("v0.1 file handoffs in the session list", () => {
     const taskId = uuid();
     const rowId = `v0.1:${key}/${taskId}.json`;
     pythonWrites(`${taskId}.json`, offer(taskId, { to_agent: "agent://oncall" }));
-    await until("offered row", async () => (await list.listSessionPage({ query: { waitingOn: "agent://oncall" }, limit: 100 })).sessions.find((s) => idOf(s) === rowId));
+    await until("offered row", async () =>
+      (await list.listSessionPage({ query: { waitingOn: "agent://oncall" }, limit: 100 })).sessions.find((s) => idOf(s) === rowId),
+    );
     pythonWrites(`${taskId}.json`, offer(taskId, { to_agent: "agent://oncall", status: "accepted" }));
     const accepted = await until("accepted row", async () =>
-      (await list.listSessionPage({ query: { mode: "file", text: taskId }, limit: 10 })).sessions.find((s) => s.fileHandoff?.status === "accepted"),
+      (await list.listSessionPage({ query: { mode: "file", text: taskId }, limit: 10 })).sessions.find(
+        (s) => s.fileHandoff?.status === "accepted",
+      ),
     );
     expect(accepted).toMatchObject({ phase: "InProgress", waitingOn: ["agent://oncall"], currentTarget: "agent://oncall" });
     pythonWrites(`${taskId}.json`, offer(taskId, { to_agent: "agent://oncall", status: "completed" }));
@@ -155,9 +185,16 @@ describe("v0.1 file handoffs in the session list", () => {
     const taskId = uuid();
     pythonWrites(`${taskId}.json`, offer(taskId, { to_agent: alice?.participantId }));
     const row = await until("row for alice", async () =>
-      (await vic.console().listSessionPage({ query: { mode: "file", waitingOn: alice?.participantId ?? "" }, limit: 50 })).sessions.find((s) => s.fileHandoff?.taskId === taskId),
+      (await vic.console().listSessionPage({ query: { mode: "file", waitingOn: alice?.participantId ?? "" }, limit: 50 })).sessions.find(
+        (s) => s.fileHandoff?.taskId === taskId,
+      ),
     );
-    expect(row.fileHandoff).toMatchObject({ toAgent: alice?.participantId, toName: "Alice Park", fromAgent: "agent://planner", fromName: "" });
+    expect(row.fileHandoff).toMatchObject({
+      toAgent: alice?.participantId,
+      toName: "Alice Park",
+      fromAgent: "agent://planner",
+      fromName: "",
+    });
     // The stored row keeps ids only (names are the accounts' as they are when served).
     expect(row.currentTarget).toBe(alice?.participantId);
   });
@@ -168,7 +205,9 @@ describe("v0.1 file handoffs in the session list", () => {
     const text = '{"task_id": "broken", "from_agent": "agent://x", "status": "offe';
     pythonWrites(name, text);
     const row = await until("invalid row", async () =>
-      (await vic.console().listSessionPage({ query: { mode: "file", text: name.slice(0, -5) }, limit: 10 })).sessions.find((s) => s.fileHandoff?.name === name),
+      (await vic.console().listSessionPage({ query: { mode: "file", text: name.slice(0, -5) }, limit: 10 })).sessions.find(
+        (s) => s.fileHandoff?.name === name,
+      ),
     );
     expect(row.fileHandoff?.valid).toBe(false);
     expect(row.fileHandoff?.problem).not.toBe("");

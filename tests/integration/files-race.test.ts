@@ -58,7 +58,10 @@ function checkRound(results: { code: number; stderr: string }[], taskId: string,
   expect(winners, JSON.stringify(results)).toHaveLength(1);
   const losers = results.filter((r) => r.code !== 0);
   expect(losers.map((r) => r.code)).toEqual(Array(PROCESSES - 1).fill(2));
-  for (const l of losers) expect(l.stderr).toMatch(/^error: (cannot accept .*: it is already accepted by agent:\/\/w\d \(from accepted .*\)|.* changed since it was read: it is accepted \(agent:\/\/w\d\) now, not offered)\n$/);
+  for (const l of losers)
+    expect(l.stderr).toMatch(
+      /^error: (cannot accept .*: it is already accepted by agent:\/\/w\d \(from accepted .*\)|.* changed since it was read: it is accepted \(agent:\/\/w\d\) now, not offered)\n$/,
+    );
   const file = JSON.parse(fs.readFileSync(path.join(dir, `${taskId}.json`), "utf8"));
   expect(file).toMatchObject({ status: "accepted", to_agent: agents[winners[0] as number] });
 }
@@ -82,13 +85,17 @@ describe("8 processes accept the same handoff at the same moment", () => {
       const { snapshot } = await hd.offer({ description: `round ${round}`, from: "agent://planner" });
       const id = snapshot.record.task_id;
       const startAt = Date.now() + 30;
-      const results = await Promise.all(workers.map((w, i) => runIn(w, ["files", "accept", id.slice(0, 13), "--agent", agents[i] as string], startAt)));
+      const results = await Promise.all(
+        workers.map((w, i) => runIn(w, ["files", "accept", id.slice(0, 13), "--agent", agents[i] as string], startAt)),
+      );
       checkRound(results, id, agents);
       contended += results.filter((r) => r.stderr.includes("changed since it was read")).length;
     }
     // Nothing but the handoff files themselves is left.
     expect(fs.readdirSync(dir).filter((n) => !n.endsWith(".json"))).toEqual([]);
     expect(fs.readdirSync(dir)).toHaveLength(ROUNDS);
-    console.log(`race: ${ROUNDS} rounds × ${PROCESSES} processes in ${Date.now() - started} ms; ${contended} losers had read the offer before the winner wrote`);
+    console.log(
+      `race: ${ROUNDS} rounds × ${PROCESSES} processes in ${Date.now() - started} ms; ${contended} losers had read the offer before the winner wrote`,
+    );
   }, 180_000);
 });

@@ -128,7 +128,11 @@ describe("console ↔ runtime credentials", () => {
     const c = await consoleWith({ MACP_RUNTIME_URL: rt.url, MACP_RUNTIME_TOKEN: "not-an-observer" });
     await rowOf(c, sid);
     // The read was refused (and put off): the row keeps the metadata only.
-    await waitFor(async () => c.gateway.feeder.followedCount === 0 && (c.gateway.catalog.nextDeferred() ?? 0) > Date.now(), 5_000, "refused read put off");
+    await waitFor(
+      async () => c.gateway.feeder.followedCount === 0 && (c.gateway.catalog.nextDeferred() ?? 0) > Date.now(),
+      5_000,
+      "refused read put off",
+    );
     const row = await rowOf(c, sid);
     expect(row?.phase).toBe("");
     expect(row?.metadata?.initiator).toBe(OWNER);

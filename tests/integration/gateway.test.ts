@@ -61,7 +61,9 @@ async function handoffSession(opts: { offer?: boolean; accept?: boolean; commit?
     offer: async (handoffId = "h1") =>
       ok(await owner.send("HandoffOffer", { handoffId, targetParticipant: TARGET, scope: "pager", reason: "shift change" })),
     context: async (n: number) =>
-      ok(await owner.send("HandoffContext", { handoffId: "h1", contentType: "text/plain", context: new TextEncoder().encode(`note ${n}`) })),
+      ok(
+        await owner.send("HandoffContext", { handoffId: "h1", contentType: "text/plain", context: new TextEncoder().encode(`note ${n}`) }),
+      ),
     accept: async () => ok(await target.send("HandoffAccept", { handoffId: "h1", acceptedBy: TARGET, reason: "on it" })),
     commit: async () => ok(await owner.commit("handoff.accepted", true)),
   };
@@ -103,14 +105,15 @@ function background<T>(start: (signal: AbortSignal) => AsyncIterable<T>) {
 /** Rows of the sessions, as one ListSessionPage over them (a browser's window). */
 async function rows(...sessionIds: string[]): Promise<Map<string, SessionSummary>> {
   const page = await browser.listSessionPage({ limit: 500 });
-  return new Map(page.sessions.filter((r) => sessionIds.includes(r.metadata?.sessionId ?? "")).map((r) => [r.metadata?.sessionId ?? "", r]));
+  return new Map(
+    page.sessions.filter((r) => sessionIds.includes(r.metadata?.sessionId ?? "")).map((r) => [r.metadata?.sessionId ?? "", r]),
+  );
 }
 
 const noticed = (items: WatchSessionChangesResponse[], sid: string) =>
   items.some((i) => i.item.case === "change" && i.item.value.sessionIds.includes(sid));
 
-const events = (items: SubscribeSessionResponse[]): SessionEvent[] =>
-  items.flatMap((i) => (i.item.case === "event" ? [i.item.value] : []));
+const events = (items: SubscribeSessionResponse[]): SessionEvent[] => items.flatMap((i) => (i.item.case === "event" ? [i.item.value] : []));
 
 async function stats() {
   return browser.getGatewayStats({});
@@ -124,7 +127,11 @@ describe("the session list over the real runtime (ListSessionPage + WatchSession
     const watch = background((signal) => browser.watchSessionChanges({}, { signal }));
     await waitFor(() => watch.items.some((i) => i.item.case === "change"), 5_000, "first change message");
     const phase = async (sid: string) => (await rows(sid)).get(sid)?.phase ?? "";
-    await waitFor(async () => (await phase(resolved.sessionId)) === "Committed" && (await phase(live.sessionId)) === "OfferPending", 5_000, "rows folded");
+    await waitFor(
+      async () => (await phase(resolved.sessionId)) === "Committed" && (await phase(live.sessionId)) === "OfferPending",
+      5_000,
+      "rows folded",
+    );
     const snap = await rows(resolved.sessionId, live.sessionId);
     expect(snap.get(resolved.sessionId)).toMatchObject({ phase: "Committed", outcome: "positive", currentOwner: TARGET, eventCount: 4n });
     expect(snap.get(resolved.sessionId)?.metadata?.state).toBe(SessionState.RESOLVED);
@@ -143,7 +150,9 @@ describe("the session list over the real runtime (ListSessionPage + WatchSession
     expect(await phase(live.sessionId)).toBe("Accepted");
     await live.commit();
     await waitFor(
-      async () => (await rows(live.sessionId)).get(live.sessionId)?.metadata?.state === SessionState.RESOLVED && (await phase(live.sessionId)) === "Committed",
+      async () =>
+        (await rows(live.sessionId)).get(live.sessionId)?.metadata?.state === SessionState.RESOLVED &&
+        (await phase(live.sessionId)) === "Committed",
       5_000,
       "Committed + RESOLVED",
     );

@@ -6,12 +6,7 @@ import { create, fromBinary, toBinary, type DescMessage, type MessageShape } fro
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HANDOFF_MODE } from "@/lib/macp/constants";
 import { buildEnvelope } from "@/lib/macp/payloads";
-import {
-  SendRequestSchema,
-  SendResponseSchema,
-  StreamSessionRequestSchema,
-  StreamSessionResponseSchema,
-} from "@/lib/gen/macp/v1/core_pb";
+import { SendRequestSchema, SendResponseSchema, StreamSessionRequestSchema, StreamSessionResponseSchema } from "@/lib/gen/macp/v1/core_pb";
 import type { RunningRuntime } from "@/lib/runtime";
 import { newSessionId, startTestRuntime } from "./harness";
 
@@ -64,7 +59,11 @@ function md(header: "authorization" | "x-macp-agent-id", id: string): grpc.Metad
 function send(env: ReturnType<typeof buildEnvelope>, meta: grpc.Metadata) {
   return new Promise<MessageShape<typeof SendResponseSchema>>((resolve, reject) => {
     const c = client as unknown as {
-      Send(req: unknown, meta: grpc.Metadata, cb: (err: grpc.ServiceError | null, res: MessageShape<typeof SendResponseSchema>) => void): void;
+      Send(
+        req: unknown,
+        meta: grpc.Metadata,
+        cb: (err: grpc.ServiceError | null, res: MessageShape<typeof SendResponseSchema>) => void,
+      ): void;
     };
     c.Send(create(SendRequestSchema, { envelope: env }), meta, (err, res) => (err ? reject(err) : resolve(res)));
   });
@@ -82,7 +81,9 @@ describe("@grpc/grpc-js client interop", () => {
     const started = await send(start, md("x-macp-agent-id", "agent://ts"));
     expect(started.ack?.ok, started.ack?.error?.message).toBe(true);
 
-    const c = client as unknown as { StreamSession(meta: grpc.Metadata): grpc.ClientDuplexStream<unknown, MessageShape<typeof StreamSessionResponseSchema>> };
+    const c = client as unknown as {
+      StreamSession(meta: grpc.Metadata): grpc.ClientDuplexStream<unknown, MessageShape<typeof StreamSessionResponseSchema>>;
+    };
     const stream = c.StreamSession(md("authorization", "agent://py"));
     const got: string[] = [];
     const done = new Promise<void>((resolve, reject) => {
@@ -94,7 +95,12 @@ describe("@grpc/grpc-js client interop", () => {
     });
     stream.write(create(StreamSessionRequestSchema, { subscribeSessionId: sid }));
     await new Promise((r) => setTimeout(r, 100));
-    const offer = buildEnvelope({ mode: HANDOFF_MODE, messageType: "HandoffOffer", sessionId: sid, payload: { handoffId: "h1", targetParticipant: "agent://py" } });
+    const offer = buildEnvelope({
+      mode: HANDOFF_MODE,
+      messageType: "HandoffOffer",
+      sessionId: sid,
+      payload: { handoffId: "h1", targetParticipant: "agent://py" },
+    });
     expect((await send(offer, md("x-macp-agent-id", "agent://ts"))).ack?.ok).toBe(true);
     // The Python-side agent answers on the same bidi stream; its echo arrives like any envelope.
     stream.write(

@@ -11,7 +11,16 @@ import { PolicyChoice } from "@/lib/gen/baton/v1/actions_pb";
 import { HandoffContextPayloadSchema, HandoffOfferPayloadSchema } from "@/lib/gen/macp/modes/handoff/v1/handoff_pb";
 import { SessionStartPayloadSchema } from "@/lib/gen/macp/v1/core_pb";
 import type { Envelope } from "@/lib/gen/macp/v1/envelope_pb";
-import { isComplete, newProgress, progressSentence, runHandOff, stepMessageId, type HandOffPlan, type HandOffSender, type HandOffStep } from "@/features/hand-off/hand-off";
+import {
+  isComplete,
+  newProgress,
+  progressSentence,
+  runHandOff,
+  stepMessageId,
+  type HandOffPlan,
+  type HandOffSender,
+  type HandOffStep,
+} from "@/features/hand-off/hand-off";
 import { validateHandOff } from "@/lib/client/action-forms";
 import { clientFor, collectEnvelopes } from "./harness";
 import { signedIn, startTestConsole, uuid, type Browser, type Person, type TestConsole } from "./actions-harness";
@@ -100,7 +109,12 @@ function expectHandOff(envs: Envelope[], plan: HandOffPlan): void {
   expect([...start.participants].sort()).toEqual(["human:alice", "human:bob", "human:carol"]);
   expect(start.policyVersion).toMatch(/^policy\.baton\.lead-approval\./);
   const offer = fromBinary(HandoffOfferPayloadSchema, envs[1]!.payload);
-  expect(offer).toMatchObject({ handoffId: stepMessageId(plan.attemptId, "offer"), targetParticipant: "human:bob", scope: "payments-api primary on-call", reason: "end of my rotation" });
+  expect(offer).toMatchObject({
+    handoffId: stepMessageId(plan.attemptId, "offer"),
+    targetParticipant: "human:bob",
+    scope: "payments-api primary on-call",
+    reason: "end of my rotation",
+  });
   const ctx = fromBinary(HandoffContextPayloadSchema, envs[2]!.payload);
   expect(ctx.handoffId).toBe(offer.handoffId);
   expect(ctx.contentType).toBe("text/markdown; charset=utf-8");
@@ -134,7 +148,8 @@ describe("Hand off… over the real runtime", () => {
         const first = await runHandOff(plan, newProgress(plan.attemptId), s);
         expect(first.failed?.step).toBe(step);
         expect(first.failed?.outcome.kind).toBe("retryable");
-        if (step === "context") expect(progressSentence(plan, first, "Bob")).toMatch(/^Session started\. Offer sent\. Runbook not attached: /);
+        if (step === "context")
+          expect(progressSentence(plan, first, "Bob")).toMatch(/^Session started\. Offer sent\. Runbook not attached: /);
 
         const finished = await runHandOff(plan, first, s);
         expect(finished.failed).toBeUndefined();
@@ -152,7 +167,15 @@ describe("Hand off… templates over the ActionService", () => {
   it("saves, lists and deletes, each person only their own, CSRF checked", async () => {
     const bob = await signedIn(tc, "bob");
     const saved = await alice.actions().saveHandoffTemplate({
-      template: { name: "Payments weekly", target: "human:bob", scope: "payments-api primary on-call", runbookMarkdown: RUNBOOK, policy: PolicyChoice.LEAD_APPROVAL, approvers: ["human:carol"], ttlMs: 3_600_000 },
+      template: {
+        name: "Payments weekly",
+        target: "human:bob",
+        scope: "payments-api primary on-call",
+        runbookMarkdown: RUNBOOK,
+        policy: PolicyChoice.LEAD_APPROVAL,
+        approvers: ["human:carol"],
+        ttlMs: 3_600_000,
+      },
     });
     expect(saved.template?.id).toMatch(/^[0-9a-f-]{36}$/);
     const mine = await alice.actions().listHandoffTemplates({});

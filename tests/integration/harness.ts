@@ -138,7 +138,10 @@ export function agent(rt: { url: string }, sender: string, sessionId: string, mo
       if (!res.ack) throw new Error("no ack");
       return res.ack;
     },
-    start(participants: string[], opts: { ttlMs?: number; policy?: string; intent?: string; messageId?: string; timestampMs?: number } = {}) {
+    start(
+      participants: string[],
+      opts: { ttlMs?: number; policy?: string; intent?: string; messageId?: string; timestampMs?: number } = {},
+    ) {
       return this.send(
         "SessionStart",
         {

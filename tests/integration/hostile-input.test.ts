@@ -40,7 +40,12 @@ interface Answer {
 }
 
 /** One raw gRPC call on `session`; resolves when the server has closed it. */
-function rawCall(session: http2.ClientHttp2Session, method: string, body: Buffer, headers: http2.OutgoingHttpHeaders = {}): Promise<Answer> {
+function rawCall(
+  session: http2.ClientHttp2Session,
+  method: string,
+  body: Buffer,
+  headers: http2.OutgoingHttpHeaders = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = session.request({
       ":method": "POST",
@@ -85,7 +90,9 @@ describe("malformed protobuf", () => {
           continue;
         }
         expect(a.status, `${method.name}: ${a.message}`).toBe(Code.InvalidArgument);
-        expect(a.message, method.name).toMatch(new RegExp(`^INVALID_ENVELOPE: the request is not a valid ${method.input.typeName.replace(".", "\\.")}: `));
+        expect(a.message, method.name).toMatch(
+          new RegExp(`^INVALID_ENVELOPE: the request is not a valid ${method.input.typeName.replace(".", "\\.")}: `),
+        );
       }
     } finally {
       session.close();
@@ -121,7 +128,14 @@ describe("oversized inputs", () => {
     await o.start(["owner", "target"], { messageId: "start" });
     const c = clientFor(rt, "owner");
     const env = (over: Partial<Parameters<typeof buildEnvelope>[0]> = {}) =>
-      buildEnvelope({ mode: HANDOFF_MODE, messageType: "HandoffContext", sessionId: sid, sender: "owner", payload: { handoffId: "h1" }, ...over });
+      buildEnvelope({
+        mode: HANDOFF_MODE,
+        messageType: "HandoffContext",
+        sessionId: sid,
+        sender: "owner",
+        payload: { handoffId: "h1" },
+        ...over,
+      });
     const ackCode = async (e: ReturnType<typeof env>, who = c) => (await who.send({ envelope: e })).ack?.error?.code;
 
     // Payload one byte over the limit: a PAYLOAD_TOO_LARGE Ack.
@@ -202,7 +216,9 @@ describe("abandoned streams", () => {
       await o.send("HandoffContext", { handoffId: "h1", contentType: "text/plain", context: new Uint8Array(16).fill(65 + i) });
     }
     // Subscribed at the live edge (a replay of the history is another test's subject).
-    const subscribe = frame(toBinary(StreamSessionRequestSchema, create(StreamSessionRequestSchema, { subscribeSessionId: sid, afterSequence: 22n })));
+    const subscribe = frame(
+      toBinary(StreamSessionRequestSchema, create(StreamSessionRequestSchema, { subscribeSessionId: sid, afterSequence: 22n })),
+    );
     const watch = frame(toBinary(WatchSessionsRequestSchema, create(WatchSessionsRequestSchema, {})));
     const open = (session: http2.ClientHttp2Session, method: string, body: Buffer, endRequest: boolean) => {
       const req = session.request({
@@ -231,24 +247,34 @@ describe("abandoned streams", () => {
       );
       const watching = Math.ceil(BATCH / 3);
       // The runtime has taken every one of them on.
-      await waitFor(() => {
-        const s = rt.kernel.stats();
-        return s.sessionSubscribers === BATCH - watching && s.lifecycleSubscribers === watching;
-      }, 20_000, `streams of batch ${batch} open`);
+      await waitFor(
+        () => {
+          const s = rt.kernel.stats();
+          return s.sessionSubscribers === BATCH - watching && s.lifecycleSubscribers === watching;
+        },
+        20_000,
+        `streams of batch ${batch} open`,
+      );
       // Abandon them: a third cancelled one by one, the rest by dropping the connection without a goodbye.
       streams.forEach((s, i) => i % 3 === 1 && s.close(http2.constants.NGHTTP2_CANCEL));
       session.destroy();
-      await waitFor(() => {
-        const s = rt.kernel.stats();
-        return s.sessionSubscribers === 0 && s.lifecycleSubscribers === 0;
-      }, 10_000, `streams of batch ${batch} released`);
+      await waitFor(
+        () => {
+          const s = rt.kernel.stats();
+          return s.sessionSubscribers === 0 && s.lifecycleSubscribers === 0;
+        },
+        10_000,
+        `streams of batch ${batch} released`,
+      );
       if (batch % 2 === 1) {
         gc();
         samples.push({ streams: (batch + 1) * BATCH, rss: process.memoryUsage().rss, heap: process.memoryUsage().heapUsed });
       }
     }
     const mib = (n: number) => Math.round((n / 1048576) * 10) / 10;
-    console.info(`abandoned streams (${((Date.now() - t0) / 1000).toFixed(1)} s): ${samples.map((s) => `${s.streams}: rss ${mib(s.rss)} MiB, heap ${mib(s.heap)} MiB`).join("; ")}`);
+    console.info(
+      `abandoned streams (${((Date.now() - t0) / 1000).toFixed(1)} s): ${samples.map((s) => `${s.streams}: rss ${mib(s.rss)} MiB, heap ${mib(s.heap)} MiB`).join("; ")}`,
+    );
     const firstHalf = samples.slice(0, 5);
     const secondHalf = samples.slice(5);
     const max = (xs: number[]) => Math.max(...xs);
@@ -264,7 +290,8 @@ describe("abandoned streams", () => {
     const ac = new AbortController();
     const reading = (async () => {
       try {
-        for await (const r of c.streamSession(frames, { signal: ac.signal })) if (r.response.case === "envelope") got.push(r.response.value.messageId);
+        for await (const r of c.streamSession(frames, { signal: ac.signal }))
+          if (r.response.case === "envelope") got.push(r.response.value.messageId);
       } catch {
         /* aborted */
       }

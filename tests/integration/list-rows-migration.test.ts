@@ -29,9 +29,20 @@ const expected = JSON.parse(fs.readFileSync(path.join(here, "__fixtures__", "v1-
   sessions: { sessionId: string; startedAtUnixMs: string; participantActivity?: { lastMessageAtUnixMs: string }[] }[];
 };
 const fixtureNow =
-  Math.max(...expected.sessions.flatMap((s) => [Number(s.startedAtUnixMs), ...(s.participantActivity ?? []).map((a) => Number(a.lastMessageAtUnixMs))])) + 1_000;
+  Math.max(
+    ...expected.sessions.flatMap((s) => [
+      Number(s.startedAtUnixMs),
+      ...(s.participantActivity ?? []).map((a) => Number(a.lastMessageAtUnixMs)),
+    ]),
+  ) + 1_000;
 const config = loadConfig({ MACP_ALLOW_INSECURE: "1", MACP_MESSAGE_LIMIT_PER_MINUTE: "0", MACP_SESSION_START_LIMIT_PER_MINUTE: "0" });
-const target: Identity = { sender: "agent://target", canStartSessions: true, allowedModes: [], canManageRegistry: false, isObserver: false };
+const target: Identity = {
+  sender: "agent://target",
+  canStartSessions: true,
+  allowedModes: [],
+  canManageRegistry: false,
+  isObserver: false,
+};
 
 interface Logged {
   msg: string;
@@ -66,12 +77,16 @@ function folded(kernel: Kernel, sessionId: string, nowMs: number) {
   if (!meta) throw new Error(`no session ${sessionId}`);
   const fold = new SessionFold(sessionId, meta.mode);
   for (const d of kernel.history(sessionId, 0, () => undefined)) fold.add(leanEnvelope(d.envelope));
-  return { summary: toSummary(meta, fold.view, fold.count, nowMs), nextActors: nextActors(meta, fold.view), final: isTerminalState(meta.state) };
+  return {
+    summary: toSummary(meta, fold.view, fold.count, nowMs),
+    nextActors: nextActors(meta, fold.view),
+    final: isTerminalState(meta.state),
+  };
 }
 
 function allRows(kernel: Kernel): StoredListRow[] {
   const out: StoredListRow[] = [];
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const page = kernel.readListRows(after, 3);
     if (page.length === 0) return out;
     out.push(...page);
@@ -93,7 +108,10 @@ describe("schema v2 → v3: list rows for stored sessions", () => {
     expect(first.kernel.loadReport).toMatchObject({ indexed: 0 });
     // Serving while the backfill runs: an open session takes a message.
     const openId = expected.ids.open as string;
-    const ack = await first.kernel.send(target, buildEnvelope({ mode: HANDOFF_MODE, messageType: "HandoffAccept", sessionId: openId, payload: { handoffId: "h1" } }));
+    const ack = await first.kernel.send(
+      target,
+      buildEnvelope({ mode: HANDOFF_MODE, messageType: "HandoffAccept", sessionId: openId, payload: { handoffId: "h1" } }),
+    );
     expect(ack.ok, ack.error?.message).toBe(true);
     await first.kernel.listRowsBackfilled();
     expect(first.store.listRowsBackfilled()).toBe(true);

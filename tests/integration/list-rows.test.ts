@@ -89,7 +89,9 @@ async function handoffFlow(rt: RunningRuntime, sid = newSessionId(), close = tru
   const t = agent(rt, TARGET, sid);
   await must(o.start([OWNER, TARGET], { intent: "hand over the pager" }));
   await must(o.send("HandoffOffer", { handoffId: "h1", targetParticipant: TARGET, scope: "pager", reason: "shift change" }));
-  await must(o.send("HandoffContext", { handoffId: "h1", contentType: "text/markdown", context: enc.encode("# Runbook\n" + "x".repeat(50_000)) }));
+  await must(
+    o.send("HandoffContext", { handoffId: "h1", contentType: "text/markdown", context: enc.encode("# Runbook\n" + "x".repeat(50_000)) }),
+  );
   await must(t.send("HandoffAccept", { handoffId: "h1", reason: "on it" }));
   if (close) await must(o.commit("handoff.accepted", true));
   return sid;
@@ -112,7 +114,12 @@ async function taskFlow(rt: RunningRuntime, sid = newSessionId(), close = true):
 describe("WatchListRows", () => {
   it("streams rows equal to folding each history with the shared fold, then live changes", async () => {
     const rt = await start();
-    const ids = [await handoffFlow(rt), await taskFlow(rt), await handoffFlow(rt, newSessionId(), false), await taskFlow(rt, newSessionId(), false)];
+    const ids = [
+      await handoffFlow(rt),
+      await taskFlow(rt),
+      await handoffFlow(rt, newSessionId(), false),
+      await taskFlow(rt, newSessionId(), false),
+    ];
     const cancelled = await taskFlow(rt, newSessionId(), false);
     await clientFor(rt, OWNER).cancelSession({ sessionId: cancelled, reason: "not needed" });
     const suspended = await handoffFlow(rt, newSessionId(), false);
@@ -188,11 +195,18 @@ describe("WatchListRows", () => {
       expect(atHead.responses).toHaveLength(1);
       expect(atHead.responses[0]).toMatchObject({ rows: [], caughtUp: true, restarted: false });
 
-      for (const wrong of [{ storeId: "00000000-0000-4000-8000-000000000000", afterChange: cursor }, { storeId: "", afterChange: cursor }, { storeId: rt.kernel.storeId, afterChange: 1_000_000n }]) {
+      for (const wrong of [
+        { storeId: "00000000-0000-4000-8000-000000000000", afterChange: cursor },
+        { storeId: "", afterChange: cursor },
+        { storeId: rt.kernel.storeId, afterChange: 1_000_000n },
+      ]) {
         const ac4 = new AbortController();
         const again = await catchUp(rt, wrong, ac4);
         ac4.abort();
-        expect(again.responses[0]?.restarted, JSON.stringify(wrong, (_k, v) => (typeof v === "bigint" ? String(v) : v))).toBe(true);
+        expect(
+          again.responses[0]?.restarted,
+          JSON.stringify(wrong, (_k, v) => (typeof v === "bigint" ? String(v) : v)),
+        ).toBe(true);
         expect(again.responses.slice(1).every((r) => !r.restarted)).toBe(true);
         expect(rowsOf(again.responses).map((r) => r.change)).toEqual([first.at(-1)!.change, rows[0]!.change]);
       }
@@ -345,4 +359,3 @@ describe("WatchListRows", () => {
     await expectRowsEqualFold(rt2, all, [done, open]);
   });
 });
-

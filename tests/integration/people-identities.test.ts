@@ -48,13 +48,18 @@ describe("dev headers naming a person of the console", () => {
       }
     }
     // x-macp-token (the other dev spelling) too.
-    const viaToken = await clientFor(rt, "", "none").listSessions({}, { headers: { "x-macp-token": "human:alice" } }).catch((e: unknown) => ConnectError.from(e));
+    const viaToken = await clientFor(rt, "", "none")
+      .listSessions({}, { headers: { "x-macp-token": "human:alice" } })
+      .catch((e: unknown) => ConnectError.from(e));
     expect(viaToken instanceof ConnectError && viaToken.code).toBe(Code.Unauthenticated);
     expect(viaToken instanceof ConnectError && viaToken.rawMessage).toMatch(/human:alice is a person of the Baton console/);
 
     const agentSid = newSessionId();
     for (const style of STYLES) {
-      const ack = await agent(rt, `agent://ops-${style}`, style === "bearer" ? agentSid : newSessionId(), undefined, style).start([`agent://ops-${style}`, "human:alice"]);
+      const ack = await agent(rt, `agent://ops-${style}`, style === "bearer" ? agentSid : newSessionId(), undefined, style).start([
+        `agent://ops-${style}`,
+        "human:alice",
+      ]);
       expect(ack.ok, `agent via ${style}: ${ack.error?.message}`).toBe(true);
     }
   });
@@ -92,10 +97,16 @@ describe("dev headers naming a person of the console", () => {
     const before = await agent(rt, "human:carol", sid).start(["human:carol", "agent://x"]);
     expect(before.ok, before.error?.message).toBe(true);
     await addPeople(tc.usersFile, [{ username: "carol", role: "operator", name: "Carol Lee" }]);
-    await waitFor(async () => !(await agent(rt, "human:carol", newSessionId()).start(["human:carol", "agent://x"])).ok, 5_000, "human:carol to be reserved");
+    await waitFor(
+      async () => !(await agent(rt, "human:carol", newSessionId()).start(["human:carol", "agent://x"])).ok,
+      5_000,
+      "human:carol to be reserved",
+    );
     // And the console acts for her.
     const carol = await signedIn(tc, "carol");
-    const started = await carol.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "carol's rotation", participants: ["human:alice"] });
+    const started = await carol
+      .actions()
+      .startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "carol's rotation", participants: ["human:alice"] });
     expect(started.ok, started.message).toBe(true);
   });
 });

@@ -36,7 +36,13 @@ async function stop(rt: RunningRuntime): Promise<void> {
   await rt.close();
 }
 
-const who = (sender: string): Identity => ({ sender, canStartSessions: true, allowedModes: [], canManageRegistry: false, isObserver: false });
+const who = (sender: string): Identity => ({
+  sender,
+  canStartSessions: true,
+  allowedModes: [],
+  canManageRegistry: false,
+  isObserver: false,
+});
 
 /** Admit envelopes in-process (the same admission path as Send, without the transport), many at a time. */
 async function sendAll(rt: RunningRuntime, items: { as: string; env: Envelope }[]): Promise<void> {
@@ -51,7 +57,13 @@ function startEnv(sessionId: string, mode: string, participants: string[], messa
     messageType: "SessionStart",
     sessionId,
     messageId,
-    payload: { intent: "scale", participants, modeVersion: MODE_VERSION, configurationVersion: DEFAULT_CONFIGURATION_VERSION, ttlMs: 3_600_000n },
+    payload: {
+      intent: "scale",
+      participants,
+      modeVersion: MODE_VERSION,
+      configurationVersion: DEFAULT_CONFIGURATION_VERSION,
+      ttlMs: 3_600_000n,
+    },
   });
 }
 
@@ -84,7 +96,10 @@ function stalledSubscriber(url: string, identity: string, sessionId: string, aft
     te: "trailers",
     authorization: `Bearer ${identity}`,
   });
-  const msg = toBinary(StreamSessionRequestSchema, create(StreamSessionRequestSchema, { subscribeSessionId: sessionId, afterSequence: BigInt(afterSequence) }));
+  const msg = toBinary(
+    StreamSessionRequestSchema,
+    create(StreamSessionRequestSchema, { subscribeSessionId: sessionId, afterSequence: BigInt(afterSequence) }),
+  );
   const frame = Buffer.alloc(5 + msg.length);
   frame.writeUInt32BE(msg.length, 1);
   Buffer.from(msg).copy(frame, 5);
@@ -161,7 +176,10 @@ describe("restart with thousands of closed sessions", () => {
     // Five envelopes per closed session, handoff and task alternating, 250 sessions per step.
     for (let b = 0; b < closed.length; b += 250) {
       const batch = closed.slice(b, b + 250).map((sid, j) => ({ sid, mode: modeOf(b + j) }));
-      await sendAll(first, batch.map(({ sid, mode }) => ({ as: O, env: startEnv(sid, mode, [O, T], `${sid}-start`) })));
+      await sendAll(
+        first,
+        batch.map(({ sid, mode }) => ({ as: O, env: startEnv(sid, mode, [O, T], `${sid}-start`) })),
+      );
       await sendAll(
         first,
         batch.map(({ sid, mode }) => ({
@@ -169,7 +187,12 @@ describe("restart with thousands of closed sessions", () => {
           env:
             mode === HANDOFF_MODE
               ? buildEnvelope({ mode, messageType: "HandoffOffer", sessionId: sid, payload: { handoffId: "h1", targetParticipant: T } })
-              : buildEnvelope({ mode, messageType: "TaskRequest", sessionId: sid, payload: { taskId: "t1", title: "t", requestedAssignee: T } }),
+              : buildEnvelope({
+                  mode,
+                  messageType: "TaskRequest",
+                  sessionId: sid,
+                  payload: { taskId: "t1", title: "t", requestedAssignee: T },
+                }),
         })),
       );
       await sendAll(
@@ -178,7 +201,12 @@ describe("restart with thousands of closed sessions", () => {
           as: mode === HANDOFF_MODE ? O : T,
           env:
             mode === HANDOFF_MODE
-              ? buildEnvelope({ mode, messageType: "HandoffContext", sessionId: sid, payload: { handoffId: "h1", contentType: "text/plain", context: new TextEncoder().encode("runbook") } })
+              ? buildEnvelope({
+                  mode,
+                  messageType: "HandoffContext",
+                  sessionId: sid,
+                  payload: { handoffId: "h1", contentType: "text/plain", context: new TextEncoder().encode("runbook") },
+                })
               : buildEnvelope({ mode, messageType: "TaskAccept", sessionId: sid, payload: { taskId: "t1", assignee: T } }),
         })),
       );
@@ -188,20 +216,45 @@ describe("restart with thousands of closed sessions", () => {
           as: T,
           env:
             mode === HANDOFF_MODE
-              ? buildEnvelope({ mode, messageType: "HandoffAccept", sessionId: sid, messageId: `${sid}-accept`, payload: { handoffId: "h1" } })
-              : buildEnvelope({ mode, messageType: "TaskComplete", sessionId: sid, messageId: `${sid}-accept`, payload: { taskId: "t1", assignee: T, summary: "ok" } }),
+              ? buildEnvelope({
+                  mode,
+                  messageType: "HandoffAccept",
+                  sessionId: sid,
+                  messageId: `${sid}-accept`,
+                  payload: { handoffId: "h1" },
+                })
+              : buildEnvelope({
+                  mode,
+                  messageType: "TaskComplete",
+                  sessionId: sid,
+                  messageId: `${sid}-accept`,
+                  payload: { taskId: "t1", assignee: T, summary: "ok" },
+                }),
         })),
       );
       await sendAll(
         first,
-        batch.map(({ sid, mode }) => ({ as: O, env: commitEnv(sid, mode, mode === HANDOFF_MODE ? "handoff.accepted" : "task.completed", true) })),
+        batch.map(({ sid, mode }) => ({
+          as: O,
+          env: commitEnv(sid, mode, mode === HANDOFF_MODE ? "handoff.accepted" : "task.completed", true),
+        })),
       );
     }
     for (const sid of [...open, ...suspended]) {
       await sendAll(first, [{ as: O, env: startEnv(sid, HANDOFF_MODE, [O, T], `${sid}-start`) }]);
     }
     for (const sid of open) {
-      await sendAll(first, [{ as: O, env: buildEnvelope({ mode: HANDOFF_MODE, messageType: "HandoffOffer", sessionId: sid, payload: { handoffId: "h1", targetParticipant: T } }) }]);
+      await sendAll(first, [
+        {
+          as: O,
+          env: buildEnvelope({
+            mode: HANDOFF_MODE,
+            messageType: "HandoffOffer",
+            sessionId: sid,
+            payload: { handoffId: "h1", targetParticipant: T },
+          }),
+        },
+      ]);
     }
     for (const sid of suspended) await first.kernel.control(who(O), "suspend", sid, "later");
     // Closed sessions left memory as they closed.
@@ -227,7 +280,9 @@ describe("restart with thousands of closed sessions", () => {
     const resend = await agent(second, T, oldest).send("HandoffAccept", { handoffId: "h1" }, { messageId: `${oldest}-accept` });
     expect(resend).toMatchObject({ ok: true, duplicate: true, sessionState: SessionState.RESOLVED });
     expect((await agent(second, T, oldest).send("HandoffAccept", { handoffId: "h1" })).error?.code).toBe("SESSION_NOT_OPEN");
-    await expect(clientFor(second, "agent://stranger").getSession({ sessionId: oldest })).rejects.toMatchObject({ code: Code.PermissionDenied });
+    await expect(clientFor(second, "agent://stranger").getSession({ sessionId: oldest })).rejects.toMatchObject({
+      code: Code.PermissionDenied,
+    });
     // WatchSessions' snapshot pages through the index: every session once, in the order they started.
     const ac = new AbortController();
     const seen: string[] = [];
@@ -252,7 +307,12 @@ describe("history replay", () => {
     await o.start(["o", "t"], { messageId: "m0" });
     await o.send("HandoffOffer", { handoffId: "h1", targetParticipant: "t" }, { messageId: "m1" });
     const sent = ["m0", "m1"];
-    const ctx = (i: number) => o.send("HandoffContext", { handoffId: "h1", contentType: "text/plain", context: new TextEncoder().encode(`c${i}`) }, { messageId: `m${i}` });
+    const ctx = (i: number) =>
+      o.send(
+        "HandoffContext",
+        { handoffId: "h1", contentType: "text/plain", context: new TextEncoder().encode(`c${i}`) },
+        { messageId: `m${i}` },
+      );
     const historyLength = 3 * HISTORY_PAGE_RECORDS;
     for (let i = 2; i < historyLength; i += 50) {
       const ids = Array.from({ length: Math.min(50, historyLength - i) }, (_, k) => i + k);
@@ -311,7 +371,8 @@ describe.each(["grpc-js", "connect"])("a subscriber that stops reading (%s serve
     const o = agent(rt, "o", sid);
     await o.start(["o", "t"]);
     await o.send("HandoffOffer", { handoffId: "h1", targetParticipant: "t" });
-    for (let i = 0; i < 20; i++) expect((await o.send("HandoffContext", { handoffId: "h1", contentType: "text/plain", context })).ok).toBe(true);
+    for (let i = 0; i < 20; i++)
+      expect((await o.send("HandoffContext", { handoffId: "h1", contentType: "text/plain", context })).ok).toBe(true);
     const before = rt.kernel.stats().historyRecords;
     const stalled = Array.from({ length: 4 }, () => stalledSubscriber(rt.url, "o", sid));
     await waitFor(() => rt.subscriptions.stats().streams === 4, 5_000, "subscribed");

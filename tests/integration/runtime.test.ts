@@ -137,7 +137,12 @@ describe("admission", () => {
     const o = agent(rt, "o", sid);
     await o.start(["o", "t"]);
     const c = clientFor(rt, "o");
-    const base = buildEnvelope({ mode: HANDOFF_MODE, messageType: "HandoffOffer", sessionId: sid, payload: new Uint8Array([0xff, 0xff, 0xff]) });
+    const base = buildEnvelope({
+      mode: HANDOFF_MODE,
+      messageType: "HandoffOffer",
+      sessionId: sid,
+      payload: new Uint8Array([0xff, 0xff, 0xff]),
+    });
     expect((await c.send({ envelope: base })).ack?.error?.code).toBe("INVALID_ENVELOPE");
     expect((await c.send({ envelope: { ...base, macpVersion: "1.0.0" } })).ack?.error?.code).toBe("UNSUPPORTED_PROTOCOL_VERSION");
     expect((await c.send({ envelope: { ...base, messageId: "" } })).ack?.error?.code).toBe("INVALID_ENVELOPE");
@@ -204,7 +209,9 @@ describe("admission", () => {
     expect((await o.send("HandoffOffer", { handoffId: "h1", targetParticipant: "t" })).ok).toBe(true);
     expect((await o.send("HandoffOffer", { handoffId: "h2", targetParticipant: "u" })).error?.code).toBe("INVALID_ENVELOPE");
     expect((await u.send("HandoffAccept", { handoffId: "h1" })).error?.code).toBe("FORBIDDEN");
-    expect((await t.send("HandoffContext", { handoffId: "h1", contentType: "text/plain", context: new Uint8Array(1) })).error?.code).toBe("FORBIDDEN");
+    expect((await t.send("HandoffContext", { handoffId: "h1", contentType: "text/plain", context: new Uint8Array(1) })).error?.code).toBe(
+      "FORBIDDEN",
+    );
     expect((await o.commit("handoff.declined", false)).error?.code).toBe("INVALID_ENVELOPE"); // nothing answered yet
     expect((await t.send("HandoffDecline", { handoffId: "h1", declinedBy: "u" })).error?.code).toBe("INVALID_ENVELOPE");
     expect((await t.send("HandoffDecline", { handoffId: "h1", reason: "busy" })).ok).toBe(true);
@@ -224,7 +231,11 @@ describe("streams", () => {
     const t = agent(rt, "t", sid);
     await o.start(["o", "t"], { messageId: "m1" });
     await o.send("HandoffOffer", { handoffId: "h1", targetParticipant: "t" }, { messageId: "m2" });
-    await o.send("HandoffContext", { handoffId: "h1", contentType: "text/markdown", context: new TextEncoder().encode("# Runbook") }, { messageId: "m3" });
+    await o.send(
+      "HandoffContext",
+      { handoffId: "h1", contentType: "text/markdown", context: new TextEncoder().encode("# Runbook") },
+      { messageId: "m3" },
+    );
 
     const subs = [0, 1, 2].map((after) => {
       const got: Envelope[] = [];
@@ -299,7 +310,8 @@ describe("streams", () => {
       const stalled = rawStreamSession(small.url, "o", sid);
       await waitFor(() => small.kernel.stats().sessionSubscribers === 1, 3000, "subscribed");
       const big = new Uint8Array(100_000).fill(65);
-      for (let i = 0; i < 30; i++) expect((await o.send("HandoffContext", { handoffId: "h1", contentType: "text/plain", context: big })).ok).toBe(true);
+      for (let i = 0; i < 30; i++)
+        expect((await o.send("HandoffContext", { handoffId: "h1", contentType: "text/plain", context: big })).ok).toBe(true);
       // The laggard's subscription is dropped: its memory cannot grow further.
       await waitFor(() => small.kernel.stats().sessionSubscribers === 0, 5000, "slow subscriber released");
       const end = await stalled.resumeAndFinish();
@@ -402,7 +414,11 @@ describe("lifecycle", () => {
     const t0 = Date.now();
     await agent(rt, "o", sid).start(["o", "t"], { ttlMs: 300 });
     const c = clientFor(rt, "o");
-    await waitFor(async () => (await c.listSessions({})).sessions.find((s) => s.sessionId === sid)?.state === SessionState.EXPIRED, 3000, "expiry");
+    await waitFor(
+      async () => (await c.listSessions({})).sessions.find((s) => s.sessionId === sid)?.state === SessionState.EXPIRED,
+      3000,
+      "expiry",
+    );
     expect(Date.now() - t0).toBeLessThan(1500);
   });
 
@@ -435,7 +451,12 @@ describe("policies", () => {
     });
     expect(reg.ok, reg.error).toBe(true);
     const bad = await admin.registerPolicy({
-      policyDescriptor: { policyId: "policy.bad", mode: HANDOFF_MODE, rules: JSON.stringify({ commitment: { authority: "designated_role" } }), schemaVersion: 1 },
+      policyDescriptor: {
+        policyId: "policy.bad",
+        mode: HANDOFF_MODE,
+        rules: JSON.stringify({ commitment: { authority: "designated_role" } }),
+        schemaVersion: 1,
+      },
     });
     expect(bad.ok).toBe(false);
     expect(bad.error).toContain("designated_roles");
@@ -457,7 +478,12 @@ describe("policies", () => {
   it("implicit accept after the policy timeout lets the owner commit", async () => {
     const admin = clientFor(rt, "admin");
     await admin.registerPolicy({
-      policyDescriptor: { policyId: "policy.test.implicit", mode: HANDOFF_MODE, rules: JSON.stringify({ acceptance: { implicit_accept_timeout_ms: 5000 } }), schemaVersion: 1 },
+      policyDescriptor: {
+        policyId: "policy.test.implicit",
+        mode: HANDOFF_MODE,
+        rules: JSON.stringify({ acceptance: { implicit_accept_timeout_ms: 5000 } }),
+        schemaVersion: 1,
+      },
     });
     const sid = newSessionId();
     const o = agent(rt, "o", sid);
@@ -472,7 +498,12 @@ describe("policies", () => {
   it("task: reassignment gate and require_output", async () => {
     const admin = clientFor(rt, "admin");
     await admin.registerPolicy({
-      policyDescriptor: { policyId: "policy.test.output", mode: TASK_MODE, rules: JSON.stringify({ completion: { require_output: true } }), schemaVersion: 1 },
+      policyDescriptor: {
+        policyId: "policy.test.output",
+        mode: TASK_MODE,
+        rules: JSON.stringify({ completion: { require_output: true } }),
+        schemaVersion: 1,
+      },
     });
     const sid = newSessionId();
     const req = agent(rt, "planner", sid, TASK_MODE);
@@ -514,11 +545,19 @@ describe("policies", () => {
       const watcher = clientFor(tokens, "tok-watch");
       expect((await watcher.getSession({ sessionId: sid })).metadata?.initiator).toBe("alice");
       expect(await collectEnvelopes(watcher, sid, 1)).toHaveLength(1);
-      const env = buildEnvelope({ mode: HANDOFF_MODE, messageType: "HandoffOffer", sessionId: sid, payload: { handoffId: "h", targetParticipant: "bob" } });
+      const env = buildEnvelope({
+        mode: HANDOFF_MODE,
+        messageType: "HandoffOffer",
+        sessionId: sid,
+        payload: { handoffId: "h", targetParticipant: "bob" },
+      });
       expect((await watcher.send({ envelope: env })).ack?.error?.code).toBe("FORBIDDEN");
       expect((await clientFor(tokens, "alice", "agent-id").send({ envelope: env })).ack?.error?.code).toBe("UNAUTHENTICATED");
       expect((await clientFor(tokens, "tok-nope").send({ envelope: env })).ack?.error?.code).toBe("UNAUTHENTICATED");
-      await expectCode(clientFor(tokens, "tok-bob").registerPolicy({ policyDescriptor: { policyId: "p.x", mode: "*", rules: "{}", schemaVersion: 1 } }), Code.PermissionDenied);
+      await expectCode(
+        clientFor(tokens, "tok-bob").registerPolicy({ policyDescriptor: { policyId: "p.x", mode: "*", rules: "{}", schemaVersion: 1 } }),
+        Code.PermissionDenied,
+      );
     } finally {
       await tokens.close();
     }

@@ -37,7 +37,12 @@ afterAll(async () => {
 async function start(): Promise<RunningConsole> {
   const setup = await setupAccounts(env, quiet, { scrypt: TEST_SCRYPT });
   expect(setup.loginsFile).toBe(path.join(dir, "console-sessions.json"));
-  const c = await startConsole({ config: loadConsoleConfig(env, ["--no-ui"], process.cwd()), env, logger: quiet, auth: { accounts: setup.accounts, secret: setup.secret } });
+  const c = await startConsole({
+    config: loadConsoleConfig(env, ["--no-ui"], process.cwd()),
+    env,
+    logger: quiet,
+    auth: { accounts: setup.accounts, secret: setup.secret },
+  });
   running.push(c);
   return c;
 }

@@ -22,14 +22,24 @@ import { tempDir } from "./harness";
 const fixture = path.join(path.dirname(fileURLToPath(import.meta.url)), "__fixtures__", "v1-store");
 const expected = JSON.parse(fs.readFileSync(path.join(fixture, "expected.json"), "utf8")) as {
   ids: Record<string, string>;
-  sessions: Array<Record<string, unknown> & { sessionId: string; state: string; startedAtUnixMs: string; participantActivity?: { lastMessageAtUnixMs: string }[] }>;
+  sessions: Array<
+    Record<string, unknown> & {
+      sessionId: string;
+      state: string;
+      startedAtUnixMs: string;
+      participantActivity?: { lastMessageAtUnixMs: string }[];
+    }
+  >;
   histories: Record<string, string[]>;
 };
 // The v1 runtime's answers were taken right after it wrote the store; the
 // kernel runs on a clock from that moment, so no open session has expired since.
 const fixtureNow =
   Math.max(
-    ...expected.sessions.flatMap((s) => [Number(s.startedAtUnixMs), ...(s.participantActivity ?? []).map((a) => Number(a.lastMessageAtUnixMs))]),
+    ...expected.sessions.flatMap((s) => [
+      Number(s.startedAtUnixMs),
+      ...(s.participantActivity ?? []).map((a) => Number(a.lastMessageAtUnixMs)),
+    ]),
   ) + 1_000;
 const silent = pino({ level: "silent" });
 const config = loadConfig({ MACP_ALLOW_INSECURE: "1", MACP_MESSAGE_LIMIT_PER_MINUTE: "0", MACP_SESSION_START_LIMIT_PER_MINUTE: "0" });
@@ -94,22 +104,52 @@ describe("schema v1 → v2 migration", () => {
 
     // Closed sessions answer from the index: a late resend is a duplicate, anything new is SESSION_NOT_OPEN.
     const resolved = expected.ids.resolved as string;
-    const resend = buildEnvelope({ mode: HANDOFF_MODE, messageType: "HandoffAccept", sessionId: resolved, messageId: "r-commit", payload: { handoffId: "h1" } });
+    const resend = buildEnvelope({
+      mode: HANDOFF_MODE,
+      messageType: "HandoffAccept",
+      sessionId: resolved,
+      messageId: "r-commit",
+      payload: { handoffId: "h1" },
+    });
     const dup = await k.send(owner, resend);
     expect(dup).toMatchObject({ ok: true, duplicate: true, sessionState: SessionState.RESOLVED });
-    const late = await k.send(owner, buildEnvelope({ mode: HANDOFF_MODE, messageType: "HandoffOffer", sessionId: resolved, payload: { handoffId: "h2", targetParticipant: "agent://target" } }));
+    const late = await k.send(
+      owner,
+      buildEnvelope({
+        mode: HANDOFF_MODE,
+        messageType: "HandoffOffer",
+        sessionId: resolved,
+        payload: { handoffId: "h2", targetParticipant: "agent://target" },
+      }),
+    );
     expect(late.error?.code).toBe("SESSION_NOT_OPEN");
-    const restart = await k.send(owner, buildEnvelope({ mode: HANDOFF_MODE, messageType: "SessionStart", sessionId: resolved, messageId: "r-start", payload: { participants: ["agent://owner"], modeVersion: "1.0.0", configurationVersion: "config.default", ttlMs: 1000n } }));
+    const restart = await k.send(
+      owner,
+      buildEnvelope({
+        mode: HANDOFF_MODE,
+        messageType: "SessionStart",
+        sessionId: resolved,
+        messageId: "r-start",
+        payload: { participants: ["agent://owner"], modeVersion: "1.0.0", configurationVersion: "config.default", ttlMs: 1000n },
+      }),
+    );
     expect(restart).toMatchObject({ ok: true, duplicate: true });
     // Cancel of a closed session is acknowledged with its state; an outsider is refused.
     expect((await k.control(owner, "cancel", expected.ids.cancelled as string, "again")).sessionState).toBe(SessionState.CANCELLED);
     await expect(k.control({ ...owner, sender: "agent://stranger" }, "cancel", resolved, "x")).rejects.toThrow(/may not cancel/);
     // The policy-bound session's designated lead keeps its authority after the restart.
-    expect((await k.control({ ...owner, sender: "agent://lead" }, "suspend", expected.ids.policy as string, "x")).error?.code).toBe("SESSION_NOT_OPEN");
+    expect((await k.control({ ...owner, sender: "agent://lead" }, "suspend", expected.ids.policy as string, "x")).error?.code).toBe(
+      "SESSION_NOT_OPEN",
+    );
     // Open sessions continue where they were.
     const offer = await k.send(
       { ...owner, sender: "agent://target" },
-      buildEnvelope({ mode: HANDOFF_MODE, messageType: "HandoffAccept", sessionId: expected.ids.open as string, payload: { handoffId: "h1" } }),
+      buildEnvelope({
+        mode: HANDOFF_MODE,
+        messageType: "HandoffAccept",
+        sessionId: expected.ids.open as string,
+        payload: { handoffId: "h1" },
+      }),
     );
     expect(offer.ok, offer.error?.message).toBe(true);
   });

@@ -24,7 +24,9 @@ beforeAll(async () => {
   );
   const alice = await signedIn(tc, "alice");
   const started = ok(
-    await alice.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "revocation", participants: PEOPLE.map((p) => `human:${p}`) }),
+    await alice
+      .actions()
+      .startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "revocation", participants: PEOPLE.map((p) => `human:${p}`) }),
   );
   sessionId = started.sessionId;
   // An offer waits on frank: his inbox has one item (the role-change test).
@@ -96,7 +98,11 @@ describe("open streams end with the sign-in", () => {
   it("on sign-out", async () => {
     const bob = await signedIn(tc, "bob");
     const streams = await openAll(bob);
-    const out = await fetch(`${tc.url}/auth/logout`, { method: "POST", headers: bob.headers({ "content-type": "application/json", "x-baton-csrf": bob.csrf }), body: "{}" });
+    const out = await fetch(`${tc.url}/auth/logout`, {
+      method: "POST",
+      headers: bob.headers({ "content-type": "application/json", "x-baton-csrf": bob.csrf }),
+      body: "{}",
+    });
     expect(out.status).toBe(200);
     expect(await endings(streams)).toEqual(unauthenticated);
     const err = await streams[0]?.ended;
@@ -170,7 +176,11 @@ describe("open streams end with the sign-in", () => {
     const gina = await signedIn(tc, "gina");
     const streams = await openAll(gina);
     const bob = await signedIn(tc, "bob");
-    await fetch(`${tc.url}/auth/logout`, { method: "POST", headers: bob.headers({ "content-type": "application/json", "x-baton-csrf": bob.csrf }), body: "{}" });
+    await fetch(`${tc.url}/auth/logout`, {
+      method: "POST",
+      headers: bob.headers({ "content-type": "application/json", "x-baton-csrf": bob.csrf }),
+      body: "{}",
+    });
     expect(await endings(streams, 1_000)).toEqual(["open", "open", "open"]);
     // Every stream opened above has ended on the server too.
     let open = -1;

@@ -14,17 +14,44 @@ describe("TLS", () => {
     const dir = tempDir("baton-tls-");
     const cert = path.join(dir, "cert.pem");
     const key = path.join(dir, "key.pem");
-    execFileSync("openssl", [
-      "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-      "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=localhost",
-      "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-    ], { stdio: "ignore" });
-    const rt = await startTestRuntime({ MACP_ALLOW_INSECURE: "0", MACP_TLS_CERT_PATH: cert, MACP_TLS_KEY_PATH: key, MACP_AUTH_TOKENS_JSON: '[{"token":"t","sender":"alice"}]' });
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+        "-keyout",
+        key,
+        "-out",
+        cert,
+        "-days",
+        "1",
+        "-subj",
+        "/CN=localhost",
+        "-addext",
+        "subjectAltName=IP:127.0.0.1,DNS:localhost",
+      ],
+      { stdio: "ignore" },
+    );
+    const rt = await startTestRuntime({
+      MACP_ALLOW_INSECURE: "0",
+      MACP_TLS_CERT_PATH: cert,
+      MACP_TLS_KEY_PATH: key,
+      MACP_AUTH_TOKENS_JSON: '[{"token":"t","sender":"alice"}]',
+    });
     try {
       expect(rt.url.startsWith("https://")).toBe(true);
       const client = createClient(
         MACPRuntimeService,
-        createGrpcTransport({ baseUrl: rt.url, nodeOptions: { ca: fs.readFileSync(cert) }, interceptors: [authInterceptor("t", "bearer")] }),
+        createGrpcTransport({
+          baseUrl: rt.url,
+          nodeOptions: { ca: fs.readFileSync(cert) },
+          interceptors: [authInterceptor("t", "bearer")],
+        }),
       );
       const res = await client.initialize({ supportedProtocolVersions: ["1.0"] });
       expect(res.selectedProtocolVersion).toBe("1.0");

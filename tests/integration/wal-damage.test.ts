@@ -58,10 +58,14 @@ function spawnRuntime(dataDir: string): Promise<{ child: ChildProcess; url: stri
 }
 
 function recoverCli(dataDir: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ["--import", "tsx", path.join(process.cwd(), "lib/runtime/recover.ts"), "--data-dir", dataDir, ...args], {
-    encoding: "utf8",
-    env: { ...process.env, MACP_LOG_LEVEL: "silent" },
-  });
+  const r = spawnSync(
+    process.execPath,
+    ["--import", "tsx", path.join(process.cwd(), "lib/runtime/recover.ts"), "--data-dir", dataDir, ...args],
+    {
+      encoding: "utf8",
+      env: { ...process.env, MACP_LOG_LEVEL: "silent" },
+    },
+  );
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -104,7 +108,11 @@ beforeAll(async () => {
     const o = agent(rt, "owner", sid);
     for (let i = 0; !stopSending; i++) {
       try {
-        const ack = await o.send("HandoffContext", { handoffId: "h1", contentType: "text/plain", context: new TextEncoder().encode(`note ${i}`) }, { messageId: `ctx-${i}` });
+        const ack = await o.send(
+          "HandoffContext",
+          { handoffId: "h1", contentType: "text/plain", context: new TextEncoder().encode(`note ${i}`) },
+          { messageId: `ctx-${i}` },
+        );
         if (ack.ok) acked.get(sid)!.push(`ctx-${i}`);
       } catch {
         return;
@@ -150,7 +158,10 @@ describe("runtime start on a damaged WAL", () => {
     const wal = path.join(dir, `${FILE}-wal`);
     fs.truncateSync(wal, fs.statSync(wal).size - 100);
     const lines: Array<{ level: number; msg: string }> = [];
-    const logger = pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) });
+    const logger = pino(
+      { level: "info" },
+      { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) },
+    );
     const rt = await startOn(dir, logger);
     try {
       const warning = lines.find((l) => /discarded an incomplete \(never acknowledged\) tail/.test(l.msg));
@@ -206,7 +217,11 @@ describe("runtime start on a damaged WAL", () => {
     expect(report.recovered.records).toBeGreaterThan(report.sqliteWouldKeep.records);
     const lostFile = path.join(dir, backup, "lost-records.jsonl");
     const lost = fs.existsSync(lostFile)
-      ? fs.readFileSync(lostFile, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { sessionId: string; seq: number })
+      ? fs
+          .readFileSync(lostFile, "utf8")
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l) as { sessionId: string; seq: number })
       : [];
 
     const rt = await startOn(dir);

@@ -72,7 +72,10 @@ class Receiver {
   }
   /** Accepted (200) generic bodies at `at`, for one session. */
   delivered(at: string, sessionId: string): GenericBody[] {
-    return this.got.filter((r) => r.path === at && r.status === 200).map((r) => JSON.parse(r.raw) as GenericBody).filter((b) => b.session_id === sessionId);
+    return this.got
+      .filter((r) => r.path === at && r.status === 200)
+      .map((r) => JSON.parse(r.raw) as GenericBody)
+      .filter((b) => b.session_id === sessionId);
   }
 }
 
@@ -91,7 +94,12 @@ let running: RunningConsole;
 async function start(): Promise<RunningConsole> {
   const accounts = new Accounts({ usersFile, loginSecret: SECRET, scrypt: TEST_SCRYPT, logger: quiet });
   const e = { ...env };
-  return startConsole({ config: loadConsoleConfig(e, ["--no-ui"], process.cwd()), env: e, logger: quiet, auth: { accounts, secret: SECRET } });
+  return startConsole({
+    config: loadConsoleConfig(e, ["--no-ui"], process.cwd()),
+    env: e,
+    logger: quiet,
+    auth: { accounts, secret: SECRET },
+  });
 }
 
 async function as(username: string): Promise<Browser> {
@@ -145,7 +153,12 @@ afterAll(async () => {
 
 describe("webhooks", () => {
   it("a lead-approval handoff: offer → decline → re-offer → accept → approve, in order, signed, with links and names", async () => {
-    const [alice, bob, carol, dave] = await Promise.all(["alice", "bob", "carol", "dave"].map(as)) as [Browser, Browser, Browser, Browser];
+    const [alice, bob, carol, dave] = (await Promise.all(["alice", "bob", "carol", "dave"].map(as))) as [
+      Browser,
+      Browser,
+      Browser,
+      Browser,
+    ];
     const started = ok(
       await alice.actions().startSession({
         messageId: uuid(),
@@ -213,15 +226,23 @@ describe("webhooks", () => {
     const slack = receiver.got.filter((r) => r.path === "/slack" && r.raw.includes(sid));
     expect(slack).toHaveLength(1);
     const msg = JSON.parse(slack[0]!.raw) as { text: string; blocks: { type: string; elements?: { url: string }[] }[] };
-    expect(msg.text).toBe(`Bob Ito declined payments on-call: Alice Ng may re-offer or cancel <https://baton.example.com/sessions/${sid}|Open in Baton>`);
+    expect(msg.text).toBe(
+      `Bob Ito declined payments on-call: Alice Ng may re-offer or cancel <https://baton.example.com/sessions/${sid}|Open in Baton>`,
+    );
     expect(msg.blocks[1]?.elements?.[0]?.url).toBe(`https://baton.example.com/sessions/${sid}`);
     expect(slack[0]!.headers["x-baton-signature"]).toBeUndefined();
   }, 60_000);
 
   it("a task: assigned and reported; a receiver that fails twice gets it on the third attempt with the same delivery id", async () => {
     const [erin, bob] = (await Promise.all(["erin", "bob"].map(as))) as [Browser, Browser];
-    const sid = ok(await erin.actions().startSession({ messageId: uuid(), kind: SessionKind.TASK, intent: "Rotate the TLS certificates", participants: ["human:bob"] })).sessionId;
-    const requested = ok(await erin.actions().taskRequest({ sessionId: sid, messageId: uuid(), title: "Rotate certs on edge-1", assignee: "human:bob" }));
+    const sid = ok(
+      await erin
+        .actions()
+        .startSession({ messageId: uuid(), kind: SessionKind.TASK, intent: "Rotate the TLS certificates", participants: ["human:bob"] }),
+    ).sessionId;
+    const requested = ok(
+      await erin.actions().taskRequest({ sessionId: sid, messageId: uuid(), title: "Rotate certs on edge-1", assignee: "human:bob" }),
+    );
     await waitFor(() => receiver.delivered("/flaky", sid).length === 1, 15_000, "the flaky receiver's third attempt");
     const tries = receiver.got.filter((r) => r.path === "/flaky" && r.raw.includes(sid));
     expect(tries.map((r) => r.status)).toEqual([500, 500, 200]);
@@ -241,7 +262,10 @@ describe("webhooks", () => {
     ]);
 
     // Admins see each hook's deliveries and failures; others may not look.
-    const refused = await bob.actions().listWebhookDeliveries({}).catch((e: unknown) => ConnectError.from(e));
+    const refused = await bob
+      .actions()
+      .listWebhookDeliveries({})
+      .catch((e: unknown) => ConnectError.from(e));
     expect(refused).toBeInstanceOf(ConnectError);
     expect((refused as ConnectError).code).toBe(Code.PermissionDenied);
     const root = await as("root");
@@ -256,24 +280,41 @@ describe("webhooks", () => {
     const flaky = seen.hooks[1]?.recent.find((d) => d.sessionId === sid);
     expect(flaky).toMatchObject({ event: "task.assigned", status: "delivered", attempts: 3, lastStatusCode: 200, lastError: "" });
     expect(flaky?.deliveryId).toBe(tries[0]?.headers["x-baton-delivery"]);
-    const tooMany = await root.actions().listWebhookDeliveries({ limit: 101 }).catch((e: unknown) => ConnectError.from(e));
+    const tooMany = await root
+      .actions()
+      .listWebhookDeliveries({ limit: 101 })
+      .catch((e: unknown) => ConnectError.from(e));
     expect((tooMany as ConnectError).code).toBe(Code.InvalidArgument);
   }, 60_000);
 
   it("a console restart neither loses nor repeats events; a delivery pending across it keeps its id", async () => {
     const alice = await as("alice");
     receiver.down = true;
-    const sid = ok(await alice.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "Restart drill", scope: "db on-call", participants: ["human:bob"] })).sessionId;
+    const sid = ok(
+      await alice.actions().startSession({
+        messageId: uuid(),
+        kind: SessionKind.HANDOFF,
+        intent: "Restart drill",
+        scope: "db on-call",
+        participants: ["human:bob"],
+      }),
+    ).sessionId;
     ok(await alice.actions().offer({ sessionId: sid, messageId: uuid(), target: "human:bob" }));
     await waitFor(() => receiver.delivered("/all", sid).length === 1, 10_000, "offer.waiting delivered to /all");
     await waitFor(() => receiver.got.some((r) => r.path === "/down" && r.raw.includes(sid)), 10_000, "a failed attempt at /down");
     const pendingId = receiver.got.find((r) => r.path === "/down" && r.raw.includes(sid))?.headers["x-baton-delivery"];
     // The admin view shows the failure and the next retry.
     const root = await as("root");
-    await waitFor(async () => {
-      const d = (await root.actions().listWebhookDeliveries({})).hooks.find((h) => h.id === "down")?.recent.find((r) => r.sessionId === sid);
-      return d?.status === "pending" && d.lastStatusCode === 503 && d.lastError === "HTTP 503" && d.nextAttemptUnixMs > 0n;
-    }, 5_000, "the failed attempt in the admin view");
+    await waitFor(
+      async () => {
+        const d = (await root.actions().listWebhookDeliveries({})).hooks
+          .find((h) => h.id === "down")
+          ?.recent.find((r) => r.sessionId === sid);
+        return d?.status === "pending" && d.lastStatusCode === 503 && d.lastError === "HTTP 503" && d.nextAttemptUnixMs > 0n;
+      },
+      5_000,
+      "the failed attempt in the admin view",
+    );
     const allBefore = receiver.got.filter((r) => r.path === "/all").length;
 
     await running.close();
@@ -281,7 +322,9 @@ describe("webhooks", () => {
     running = await start();
 
     await waitFor(() => receiver.delivered("/down", sid).length === 1, 15_000, "the pending delivery after the restart");
-    expect(receiver.got.filter((r) => r.path === "/down" && r.raw.includes(sid) && r.status === 200)[0]?.headers["x-baton-delivery"]).toBe(pendingId);
+    expect(receiver.got.filter((r) => r.path === "/down" && r.raw.includes(sid) && r.status === 200)[0]?.headers["x-baton-delivery"]).toBe(
+      pendingId,
+    );
     // Nothing sent before the restart is sent again.
     await new Promise((r) => setTimeout(r, 1_500));
     expect(receiver.got.filter((r) => r.path === "/all").length).toBe(allBefore);
@@ -300,7 +343,11 @@ describe("webhooks", () => {
     await writeFile(file, JSON.stringify({ webhooks: [{ id: "late", url: `${receiver.url}/late`, secretEnv: "TEST_HOOK_SECRET" }] }));
     await waitFor(async () => (await ids()).join() === "late", 10_000, "the new hook in use");
     const alice = await as("alice");
-    const sid = ok(await alice.actions().startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "Late hook", scope: "late", participants: ["human:bob"] })).sessionId;
+    const sid = ok(
+      await alice
+        .actions()
+        .startSession({ messageId: uuid(), kind: SessionKind.HANDOFF, intent: "Late hook", scope: "late", participants: ["human:bob"] }),
+    ).sessionId;
     ok(await alice.actions().offer({ sessionId: sid, messageId: uuid(), target: "human:bob" }));
     await waitFor(() => receiver.delivered("/late", sid).length === 1, 10_000, "the new hook's first event");
     expect(receiver.delivered("/all", sid)).toEqual([]);
@@ -318,7 +365,12 @@ describe("webhooks", () => {
     const attempt = async (extra: Record<string, string>) => {
       const e = { ...env, PORT: "0", ...extra };
       const accounts = new Accounts({ usersFile, loginSecret: SECRET, scrypt: TEST_SCRYPT, logger: quiet });
-      return startConsole({ config: loadConsoleConfig(e, ["--no-ui"], process.cwd()), env: e, logger: quiet, auth: { accounts, secret: SECRET } }).then(
+      return startConsole({
+        config: loadConsoleConfig(e, ["--no-ui"], process.cwd()),
+        env: e,
+        logger: quiet,
+        auth: { accounts, secret: SECRET },
+      }).then(
         async (c) => {
           await c.close();
           return null;

@@ -50,7 +50,10 @@ export class GrpcUnaryClient {
       try {
         return await this.once(path, input, init, output, authorization);
       } catch (err) {
-        const refused = err instanceof Error && (err as NodeJS.ErrnoException).code === "ERR_HTTP2_STREAM_ERROR" && err.message.includes("NGHTTP2_REFUSED_STREAM");
+        const refused =
+          err instanceof Error &&
+          (err as NodeJS.ErrnoException).code === "ERR_HTTP2_STREAM_ERROR" &&
+          err.message.includes("NGHTTP2_REFUSED_STREAM");
         if (!refused || attempt >= REFUSED_RETRIES) throw err;
         await new Promise((r) => setTimeout(r, 50 * 2 ** Math.min(attempt, 6) * (0.5 + Math.random())));
       }

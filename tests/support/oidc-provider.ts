@@ -101,7 +101,12 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<T
     const details: InteractionDetails = await p.interactionDetails(req, res);
     if (details.uid !== uid) throw new Error("interaction mismatch");
     if (action === "abort") {
-      await p.interactionFinished(req, res, { error: "access_denied", error_description: "End-User aborted interaction" }, { mergeWithLastSubmission: false });
+      await p.interactionFinished(
+        req,
+        res,
+        { error: "access_denied", error_description: "End-User aborted interaction" },
+        { mergeWithLastSubmission: false },
+      );
       return;
     }
     if (details.prompt.name === "login") {
@@ -126,7 +131,8 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<T
       const accountId = details.session?.accountId;
       const clientIdParam = details.params.client_id;
       if (typeof accountId !== "string" || typeof clientIdParam !== "string") throw new Error("consent without a session");
-      const grant = details.grantId !== undefined ? await p.Grant.find(details.grantId) : new p.Grant({ accountId, clientId: clientIdParam });
+      const grant =
+        details.grantId !== undefined ? await p.Grant.find(details.grantId) : new p.Grant({ accountId, clientId: clientIdParam });
       if (!grant) throw new Error("grant not found");
       if (Array.isArray(d.missingOIDCScope)) grant.addOIDCScope((d.missingOIDCScope as string[]).join(" "));
       if (Array.isArray(d.missingOIDCClaims)) grant.addOIDCClaims(d.missingOIDCClaims as string[]);
@@ -136,7 +142,12 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<T
         }
       }
       const grantId = await grant.save();
-      await p.interactionFinished(req, res, { consent: details.grantId !== undefined ? {} : { grantId } }, { mergeWithLastSubmission: true });
+      await p.interactionFinished(
+        req,
+        res,
+        { consent: details.grantId !== undefined ? {} : { grantId } },
+        { mergeWithLastSubmission: true },
+      );
       return;
     }
     res.writeHead(501, { "content-type": "text/plain" });
@@ -274,7 +285,11 @@ class CookieJar {
   header(to: URL): string {
     const now = Date.now();
     return [...this.cookies.values()]
-      .filter((c) => (c.expires === undefined || c.expires > now) && (to.pathname === c.path || to.pathname.startsWith(c.path.endsWith("/") ? c.path : `${c.path}/`)))
+      .filter(
+        (c) =>
+          (c.expires === undefined || c.expires > now) &&
+          (to.pathname === c.path || to.pathname.startsWith(c.path.endsWith("/") ? c.path : `${c.path}/`)),
+      )
       .sort((a, b) => b.path.length - a.path.length)
       .map((c) => `${c.name}=${c.value}`)
       .join("; ");

@@ -4,7 +4,11 @@ import { ChangePasswordForm } from "@/features/sign-in/ChangePasswordForm";
 export const metadata: Metadata = { title: "Change password" };
 export const dynamic = "force-dynamic";
 
-export default async function ChangePasswordPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function ChangePasswordPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const raw = (await searchParams).returnTo;
   const returnTo = typeof raw === "string" ? raw : "/";
   return (

@@ -14,7 +14,15 @@ import { DEFAULT_POLICY_SUMMARY } from "@/lib/authz/policy-summary";
 import { briefFor } from "@/features/session/brief-model";
 import { nameIn } from "@/lib/views/directory";
 import { formatDuration } from "@/lib/views/format";
-import { approvalFacts, decideContextFor, implicitAcceptAt, pendingOfferOf, policyIdOf, sessionPanel, waitingFor } from "@/features/session/session-authz";
+import {
+  approvalFacts,
+  decideContextFor,
+  implicitAcceptAt,
+  pendingOfferOf,
+  policyIdOf,
+  sessionPanel,
+  waitingFor,
+} from "@/features/session/session-authz";
 import { useCapabilities, useDirectory, usePolicySummary } from "@/lib/client/use-console-data";
 import { useNow } from "@/lib/client/use-now";
 import { useWhoAmI } from "@/lib/client/use-whoami";
@@ -23,7 +31,14 @@ import { Button } from "@/components/ui/forms";
 import { BriefCard } from "@/features/session/Brief";
 import { ApprovalForm, type ApprovalDecision } from "@/features/session/actions/ApprovalForm";
 import { AttachForm, CancelForm, CommitForm, OfferForm, RespondForm, type SessionFormProps } from "@/features/session/actions/HandoffForms";
-import { TaskCommitForm, TaskCompleteForm, TaskFailForm, TaskRequestForm, TaskRespondForm, TaskUpdateForm } from "@/features/session/actions/TaskForms";
+import {
+  TaskCommitForm,
+  TaskCompleteForm,
+  TaskFailForm,
+  TaskRequestForm,
+  TaskRespondForm,
+  TaskUpdateForm,
+} from "@/features/session/actions/TaskForms";
 
 const LABEL: Partial<Record<Action, string>> = {
   offer: "Offer…",
@@ -114,9 +129,12 @@ function PanelBody({
   const implicitAt = implicitAcceptAt(view, policy, policyId);
   const pending = pendingOfferOf(view);
   const rules = policy ?? (policyId === null ? DEFAULT_POLICY_SUMMARY : undefined);
-  const brief = actor ? briefFor(actor, view, { policy: rules, policyId, ctx, nameOf, ...(ctx.expiresAt !== undefined ? { expiresAt: ctx.expiresAt } : {}) }) : null;
+  const brief = actor
+    ? briefFor(actor, view, { policy: rules, policyId, ctx, nameOf, ...(ctx.expiresAt !== undefined ? { expiresAt: ctx.expiresAt } : {}) })
+    : null;
 
-  const allowedNow = panel.kind === "actions" ? new Set(panel.actions.filter((a) => a.decision.allowed).map((a) => a.action)) : new Set<Action>();
+  const allowedNow =
+    panel.kind === "actions" ? new Set(panel.actions.filter((a) => a.decision.allowed).map((a) => a.action)) : new Set<Action>();
   // A form whose action became impossible (someone else moved first) closes.
   const actionOf = (c: Choice): Action => (c === "approve" || c === "reject" ? "commit" : c);
   const openStillAllowed = open !== null && allowedNow.has(actionOf(open));
@@ -205,7 +223,12 @@ function PanelBody({
   // Nothing to do here (viewer, or the session is over): one quiet line.
   if ((panel.kind === "read-only" || panel.kind === "closed") && implicitAt === undefined) {
     return (
-      <section aria-label="Your actions" className="text-sm text-slate-700 dark:text-slate-300" data-testid="action-panel" data-panel={panel.kind}>
+      <section
+        aria-label="Your actions"
+        className="text-sm text-slate-700 dark:text-slate-300"
+        data-testid="action-panel"
+        data-panel={panel.kind}
+      >
         <p className="flex items-start gap-1.5" data-testid={panel.kind === "read-only" ? "read-only-note" : "closed-note"}>
           <Icon name={panel.kind === "read-only" ? "user" : "seal"} className="mt-0.5 h-4 w-4 shrink-0" />
           {panel.kind === "read-only"
@@ -268,7 +291,11 @@ function PanelBody({
   // Instead of actions others have to take: one line naming whom the session waits for.
   const waitingLine =
     waiting && (allowed.length === 0 || !waiting.on.includes(me.participantId)) ? (
-      <p className="flex items-start gap-1.5 text-sm text-slate-700 dark:text-slate-300" data-testid="waiting-on" data-waiting-on={waiting.on.join(" ")}>
+      <p
+        className="flex items-start gap-1.5 text-sm text-slate-700 dark:text-slate-300"
+        data-testid="waiting-on"
+        data-waiting-on={waiting.on.join(" ")}
+      >
         <Icon name="clock" className="mt-0.5 h-4 w-4 shrink-0" />
         {waiting.sentence}
       </p>
@@ -306,12 +333,24 @@ function PanelBody({
   }
 
   return (
-    <section aria-labelledby="actions-title" className="space-y-3 rounded-lg border border-slate-200 p-3 dark:border-slate-800" data-testid="action-panel" data-panel={panel.kind}>
+    <section
+      aria-labelledby="actions-title"
+      className="space-y-3 rounded-lg border border-slate-200 p-3 dark:border-slate-800"
+      data-testid="action-panel"
+      data-panel={panel.kind}
+    >
       <h2 id="actions-title" ref={headingRef} tabIndex={-1} className="text-sm font-semibold outline-none">
         Your actions
         <span className="font-normal text-slate-700 dark:text-slate-300"> · as {me.displayName}</span>
       </h2>
-      {implicitAt !== undefined && pending ? <ImplicitAcceptNotice at={implicitAt} target={nameOf(pending.target)} mine={pending.target === me.participantId} now={now || Date.now()} /> : null}
+      {implicitAt !== undefined && pending ? (
+        <ImplicitAcceptNotice
+          at={implicitAt}
+          target={nameOf(pending.target)}
+          mine={pending.target === me.participantId}
+          now={now || Date.now()}
+        />
+      ) : null}
       {panel.kind === "read-only" ? (
         <p className="text-sm text-slate-700 dark:text-slate-300" data-testid="read-only-note">
           You can watch this session live, but your account is read-only (viewer), so there is nothing to act on here.

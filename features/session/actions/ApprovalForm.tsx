@@ -18,7 +18,15 @@ import type { SessionFormProps } from "@/features/session/actions/HandoffForms";
 
 export type ApprovalDecision = "approve" | "reject";
 
-export function ApprovalForm({ sessionId, view, nameOf, decision, policyId, onClose, onDone }: SessionFormProps & { decision: ApprovalDecision; policyId: string | null }) {
+export function ApprovalForm({
+  sessionId,
+  view,
+  nameOf,
+  decision,
+  policyId,
+  onClose,
+  onDone,
+}: SessionFormProps & { decision: ApprovalDecision; policyId: string | null }) {
   const facts = approvalFacts(view, nameOf, decision, policyId);
   const [reason, setReason] = useState(facts.reason);
   const form = useActionForm({
@@ -26,7 +34,10 @@ export function ApprovalForm({ sessionId, view, nameOf, decision, policyId, onCl
     onOk: () => onDone(decision === "approve" ? `Approved: ${facts.sentence}` : `Rejected: ${facts.sentence}`),
     confirm: true,
     validate: () =>
-      mapValidation(validateCommit({ outcome: decision === "approve" ? "accepted" : "declined", authorityScope: facts.authorityScope, reason }), (v) => ({ sessionId, ...v })),
+      mapValidation(
+        validateCommit({ outcome: decision === "approve" ? "accepted" : "declined", authorityScope: facts.authorityScope, reason }),
+        (v) => ({ sessionId, ...v }),
+      ),
     send: (fields, messageId) => actionClient().commit({ ...fields, messageId }),
   });
   const { errors } = form;
@@ -46,7 +57,14 @@ export function ApprovalForm({ sessionId, view, nameOf, decision, policyId, onCl
         testId={`${decision}-form`}
       >
         <Field id={`${decision}-reason`} label="Reason" error={errors.reason} hint="Goes into the audit trail with your name.">
-          <TextArea id={`${decision}-reason`} value={reason} onChange={(e) => setReason(e.currentTarget.value)} rows={2} invalid={Boolean(errors.reason)} hasHint />
+          <TextArea
+            id={`${decision}-reason`}
+            value={reason}
+            onChange={(e) => setReason(e.currentTarget.value)}
+            rows={2}
+            invalid={Boolean(errors.reason)}
+            hasHint
+          />
         </Field>
       </FormShell>
       <ConfirmDialog

@@ -69,7 +69,13 @@ export function FormShell({
       {children}
       <ActionResultLine outcome={state.outcome?.kind === "ok" ? undefined : state.outcome} sentence={state.sentence} />
       <div className="flex flex-wrap gap-2">
-        <Button type="submit" variant={submitVariant} pending={state.pending} aria-disabled={state.pending ? true : undefined} data-testid={`${testId}-submit`}>
+        <Button
+          type="submit"
+          variant={submitVariant}
+          pending={state.pending}
+          aria-disabled={state.pending ? true : undefined}
+          data-testid={`${testId}-submit`}
+        >
           {state.pending ? pendingLabel : submitLabel}
         </Button>
         <Button onClick={onClose} disabled={state.pending}>

@@ -7,13 +7,7 @@
 
 import { useState } from "react";
 import { decide, type Actor, type DecideContext } from "@/lib/authz/decide";
-import {
-  validateAttach,
-  validateCommit,
-  validateOffer,
-  validateReason,
-  type AttachValues,
-} from "@/lib/client/action-forms";
+import { validateAttach, validateCommit, validateOffer, validateReason, type AttachValues } from "@/lib/client/action-forms";
 import { formatBytes } from "@/lib/views/format";
 import type { SessionView } from "@/lib/macp/projections/session";
 import { commitDefaults, pendingOfferOf } from "@/features/session/session-authz";
@@ -54,7 +48,15 @@ export function OfferForm({ sessionId, view, me, ctx, nameOf, onClose, onDone }:
   const { errors } = form;
 
   return (
-    <FormShell title="Offer the handoff" onSubmit={form.onSubmit} onClose={onClose} state={form.state} submitLabel="Send offer" pendingLabel="Sending…" testId="offer-form">
+    <FormShell
+      title="Offer the handoff"
+      onSubmit={form.onSubmit}
+      onClose={onClose}
+      state={form.state}
+      submitLabel="Send offer"
+      pendingLabel="Sending…"
+      testId="offer-form"
+    >
       <Field id="offer-target" label="To" error={errors.target}>
         <Select id="offer-target" value={target} onChange={(e) => setTarget(e.currentTarget.value)} invalid={Boolean(errors.target)}>
           <option value="">Choose who receives it…</option>
@@ -66,10 +68,22 @@ export function OfferForm({ sessionId, view, me, ctx, nameOf, onClose, onDone }:
         </Select>
       </Field>
       <Field id="offer-scope" label="Scope" optional hint="What moves; the session's scope when empty." error={errors.scope}>
-        <TextInput id="offer-scope" value={scope} onChange={(e) => setScope(e.currentTarget.value)} invalid={Boolean(errors.scope)} hasHint />
+        <TextInput
+          id="offer-scope"
+          value={scope}
+          onChange={(e) => setScope(e.currentTarget.value)}
+          invalid={Boolean(errors.scope)}
+          hasHint
+        />
       </Field>
       <Field id="offer-reason" label="Reason" optional error={errors.reason}>
-        <TextArea id="offer-reason" value={reason} onChange={(e) => setReason(e.currentTarget.value)} invalid={Boolean(errors.reason)} rows={2} />
+        <TextArea
+          id="offer-reason"
+          value={reason}
+          onChange={(e) => setReason(e.currentTarget.value)}
+          invalid={Boolean(errors.reason)}
+          rows={2}
+        />
       </Field>
     </FormShell>
   );
@@ -94,7 +108,8 @@ export function AttachForm({ sessionId, view, nameOf, maxPayloadBytes, onClose, 
   const form = useActionForm({
     done: `${what} attached`,
     onOk: () => onDone(`${what} attached.`),
-    validate: () => mapValidation(validateAttach(values(), maxPayloadBytes), (content) => ({ sessionId, handoffId: last?.handoffId ?? "", content })),
+    validate: () =>
+      mapValidation(validateAttach(values(), maxPayloadBytes), (content) => ({ sessionId, handoffId: last?.handoffId ?? "", content })),
     onInvalid: (errs) => {
       if (errs.markdown) setPreview(false);
     },
@@ -103,7 +118,8 @@ export function AttachForm({ sessionId, view, nameOf, maxPayloadBytes, onClose, 
         sessionId,
         messageId,
         handoffId,
-        content: content.case === "file" ? { case: "file", value: { contentType: content.value.contentType, data: content.value.data } } : content,
+        content:
+          content.case === "file" ? { case: "file", value: { contentType: content.value.contentType, data: content.value.data } } : content,
       }),
   });
   const { errors } = form;
@@ -111,7 +127,13 @@ export function AttachForm({ sessionId, view, nameOf, maxPayloadBytes, onClose, 
   return (
     <FormShell
       title="Attach context"
-      description={last ? <>For the offer to {nameOf(last.target)}. At most {formatBytes(maxPayloadBytes)} per message.</> : null}
+      description={
+        last ? (
+          <>
+            For the offer to {nameOf(last.target)}. At most {formatBytes(maxPayloadBytes)} per message.
+          </>
+        ) : null
+      }
       onSubmit={form.onSubmit}
       onClose={onClose}
       state={form.state}
@@ -146,7 +168,12 @@ export function AttachForm({ sessionId, view, nameOf, maxPayloadBytes, onClose, 
               Runbook (Markdown)
             </label>
             <div className="ml-auto inline-flex gap-1" role="group" aria-label="Markdown view">
-              <button type="button" aria-pressed={!preview} onClick={() => setPreview(false)} className="rounded px-2 py-0.5 text-xs font-medium aria-pressed:bg-slate-200 dark:aria-pressed:bg-slate-700">
+              <button
+                type="button"
+                aria-pressed={!preview}
+                onClick={() => setPreview(false)}
+                className="rounded px-2 py-0.5 text-xs font-medium aria-pressed:bg-slate-200 dark:aria-pressed:bg-slate-700"
+              >
                 Write
               </button>
               <button
@@ -162,7 +189,11 @@ export function AttachForm({ sessionId, view, nameOf, maxPayloadBytes, onClose, 
             </div>
           </div>
           {preview ? (
-            <div className="max-h-80 overflow-auto rounded-md border border-slate-300 bg-white p-3 dark:border-slate-600 dark:bg-slate-950" data-testid="markdown-preview" aria-label="Preview">
+            <div
+              className="max-h-80 overflow-auto rounded-md border border-slate-300 bg-white p-3 dark:border-slate-600 dark:bg-slate-950"
+              data-testid="markdown-preview"
+              aria-label="Preview"
+            >
               <MarkdownView text={markdown} />
             </div>
           ) : (
@@ -186,7 +217,16 @@ export function AttachForm({ sessionId, view, nameOf, maxPayloadBytes, onClose, 
           )}
         </div>
       ) : kind === "file" ? (
-        <Field id="attach-file" label="File" error={errors.file} hint={file ? `${file.name}: ${formatBytes(file.bytes.byteLength)}` : `Up to ${formatBytes(maxPayloadBytes)}; its content type goes with it.`}>
+        <Field
+          id="attach-file"
+          label="File"
+          error={errors.file}
+          hint={
+            file
+              ? `${file.name}: ${formatBytes(file.bytes.byteLength)}`
+              : `Up to ${formatBytes(maxPayloadBytes)}; its content type goes with it.`
+          }
+        >
           <input
             id="attach-file"
             type="file"
@@ -202,7 +242,15 @@ export function AttachForm({ sessionId, view, nameOf, maxPayloadBytes, onClose, 
         </Field>
       ) : (
         <Field id="attach-link" label="Link" error={errors.link} hint="An http(s) address, e.g. the wiki page of the runbook.">
-          <TextInput id="attach-link" type="url" value={link} onChange={(e) => setLink(e.currentTarget.value)} invalid={Boolean(errors.link)} hasHint placeholder="https://" />
+          <TextInput
+            id="attach-link"
+            type="url"
+            value={link}
+            onChange={(e) => setLink(e.currentTarget.value)}
+            invalid={Boolean(errors.link)}
+            hasHint
+            placeholder="https://"
+          />
         </Field>
       )}
     </FormShell>
@@ -218,7 +266,12 @@ export function RespondForm({ kind, sessionId, view, nameOf, onClose, onDone }: 
   const form = useActionForm({
     done: `${verb} the offer`,
     onOk: () => onDone(`${verb} the offer${pending ? ` from ${nameOf(pending.offeredBy)}` : ""}.`),
-    validate: () => mapValidation(validateReason(reason, kind === "decline"), (v) => ({ sessionId, handoffId: pending?.handoffId ?? "", reason: v.reason })),
+    validate: () =>
+      mapValidation(validateReason(reason, kind === "decline"), (v) => ({
+        sessionId,
+        handoffId: pending?.handoffId ?? "",
+        reason: v.reason,
+      })),
     fingerprint: (fields) => ({ kind, ...fields }),
     send: (fields, messageId) => {
       const client = actionClient();
@@ -245,8 +298,21 @@ export function RespondForm({ kind, sessionId, view, nameOf, onClose, onDone }: 
       submitVariant={kind === "accept" ? "primary" : "danger"}
       testId={`${kind}-form`}
     >
-      <Field id={`${kind}-reason`} label="Reason" optional={kind === "accept"} error={errors.reason} hint={kind === "decline" ? "The owner reads this when choosing whom to offer it next." : undefined}>
-        <TextArea id={`${kind}-reason`} value={reason} onChange={(e) => setReason(e.currentTarget.value)} rows={2} invalid={Boolean(errors.reason)} hasHint={kind === "decline"} />
+      <Field
+        id={`${kind}-reason`}
+        label="Reason"
+        optional={kind === "accept"}
+        error={errors.reason}
+        hint={kind === "decline" ? "The owner reads this when choosing whom to offer it next." : undefined}
+      >
+        <TextArea
+          id={`${kind}-reason`}
+          value={reason}
+          onChange={(e) => setReason(e.currentTarget.value)}
+          rows={2}
+          invalid={Boolean(errors.reason)}
+          hasHint={kind === "decline"}
+        />
       </Field>
     </FormShell>
   );
@@ -299,7 +365,14 @@ export function CommitForm({ sessionId, view, nameOf, onClose, onDone }: Session
         <fieldset className="space-y-1.5">
           <legend className="text-sm font-medium">Outcome</legend>
           <label className="flex items-start gap-2 text-sm has-[:disabled]:opacity-70">
-            <input type="radio" name="commit-outcome" checked={outcome === "accepted"} disabled={!newOwner} onChange={() => choose("accepted")} className="mt-0.5 accent-blue-700 dark:accent-sky-300" />
+            <input
+              type="radio"
+              name="commit-outcome"
+              checked={outcome === "accepted"}
+              disabled={!newOwner}
+              onChange={() => choose("accepted")}
+              className="mt-0.5 accent-blue-700 dark:accent-sky-300"
+            />
             <span>
               <span className="font-medium">Accepted</span>
               <span className="block text-xs text-slate-700 dark:text-slate-300">
@@ -308,7 +381,13 @@ export function CommitForm({ sessionId, view, nameOf, onClose, onDone }: Session
             </span>
           </label>
           <label className="flex items-start gap-2 text-sm">
-            <input type="radio" name="commit-outcome" checked={outcome === "declined"} onChange={() => choose("declined")} className="mt-0.5 accent-blue-700 dark:accent-sky-300" />
+            <input
+              type="radio"
+              name="commit-outcome"
+              checked={outcome === "declined"}
+              onChange={() => choose("declined")}
+              className="mt-0.5 accent-blue-700 dark:accent-sky-300"
+            />
             <span>
               <span className="font-medium">Declined</span>
               <span className="block text-xs text-slate-700 dark:text-slate-300">{nameOf(view.initiator)} keeps it.</span>
@@ -316,7 +395,12 @@ export function CommitForm({ sessionId, view, nameOf, onClose, onDone }: Session
           </label>
         </fieldset>
         <Field id="commit-scope" label="Authority scope" error={errors.authorityScope}>
-          <TextInput id="commit-scope" value={scope} onChange={(e) => setScope(e.currentTarget.value)} invalid={Boolean(errors.authorityScope)} />
+          <TextInput
+            id="commit-scope"
+            value={scope}
+            onChange={(e) => setScope(e.currentTarget.value)}
+            invalid={Boolean(errors.authorityScope)}
+          />
         </Field>
         <Field id="commit-reason" label="Reason" error={errors.reason} hint="Name the new owner; it goes into the audit trail.">
           <TextArea
@@ -385,7 +469,13 @@ export function CancelForm({ sessionId, view, onClose, onDone }: SessionFormProp
         testId="cancel-form"
       >
         <Field id="cancel-reason" label="Reason" optional error={errors.reason}>
-          <TextArea id="cancel-reason" value={reason} onChange={(e) => setReason(e.currentTarget.value)} rows={2} invalid={Boolean(errors.reason)} />
+          <TextArea
+            id="cancel-reason"
+            value={reason}
+            onChange={(e) => setReason(e.currentTarget.value)}
+            rows={2}
+            invalid={Boolean(errors.reason)}
+          />
         </Field>
       </FormShell>
       <ConfirmDialog

@@ -20,7 +20,15 @@ import { Field, Select, TextArea, TextInput } from "@/components/ui/forms";
 import { FormShell } from "@/features/session/actions/FormShell";
 import type { SessionFormProps } from "@/features/session/actions/HandoffForms";
 
-export function TaskRequestForm({ sessionId, view, me, nameOf, maxPayloadBytes, onClose, onDone }: SessionFormProps & { maxPayloadBytes: number }) {
+export function TaskRequestForm({
+  sessionId,
+  view,
+  me,
+  nameOf,
+  maxPayloadBytes,
+  onClose,
+  onDone,
+}: SessionFormProps & { maxPayloadBytes: number }) {
   const others = view.participants.filter((p) => p !== me.participantId);
   const [title, setTitle] = useState(view.intent.slice(0, 200));
   const [instructions, setInstructions] = useState("");
@@ -30,13 +38,25 @@ export function TaskRequestForm({ sessionId, view, me, nameOf, maxPayloadBytes, 
   const form = useActionForm({
     done: "Task requested",
     onOk: () => onDone(`Task requested${assignee ? ` from ${nameOf(assignee)}` : ""}.`),
-    validate: () => mapValidation(validateTaskRequest({ title, instructions, assignee, inputJson, deadline }, maxPayloadBytes, Date.now()), (v) => ({ sessionId, ...v })),
+    validate: () =>
+      mapValidation(validateTaskRequest({ title, instructions, assignee, inputJson, deadline }, maxPayloadBytes, Date.now()), (v) => ({
+        sessionId,
+        ...v,
+      })),
     send: (fields, messageId) => actionClient().taskRequest({ ...fields, messageId }),
   });
   const { errors, setErrors } = form;
 
   return (
-    <FormShell title="Request the task" onSubmit={form.onSubmit} onClose={onClose} state={form.state} submitLabel="Request" pendingLabel="Requesting…" testId="task-request-form">
+    <FormShell
+      title="Request the task"
+      onSubmit={form.onSubmit}
+      onClose={onClose}
+      state={form.state}
+      submitLabel="Request"
+      pendingLabel="Requesting…"
+      testId="task-request-form"
+    >
       <Field id="tr-title" label="Title" error={errors.title}>
         <TextInput id="tr-title" value={title} onChange={(e) => setTitle(e.currentTarget.value)} invalid={Boolean(errors.title)} />
       </Field>
@@ -51,7 +71,13 @@ export function TaskRequestForm({ sessionId, view, me, nameOf, maxPayloadBytes, 
         </Select>
       </Field>
       <Field id="tr-instructions" label="Instructions" optional error={errors.instructions}>
-        <TextArea id="tr-instructions" value={instructions} onChange={(e) => setInstructions(e.currentTarget.value)} rows={3} invalid={Boolean(errors.instructions)} />
+        <TextArea
+          id="tr-instructions"
+          value={instructions}
+          onChange={(e) => setInstructions(e.currentTarget.value)}
+          rows={3}
+          invalid={Boolean(errors.instructions)}
+        />
       </Field>
       <Field id="tr-input" label="Input (JSON)" optional error={errors.inputJson}>
         <TextArea
@@ -68,8 +94,22 @@ export function TaskRequestForm({ sessionId, view, me, nameOf, maxPayloadBytes, 
           invalid={Boolean(errors.inputJson)}
         />
       </Field>
-      <Field id="tr-deadline" label="Deadline" optional hint="For information; the session's time to live still applies." error={errors.deadline}>
-        <TextInput id="tr-deadline" type="datetime-local" value={deadline} onChange={(e) => setDeadline(e.currentTarget.value)} invalid={Boolean(errors.deadline)} hasHint className="max-w-64" />
+      <Field
+        id="tr-deadline"
+        label="Deadline"
+        optional
+        hint="For information; the session's time to live still applies."
+        error={errors.deadline}
+      >
+        <TextInput
+          id="tr-deadline"
+          type="datetime-local"
+          value={deadline}
+          onChange={(e) => setDeadline(e.currentTarget.value)}
+          invalid={Boolean(errors.deadline)}
+          hasHint
+          className="max-w-64"
+        />
       </Field>
     </FormShell>
   );
@@ -82,7 +122,8 @@ export function TaskRespondForm({ kind, sessionId, view, onClose, onDone }: Sess
   const form = useActionForm({
     done: verb,
     onOk: () => onDone(`${verb}.`),
-    validate: () => mapValidation(validateReason(reason, kind === "reject"), (v) => ({ sessionId, taskId: task?.taskId ?? "", reason: v.reason })),
+    validate: () =>
+      mapValidation(validateReason(reason, kind === "reject"), (v) => ({ sessionId, taskId: task?.taskId ?? "", reason: v.reason })),
     fingerprint: (fields) => ({ kind, ...fields }),
     send: (fields, messageId) => {
       const client = actionClient();
@@ -103,7 +144,13 @@ export function TaskRespondForm({ kind, sessionId, view, onClose, onDone }: Sess
       testId={`task-${kind}-form`}
     >
       <Field id={`task-${kind}-reason`} label="Reason" optional={kind === "accept"} error={errors.reason}>
-        <TextArea id={`task-${kind}-reason`} value={reason} onChange={(e) => setReason(e.currentTarget.value)} rows={2} invalid={Boolean(errors.reason)} />
+        <TextArea
+          id={`task-${kind}-reason`}
+          value={reason}
+          onChange={(e) => setReason(e.currentTarget.value)}
+          rows={2}
+          invalid={Boolean(errors.reason)}
+        />
       </Field>
     </FormShell>
   );
@@ -117,22 +164,43 @@ export function TaskUpdateForm({ sessionId, view, onClose, onDone }: SessionForm
   const form = useActionForm({
     done: `Progress reported: ${progress}%`,
     onOk: () => onDone(`Progress reported: ${progress}%.`),
-    validate: () => mapValidation(validateTaskUpdate({ progress, status, message }), (v) => ({ sessionId, taskId: task?.taskId ?? "", ...v })),
+    validate: () =>
+      mapValidation(validateTaskUpdate({ progress, status, message }), (v) => ({ sessionId, taskId: task?.taskId ?? "", ...v })),
     send: (fields, messageId) => actionClient().taskUpdate({ ...fields, messageId }),
   });
   const { errors } = form;
   return (
-    <FormShell title="Report progress" onSubmit={form.onSubmit} onClose={onClose} state={form.state} submitLabel="Report" pendingLabel="Reporting…" testId="task-update-form">
+    <FormShell
+      title="Report progress"
+      onSubmit={form.onSubmit}
+      onClose={onClose}
+      state={form.state}
+      submitLabel="Report"
+      pendingLabel="Reporting…"
+      testId="task-update-form"
+    >
       <div className="grid gap-4 sm:grid-cols-2">
         <Field id="tu-progress" label="Progress (%)" error={errors.progress}>
-          <TextInput id="tu-progress" inputMode="decimal" value={progress} onChange={(e) => setProgress(e.currentTarget.value)} invalid={Boolean(errors.progress)} />
+          <TextInput
+            id="tu-progress"
+            inputMode="decimal"
+            value={progress}
+            onChange={(e) => setProgress(e.currentTarget.value)}
+            invalid={Boolean(errors.progress)}
+          />
         </Field>
         <Field id="tu-status" label="Status" optional error={errors.status}>
           <TextInput id="tu-status" value={status} onChange={(e) => setStatus(e.currentTarget.value)} invalid={Boolean(errors.status)} />
         </Field>
       </div>
       <Field id="tu-message" label="Message" optional error={errors.message}>
-        <TextArea id="tu-message" value={message} onChange={(e) => setMessage(e.currentTarget.value)} rows={2} invalid={Boolean(errors.message)} />
+        <TextArea
+          id="tu-message"
+          value={message}
+          onChange={(e) => setMessage(e.currentTarget.value)}
+          rows={2}
+          invalid={Boolean(errors.message)}
+        />
       </Field>
     </FormShell>
   );
@@ -145,17 +213,41 @@ export function TaskCompleteForm({ sessionId, view, maxPayloadBytes, onClose, on
   const form = useActionForm({
     done: "Task completed",
     onOk: () => onDone("Task completed."),
-    validate: () => mapValidation(validateTaskComplete({ output, summary }, maxPayloadBytes), (v) => ({ sessionId, taskId: task?.taskId ?? "", ...v })),
+    validate: () =>
+      mapValidation(validateTaskComplete({ output, summary }, maxPayloadBytes), (v) => ({ sessionId, taskId: task?.taskId ?? "", ...v })),
     send: (fields, messageId) => actionClient().taskComplete({ ...fields, messageId }),
   });
   const { errors } = form;
   return (
-    <FormShell title="Complete the task" onSubmit={form.onSubmit} onClose={onClose} state={form.state} submitLabel="Complete" pendingLabel="Completing…" testId="task-complete-form">
+    <FormShell
+      title="Complete the task"
+      onSubmit={form.onSubmit}
+      onClose={onClose}
+      state={form.state}
+      submitLabel="Complete"
+      pendingLabel="Completing…"
+      testId="task-complete-form"
+    >
       <Field id="tc-summary" label="Summary" error={errors.summary}>
-        <TextArea id="tc-summary" value={summary} onChange={(e) => setSummary(e.currentTarget.value)} rows={2} invalid={Boolean(errors.summary)} />
+        <TextArea
+          id="tc-summary"
+          value={summary}
+          onChange={(e) => setSummary(e.currentTarget.value)}
+          rows={2}
+          invalid={Boolean(errors.summary)}
+        />
       </Field>
       <Field id="tc-output" label="Output" optional hint="Text or JSON handed to the requester." error={errors.output}>
-        <TextArea id="tc-output" value={output} onChange={(e) => setOutput(e.currentTarget.value)} rows={4} className="font-mono text-xs" spellCheck={false} invalid={Boolean(errors.output)} hasHint />
+        <TextArea
+          id="tc-output"
+          value={output}
+          onChange={(e) => setOutput(e.currentTarget.value)}
+          rows={4}
+          className="font-mono text-xs"
+          spellCheck={false}
+          invalid={Boolean(errors.output)}
+          hasHint
+        />
       </Field>
     </FormShell>
   );
@@ -169,20 +261,48 @@ export function TaskFailForm({ sessionId, view, onClose, onDone }: SessionFormPr
   const form = useActionForm({
     done: "Task failure reported",
     onOk: () => onDone("Task failure reported."),
-    validate: () => mapValidation(validateTaskFail({ errorCode, reason, retryable }), (v) => ({ sessionId, taskId: task?.taskId ?? "", ...v })),
+    validate: () =>
+      mapValidation(validateTaskFail({ errorCode, reason, retryable }), (v) => ({ sessionId, taskId: task?.taskId ?? "", ...v })),
     send: (fields, messageId) => actionClient().taskFail({ ...fields, messageId }),
   });
   const { errors } = form;
   return (
-    <FormShell title="Report failure" onSubmit={form.onSubmit} onClose={onClose} state={form.state} submitLabel="Report failure" pendingLabel="Reporting…" submitVariant="danger" testId="task-fail-form">
+    <FormShell
+      title="Report failure"
+      onSubmit={form.onSubmit}
+      onClose={onClose}
+      state={form.state}
+      submitLabel="Report failure"
+      pendingLabel="Reporting…"
+      submitVariant="danger"
+      testId="task-fail-form"
+    >
       <Field id="tf-code" label="Error code" hint="A short machine-readable code, e.g. TIMEOUT." error={errors.errorCode}>
-        <TextInput id="tf-code" value={errorCode} onChange={(e) => setErrorCode(e.currentTarget.value)} invalid={Boolean(errors.errorCode)} hasHint className="max-w-64 font-mono" />
+        <TextInput
+          id="tf-code"
+          value={errorCode}
+          onChange={(e) => setErrorCode(e.currentTarget.value)}
+          invalid={Boolean(errors.errorCode)}
+          hasHint
+          className="max-w-64 font-mono"
+        />
       </Field>
       <Field id="tf-reason" label="What went wrong" error={errors.reason}>
-        <TextArea id="tf-reason" value={reason} onChange={(e) => setReason(e.currentTarget.value)} rows={2} invalid={Boolean(errors.reason)} />
+        <TextArea
+          id="tf-reason"
+          value={reason}
+          onChange={(e) => setReason(e.currentTarget.value)}
+          rows={2}
+          invalid={Boolean(errors.reason)}
+        />
       </Field>
       <label className="flex items-center gap-2 text-sm">
-        <input type="checkbox" checked={retryable} onChange={(e) => setRetryable(e.currentTarget.checked)} className="h-4 w-4 accent-blue-700 dark:accent-sky-300" />
+        <input
+          type="checkbox"
+          checked={retryable}
+          onChange={(e) => setRetryable(e.currentTarget.checked)}
+          className="h-4 w-4 accent-blue-700 dark:accent-sky-300"
+        />
         Retryable: trying again later may work
       </label>
     </FormShell>
@@ -194,7 +314,9 @@ export function TaskCommitForm({ sessionId, view, nameOf, onClose, onDone }: Ses
   const report = task?.terminalReport;
   const [outcome, setOutcome] = useState<"completed" | "failed">(report?.kind === "fail" ? "failed" : "completed");
   const [scope, setScope] = useState(task?.title ?? "");
-  const [reason, setReason] = useState(report?.kind === "complete" ? report.summary : report?.kind === "fail" ? `Failed (${report.errorCode}): ${report.reason}` : "");
+  const [reason, setReason] = useState(
+    report?.kind === "complete" ? report.summary : report?.kind === "fail" ? `Failed (${report.errorCode}): ${report.reason}` : "",
+  );
   const form = useActionForm({
     done: `Task committed as ${outcome}`,
     onOk: () => onDone(`Task committed as ${outcome}.`),
@@ -205,7 +327,16 @@ export function TaskCommitForm({ sessionId, view, nameOf, onClose, onDone }: Ses
   const { errors } = form;
   return (
     <>
-      <FormShell title="Commit the task" description="Binds the outcome and closes the session." onSubmit={form.onSubmit} onClose={onClose} state={form.state} submitLabel="Review and commit…" pendingLabel="Committing…" testId="task-commit-form">
+      <FormShell
+        title="Commit the task"
+        description="Binds the outcome and closes the session."
+        onSubmit={form.onSubmit}
+        onClose={onClose}
+        state={form.state}
+        submitLabel="Review and commit…"
+        pendingLabel="Committing…"
+        testId="task-commit-form"
+      >
         <fieldset className="space-y-1.5">
           <legend className="text-sm font-medium">Outcome</legend>
           {(["completed", "failed"] as const).map((o) => (
@@ -223,10 +354,21 @@ export function TaskCommitForm({ sessionId, view, nameOf, onClose, onDone }: Ses
           ))}
         </fieldset>
         <Field id="tcm-scope" label="Authority scope" error={errors.authorityScope}>
-          <TextInput id="tcm-scope" value={scope} onChange={(e) => setScope(e.currentTarget.value)} invalid={Boolean(errors.authorityScope)} />
+          <TextInput
+            id="tcm-scope"
+            value={scope}
+            onChange={(e) => setScope(e.currentTarget.value)}
+            invalid={Boolean(errors.authorityScope)}
+          />
         </Field>
         <Field id="tcm-reason" label="Reason" optional error={errors.reason}>
-          <TextArea id="tcm-reason" value={reason} onChange={(e) => setReason(e.currentTarget.value)} rows={2} invalid={Boolean(errors.reason)} />
+          <TextArea
+            id="tcm-reason"
+            value={reason}
+            onChange={(e) => setReason(e.currentTarget.value)}
+            rows={2}
+            invalid={Boolean(errors.reason)}
+          />
         </Field>
       </FormShell>
       <ConfirmDialog

@@ -23,7 +23,12 @@ function readTokens(file: string | undefined): Record<string, string> | undefine
   } catch (e) {
     throw new UsageError(`cannot read --tokens ${file}: ${(e as Error).message}`, ["demo"]);
   }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed) || !Object.values(parsed).every((v) => typeof v === "string")) {
+  if (
+    parsed === null ||
+    typeof parsed !== "object" ||
+    Array.isArray(parsed) ||
+    !Object.values(parsed).every((v) => typeof v === "string")
+  ) {
     throw new UsageError(`--tokens ${file} must be a JSON object mapping identity → token`, ["demo"]);
   }
   return parsed as Record<string, string>;
@@ -77,7 +82,7 @@ export const demoCommand: Command = {
     { name: "speed", type: "string", value: "<n|instant>", description: "pace multiplier (default 1 = human pace)" },
     { name: "interactive", type: "boolean", description: "wait for real people on human steps" },
     { name: "human-timeout", type: "string", value: "<duration>", description: "how long to wait for a person (default 2m)" },
-    { name: "tokens", type: "string", value: "<file.json>", description: "{\"identity\": \"token\", …} for token-auth runtimes" },
+    { name: "tokens", type: "string", value: "<file.json>", description: '{"identity": "token", …} for token-auth runtimes' },
   ],
   examples: ["npm run demo", "npm run demo -- lead-approval --speed 2", "baton demo escalation-human --interactive"],
   needsIdentity: false,
@@ -89,7 +94,12 @@ export const demoCommand: Command = {
         ctx.printJson({ scenarios: SCENARIOS.map((s) => ({ name: s.name, title: s.title, description: s.description })) });
         return 0;
       }
-      ctx.out(table(["SCENARIO", "WHAT IT SHOWS"], SCENARIOS.map((s) => [s.name, s.title])));
+      ctx.out(
+        table(
+          ["SCENARIO", "WHAT IT SHOWS"],
+          SCENARIOS.map((s) => [s.name, s.title]),
+        ),
+      );
       ctx.out("\n");
       for (const s of SCENARIOS) ctx.out(`${s.name}\n${wrap(s.description, 92, "  ")}\n\n`);
       return 0;

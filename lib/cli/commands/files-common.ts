@@ -10,7 +10,12 @@ import { Refusal, type CommandContext } from "../command";
 // The library (ajv, SQLite, the bridge) loads when a files command runs, so other commands start as fast as before.
 export const load = () => import("@/lib/handoff-files");
 
-export const DIR: FlagDef = { name: "dir", type: "string", value: "<path>", description: "the handoff directory (default $HANDOFF_DIR, else .handoffs)" };
+export const DIR: FlagDef = {
+  name: "dir",
+  type: "string",
+  value: "<path>",
+  description: "the handoff directory (default $HANDOFF_DIR, else .handoffs)",
+};
 export const AGENT: FlagDef = { name: "agent", type: "string", value: "<agent>", description: "who is acting (checked against to_agent)" };
 export const CONTEXT: FlagDef = { name: "context", type: "multi", value: "<key=value>", description: "add a context entry (repeatable)" };
 
@@ -49,7 +54,10 @@ export function contextPairs(ctx: CommandContext): Record<string, string> {
 
 export function onePositional(ctx: CommandContext, what: string): string {
   if (ctx.args.length !== 1) {
-    throw new UsageError(ctx.args.length === 0 ? `which handoff? give its ${what}` : `unexpected argument ${ctx.args[1]}`, ctx.command.path);
+    throw new UsageError(
+      ctx.args.length === 0 ? `which handoff? give its ${what}` : `unexpected argument ${ctx.args[1]}`,
+      ctx.command.path,
+    );
   }
   return ctx.args[0] as string;
 }
@@ -74,11 +82,24 @@ export function invalidJson(s: Snapshot): Record<string, unknown> {
 export function reportWrite(ctx: CommandContext, verb: string, r: WriteResult): number {
   const rec = r.snapshot.record;
   if (r.replacedBy !== undefined) {
-    const now = r.replacedBy === null ? "the file is gone" : r.replacedBy.valid ? `it says ${r.replacedBy.record.status} now` : `it is no longer valid (${r.replacedBy.reason})`;
-    throw new Refusal(`${rec.task_id} was ${verb}, but a writer that ignores ${path.basename(r.snapshot.path)}.lock replaced the file right after: ${now}`);
+    const now =
+      r.replacedBy === null
+        ? "the file is gone"
+        : r.replacedBy.valid
+          ? `it says ${r.replacedBy.record.status} now`
+          : `it is no longer valid (${r.replacedBy.reason})`;
+    throw new Refusal(
+      `${rec.task_id} was ${verb}, but a writer that ignores ${path.basename(r.snapshot.path)}.lock replaced the file right after: ${now}`,
+    );
   }
   if (ctx.json) {
-    ctx.printJson({ ok: true, task_id: rec.task_id, status: rec.status, previous_status: r.previous?.record.status ?? null, handoff: handoffJson(r.snapshot) });
+    ctx.printJson({
+      ok: true,
+      task_id: rec.task_id,
+      status: rec.status,
+      previous_status: r.previous?.record.status ?? null,
+      handoff: handoffJson(r.snapshot),
+    });
   } else {
     const by = rec.status === "accepted" || rec.status === "rejected" ? ` by ${rec.to_agent}` : "";
     ctx.out(`✓ ${rec.task_id} ${verb}${by}${r.previous ? ` (was ${r.previous.record.status})` : ""}\n`);

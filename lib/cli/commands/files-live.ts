@@ -118,12 +118,30 @@ export const bridge: Command = {
     "(the runtime's MACP_AUTH_TOKENS_FILE format). Runs until Ctrl-C.",
   flags: [
     DIR,
-    { name: "participants", type: "list", value: "<agents>", description: "MACP agents added to every session; they may take offers made to anyone" },
-    { name: "ttl", type: "string", value: "<duration>", description: "session time to live (default 24h, the maximum); expired sessions are replaced" },
-    { name: "state", type: "string", value: "<file>", description: "the bridge's SQLite state and history (default $BATON_DATA_DIR/handoff-files.sqlite)" },
+    {
+      name: "participants",
+      type: "list",
+      value: "<agents>",
+      description: "MACP agents added to every session; they may take offers made to anyone",
+    },
+    {
+      name: "ttl",
+      type: "string",
+      value: "<duration>",
+      description: "session time to live (default 24h, the maximum); expired sessions are replaced",
+    },
+    {
+      name: "state",
+      type: "string",
+      value: "<file>",
+      description: "the bridge's SQLite state and history (default $BATON_DATA_DIR/handoff-files.sqlite)",
+    },
     { name: "tokens", type: "string", value: "<file>", description: "agents' tokens for a runtime with token auth ([{token, sender}, …])" },
   ],
-  examples: ["baton files bridge --participants agent://worker-1,agent://worker-2", "baton --runtime 10.0.0.5:50051 files bridge --dir /srv/handoffs --tokens tokens.json"],
+  examples: [
+    "baton files bridge --participants agent://worker-1,agent://worker-2",
+    "baton --runtime 10.0.0.5:50051 files bridge --dir /srv/handoffs --tokens tokens.json",
+  ],
   needsIdentity: false,
   async run(ctx) {
     if (ctx.args.length) throw new UsageError(`unexpected argument ${ctx.args[0]}`, ctx.command.path);
@@ -133,14 +151,21 @@ export const bridge: Command = {
     const s = handoffSettingsFromEnv(ctx.io.env);
     const dir = cliHandoffDir(ctx.flags.str("dir"), ctx.io.env);
     const ttlMs = ctx.flags.str("ttl") !== undefined ? parseDuration(ctx.flags.str("ttl") as string, "--ttl") : undefined;
-    if (ttlMs !== undefined && (ttlMs < 1_000 || ttlMs > 86_400_000)) throw new UsageError("--ttl must be between 1s and 24h", ctx.command.path);
+    if (ttlMs !== undefined && (ttlMs < 1_000 || ttlMs > 86_400_000))
+      throw new UsageError("--ttl must be between 1s and 24h", ctx.command.path);
     const tokensFile = ctx.flags.str("tokens");
     const credentials = tokensFile !== undefined ? tokenCredentials(tokensFile) : devCredentials;
     const stateFile = path.resolve(ctx.flags.str("state") ?? historyFileFromEnv(ctx.io.env));
     // Fail fast and clearly when the runtime cannot be reached.
     const probeAuth = ctx.globals.as !== undefined || ctx.globals.token !== undefined ? ctx.auth() : credentials("baton:files-bridge");
     if (probeAuth) {
-      const probe = new MacpClient({ address: ctx.globals.runtime, auth: probeAuth, tls: ctx.globals.tls, ...(ctx.globals.ca ? { caPath: ctx.globals.ca } : {}), clientName: "baton-files-bridge" });
+      const probe = new MacpClient({
+        address: ctx.globals.runtime,
+        auth: probeAuth,
+        tls: ctx.globals.tls,
+        ...(ctx.globals.ca ? { caPath: ctx.globals.ca } : {}),
+        clientName: "baton-files-bridge",
+      });
       try {
         await probe.initialize({ signal: ctx.signal, timeoutMs: 5_000 });
       } catch (e) {

@@ -29,35 +29,78 @@ async function baton(args: string[], env: Record<string, string> = {}) {
 
 describe("baton files", () => {
   it("offers with repeatable --context (values may hold commas and =), prints the task_id, lists and shows it", async () => {
-    const r = await baton(["files", "offer", "Renew", "the", "domain", "--from", "agent://a", "--context", "note=a,b=c", "--context", "ticket=OPS-7", "--id", "renew-1"]);
+    const r = await baton([
+      "files",
+      "offer",
+      "Renew",
+      "the",
+      "domain",
+      "--from",
+      "agent://a",
+      "--context",
+      "note=a,b=c",
+      "--context",
+      "ticket=OPS-7",
+      "--id",
+      "renew-1",
+    ]);
     expect(r).toMatchObject({ code: EXIT.ok, stdout: "renew-1\n" });
     expect(r.stderr).toBe(`✓ offered to anyone: ${path.join(dir, "renew-1.json")}\n`);
     const file = JSON.parse(fs.readFileSync(path.join(dir, "renew-1.json"), "utf8"));
     expect(file).toMatchObject({ description: "Renew the domain", context: { note: "a,b=c", ticket: "OPS-7" }, to_agent: "" });
 
     const list = await baton(["files", "list"]);
-    expect(list.stdout).toMatch(/^ID\s+STATUS\s+FROM\s+TO\s+UPDATED\s+DESCRIPTION\nrenew-1\s+offered\s+agent:\/\/a\s+anyone\s+\S+\s+Renew the domain\n$/);
+    expect(list.stdout).toMatch(
+      /^ID\s+STATUS\s+FROM\s+TO\s+UPDATED\s+DESCRIPTION\nrenew-1\s+offered\s+agent:\/\/a\s+anyone\s+\S+\s+Renew the domain\n$/,
+    );
     const show = await baton(["--json", "files", "show", "ren"]);
-    expect(JSON.parse(show.stdout)).toMatchObject({ valid: true, read_only: false, handoff: { task_id: "renew-1", file: path.join(dir, "renew-1.json") } });
+    expect(JSON.parse(show.stdout)).toMatchObject({
+      valid: true,
+      read_only: false,
+      handoff: { task_id: "renew-1", file: path.join(dir, "renew-1.json") },
+    });
   });
 
   it("walks the state machine and refuses illegal steps with exit 2 and a plain sentence", async () => {
     await baton(["files", "offer", "x", "--from", "agent://a", "--to", "agent://b", "--id", "t1"]);
-    expect(await baton(["files", "accept", "t1", "--agent", "agent://c"])).toMatchObject({ code: EXIT.rejected, stderr: "error: it is offered to agent://b, not agent://c\n" });
+    expect(await baton(["files", "accept", "t1", "--agent", "agent://c"])).toMatchObject({
+      code: EXIT.rejected,
+      stderr: "error: it is offered to agent://b, not agent://c\n",
+    });
     expect(await baton(["files", "complete", "t1"])).toMatchObject({
       code: EXIT.rejected,
-      stderr: "error: cannot complete t1: it is offered and nobody has accepted it yet (from offered it can only go to accepted or rejected)\n",
+      stderr:
+        "error: cannot complete t1: it is offered and nobody has accepted it yet (from offered it can only go to accepted or rejected)\n",
     });
-    expect(await baton(["files", "accept", "t1", "--agent", "agent://b"])).toMatchObject({ code: EXIT.ok, stdout: "✓ t1 accepted by agent://b (was offered)\n" });
+    expect(await baton(["files", "accept", "t1", "--agent", "agent://b"])).toMatchObject({
+      code: EXIT.ok,
+      stdout: "✓ t1 accepted by agent://b (was offered)\n",
+    });
     const again = await baton(["--json", "files", "accept", "t1", "--agent", "agent://b"]);
     expect(again.code).toBe(EXIT.rejected);
-    expect(JSON.parse(again.stdout)).toEqual({ ok: false, error: { kind: "illegal-transition", message: expect.stringContaining("already accepted by agent://b") } });
+    expect(JSON.parse(again.stdout)).toEqual({
+      ok: false,
+      error: { kind: "illegal-transition", message: expect.stringContaining("already accepted by agent://b") },
+    });
     expect(await baton(["files", "fail", "t1", "--agent", "agent://b", "--context", "reason=disk full"])).toMatchObject({ code: EXIT.ok });
-    expect(await baton(["files", "reoffer", "t1", "--agent", "agent://b"])).toMatchObject({ code: EXIT.rejected, stderr: "error: only agent://a, who offered it, can re-offer it\n" });
+    expect(await baton(["files", "reoffer", "t1", "--agent", "agent://b"])).toMatchObject({
+      code: EXIT.rejected,
+      stderr: "error: only agent://a, who offered it, can re-offer it\n",
+    });
     const reoffer = await baton(["--json", "files", "reoffer", "t1", "--to", "agent://c"]);
-    expect(JSON.parse(reoffer.stdout)).toMatchObject({ ok: true, status: "offered", previous_status: "failed", handoff: { to_agent: "agent://c", context: { reason: "disk full" } } });
-    expect(await baton(["files", "reject", "t1", "--agent", "agent://c"])).toMatchObject({ code: EXIT.ok, stdout: "✓ t1 rejected by agent://c (was offered)\n" });
-    expect((await baton(["files", "reoffer", "t1"])).stderr).toBe("error: cannot reoffer t1: it is already rejected by agent://c (rejected is final)\n");
+    expect(JSON.parse(reoffer.stdout)).toMatchObject({
+      ok: true,
+      status: "offered",
+      previous_status: "failed",
+      handoff: { to_agent: "agent://c", context: { reason: "disk full" } },
+    });
+    expect(await baton(["files", "reject", "t1", "--agent", "agent://c"])).toMatchObject({
+      code: EXIT.ok,
+      stdout: "✓ t1 rejected by agent://c (was offered)\n",
+    });
+    expect((await baton(["files", "reoffer", "t1"])).stderr).toBe(
+      "error: cannot reoffer t1: it is already rejected by agent://c (rejected is final)\n",
+    );
   });
 
   it("exits 64 for usage: ambiguous prefix, missing --agent or --from, bad --context or --status, no id; 0 for help", async () => {
@@ -65,7 +108,9 @@ describe("baton files", () => {
     await baton(["files", "offer", "b", "--from", "x", "--id", "abc-2"]);
     const amb = await baton(["files", "show", "abc"]);
     expect(amb.code).toBe(EXIT.usage);
-    expect(amb.stderr).toBe('baton: "abc" matches 2 handoffs (abc-1, abc-2); give more of the id\nRun `baton files show --help` for usage.\n');
+    expect(amb.stderr).toBe(
+      'baton: "abc" matches 2 handoffs (abc-1, abc-2); give more of the id\nRun `baton files show --help` for usage.\n',
+    );
     for (const args of [
       ["files", "accept", "abc-1"],
       ["files", "offer", "x"],
@@ -96,7 +141,15 @@ describe("baton files", () => {
   });
 
   it("refuses to act on any kind of invalid file and leaves each as it is", async () => {
-    const valid = (id: string) => JSON.stringify({ task_id: id, from_agent: "x", status: "offered", description: "d", created_at: "2026-01-01T00:00:00Z", updated_at: "2026-01-01T00:00:00Z" });
+    const valid = (id: string) =>
+      JSON.stringify({
+        task_id: id,
+        from_agent: "x",
+        status: "offered",
+        description: "d",
+        created_at: "2026-01-01T00:00:00Z",
+        updated_at: "2026-01-01T00:00:00Z",
+      });
     fs.writeFileSync(path.join(dir, "cut.json"), valid("cut").slice(0, 25));
     fs.writeFileSync(path.join(dir, "huge.json"), Buffer.alloc(2 * 1024 * 1024, 0x20));
     fs.writeFileSync(path.join(dir, "misnamed.json"), valid("someone-else"));
@@ -134,13 +187,21 @@ describe("baton files", () => {
       store.close();
     }
     const act = await baton(["files", "accept", "done-1", "--agent", "b"], env);
-    expect(act).toMatchObject({ code: EXIT.rejected, stderr: "error: done-1.json is not a valid v0.1 handoff, so Baton leaves it alone: illegal transition completed → offered: completed is final\n" });
+    expect(act).toMatchObject({
+      code: EXIT.rejected,
+      stderr:
+        "error: done-1.json is not a valid v0.1 handoff, so Baton leaves it alone: illegal transition completed → offered: completed is final\n",
+    });
     expect(JSON.parse((await baton(["--json", "files", "list"], env)).stdout).invalid).toEqual([
       expect.objectContaining({ valid: false, reason: "illegal transition completed → offered: completed is final" }),
     ]);
-    expect((await baton(["files", "show", "done-1"], env)).stdout).toMatch(/^INVALID \(recorded by Baton's history\): illegal transition completed → offered/);
+    expect((await baton(["files", "show", "done-1"], env)).stdout).toMatch(
+      /^INVALID \(recorded by Baton's history\): illegal transition completed → offered/,
+    );
     // Without the history (another data folder) the file alone looks like a fresh offer.
-    expect((await baton(["files", "accept", "done-1", "--agent", "b"], { BATON_DATA_DIR: path.join(dir, "elsewhere") })).code).toBe(EXIT.ok);
+    expect((await baton(["files", "accept", "done-1", "--agent", "b"], { BATON_DATA_DIR: path.join(dir, "elsewhere") })).code).toBe(
+      EXIT.ok,
+    );
   });
 
   it("shows an invalid file with its reason and refuses to act on it", async () => {

@@ -12,7 +12,21 @@ import type { HandoffAction } from "@/lib/handoff-files";
 import { UsageError, type FlagDef } from "../args";
 import type { Command, CommandContext } from "../command";
 import { fields, table } from "../format";
-import { AGENT, CONTEXT, DIR, clip, contextPairs, directory, handoffJson, invalidJson, load, onePositional, reportWrite, short, who } from "./files-common";
+import {
+  AGENT,
+  CONTEXT,
+  DIR,
+  clip,
+  contextPairs,
+  directory,
+  handoffJson,
+  invalidJson,
+  load,
+  onePositional,
+  reportWrite,
+  short,
+  who,
+} from "./files-common";
 import { bridge, watch } from "./files-live";
 
 const offer: Command = {
@@ -33,10 +47,12 @@ const offer: Command = {
   needsIdentity: false,
   async run(ctx) {
     const description = ctx.args.join(" ");
-    if (description.trim() === "") throw new UsageError('what is the work? give a description in quotes', ctx.command.path);
+    if (description.trim() === "") throw new UsageError("what is the work? give a description in quotes", ctx.command.path);
     const to = ctx.flags.str("to");
     const id = ctx.flags.str("id");
-    const r = await (await directory(ctx)).offer({
+    const r = await (
+      await directory(ctx)
+    ).offer({
       description,
       from: ctx.flags.required("from"),
       ...(to !== undefined ? { to } : {}),
@@ -63,7 +79,8 @@ const list: Command = {
     if (ctx.args.length) throw new UsageError(`unexpected argument ${ctx.args[0]}`, ctx.command.path);
     const { isHandoffStatus, HANDOFF_STATUSES } = await load();
     const status = ctx.flags.str("status");
-    if (status !== undefined && !isHandoffStatus(status)) throw new UsageError(`--status must be one of ${HANDOFF_STATUSES.join(", ")}`, ctx.command.path);
+    if (status !== undefined && !isHandoffStatus(status))
+      throw new UsageError(`--status must be one of ${HANDOFF_STATUSES.join(", ")}`, ctx.command.path);
     const hd = await directory(ctx);
     let missing = false;
     const r = await hd.list(status !== undefined ? { status } : {}).catch((e: unknown) => {
@@ -76,15 +93,34 @@ const list: Command = {
     const handoffs = r.handoffs.filter((h) => !flagged.some(([f]) => f === h));
     const invalid: { name: string; path: string; reason: string; json: Record<string, unknown> }[] = [
       ...r.invalid.map((i) => ({ name: i.name, path: i.path, reason: i.valid ? "" : i.reason, json: invalidJson(i) })),
-      ...flagged.map(([h, p]) => ({ name: h.name, path: h.path, reason: p as string, json: { file: h.path, valid: false, reason: p, problems: [{ code: "illegal-transition", message: p }] } })),
+      ...flagged.map(([h, p]) => ({
+        name: h.name,
+        path: h.path,
+        reason: p as string,
+        json: { file: h.path, valid: false, reason: p, problems: [{ code: "illegal-transition", message: p }] },
+      })),
     ];
     if (ctx.json) {
-      ctx.printJson({ dir: hd.dir, exists: !missing, handoffs: handoffs.map(handoffJson), invalid: invalid.map((i) => i.json), truncated: r.truncated });
+      ctx.printJson({
+        dir: hd.dir,
+        exists: !missing,
+        handoffs: handoffs.map(handoffJson),
+        invalid: invalid.map((i) => i.json),
+        truncated: r.truncated,
+      });
       return 0;
     }
-    if (handoffs.length === 0) ctx.out(`no ${status ?? ""}${status ? " " : ""}handoffs in ${hd.dir}${missing ? " (the directory does not exist yet)" : ""}\n`);
+    if (handoffs.length === 0)
+      ctx.out(`no ${status ?? ""}${status ? " " : ""}handoffs in ${hd.dir}${missing ? " (the directory does not exist yet)" : ""}\n`);
     else {
-      const rows = handoffs.map((h) => [short(h.record.task_id), h.record.status, h.record.from_agent, who(h.record.to_agent), h.record.updated_at, clip(h.record.description, 60)]);
+      const rows = handoffs.map((h) => [
+        short(h.record.task_id),
+        h.record.status,
+        h.record.from_agent,
+        who(h.record.to_agent),
+        h.record.updated_at,
+        clip(h.record.description, 60),
+      ]);
       ctx.out(table(["ID", "STATUS", "FROM", "TO", "UPDATED", "DESCRIPTION"], rows));
     }
     if (invalid.length) {
@@ -109,13 +145,23 @@ const show: Command = {
     if (ctx.json) {
       ctx.printJson(
         s.valid
-          ? { valid: recorded === undefined, ...(recorded !== undefined ? { reason: recorded } : {}), handoff: handoffJson(s), read_only: s.viaSymlink }
+          ? {
+              valid: recorded === undefined,
+              ...(recorded !== undefined ? { reason: recorded } : {}),
+              handoff: handoffJson(s),
+              read_only: s.viaSymlink,
+            }
           : { valid: false, ...invalidJson(s) },
       );
       return 0;
     }
     if (!s.valid) {
-      ctx.out(fields([["file", s.path], ["valid", `no: ${s.reason}`]]));
+      ctx.out(
+        fields([
+          ["file", s.path],
+          ["valid", `no: ${s.reason}`],
+        ]),
+      );
       return 0;
     }
     if (recorded !== undefined) ctx.out(`INVALID (recorded by Baton's history): ${recorded}\n\n`);
@@ -142,7 +188,15 @@ const show: Command = {
 
 type ActionBuilder = (ctx: CommandContext) => HandoffAction;
 
-function action(kind: HandoffAction["kind"], verb: string, summary: string, usage: string, flags: FlagDef[], build: ActionBuilder, description?: string): Command {
+function action(
+  kind: HandoffAction["kind"],
+  verb: string,
+  summary: string,
+  usage: string,
+  flags: FlagDef[],
+  build: ActionBuilder,
+  description?: string,
+): Command {
   return {
     path: ["files", kind],
     summary,
@@ -210,7 +264,11 @@ const actions: Command[] = [
     "re-offered",
     "offer a failed handoff again",
     "files reoffer <id-prefix> [--to <agent>] [--agent <from_agent>] [--context key=value …]",
-    [{ name: "to", type: "string", value: "<agent>", description: "who should take it now (default: anyone)" }, { ...AGENT, description: "who re-offers it (checked against from_agent)" }, CONTEXT],
+    [
+      { name: "to", type: "string", value: "<agent>", description: "who should take it now (default: anyone)" },
+      { ...AGENT, description: "who re-offers it (checked against from_agent)" },
+      CONTEXT,
+    ],
     (ctx) => {
       const to = ctx.flags.str("to");
       return { kind: "reoffer", ...optionalAgent(ctx), ...(to !== undefined ? { to } : {}), context: contextPairs(ctx) };

@@ -4,8 +4,18 @@ import { HandoffSession, readContextFile, checkContextSize, formatBytes } from "
 import { parseDuration, UsageError, type FlagDef } from "../args";
 import type { Command, CommandContext } from "../command";
 
-const SESSION: FlagDef = { name: "session", type: "string", value: "<id>", description: "the handoff session (printed by `handoff start`)" };
-const HANDOFF_ID: FlagDef = { name: "handoff-id", type: "string", value: "<id>", description: "the offer (default: the active or latest offer)" };
+const SESSION: FlagDef = {
+  name: "session",
+  type: "string",
+  value: "<id>",
+  description: "the handoff session (printed by `handoff start`)",
+};
+const HANDOFF_ID: FlagDef = {
+  name: "handoff-id",
+  type: "string",
+  value: "<id>",
+  description: "the offer (default: the active or latest offer)",
+};
 const REASON: FlagDef = { name: "reason", type: "string", value: "<text>", description: "why, in a few words" };
 
 function noPositionals(ctx: CommandContext): void {
@@ -36,14 +46,19 @@ const start: Command = {
     "Starts a Handoff-mode session with you (--as) as the initiator and current owner. You are added to the participants " +
     "automatically. Prints the new session id on stdout, so scripts can capture it: SID=$(baton … handoff start …).",
   flags: [
-    { name: "participants", type: "list", value: "<ids>", description: "who takes part (repeat or comma-separate); must include every future target" },
-    { name: "intent", type: "string", value: "<text>", description: "what is being handed over (default: \"handoff\")" },
+    {
+      name: "participants",
+      type: "list",
+      value: "<ids>",
+      description: "who takes part (repeat or comma-separate); must include every future target",
+    },
+    { name: "intent", type: "string", value: "<text>", description: 'what is being handed over (default: "handoff")' },
     { name: "ttl", type: "string", value: "<duration>", description: "session time to live, e.g. 30m, 2h (default 1h; max 24h)" },
     { name: "policy", type: "string", value: "<policy-id>", description: "governance policy to bind (default policy.default)" },
     { name: "context-id", type: "string", value: "<id>", description: "opaque id linking to an outside ticket or incident" },
     { name: "session", type: "string", value: "<id>", description: "use this session id instead of a fresh UUID" },
   ],
-  examples: ["baton --as agent://oncall/alice handoff start --participants agent://oncall/bob --intent \"payments on-call rotation\""],
+  examples: ['baton --as agent://oncall/alice handoff start --participants agent://oncall/bob --intent "payments on-call rotation"'],
   async run(ctx) {
     noPositionals(ctx);
     const participants = participantsWithCaller(ctx);
@@ -76,11 +91,11 @@ const offer: Command = {
   flags: [
     SESSION,
     { name: "to", type: "string", value: "<participant>", description: "the target who should take over" },
-    { name: "scope", type: "string", value: "<text>", description: "what exactly moves, e.g. \"payments-api primary on-call\"" },
+    { name: "scope", type: "string", value: "<text>", description: 'what exactly moves, e.g. "payments-api primary on-call"' },
     REASON,
     { name: "handoff-id", type: "string", value: "<id>", description: "id of the new offer (default h1, h2, …)" },
   ],
-  examples: ["baton --as agent://oncall/alice handoff offer --session $SID --to agent://oncall/bob --scope \"payments on-call\""],
+  examples: ['baton --as agent://oncall/alice handoff offer --session $SID --to agent://oncall/bob --scope "payments on-call"'],
   async run(ctx) {
     noPositionals(ctx);
     const to = ctx.flags.required("to");
@@ -153,7 +168,7 @@ function respond(kind: "accept" | "decline"): Command {
     summary: kind === "accept" ? "accept an offer made to you" : "decline an offer made to you",
     usage: `handoff ${kind} --session <id> [--handoff-id <id>] [--reason <text>]`,
     flags: [SESSION, HANDOFF_ID, REASON],
-    examples: [`baton --as agent://oncall/bob handoff ${kind} --session $SID${kind === "decline" ? " --reason \"on leave this week\"" : ""}`],
+    examples: [`baton --as agent://oncall/bob handoff ${kind} --session $SID${kind === "decline" ? ' --reason "on leave this week"' : ""}`],
     async run(ctx) {
       noPositionals(ctx);
       const s = await attach(ctx);
@@ -183,8 +198,18 @@ export const COMMIT_FLAGS: readonly FlagDef[] = [
   SESSION,
   { name: "action", type: "string", value: "<action>", description: "outcome verb (default inferred from the session's state)" },
   REASON,
-  { name: "authority-scope", type: "string", value: "<text>", description: "scope of authority for the decision (default: the offer's scope)" },
-  { name: "outcome", type: "string", value: "positive|negative", description: "override outcome_positive (default inferred from the action)" },
+  {
+    name: "authority-scope",
+    type: "string",
+    value: "<text>",
+    description: "scope of authority for the decision (default: the offer's scope)",
+  },
+  {
+    name: "outcome",
+    type: "string",
+    value: "positive|negative",
+    description: "override outcome_positive (default inferred from the action)",
+  },
 ];
 
 const commit: Command = {

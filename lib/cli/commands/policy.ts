@@ -25,7 +25,7 @@ const list: Command = {
   path: ["policy", "list"],
   summary: "list registered governance policies",
   usage: "policy list [--mode handoff|task]",
-  flags: [{ name: "mode", type: "string", value: "<mode>", description: "only policies that apply to this mode (including \"*\")" }],
+  flags: [{ name: "mode", type: "string", value: "<mode>", description: 'only policies that apply to this mode (including "*")' }],
   async run(ctx) {
     if (ctx.args.length) throw new UsageError(`unexpected argument ${ctx.args[0]}`, ctx.command.path);
     const mode = ctx.flags.str("mode");
@@ -57,7 +57,9 @@ const show: Command = {
       ctx.printJson(json);
       return 0;
     }
-    ctx.out(`Policy       ${p.policyId}\nMode         ${p.mode}\nSchema       ${p.schemaVersion}\nDescription  ${p.description || "-"}\nRules\n`);
+    ctx.out(
+      `Policy       ${p.policyId}\nMode         ${p.mode}\nSchema       ${p.schemaVersion}\nDescription  ${p.description || "-"}\nRules\n`,
+    );
     ctx.out(`${JSON.stringify(json.rules, null, 2).replace(/^/gm, "  ")}\n`);
     return 0;
   },
@@ -68,9 +70,9 @@ const register: Command = {
   summary: "register a governance policy (policies are immutable once registered)",
   usage: "policy register <policy-id> --mode handoff|task|* (--rules <json> | --rules-file <path>) [--description <text>]",
   description:
-    "Rules use the MACP rule schema, e.g. for Handoff {\"acceptance\":{\"implicit_accept_timeout_ms\":120000}} or " +
-    "{\"commitment\":{\"authority\":\"designated_role\",\"designated_roles\":[\"human://sre-lead\"]}}, and for Task " +
-    "{\"assignment\":{\"allow_reassignment_on_reject\":true},\"completion\":{\"require_output\":true}}. " +
+    'Rules use the MACP rule schema, e.g. for Handoff {"acceptance":{"implicit_accept_timeout_ms":120000}} or ' +
+    '{"commitment":{"authority":"designated_role","designated_roles":["human://sre-lead"]}}, and for Task ' +
+    '{"assignment":{"allow_reassignment_on_reject":true},"completion":{"require_output":true}}. ' +
     "Policy ids look like policy.<namespace>.<name>.",
   flags: [
     { name: "mode", type: "string", value: "<mode>", description: "handoff, task, a mode id, or * for every mode" },
@@ -80,14 +82,15 @@ const register: Command = {
     { name: "schema-version", type: "string", value: "<n>", description: "rule schema version (default 1)" },
   ],
   examples: [
-    "baton --as agent://admin policy register policy.oncall.lead-approval --mode handoff --rules '{\"commitment\":{\"authority\":\"designated_role\",\"designated_roles\":[\"human://sre-lead\"]}}'",
+    'baton --as agent://admin policy register policy.oncall.lead-approval --mode handoff --rules \'{"commitment":{"authority":"designated_role","designated_roles":["human://sre-lead"]}}\'',
   ],
   async run(ctx) {
     const id = idArg(ctx);
     const mode = modeId(ctx.flags.required("mode"));
     const inline = ctx.flags.str("rules");
     const file = ctx.flags.str("rules-file");
-    if ((inline === undefined) === (file === undefined)) throw new UsageError("give exactly one of --rules or --rules-file", ctx.command.path);
+    if ((inline === undefined) === (file === undefined))
+      throw new UsageError("give exactly one of --rules or --rules-file", ctx.command.path);
     let rules: string;
     if (file !== undefined) {
       try {
@@ -103,10 +106,12 @@ const register: Command = {
     }
     const sv = Number(ctx.flags.str("schema-version") ?? "1");
     if (!Number.isInteger(sv) || sv < 1) throw new UsageError("--schema-version must be a positive integer", ctx.command.path);
-    const res = await ctx.client().registerPolicy(
-      { policyId: id, mode, description: ctx.flags.str("description") ?? "", rules, schemaVersion: sv },
-      { signal: ctx.signal },
-    );
+    const res = await ctx
+      .client()
+      .registerPolicy(
+        { policyId: id, mode, description: ctx.flags.str("description") ?? "", rules, schemaVersion: sv },
+        { signal: ctx.signal },
+      );
     if (!res.ok) throw new Refusal(`policy ${id} was not registered: ${res.error}`);
     if (ctx.json) ctx.printJson({ ok: true, policy_id: id });
     else ctx.out(`✓ registered ${id} for ${mode}\n`);

@@ -98,7 +98,17 @@ const watch: Command = {
     const client = ctx.client();
     if (!ctx.json) ctx.err(`Watching sessions on ${client.baseUrl} (Ctrl-C to stop)\n`);
     const widths = [8, 9, 36, 7, 9];
-    if (!ctx.json) ctx.out(["TIME".padEnd(widths[0] ?? 0), "EVENT".padEnd(widths[1] ?? 0), "SESSION".padEnd(widths[2] ?? 0), "MODE".padEnd(widths[3] ?? 0), "STATE".padEnd(widths[4] ?? 0), "INITIATOR"].join("  ") + "\n");
+    if (!ctx.json)
+      ctx.out(
+        [
+          "TIME".padEnd(widths[0] ?? 0),
+          "EVENT".padEnd(widths[1] ?? 0),
+          "SESSION".padEnd(widths[2] ?? 0),
+          "MODE".padEnd(widths[3] ?? 0),
+          "STATE".padEnd(widths[4] ?? 0),
+          "INITIATOR",
+        ].join("  ") + "\n",
+      );
     // Lifecycle streams are lossy by design (a slow watcher is ended, §8.2): on
     // any end other than Ctrl-C, reconnect; the runtime re-sends its snapshot.
     let connectedOnce = false;
@@ -196,7 +206,9 @@ function describeView(meta: SessionMetadata, view: SessionView): string {
         ["Progress", percent(t.latestProgress)],
         ...(report?.kind === "complete" ? ([["Result", `completed: ${report.summary || "(no summary)"}`]] as [string, string][]) : []),
         ...(report?.kind === "fail"
-          ? ([["Result", `failed ${report.errorCode || ""}${report.retryable ? " (retryable)" : ""}: ${report.reason || "(no reason)"}`]] as [string, string][])
+          ? ([
+              ["Result", `failed ${report.errorCode || ""}${report.retryable ? " (retryable)" : ""}: ${report.reason || "(no reason)"}`],
+            ] as [string, string][])
           : []),
       ],
       "  ",

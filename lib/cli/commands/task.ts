@@ -55,7 +55,7 @@ const request: Command = {
     { name: "ttl", type: "string", value: "<duration>", description: "session time to live (default 1h)" },
     { name: "policy", type: "string", value: "<policy-id>", description: "governance policy to bind" },
   ],
-  examples: ["baton --as agent://etl/planner task request --to agent://etl/worker-7 --title \"Backfill March invoices\""],
+  examples: ['baton --as agent://etl/planner task request --to agent://etl/worker-7 --title "Backfill March invoices"'],
   async run(ctx) {
     noPositionals(ctx);
     const title = ctx.flags.required("title");
@@ -73,7 +73,8 @@ const request: Command = {
     let started = false;
     if (!session) {
       const participants = participantsWithCaller(ctx, to ? [to] : []);
-      if (participants.length < 2) throw new UsageError("a task needs at least two participants: pass --to or --participants", ctx.command.path);
+      if (participants.length < 2)
+        throw new UsageError("a task needs at least two participants: pass --to or --participants", ctx.command.path);
       session = new TaskSession(client, {
         ...(sid !== undefined ? { sessionId: sid } : {}),
         ...(ctx.flags.str("policy") ? { policyVersion: ctx.flags.str("policy") } : {}),
@@ -136,7 +137,7 @@ const update: Command = {
     { name: "status", type: "string", value: "<text>", description: "free-form status (default in_progress)" },
     TASK_ID,
   ],
-  examples: ["baton --as agent://etl/worker-7 task update --session $SID --progress 30% --message \"January done\""],
+  examples: ['baton --as agent://etl/worker-7 task update --session $SID --progress 30% --message "January done"'],
   async run(ctx) {
     noPositionals(ctx);
     const progress = parseProgress(ctx.flags.required("progress"));
@@ -212,12 +213,19 @@ const commit: Command = {
   description:
     "Sends the terminal Commitment. Without --action it is task.completed after a TaskComplete and task.failed after a " +
     "TaskFail; outcome_positive is inferred from the action unless --outcome is given.",
-  flags: COMMIT_FLAGS.map((f) => (f.name === "session" ? SESSION : f.name === "authority-scope" ? { ...f, description: "scope of authority (default: the task title)" } : f)),
+  flags: COMMIT_FLAGS.map((f) =>
+    f.name === "session"
+      ? SESSION
+      : f.name === "authority-scope"
+        ? { ...f, description: "scope of authority (default: the task title)" }
+        : f,
+  ),
   async run(ctx) {
     noPositionals(ctx);
     const s = await attach(ctx);
     const action = ctx.flags.str("action") ?? s.suggestedAction();
-    if (action === undefined) throw new UsageError("the task has not completed or failed yet; pass --action to commit anyway", ctx.command.path);
+    if (action === undefined)
+      throw new UsageError("the task has not completed or failed yet; pass --action to commit anyway", ctx.command.path);
     const report = s.projection.terminalReport();
     const defaultReason =
       report?.kind === "complete"

@@ -19,14 +19,30 @@ export const escalationHuman: Scenario = {
     {
       actor: BOT,
       action: "start",
-      args: { mode: "handoff", intent: "Escalate INC-4821 to the human on call", participants: [BOT, DANA], ttlMs: 1_800_000, contextId: "INC-4821" },
+      args: {
+        mode: "handoff",
+        intent: "Escalate INC-4821 to the human on call",
+        participants: [BOT, DANA],
+        ttlMs: 1_800_000,
+        contextId: "INC-4821",
+      },
     },
     {
       actor: BOT,
       action: "offer",
-      args: { handoffId: "h1", to: DANA, scope: "incident INC-4821 (sev-2, checkout failing on eu-gateway-v1)", reason: "needs a route change with human change authority" },
+      args: {
+        handoffId: "h1",
+        to: DANA,
+        scope: "incident INC-4821 (sev-2, checkout failing on eu-gateway-v1)",
+        reason: "needs a route change with human change authority",
+      },
     },
-    { actor: BOT, action: "context", args: { handoffId: "h1", file: "inc-4821-escalation.md" }, say: "The agent attaches its escalation notes" },
+    {
+      actor: BOT,
+      action: "context",
+      args: { handoffId: "h1", file: "inc-4821-escalation.md" },
+      say: "The agent attaches its escalation notes",
+    },
     {
       actor: DANA,
       action: "accept",

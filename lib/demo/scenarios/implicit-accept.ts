@@ -29,7 +29,13 @@ export const implicitAccept: Scenario = {
     {
       actor: ALICE,
       action: "start",
-      args: { mode: "handoff", intent: "Routine payments on-call rotation", participants: [ALICE, BOB], ttlMs: 3_600_000, policy: IMPLICIT_ACCEPT_POLICY },
+      args: {
+        mode: "handoff",
+        intent: "Routine payments on-call rotation",
+        participants: [ALICE, BOB],
+        ttlMs: 3_600_000,
+        policy: IMPLICIT_ACCEPT_POLICY,
+      },
     },
     { actor: ALICE, action: "offer", args: { handoffId: "h1", to: BOB, scope: "payments-api secondary on-call" } },
     { actor: ALICE, action: "context", args: { handoffId: "h1", file: "payments-oncall.md" } },

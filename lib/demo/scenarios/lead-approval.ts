@@ -30,7 +30,13 @@ export const leadApproval: Scenario = {
     {
       actor: ALICE,
       action: "start",
-      args: { mode: "handoff", intent: "orders-pg on-call rotation (lead approval required)", participants: [ALICE, BOB, ERIN], ttlMs: 3_600_000, policy: LEAD_APPROVAL_POLICY },
+      args: {
+        mode: "handoff",
+        intent: "orders-pg on-call rotation (lead approval required)",
+        participants: [ALICE, BOB, ERIN],
+        ttlMs: 3_600_000,
+        policy: LEAD_APPROVAL_POLICY,
+      },
     },
     { actor: ALICE, action: "offer", args: { handoffId: "h1", to: BOB, scope: "orders-pg primary on-call" } },
     { actor: ALICE, action: "context", args: { handoffId: "h1", file: "db-oncall.md" } },
@@ -42,7 +48,11 @@ export const leadApproval: Scenario = {
       expect: { error: "FORBIDDEN" },
       say: "Alice tries to commit the rotation herself",
     },
-    { actor: ERIN, action: "commit", args: { action: "handoff.accepted", reason: "approved: Bob owns orders-pg this week", authorityScope: "sre-lead approval" } },
+    {
+      actor: ERIN,
+      action: "commit",
+      args: { action: "handoff.accepted", reason: "approved: Bob owns orders-pg this week", authorityScope: "sre-lead approval" },
+    },
   ],
   expect: { main: { state: "RESOLVED", phase: "Committed", action: "handoff.accepted", outcomePositive: true, committedBy: ERIN } },
 };

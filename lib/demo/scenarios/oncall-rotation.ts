@@ -25,7 +25,12 @@ export const oncallRotation: Scenario = {
       action: "offer",
       args: { handoffId: "h1", to: BOB, scope: "payments-api primary on-call", reason: "end of Alice's rotation week" },
     },
-    { actor: ALICE, action: "context", args: { handoffId: "h1", file: "payments-oncall.md" }, say: "Alice attaches the runbook (Markdown)" },
+    {
+      actor: ALICE,
+      action: "context",
+      args: { handoffId: "h1", file: "payments-oncall.md" },
+      say: "Alice attaches the runbook (Markdown)",
+    },
     {
       actor: ALICE,
       action: "context",

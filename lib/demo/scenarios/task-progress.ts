@@ -32,12 +32,20 @@ export const taskProgress: Scenario = {
       },
     },
     { actor: WORKER, action: "accept", args: { taskId: "backfill-2025-03", reason: "capacity available" } },
-    { actor: WORKER, action: "update", args: { taskId: "backfill-2025-03", progress: 0.3, message: "invoices 1–4,000 of 13,200 recomputed" } },
+    {
+      actor: WORKER,
+      action: "update",
+      args: { taskId: "backfill-2025-03", progress: 0.3, message: "invoices 1–4,000 of 13,200 recomputed" },
+    },
     { actor: WORKER, action: "update", args: { taskId: "backfill-2025-03", progress: 0.7, message: "9,240 of 13,200 recomputed" } },
     {
       actor: WORKER,
       action: "complete",
-      args: { taskId: "backfill-2025-03", summary: "13,200 invoices recomputed, 312 amounts changed", output: { invoices: 13200, changed: 312, totalDeltaEur: -1840.55 } },
+      args: {
+        taskId: "backfill-2025-03",
+        summary: "13,200 invoices recomputed, 312 amounts changed",
+        output: { invoices: 13200, changed: 312, totalDeltaEur: -1840.55 },
+      },
     },
     { actor: PLANNER, action: "commit", args: { action: "task.completed", reason: "output checked against the ledger" } },
   ],

@@ -40,7 +40,12 @@ export async function cancelSession(core: ActionCore, user: SignedInUser, input:
   try {
     if (own) {
       const identity = core.identity(user);
-      ack = await core.options.actions.cancelSession(input.sessionId, input.reason || `Cancelled in the Baton console by ${who}.`, identity.credential, signal);
+      ack = await core.options.actions.cancelSession(
+        input.sessionId,
+        input.reason || `Cancelled in the Baton console by ${who}.`,
+        identity.credential,
+        signal,
+      );
     } else {
       const reason = `Cancelled by admin ${who}${input.reason ? `: ${input.reason}` : "."}`;
       ack = await cancelForAdmin(core, input.sessionId, initiator, reason, users, signal);
@@ -66,7 +71,8 @@ async function cancelForAdmin(
 ): Promise<Ack> {
   const { options } = core;
   if (options.cancelAsInitiator) return options.cancelAsInitiator(sessionId, reason);
-  if (initiator === "" || initiator === RUNTIME_SENDER) throw new ConnectError("this session has no initiator to cancel it for", Code.FailedPrecondition);
+  if (initiator === "" || initiator === RUNTIME_SENDER)
+    throw new ConnectError("this session has no initiator to cancel it for", Code.FailedPrecondition);
   let credential: string | undefined;
   if (options.authMode === "dev") credential = options.devCredential ? options.devCredential(initiator) : initiator;
   else credential = users.find((u) => u.participantId === initiator)?.runtimeToken;

@@ -93,7 +93,12 @@ export class ActionCore {
     return (id) => names.get(id) ?? shortParticipantName(id);
   }
 
-  async decideContext(loaded: LoadedSession, users: readonly UserRecord[], extra: Partial<DecideContext> = {}, signal?: AbortSignal): Promise<DecideContext> {
+  async decideContext(
+    loaded: LoadedSession,
+    users: readonly UserRecord[],
+    extra: Partial<DecideContext> = {},
+    signal?: AbortSignal,
+  ): Promise<DecideContext> {
     const policyId = loaded.meta.policyVersion || loaded.view.effectivePolicyId;
     let policy: PolicySummary | undefined;
     try {
@@ -129,7 +134,10 @@ export class ActionCore {
     } catch (e) {
       const ce = upstreamError(e, "sending to the MACP runtime");
       if (ce.code === Code.Unavailable) {
-        throw new ConnectError(`${ce.rawMessage}. Retry with the same message_id: a message that did arrive is not sent twice.`, Code.Unavailable);
+        throw new ConnectError(
+          `${ce.rawMessage}. Retry with the same message_id: a message that did arrive is not sent twice.`,
+          Code.Unavailable,
+        );
       }
       throw ce;
     }
@@ -181,7 +189,14 @@ export class ActionCore {
   }
 
   /** A message_id already in the session's history: a retry of the same action, or a misuse. */
-  private retried(user: SignedInUser, action: string, prior: AcceptedMessage, messageType: string, loaded: LoadedSession, ids: ResultIds): ActionResult {
+  private retried(
+    user: SignedInUser,
+    action: string,
+    prior: AcceptedMessage,
+    messageType: string,
+    loaded: LoadedSession,
+    ids: ResultIds,
+  ): ActionResult {
     if (prior.sender !== user.participantId || prior.messageType !== messageType) {
       throw invalidField("message_id", "was already used for another message in this session; make a new one for each new action");
     }

@@ -3,7 +3,12 @@
 // (participantsSeen), so it costs what the distinct ids are, not the
 // history; without a catalog (tests), from the runtime's ListSessions.
 import { create } from "@bufbuild/protobuf";
-import { DirectoryAgentSchema, DirectoryUserSchema, ListDirectoryResponseSchema, type ListDirectoryResponse } from "@/lib/gen/baton/v1/actions_pb";
+import {
+  DirectoryAgentSchema,
+  DirectoryUserSchema,
+  ListDirectoryResponseSchema,
+  type ListDirectoryResponse,
+} from "@/lib/gen/baton/v1/actions_pb";
 import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
 import { RUNTIME_SENDER } from "@/lib/macp/constants";
 import { upstreamError } from "../errors";
@@ -64,6 +69,13 @@ export async function listDirectory(core: ActionCore, signal?: AbortSignal): Pro
       ),
     agents: [...agents.entries()]
       .sort(([a], [b]) => a.localeCompare(b))
-      .map(([participantId, a]) => create(DirectoryAgentSchema, { participantId, sessionCount: a.count, lastSeenUnixMs: BigInt(a.last), displayName: names?.get(participantId) ?? "" })),
+      .map(([participantId, a]) =>
+        create(DirectoryAgentSchema, {
+          participantId,
+          sessionCount: a.count,
+          lastSeenUnixMs: BigInt(a.last),
+          displayName: names?.get(participantId) ?? "",
+        }),
+      ),
   });
 }

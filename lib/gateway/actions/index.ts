@@ -119,10 +119,19 @@ export class ActionGateway {
    * A session's current state and what decide() says of `action` for `user`
    * there (the escalation scheduler asks before it acts for an owner).
    */
-  async decideOn(user: SignedInUser, sessionId: string, action: Action, signal?: AbortSignal): Promise<{ loaded: LoadedSession; decision: Decision; policy: PolicySummary | undefined }> {
+  async decideOn(
+    user: SignedInUser,
+    sessionId: string,
+    action: Action,
+    signal?: AbortSignal,
+  ): Promise<{ loaded: LoadedSession; decision: Decision; policy: PolicySummary | undefined }> {
     const [loaded, users] = await this.core.loadWithUsers(sessionId, signal);
     const ctx = await this.core.decideContext(loaded, users, {}, signal);
-    return { loaded, decision: decide({ role: user.role, participantId: user.participantId }, loaded.view, action, ctx), policy: ctx.policy };
+    return {
+      loaded,
+      decision: decide({ role: user.role, participantId: user.participantId }, loaded.view, action, ctx),
+      policy: ctx.policy,
+    };
   }
 
   /** Display names from the users file (ids of others shortened). */

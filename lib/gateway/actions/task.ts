@@ -2,7 +2,14 @@
 // complete, fail, commit) as specs for ActionCore.inSession.
 import type { SessionView } from "@/lib/macp/projections/session";
 import { CORE_TYPES, TASK_TYPES } from "@/lib/macp/constants";
-import type { TaskCommitInput, TaskCompleteInput, TaskFailInput, TaskRequestInput, TaskRespondInput, TaskUpdateInput } from "../action-input";
+import type {
+  TaskCommitInput,
+  TaskCompleteInput,
+  TaskFailInput,
+  TaskRequestInput,
+  TaskRespondInput,
+  TaskUpdateInput,
+} from "../action-input";
 import { invalidField } from "../action-input";
 import type { SessionActionSpec } from "./core";
 import { denied } from "./results";

@@ -11,7 +11,6 @@ import type { GatewayLogger } from "../logger";
 import type { RuntimeReader } from "../runtime-client";
 import type { CatalogStore } from "./store";
 
-
 export const OPEN_STATES: ReadonlySet<SessionState> = new Set([SessionState.OPEN, SessionState.SUSPENDED]);
 
 /** What a feed gets from the feeder. */

@@ -33,7 +33,15 @@ import type { SessionView } from "@/lib/macp/projections/session";
 import { Limiter } from "@/lib/base/async-queue";
 import { backoffMs, linkedController, sleep } from "@/lib/base/abort";
 import { isAbortError, upstreamError } from "../errors";
-import { historyCount, isTerminalState, leanEnvelope, metadataActivityMs, nextActors, SessionFold, toSummary } from "@/lib/macp/projections/summary";
+import {
+  historyCount,
+  isTerminalState,
+  leanEnvelope,
+  metadataActivityMs,
+  nextActors,
+  SessionFold,
+  toSummary,
+} from "@/lib/macp/projections/summary";
 import { fresherMetadata } from "../sequencer";
 import { OPEN_STATES, type Feed, type FeedHost } from "./feed";
 import type { CatalogWrite } from "./store";
@@ -119,7 +127,12 @@ export class HistoryFeed implements Feed {
   status(): CatalogStatus {
     const { known, pending } = this.host.store.counts();
     const message = this.message || (pending > 0 ? `reading ${pending} session histories` : "");
-    return create(CatalogStatusSchema, { backfilling: pending > 0, sessionsKnown: BigInt(known), sessionsIndexed: BigInt(known - pending), message });
+    return create(CatalogStatusSchema, {
+      backfilling: pending > 0,
+      sessionsKnown: BigInt(known),
+      sessionsIndexed: BigInt(known - pending),
+      message,
+    });
   }
 
   *openViews(): Iterable<{ meta: SessionMetadata; view: SessionView }> {
@@ -190,7 +203,10 @@ export class HistoryFeed implements Feed {
     // Open sessions waiting to be followed again are not worth a line each start.
     if (!this.backfillLogged && pending <= this.limiter.max && !force) return;
     this.backfillLogged = true;
-    this.host.log.info({ known, indexed: known - pending, pending, reading: this.limiter.running }, `session catalog: ${known - pending} of ${known} sessions indexed`);
+    this.host.log.info(
+      { known, indexed: known - pending, pending, reading: this.limiter.running },
+      `session catalog: ${known - pending} of ${known} sessions indexed`,
+    );
   }
 
   /** The current row of a session (queued write first). */
@@ -420,7 +436,10 @@ export class HistoryFeed implements Feed {
     } catch (err) {
       if (this.run.signal.aborted) return;
       if (stalled) {
-        this.host.log.warn({ sessionId: f.id, folded: f.fold.count, expected: historyCount(f.meta) }, "session history read stalled; retrying later");
+        this.host.log.warn(
+          { sessionId: f.id, folded: f.fold.count, expected: historyCount(f.meta) },
+          "session history read stalled; retrying later",
+        );
         this.retryLater(f, null);
         return;
       }
@@ -452,7 +471,10 @@ export class HistoryFeed implements Feed {
   private warnUnreadable(sessionId: string): void {
     if (this.warnedUnreadable) return;
     this.warnedUnreadable = true;
-    this.host.log.warn({ sessionId }, "the console's runtime identity cannot read session history; list rows will show metadata only (use an observer identity)");
+    this.host.log.warn(
+      { sessionId },
+      "the console's runtime identity cannot read session history; list rows will show metadata only (use an observer identity)",
+    );
   }
 
   /** Keep what was folded, and read the session again after a backoff. */

@@ -167,7 +167,10 @@ export class OpenFollower {
     } catch (err) {
       if (this.signal.aborted) return;
       if (stalled) {
-        this.host.log.warn({ sessionId: e.id, folded: fold.count, expected: historyCount(e.meta) }, "open session read stalled; retrying later");
+        this.host.log.warn(
+          { sessionId: e.id, folded: fold.count, expected: historyCount(e.meta) },
+          "open session read stalled; retrying later",
+        );
         retry = true;
       } else if (!ac.signal.aborted && !isAbortError(err)) {
         const ce = upstreamError(err, `session ${e.id}`);

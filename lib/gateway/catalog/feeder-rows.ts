@@ -117,7 +117,12 @@ export class RowFeed implements Feed {
     if (!this.answered) {
       // Not heard from the runtime yet: the stored rows answer, but how far behind they are is
       // unknown. The message says why once a connection attempt failed.
-      return create(CatalogStatusSchema, { backfilling: true, sessionsKnown: BigInt(known), sessionsIndexed: BigInt(known), message: this.message });
+      return create(CatalogStatusSchema, {
+        backfilling: true,
+        sessionsKnown: BigInt(known),
+        sessionsIndexed: BigInt(known),
+        message: this.message,
+      });
     }
     const position = this.host.store.cursor?.change ?? 0n;
     const behind = this.head > position ? this.head - position : 0n;
@@ -194,13 +199,17 @@ export class RowFeed implements Feed {
         const ce = upstreamError(failure, "WatchListRows");
         if (ce.code === Code.ResourceExhausted) {
           this.message = "";
-          log.info({ attempt, cursor: at, reason: ce.rawMessage }, "WatchListRows cut off (RESOURCE_EXHAUSTED); resuming from the stored cursor");
+          log.info(
+            { attempt, cursor: at, reason: ce.rawMessage },
+            "WatchListRows cut off (RESOURCE_EXHAUSTED); resuming from the stored cursor",
+          );
         } else {
           this.message = `the runtime is unreachable (${ce.rawMessage}); retrying`;
           log.warn({ err: failure, attempt, cursor: at }, "WatchListRows failed; reconnecting from the stored cursor");
         }
         this.host.lifecycle({ kind: "error", error: failure, listed: this.host.store.counts().known > 0 });
-      } else log.info({ cursor: at }, "WatchListRows ended (the runtime restarted or dropped the watcher); resuming from the stored cursor");
+      } else
+        log.info({ cursor: at }, "WatchListRows ended (the runtime restarted or dropped the watcher); resuming from the stored cursor");
       await sleep(backoffMs(attempt, 250, 30_000), signal);
     }
   }
@@ -257,7 +266,10 @@ export class RowFeed implements Feed {
       this.caughtUp = true;
       if (!this.everCaughtUp) {
         this.everCaughtUp = true;
-        log.info({ known: store.counts().known, change: String(position) }, `session catalog complete: ${store.counts().known} sessions indexed from the runtime's list rows`);
+        log.info(
+          { known: store.counts().known, change: String(position) },
+          `session catalog complete: ${store.counts().known} sessions indexed from the runtime's list rows`,
+        );
       }
       this.open.feedCaughtUp();
     } else if (!this.caughtUp && Date.now() - this.lastProgress >= this.options.progressMs) {

@@ -31,7 +31,6 @@ import { HistoryFeed } from "./feeder-histories";
 import { RowFeed } from "./feeder-rows";
 import type { CatalogStore } from "./store";
 
-
 export interface CatalogFeederOptions {
   store: CatalogStore;
   runtime: RuntimeReader;
@@ -187,7 +186,13 @@ export class CatalogFeeder implements LifecycleSource {
   }
 
   status(): CatalogStatus {
-    if (!this.feed) return create(CatalogStatusSchema, { backfilling: false, sessionsKnown: BigInt(this.store.counts().known), sessionsIndexed: BigInt(this.store.counts().known), message: "" });
+    if (!this.feed)
+      return create(CatalogStatusSchema, {
+        backfilling: false,
+        sessionsKnown: BigInt(this.store.counts().known),
+        sessionsIndexed: BigInt(this.store.counts().known),
+        message: "",
+      });
     return this.feed.status();
   }
 

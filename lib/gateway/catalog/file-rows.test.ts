@@ -34,7 +34,17 @@ afterEach(async () => {
 
 async function writeHandoff(id: string, over: Record<string, unknown> = {}): Promise<void> {
   const now = new Date().toISOString();
-  const doc = { task_id: id, from_agent: "agent://planner", to_agent: "", status: "offered", description: `Rotate the certificates ${id}`, context: {}, created_at: now, updated_at: now, ...over };
+  const doc = {
+    task_id: id,
+    from_agent: "agent://planner",
+    to_agent: "",
+    status: "offered",
+    description: `Rotate the certificates ${id}`,
+    context: {},
+    created_at: now,
+    updated_at: now,
+    ...over,
+  };
   const tmp = path.join(dir, `.tmp-${id}`);
   await writeFile(tmp, JSON.stringify(doc));
   await rename(tmp, path.join(dir, `${id}.json`));
@@ -59,7 +69,11 @@ function openCatalog(file = path.join(data, "console.sqlite")): SqliteCatalog {
 }
 
 function startHub(dirs = [dir]): FileHandoffs {
-  const h = new FileHandoffs({ dirs, settings: handoffSettingsFromEnv({ BATON_HANDOFF_WATCH: "watch" }), historyFile: path.join(data, "h.sqlite") });
+  const h = new FileHandoffs({
+    dirs,
+    settings: handoffSettingsFromEnv({ BATON_HANDOFF_WATCH: "watch" }),
+    historyFile: path.join(data, "h.sqlite"),
+  });
   closers.push(() => h.close());
   return h;
 }
@@ -74,7 +88,13 @@ function follow(catalog: SqliteCatalog, hub: FileHandoffs): { writer: FileRowWri
 function macpRow(id: string) {
   return {
     summary: create(SessionSummarySchema, {
-      metadata: create(SessionMetadataSchema, { sessionId: id, mode: TASK_MODE, state: SessionState.OPEN, participants: ["agent://x"], initiator: "agent://x" }),
+      metadata: create(SessionMetadataSchema, {
+        sessionId: id,
+        mode: TASK_MODE,
+        state: SessionState.OPEN,
+        participants: ["agent://x"],
+        initiator: "agent://x",
+      }),
       intent: "an MACP task",
       lastActivityUnixMs: 1n,
     }),
@@ -91,7 +111,8 @@ describe("fileNextActors", () => {
     expect(fileNextActors({ ...base, status: "offered" })).toEqual(["*", "!a"]);
     expect(fileNextActors({ ...base, status: "offered", toAgent: "b" })).toEqual(["b"]);
     expect(fileNextActors({ ...base, status: "accepted", toAgent: "b" })).toEqual(["b"]);
-    for (const status of ["completed", "failed", "rejected"] as const) expect(fileNextActors({ ...base, status, toAgent: "b" })).toEqual([]);
+    for (const status of ["completed", "failed", "rejected"] as const)
+      expect(fileNextActors({ ...base, status, toAgent: "b" })).toEqual([]);
     expect(fileNextActors({ ...base, valid: false, status: "offered" })).toEqual([]);
     expect(fileNextActors({ ...base, present: false, status: "offered" })).toEqual([]);
   });
@@ -108,8 +129,19 @@ describe("FileRowWriter", () => {
     const id = fileRowId(key, "t-first.json");
     const row = catalog.get(id);
     expect(row?.kind).toBe("file");
-    expect(row?.summary.metadata).toMatchObject({ sessionId: id, mode: FILE_HANDOFF_MODE, state: SessionState.OPEN, contextId: "t-first", initiator: "agent://planner" });
-    expect(row?.summary).toMatchObject({ intent: "Rotate the certificates t-first", currentOwner: "agent://planner", currentTarget: "", phase: "Requested" });
+    expect(row?.summary.metadata).toMatchObject({
+      sessionId: id,
+      mode: FILE_HANDOFF_MODE,
+      state: SessionState.OPEN,
+      contextId: "t-first",
+      initiator: "agent://planner",
+    });
+    expect(row?.summary).toMatchObject({
+      intent: "Rotate the certificates t-first",
+      currentOwner: "agent://planner",
+      currentTarget: "",
+      phase: "Requested",
+    });
     expect(row?.summary.fileHandoff).toMatchObject({ dirKey: key, name: "t-first.json", status: "offered", valid: true, present: true });
     expect(row?.nextActors).toEqual(["*", "!agent://planner"]);
     expect(versions.length).toBeGreaterThan(0);
@@ -191,8 +223,15 @@ describe("FileRowWriter", () => {
   });
 
   it("is found by the mode filter, by search over task id, description and agents, and by waiting on", async () => {
-    await writeHandoff("3f2a9c1e-aaaa-4bbb-8ccc-000000000001", { description: "Rotate the TLS certificates", from_agent: "agent://planner" });
-    await writeHandoff("3f2a9c1e-aaaa-4bbb-8ccc-000000000002", { description: "Renew the pager rota", from_agent: "agent://planner", to_agent: "human:bob" });
+    await writeHandoff("3f2a9c1e-aaaa-4bbb-8ccc-000000000001", {
+      description: "Rotate the TLS certificates",
+      from_agent: "agent://planner",
+    });
+    await writeHandoff("3f2a9c1e-aaaa-4bbb-8ccc-000000000002", {
+      description: "Renew the pager rota",
+      from_agent: "agent://planner",
+      to_agent: "human:bob",
+    });
     const catalog = openCatalog();
     catalog.write([macpRow("macp-session-0000000000000000001")]);
     const hub = startHub();
@@ -201,7 +240,11 @@ describe("FileRowWriter", () => {
     const key = dirKeyOf(dir);
     const one = fileRowId(key, "3f2a9c1e-aaaa-4bbb-8ccc-000000000001.json");
     const two = fileRowId(key, "3f2a9c1e-aaaa-4bbb-8ccc-000000000002.json");
-    const ids = (query: CatalogQuery) => catalog.page(query, 0, 50).rows.map((r) => r.metadata?.sessionId).sort();
+    const ids = (query: CatalogQuery) =>
+      catalog
+        .page(query, 0, 50)
+        .rows.map((r) => r.metadata?.sessionId)
+        .sort();
 
     expect(ids(q())).toEqual([one, two, "macp-session-0000000000000000001"].sort());
     expect(ids(q({ mode: MODE_KEYS.file }))).toEqual([one, two].sort());
@@ -264,7 +307,19 @@ describe("FileRowWriter", () => {
     await Promise.all(
       Array.from({ length: 2_000 }, (_, i) => {
         const id = `bulk-${String(i).padStart(5, "0")}`;
-        return writeFile(path.join(dir, `${id}.json`), JSON.stringify({ task_id: id, from_agent: `agent://a${i % 7}`, to_agent: "", status: "offered", description: `bulk ${i}`, context: {}, created_at: now, updated_at: now }));
+        return writeFile(
+          path.join(dir, `${id}.json`),
+          JSON.stringify({
+            task_id: id,
+            from_agent: `agent://a${i % 7}`,
+            to_agent: "",
+            status: "offered",
+            description: `bulk ${i}`,
+            context: {},
+            created_at: now,
+            updated_at: now,
+          }),
+        );
       }),
     );
     const catalog = openCatalog();
@@ -290,7 +345,10 @@ describe("FileRowWriter", () => {
     const { writer } = follow(catalog, hub);
     await writer.ready;
     catalog.applyFeed([macpRow("macp-session-0000000000000000002")], { storeId: "new-store", change: 1n }, true);
-    const all = catalog.page(q(), 0, 10).rows.map((r) => r.metadata?.sessionId).sort();
+    const all = catalog
+      .page(q(), 0, 10)
+      .rows.map((r) => r.metadata?.sessionId)
+      .sort();
     expect(all).toEqual([fileRowId(dirKeyOf(dir), "stays.json"), "macp-session-0000000000000000002"].sort());
     // Search still finds it (its FTS entry survived the reset of the others').
     expect(catalog.page(q({ text: "stays" }), 0, 10).total).toBe(1);

@@ -130,7 +130,10 @@ export function removeFileRows(store: CatalogStore, chunk = 500): number {
   for (;;) {
     const part = store.fileRows(0, chunk);
     if (part.rows.length === 0) return version;
-    version = store.writeFiles([], part.rows.map((r) => r.metadata?.sessionId ?? ""));
+    version = store.writeFiles(
+      [],
+      part.rows.map((r) => r.metadata?.sessionId ?? ""),
+    );
   }
 }
 

@@ -168,7 +168,12 @@ export class ListService {
             yield create(WatchSessionChangesResponseSchema, {
               item: {
                 case: "change",
-                value: create(SessionListChangeSchema, { version: BigInt(this.store.version), total: BigInt(total), overflow: true, status: this.feeder.status() }),
+                value: create(SessionListChangeSchema, {
+                  version: BigInt(this.store.version),
+                  total: BigInt(total),
+                  overflow: true,
+                  status: this.feeder.status(),
+                }),
               },
             });
           }

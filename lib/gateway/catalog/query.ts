@@ -87,7 +87,6 @@ function shown(raw: string): string {
   return JSON.stringify(raw.length > 40 ? `${raw.slice(0, 40)}…` : raw);
 }
 
- 
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 function filterText(raw: string, field: string): string {
@@ -103,27 +102,36 @@ export function parseListQuery(q: SessionListQuery | undefined): CatalogQuery {
   const out: CatalogQuery = { participant: "", text: "", sort: "activity", ascending: q.ascending };
   if (q.mode !== "") {
     const uri = Object.prototype.hasOwnProperty.call(MODE_KEYS, q.mode) ? MODE_KEYS[q.mode] : undefined;
-    if (!uri) throw invalid(`query.mode ${shown(q.mode)} is not one of "", ${Object.keys(MODE_KEYS).map((k) => `"${k}"`).join(", ")}`);
+    if (!uri)
+      throw invalid(
+        `query.mode ${shown(q.mode)} is not one of "", ${Object.keys(MODE_KEYS)
+          .map((k) => `"${k}"`)
+          .join(", ")}`,
+      );
     out.mode = uri;
   }
   if (q.state !== "") {
-    if (!(STATE_KEYS as readonly string[]).includes(q.state)) throw invalid(`query.state ${shown(q.state)} is not one of "", ${STATE_KEYS.map((k) => `"${k}"`).join(", ")}`);
+    if (!(STATE_KEYS as readonly string[]).includes(q.state))
+      throw invalid(`query.state ${shown(q.state)} is not one of "", ${STATE_KEYS.map((k) => `"${k}"`).join(", ")}`);
     out.state = STATE_BY_KEY[q.state as StateKey];
   }
   if (q.phase !== "") {
-    if (!(PHASE_ORDER as readonly string[]).includes(q.phase)) throw invalid(`query.phase ${shown(q.phase)} is not a phase (${PHASE_ORDER.join(", ")})`);
+    if (!(PHASE_ORDER as readonly string[]).includes(q.phase))
+      throw invalid(`query.phase ${shown(q.phase)} is not a phase (${PHASE_ORDER.join(", ")})`);
     out.phase = q.phase;
   }
   out.participant = filterText(q.participant, "participant");
   out.text = filterText(q.text, "text");
   if (q.waitingOn !== "") {
     const id = q.waitingOn.trim();
-    if (CONTROL.test(id) || /\s/.test(id) || [...id].length > 512) throw invalid(`query.waiting_on ${shown(q.waitingOn)} is not a participant id`);
+    if (CONTROL.test(id) || /\s/.test(id) || [...id].length > 512)
+      throw invalid(`query.waiting_on ${shown(q.waitingOn)} is not a participant id`);
     out.waitingOn = id;
   }
   if (q.stuck) out.stuck = true;
   if (q.sort !== "") {
-    if (!(SORT_KEYS as readonly string[]).includes(q.sort)) throw invalid(`query.sort ${shown(q.sort)} is not one of ${SORT_KEYS.join(", ")}`);
+    if (!(SORT_KEYS as readonly string[]).includes(q.sort))
+      throw invalid(`query.sort ${shown(q.sort)} is not one of ${SORT_KEYS.join(", ")}`);
     out.sort = q.sort as SortKey;
   }
   return out;
@@ -138,5 +146,16 @@ export function parsePage(offset: number, limit: number): { offset: number; limi
 
 /** A stable key for a query (watchers with the same query share a count). */
 export function queryKey(q: CatalogQuery): string {
-  return JSON.stringify([q.mode ?? "", q.state ?? -1, q.phase ?? "", q.participant, q.text, q.sort, q.ascending, q.waitingOn ?? "", q.stuck === true, q.stuckBefore ?? 0]);
+  return JSON.stringify([
+    q.mode ?? "",
+    q.state ?? -1,
+    q.phase ?? "",
+    q.participant,
+    q.text,
+    q.sort,
+    q.ascending,
+    q.waitingOn ?? "",
+    q.stuck === true,
+    q.stuckBefore ?? 0,
+  ]);
 }

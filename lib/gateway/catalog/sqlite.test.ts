@@ -35,7 +35,7 @@ function rng(seed: number): () => number {
 }
 
 function summary(i: number, r: () => number): SessionSummary {
-  const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
   const id = `sess-${String(i).padStart(6, "0")}-${"x".repeat(16)}`;
   const owner = `agent:${pick(["alice", "bob", "carol", "dave", "erin"])}`;
   const target = r() < 0.2 ? "" : `human:${pick(["zoe", "yann", "xia", "walt"])}`;
@@ -86,7 +86,18 @@ function reference(rows: SessionSummary[], q: CatalogQuery): SessionSummary[] {
     // The catalog's full text also covers participants.
     out = out.filter((s) => {
       const m = s.metadata;
-      const hay = [s.intent, s.scope, m?.sessionId ?? "", s.currentOwner, s.currentTarget, s.phase, m?.mode ?? "", m?.contextId ?? "", ...(m?.participants ?? []), m?.initiator ?? ""];
+      const hay = [
+        s.intent,
+        s.scope,
+        m?.sessionId ?? "",
+        s.currentOwner,
+        s.currentTarget,
+        s.phase,
+        m?.mode ?? "",
+        m?.contextId ?? "",
+        ...(m?.participants ?? []),
+        m?.initiator ?? "",
+      ];
       return hay.some((h) => h.toLowerCase().includes(q.text));
     });
   }
@@ -159,7 +170,19 @@ describe("SqliteCatalog", () => {
 
   it("takes any user text as a literal substring, never as FTS syntax", () => {
     const c = catalog();
-    const tricky = ['say "hi" now', "a*b", "-x OR y", "NEAR(a b)", "col:value", "ünïcödé straße", "日本語のテキスト", "(", "'; DROP TABLE sessions; --", "AND", "^start"];
+    const tricky = [
+      'say "hi" now',
+      "a*b",
+      "-x OR y",
+      "NEAR(a b)",
+      "col:value",
+      "ünïcödé straße",
+      "日本語のテキスト",
+      "(",
+      "'; DROP TABLE sessions; --",
+      "AND",
+      "^start",
+    ];
     const r2 = rng(7);
     const all = tricky.map((intent, i): SessionSummary => ({ ...summary(10_000 + i, r2), intent }));
     c.write(all.map((s) => write(s)));
@@ -219,7 +242,10 @@ describe("SqliteCatalog", () => {
     const file = path.join(dir, "console.sqlite");
     const c = catalog(file);
     expect(c.cursor).toBeUndefined();
-    const v1 = c.applyFeed(rows.slice(0, 10).map((s) => write(s)), { storeId: "store-a", change: 10n });
+    const v1 = c.applyFeed(
+      rows.slice(0, 10).map((s) => write(s)),
+      { storeId: "store-a", change: 10n },
+    );
     expect(v1).toBe(1);
     expect(c.cursor).toEqual({ storeId: "store-a", change: 10n });
     // Only a cursor move (a response without rows): same version.
@@ -241,7 +267,13 @@ describe("SqliteCatalog", () => {
     expect(again.counts().known).toBe(15);
     // Another store (or a restarted feed): the rows of the old one are gone, in the same transaction.
     const v = again.version;
-    expect(again.applyFeed(rows.slice(30, 33).map((s) => write(s)), { storeId: "store-b", change: 3n }, true)).toBe(v + 1);
+    expect(
+      again.applyFeed(
+        rows.slice(30, 33).map((s) => write(s)),
+        { storeId: "store-b", change: 3n },
+        true,
+      ),
+    ).toBe(v + 1);
     expect(again.counts().known).toBe(3);
     expect(again.page(q({ text: "sess-000001" }), 0, 10).rows).toHaveLength(0);
     expect(ids(again.page(q({ sort: "started", ascending: true }), 0, 10).rows).sort()).toEqual(ids(rows.slice(30, 33)).sort());
@@ -259,7 +291,10 @@ describe("SqliteCatalog", () => {
     dirs.push(dir);
     const file = path.join(dir, "console.sqlite");
     const c = new SqliteCatalog({ path: file, source: "http://a" });
-    c.applyFeed(rows.slice(0, 2).map((s) => write(s)), { storeId: "s", change: 2n });
+    c.applyFeed(
+      rows.slice(0, 2).map((s) => write(s)),
+      { storeId: "s", change: 2n },
+    );
     c.close();
     const b = new SqliteCatalog({ path: file, source: "http://b" });
     open.push(b);
@@ -272,7 +307,10 @@ describe("SqliteCatalog", () => {
     dirs.push(dir);
     const file = path.join(dir, "console.sqlite");
     const c = catalog(file);
-    c.applyFeed(rows.slice(0, 5).map((s) => write(s)), { storeId: "store-1", change: 7n });
+    c.applyFeed(
+      rows.slice(0, 5).map((s) => write(s)),
+      { storeId: "store-1", change: 7n },
+    );
     const version = c.version;
     c.close();
     // Make it exactly what schema 2 wrote: no kind or stuck column, neither of their indexes.
@@ -329,7 +367,19 @@ describe("parseListQuery / parsePage", () => {
 
   it("accepts the browser's vocabulary", () => {
     expect(parseListQuery(undefined)).toEqual({ participant: "", text: "", sort: "activity", ascending: false });
-    expect(parseListQuery(create(SessionListQuerySchema, { mode: "task", state: "expired", phase: "Failed", participant: " Bob ", text: "Pager", sort: "ttl", ascending: true }))).toEqual({
+    expect(
+      parseListQuery(
+        create(SessionListQuerySchema, {
+          mode: "task",
+          state: "expired",
+          phase: "Failed",
+          participant: " Bob ",
+          text: "Pager",
+          sort: "ttl",
+          ascending: true,
+        }),
+      ),
+    ).toEqual({
       mode: TASK_MODE,
       state: SessionState.EXPIRED,
       phase: "Failed",
@@ -362,7 +412,14 @@ describe("SqliteCatalog actors (the people picker's agents)", () => {
     const c = catalog();
     const meta = (id: string, started: number, participants: string[]) =>
       create(SessionSummarySchema, {
-        metadata: create(SessionMetadataSchema, { sessionId: id, mode: HANDOFF_MODE, state: SessionState.OPEN, startedAtUnixMs: BigInt(started), participants, initiator: participants[0] ?? "" }),
+        metadata: create(SessionMetadataSchema, {
+          sessionId: id,
+          mode: HANDOFF_MODE,
+          state: SessionState.OPEN,
+          startedAtUnixMs: BigInt(started),
+          participants,
+          initiator: participants[0] ?? "",
+        }),
       });
     c.write([write(meta("s-one-xxxxxxxxxxxxxxxxxxxx", 1_000, ["agent://a", "agent://b"]))]);
     c.write([write(meta("s-two-xxxxxxxxxxxxxxxxxxxx", 2_000, ["agent://b", "human:zoe"]))]);

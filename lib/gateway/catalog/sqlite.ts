@@ -37,7 +37,17 @@ import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { SessionSummarySchema, type SessionSummary } from "@/lib/gen/baton/v1/console_pb";
 import { stuckSince } from "@/lib/macp/projections/status";
 import { phaseRank, stateRank, type CatalogQuery, type SortKey } from "./query";
-import type { CatalogActor, CatalogChanges, CatalogCounts, CatalogPage, CatalogRow, CatalogStore, CatalogWrite, FeedCursor, PendingRead } from "./store";
+import type {
+  CatalogActor,
+  CatalogChanges,
+  CatalogCounts,
+  CatalogPage,
+  CatalogRow,
+  CatalogStore,
+  CatalogWrite,
+  FeedCursor,
+  PendingRead,
+} from "./store";
 
 export const CATALOG_SCHEMA_VERSION = 3;
 
@@ -139,7 +149,9 @@ function columns(s: SessionSummary) {
   const id = m?.sessionId ?? "";
   const participants = [...(m?.participants ?? []), m?.initiator ?? "", s.currentOwner, s.currentTarget].filter((p) => p !== "");
   const participantsLc = lower(participants.join("\n"));
-  const hay = lower([s.intent, s.scope, id, s.currentOwner, s.currentTarget, s.phase, m?.mode ?? "", m?.contextId ?? "", ...participants].join("\n"));
+  const hay = lower(
+    [s.intent, s.scope, id, s.currentOwner, s.currentTarget, s.phase, m?.mode ?? "", m?.contextId ?? "", ...participants].join("\n"),
+  );
   const expires = Number(m?.expiresAtUnixMs ?? 0n);
   return {
     session_id: id,
@@ -230,7 +242,9 @@ export class SqliteCatalog implements CatalogStore {
     }
     const db = this.db;
     this.stmts = {
-      get: db.prepare<[string], RowRecord>("SELECT n, kind, summary, folded, final, needs_read, next_actors, version FROM sessions WHERE session_id = ?"),
+      get: db.prepare<[string], RowRecord>(
+        "SELECT n, kind, summary, folded, final, needs_read, next_actors, version FROM sessions WHERE session_id = ?",
+      ),
       insert: db.prepare(
         `INSERT INTO sessions (session_id, mode, state, state_rank, phase, phase_rank, intent_lc, owner_lc, target_lc, participants_lc, hay,
            started_ms, ttl_key, activity_ms, folded, final, needs_read, read_after, next_actors, version, summary, stuck_since_ms, kind)
@@ -255,10 +269,16 @@ export class SqliteCatalog implements CatalogStore {
       ftsDelete: db.prepare("DELETE FROM sessions_fts WHERE rowid = ?"),
       ftsInsert: db.prepare("INSERT INTO sessions_fts (rowid, hay, parts) VALUES (?, ?, ?)"),
       setVersion: db.prepare("INSERT INTO meta (key, value) VALUES ('version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"),
-      setMeta: db.prepare<[string, string]>("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"),
+      setMeta: db.prepare<[string, string]>(
+        "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      ),
       deleteMeta: db.prepare<[string]>("DELETE FROM meta WHERE key = ?"),
-      changed: db.prepare<[number, number], { session_id: string; version: number }>("SELECT session_id, version FROM sessions WHERE version > ? ORDER BY version, n LIMIT ?"),
-      scan: db.prepare<[number, number], { n: number; summary: Uint8Array }>("SELECT n, summary FROM sessions WHERE n > ? ORDER BY n LIMIT ?"),
+      changed: db.prepare<[number, number], { session_id: string; version: number }>(
+        "SELECT session_id, version FROM sessions WHERE version > ? ORDER BY version, n LIMIT ?",
+      ),
+      scan: db.prepare<[number, number], { n: number; summary: Uint8Array }>(
+        "SELECT n, summary FROM sessions WHERE n > ? ORDER BY n LIMIT ?",
+      ),
       pending: db.prepare<[number, number, number], { n: number; session_id: string }>(
         "SELECT n, session_id FROM sessions WHERE needs_read = 1 AND n > ? AND read_after <= ? ORDER BY n LIMIT ?",
       ),
@@ -266,18 +286,25 @@ export class SqliteCatalog implements CatalogStore {
         "SELECT n, session_id FROM sessions WHERE needs_read = 1 AND n > ? AND read_after <= ? AND state_rank < 2 ORDER BY n LIMIT ?",
       ),
       defer: db.prepare("UPDATE sessions SET read_after = ? WHERE session_id = ?"),
-      nextDeferred: db.prepare<[], { t: number | null }>("SELECT min(read_after) AS t FROM sessions WHERE needs_read = 1 AND read_after > 0"),
+      nextDeferred: db.prepare<[], { t: number | null }>(
+        "SELECT min(read_after) AS t FROM sessions WHERE needs_read = 1 AND read_after > 0",
+      ),
       known: db.prepare<[], { c: number }>("SELECT count(*) AS c FROM sessions WHERE kind = 'macp'"),
       pendingCount: db.prepare<[], { c: number }>("SELECT count(*) AS c FROM sessions WHERE needs_read = 1"),
       fileCount: db.prepare<[], { c: number }>("SELECT count(*) AS c FROM sessions WHERE kind = 'file'"),
       reset: db.prepare("UPDATE sessions SET needs_read = 1, read_after = 0 WHERE final = 0 AND kind = 'macp'"),
       deleteRow: db.prepare<[number]>("DELETE FROM sessions WHERE n = ?"),
-      fileRows: db.prepare<[number, number], { n: number; summary: Uint8Array }>("SELECT n, summary FROM sessions WHERE kind = 'file' AND n > ? ORDER BY n LIMIT ?"),
+      fileRows: db.prepare<[number, number], { n: number; summary: Uint8Array }>(
+        "SELECT n, summary FROM sessions WHERE kind = 'file' AND n > ? ORDER BY n LIMIT ?",
+      ),
     };
-    this.currentVersion = Number(this.db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'version'").get()?.value ?? "0");
+    this.currentVersion = Number(
+      this.db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'version'").get()?.value ?? "0",
+    );
     const storeId = this.db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'feed_store'").get()?.value;
     const change = this.db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'feed_change'").get()?.value;
-    this.feedCursor = storeId !== undefined && change !== undefined && /^\d+$/.test(change) ? { storeId, change: BigInt(change) } : undefined;
+    this.feedCursor =
+      storeId !== undefined && change !== undefined && /^\d+$/.test(change) ? { storeId, change: BigInt(change) } : undefined;
   }
 
   private feedCursor: FeedCursor | undefined;
@@ -287,7 +314,9 @@ export class SqliteCatalog implements CatalogStore {
     const found = hasMeta ? this.db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema'").get() : undefined;
     const schema = found ? Number(found.value) : 0;
     if (schema > CATALOG_SCHEMA_VERSION) {
-      throw new Error(`the console catalog was written by a newer Baton (schema ${schema}; this one knows ${CATALOG_SCHEMA_VERSION}); delete it to rebuild it from the runtime`);
+      throw new Error(
+        `the console catalog was written by a newer Baton (schema ${schema}; this one knows ${CATALOG_SCHEMA_VERSION}); delete it to rebuild it from the runtime`,
+      );
     }
     this.db.transaction(() => {
       if (schema === 2) this.migrateFrom2();
@@ -296,7 +325,9 @@ export class SqliteCatalog implements CatalogStore {
         for (const t of ["sessions_fts", "sessions", "actors", "meta"]) this.db.exec(`DROP TABLE IF EXISTS ${t}`);
       }
       this.db.exec(SCHEMA);
-      this.db.prepare("INSERT INTO meta (key, value) VALUES ('schema', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(String(CATALOG_SCHEMA_VERSION));
+      this.db
+        .prepare("INSERT INTO meta (key, value) VALUES ('schema', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+        .run(String(CATALOG_SCHEMA_VERSION));
     })();
   }
 
@@ -309,9 +340,11 @@ export class SqliteCatalog implements CatalogStore {
     this.db.exec("ALTER TABLE sessions ADD COLUMN kind TEXT NOT NULL DEFAULT 'macp'");
     this.db.exec("ALTER TABLE sessions ADD COLUMN stuck_since_ms INTEGER NOT NULL DEFAULT 0");
     this.migratedFrom = 2;
-    const read = this.db.prepare<[number], { n: number; summary: Uint8Array }>("SELECT n, summary FROM sessions WHERE n > ? AND final = 0 ORDER BY n LIMIT 500");
+    const read = this.db.prepare<[number], { n: number; summary: Uint8Array }>(
+      "SELECT n, summary FROM sessions WHERE n > ? AND final = 0 ORDER BY n LIMIT 500",
+    );
     const set = this.db.prepare<[number, number]>("UPDATE sessions SET stuck_since_ms = ? WHERE n = ?");
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const rows = read.all(after);
       if (rows.length === 0) break;
       for (const r of rows) {
@@ -336,7 +369,9 @@ export class SqliteCatalog implements CatalogStore {
         this.replacedSource = found;
         this.db.exec(`${DELETE_MACP_ROWS} DELETE FROM meta WHERE key IN ('feed_store', 'feed_change');`);
       }
-      this.db.prepare("INSERT INTO meta (key, value) VALUES ('source', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(source);
+      this.db
+        .prepare("INSERT INTO meta (key, value) VALUES ('source', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+        .run(source);
     })();
   }
 
@@ -410,7 +445,8 @@ export class SqliteCatalog implements CatalogStore {
       // Runtime rows and file rows never take each other's place (their ids cannot collide: PROTOCOL.md §2.6).
       if (existing && existing.kind !== kind) continue;
       // A file row the watcher reports again unchanged (every start) is not a change.
-      if (kind === "file" && existing && existing.next_actors === nextActors && Buffer.from(existing.summary).equals(Buffer.from(summary))) continue;
+      if (kind === "file" && existing && existing.next_actors === nextActors && Buffer.from(existing.summary).equals(Buffer.from(summary)))
+        continue;
       written++;
       const params = {
         kind,
@@ -550,7 +586,9 @@ export class SqliteCatalog implements CatalogStore {
       this.pageCache.set(sqlKey, stmt);
     }
     const read = this.db.transaction(() => {
-      const rows = (stmt.all(...w.params, limit, offset) as { summary: Uint8Array; next_actors: string }[]).map((r) => withWaitingOn(r.summary, r.next_actors));
+      const rows = (stmt.all(...w.params, limit, offset) as { summary: Uint8Array; next_actors: string }[]).map((r) =>
+        withWaitingOn(r.summary, r.next_actors),
+      );
       return { rows, total: this.countWhere(w), version: this.currentVersion };
     });
     return read();
@@ -573,7 +611,12 @@ export class SqliteCatalog implements CatalogStore {
   changedSince(version: number, limit: number): CatalogChanges {
     const rows = this.stmts.changed.all(version, limit + 1);
     const listed = rows.slice(0, limit);
-    return { ids: listed.map((r) => r.session_id), overflow: rows.length > limit, version: this.currentVersion, through: listed.at(-1)?.version ?? version };
+    return {
+      ids: listed.map((r) => r.session_id),
+      overflow: rows.length > limit,
+      version: this.currentVersion,
+      through: listed.at(-1)?.version ?? version,
+    };
   }
 
   scan(after: number, limit: number): { rows: SessionSummary[]; last: number } {
@@ -582,7 +625,9 @@ export class SqliteCatalog implements CatalogStore {
   }
 
   pendingReads(after: number, now: number, limit: number, openOnly = false): PendingRead[] {
-    return (openOnly ? this.stmts.pendingOpen : this.stmts.pending).all(after, now, limit).map((r) => ({ sessionId: r.session_id, position: r.n }));
+    return (openOnly ? this.stmts.pendingOpen : this.stmts.pending)
+      .all(after, now, limit)
+      .map((r) => ({ sessionId: r.session_id, position: r.n }));
   }
 
   deferRead(sessionId: string, until: number): void {

@@ -9,7 +9,13 @@ import path from "node:path";
 import { create } from "@bufbuild/protobuf";
 import { createClient, createRouterTransport } from "@connectrpc/connect";
 import { afterEach, describe, expect, it } from "vitest";
-import { ConsoleService, SessionListQuerySchema, SessionSummarySchema, type SessionSummary, type WatchSessionChangesResponse } from "@/lib/gen/baton/v1/console_pb";
+import {
+  ConsoleService,
+  SessionListQuerySchema,
+  SessionSummarySchema,
+  type SessionSummary,
+  type WatchSessionChangesResponse,
+} from "@/lib/gen/baton/v1/console_pb";
 import { SessionMetadataSchema } from "@/lib/gen/macp/v1/core_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
@@ -38,7 +44,7 @@ function rng(seed: number): () => number {
 }
 
 function row(i: number, r: () => number): SessionSummary {
-  const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
   const activity = T0 + Math.floor(r() * 120) * MIN;
   return create(SessionSummarySchema, {
     metadata: create(SessionMetadataSchema, {
@@ -113,14 +119,21 @@ describe("the catalog's stuck filter", () => {
     const c = catalog();
     c.write(rows.map(write));
     const db = (c as unknown as { db: Database.Database }).db;
-    const plan = db.prepare("EXPLAIN QUERY PLAN SELECT count(*) FROM sessions WHERE stuck_since_ms > 0 AND stuck_since_ms <= ?").all(T0) as { detail: string }[];
+    const plan = db
+      .prepare("EXPLAIN QUERY PLAN SELECT count(*) FROM sessions WHERE stuck_since_ms > 0 AND stuck_since_ms <= ?")
+      .all(T0) as { detail: string }[];
     expect(plan.map((p) => p.detail).join("\n")).toMatch(/sessions_stuck/);
   });
 
   it("follows a row as it moves on: answered or closed, it is no longer stuck", () => {
     const c = catalog();
     const s = create(SessionSummarySchema, {
-      metadata: create(SessionMetadataSchema, { sessionId: "one", mode: HANDOFF_MODE, state: SessionState.OPEN, startedAtUnixMs: BigInt(T0) }),
+      metadata: create(SessionMetadataSchema, {
+        sessionId: "one",
+        mode: HANDOFF_MODE,
+        state: SessionState.OPEN,
+        startedAtUnixMs: BigInt(T0),
+      }),
       phase: "OfferPending",
       phaseSinceUnixMs: BigInt(T0),
       lastActivityUnixMs: BigInt(T0),
@@ -130,9 +143,18 @@ describe("the catalog's stuck filter", () => {
     expect(c.count(q({ stuckBefore: T0 - 1 }))).toBe(0);
     c.write([write(create(SessionSummarySchema, { ...s, phase: "Accepted", phaseSinceUnixMs: BigInt(T0 + MIN) }))]);
     expect(c.count(q({ stuckBefore: T0 + 60 * MIN }))).toBe(0);
-    c.write([write(create(SessionSummarySchema, { ...s, phase: "Accepted", phaseDetail: "awaiting_approval", phaseSinceUnixMs: BigInt(T0 + MIN) }))]);
+    c.write([
+      write(
+        create(SessionSummarySchema, { ...s, phase: "Accepted", phaseDetail: "awaiting_approval", phaseSinceUnixMs: BigInt(T0 + MIN) }),
+      ),
+    ]);
     expect(c.count(q({ stuckBefore: T0 + 60 * MIN }))).toBe(1);
-    const m = create(SessionMetadataSchema, { sessionId: "one", mode: HANDOFF_MODE, state: SessionState.EXPIRED, startedAtUnixMs: BigInt(T0) });
+    const m = create(SessionMetadataSchema, {
+      sessionId: "one",
+      mode: HANDOFF_MODE,
+      state: SessionState.EXPIRED,
+      startedAtUnixMs: BigInt(T0),
+    });
     c.write([write(create(SessionSummarySchema, { ...s, metadata: m }))]);
     expect(c.count(q({ stuckBefore: T0 + 60 * MIN }))).toBe(0);
   });
@@ -150,13 +172,17 @@ describe("the catalog's stuck filter", () => {
     raw.exec(
       "DROP INDEX sessions_stuck; DROP INDEX sessions_files; ALTER TABLE sessions DROP COLUMN stuck_since_ms; ALTER TABLE sessions DROP COLUMN kind; UPDATE meta SET value = '2' WHERE key = 'schema';",
     );
-    expect((raw.prepare("SELECT count(*) AS c FROM pragma_table_info('sessions') WHERE name = 'stuck_since_ms'").get() as { c: number }).c).toBe(0);
+    expect(
+      (raw.prepare("SELECT count(*) AS c FROM pragma_table_info('sessions') WHERE name = 'stuck_since_ms'").get() as { c: number }).c,
+    ).toBe(0);
     raw.close();
     const migrated = catalog(file);
     expect(migrated.counts().known).toBe(rows.length);
     expect(migrated.version).toBe(version);
     const now = T0 + 90 * MIN;
-    expect(ids(migrated.page(q({ stuckBefore: now - 15 * MIN }), 0, 1_000).rows)).toEqual(ids(rows.filter((s) => isStuck(s, now, 15 * MIN))));
+    expect(ids(migrated.page(q({ stuckBefore: now - 15 * MIN }), 0, 1_000).rows)).toEqual(
+      ids(rows.filter((s) => isStuck(s, now, 15 * MIN))),
+    );
     // Text search and the other indexes still answer.
     expect(migrated.page(q({ text: "row 12" }), 0, 1_000).total).toBeGreaterThan(0);
   });
@@ -192,7 +218,12 @@ describe("ListSessionPage and WatchSessionChanges with stuck", () => {
     const gw = createGateway({ runtime: rt, flushMs: 5, heartbeatMs: 60_000, stuckAfterMs: 400 });
     gateways.push(gw);
     const client = createClient(ConsoleService, createRouterTransport(consoleRoutes(gw)));
-    await waitFor(async () => (await client.listSessionPage({})).total === 2n && (await client.listSessionPage({ query: { phase: "OfferPending" } })).total === 1n, "rows");
+    await waitFor(
+      async () =>
+        (await client.listSessionPage({})).total === 2n &&
+        (await client.listSessionPage({ query: { phase: "OfferPending" } })).total === 1n,
+      "rows",
+    );
 
     const first = await client.listSessionPage({ query: { stuck: true } });
     expect(first.stuckAfterMs).toBe(400n);
@@ -209,7 +240,10 @@ describe("ListSessionPage and WatchSessionChanges with stuck", () => {
     await waitFor(async () => (await client.listSessionPage({ query: { stuck: true } })).total === 1n, "stuck after the threshold");
     const stuck = await client.listSessionPage({ query: { stuck: true } });
     expect(stuck.sessions.map((s) => s.metadata?.sessionId)).toEqual([waiting.sessionId]);
-    await waitFor(() => seen.some((m) => m.item.case === "change" && m.item.value.total === 1n && m.item.value.overflow), "a re-count notice");
+    await waitFor(
+      () => seen.some((m) => m.item.case === "change" && m.item.value.total === 1n && m.item.value.overflow),
+      "a re-count notice",
+    );
 
     rt.append(waiting.accept());
     await waitFor(async () => (await client.listSessionPage({ query: { stuck: true } })).total === 0n, "answered: no longer stuck");

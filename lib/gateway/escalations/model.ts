@@ -49,9 +49,19 @@ export interface EscalationRecord {
 }
 
 /** The ids one step sends with, derived from the chain and the step (UUID v4 layout). */
-export function stepIds(origin: string, step: number): { start: string; offer: string; cancel: string; context: (i: number) => string; delivery: string } {
+export function stepIds(
+  origin: string,
+  step: number,
+): { start: string; offer: string; cancel: string; context: (i: number) => string; delivery: string } {
   const id = (part: string) => {
-    const h = createHash("sha256").update("baton escalation\u0000").update(origin).update("\u0000").update(String(step)).update("\u0000").update(part).digest();
+    const h = createHash("sha256")
+      .update("baton escalation\u0000")
+      .update(origin)
+      .update("\u0000")
+      .update(String(step))
+      .update("\u0000")
+      .update(part)
+      .digest();
     h[6] = ((h[6] as number) & 0x0f) | 0x40;
     h[8] = ((h[8] as number) & 0x3f) | 0x80;
     const hex = h.subarray(0, 16).toString("hex");
@@ -63,7 +73,8 @@ export function stepIds(origin: string, step: number): { start: string; offer: s
 /** The policy choice that re-creates a session's bound policy in a new session. */
 export function policyRequestOf(policy: PolicySummary | undefined): PolicyRequest {
   if (!policy) return { kind: "default" };
-  if (commitmentAuthority(policy) === "designated_role" && designatedRoles(policy).length > 0) return { kind: "approval", approvers: [...designatedRoles(policy)] };
+  if (commitmentAuthority(policy) === "designated_role" && designatedRoles(policy).length > 0)
+    return { kind: "approval", approvers: [...designatedRoles(policy)] };
   const t = implicitAcceptTimeoutMs(policy);
   if (t > 0) return { kind: "implicit", timeoutMs: t };
   return { kind: "default" };
@@ -106,7 +117,8 @@ export interface EscalationHooks {
 }
 
 export function sameSteps(rec: EscalationRecord, steps: readonly EscalationStepInput[]): boolean {
-  const norm = (xs: readonly EscalationStepInput[]) => JSON.stringify(xs.map((x) => [x.kind, x.afterMinutes, [...new Set(x.participants.map((p) => p.trim()))]]));
+  const norm = (xs: readonly EscalationStepInput[]) =>
+    JSON.stringify(xs.map((x) => [x.kind, x.afterMinutes, [...new Set(x.participants.map((p) => p.trim()))]]));
   return norm(steps) === norm(rec.steps);
 }
 

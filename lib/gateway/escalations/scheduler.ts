@@ -65,7 +65,13 @@ export class Escalations {
     this.store = options.store;
     this.log = options.logger ?? silentLogger;
     this.now = options.now ?? Date.now;
-    this.steps = { store: this.store, actions: options.actions, ...(options.notify ? { notify: options.notify } : {}), log: this.log, now: this.now };
+    this.steps = {
+      store: this.store,
+      actions: options.actions,
+      ...(options.notify ? { notify: options.notify } : {}),
+      log: this.log,
+      now: this.now,
+    };
   }
 
   /** Reload what is pending and fire the overdue chains once. */
@@ -83,7 +89,12 @@ export class Escalations {
    * Set up a chain on the caller's pending offer. Starting the same chain
    * again answers the one kept; another chain on the session is ALREADY_EXISTS.
    */
-  async create(user: SignedInUser, sessionId: string, steps: readonly EscalationStepInput[], signal?: AbortSignal): Promise<EscalationRecord> {
+  async create(
+    user: SignedInUser,
+    sessionId: string,
+    steps: readonly EscalationStepInput[],
+    signal?: AbortSignal,
+  ): Promise<EscalationRecord> {
     const existing = this.store.bySession(sessionId);
     if (existing) {
       // A retry of the same request answers the chain kept; anything else is another chain.
@@ -117,7 +128,10 @@ export class Escalations {
       updatedMs: now,
     };
     this.store.put(rec);
-    this.log.info({ sessionId, owner: user.participantId, steps: chain.length, nextAt: new Date(rec.nextAtMs).toISOString() }, "escalation set up");
+    this.log.info(
+      { sessionId, owner: user.participantId, steps: chain.length, nextAt: new Date(rec.nextAtMs).toISOString() },
+      "escalation set up",
+    );
     this.changed(rec);
     this.kick();
     return rec;
@@ -233,10 +247,13 @@ export class Escalations {
     if (this.timer) clearTimeout(this.timer);
     this.timerAt = next;
     // setTimeout holds at most ~24.8 days; chains are at most 5 days long.
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.kick();
-    }, Math.max(0, Math.min(next - this.now(), 2 ** 31 - 1)));
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        this.kick();
+      },
+      Math.max(0, Math.min(next - this.now(), 2 ** 31 - 1)),
+    );
     this.timer.unref();
   }
 
@@ -270,7 +287,9 @@ export class Escalations {
   }
 
   private finish(origin: string, state: EscalationStateName, detail: string): void {
-    const out = this.store.update(origin, (r) => (r.state === "pending" ? { ...r, state, nextAtMs: 0, inflight: false, detail, updatedMs: this.now() } : undefined));
+    const out = this.store.update(origin, (r) =>
+      r.state === "pending" ? { ...r, state, nextAtMs: 0, inflight: false, detail, updatedMs: this.now() } : undefined,
+    );
     if (out) {
       this.log.info({ sessionId: out.sessionId, state, detail }, `escalation ${state}`);
       this.changed(out);
@@ -294,9 +313,13 @@ export class Escalations {
         const reason = stopReason(loaded.view, lifecycleName(loaded), rec.handoffId, who.nameOf);
         if (reason !== undefined) return this.finish(origin, "stopped", reason);
         // The owner must still be allowed to do this (their role may have changed).
-        if (!decision.allowed) return this.finish(origin, "failed", `Baton may no longer act for ${who.user.displayName}: ${decision.reason}`);
+        if (!decision.allowed)
+          return this.finish(origin, "failed", `Baton may no longer act for ${who.user.displayName}: ${decision.reason}`);
       }
-      const action = step.kind === "notify" ? await notifyStep(this.steps, rec, step, loaded, who.nameOf) : await reofferStep(this.steps, rec, step, loaded, policy, who.user);
+      const action =
+        step.kind === "notify"
+          ? await notifyStep(this.steps, rec, step, loaded, who.nameOf)
+          : await reofferStep(this.steps, rec, step, loaded, policy, who.user);
       const now = this.now();
       const following = rec.steps[rec.nextStep + 1];
       const out = this.store.update(origin, (r) => {
@@ -304,7 +327,14 @@ export class Escalations {
         const moved = action.kind === "reoffer";
         return {
           ...r,
-          ...(moved ? { sessionId: action.sessionId, handoffId: action.messageIds[1] as string, target: action.participants[0] as string, sessionIds: [...r.sessionIds, action.sessionId] } : {}),
+          ...(moved
+            ? {
+                sessionId: action.sessionId,
+                handoffId: action.messageIds[1] as string,
+                target: action.participants[0] as string,
+                sessionIds: [...r.sessionIds, action.sessionId],
+              }
+            : {}),
           done: [...r.done, action],
           nextStep: r.nextStep + 1,
           nextAtMs: following ? now + following.afterMinutes * this.options.minuteMs : 0,
@@ -316,7 +346,12 @@ export class Escalations {
       });
       if (!out) {
         // Cancelled while the step ran: keep what was sent visible on the chain.
-        this.store.update(origin, (r) => ({ ...r, done: [...r.done, action], sessionIds: action.kind === "reoffer" ? [...r.sessionIds, action.sessionId] : r.sessionIds, inflight: false }));
+        this.store.update(origin, (r) => ({
+          ...r,
+          done: [...r.done, action],
+          sessionIds: action.kind === "reoffer" ? [...r.sessionIds, action.sessionId] : r.sessionIds,
+          inflight: false,
+        }));
       }
       this.log.info({ origin, step: rec.nextStep, kind: step.kind, sessionId: action.sessionId }, "escalation step ran for the owner");
       const now2 = this.store.get(origin);
@@ -330,7 +365,9 @@ export class Escalations {
       if (transient) {
         const retry = this.options.retryMs ?? 5_000;
         this.log.warn({ err, origin, retryInMs: retry }, "escalations: a step failed; it is tried again");
-        this.store.update(origin, (r) => (r.state === "pending" ? { ...r, nextAtMs: this.now() + retry, updatedMs: this.now() } : undefined));
+        this.store.update(origin, (r) =>
+          r.state === "pending" ? { ...r, nextAtMs: this.now() + retry, updatedMs: this.now() } : undefined,
+        );
       } else {
         this.finish(origin, "failed", (err as Error).message);
       }

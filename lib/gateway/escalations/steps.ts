@@ -35,7 +35,13 @@ export interface StepDeps {
   now: () => number;
 }
 
-export async function notifyStep(deps: StepDeps, rec: EscalationRecord, step: EscalationStepInput, loaded: LoadedSession, nameOf: (id: string) => string): Promise<EscalationActionRecord> {
+export async function notifyStep(
+  deps: StepDeps,
+  rec: EscalationRecord,
+  step: EscalationStepInput,
+  loaded: LoadedSession,
+  nameOf: (id: string) => string,
+): Promise<EscalationActionRecord> {
   const ids = stepIds(rec.origin, rec.nextStep);
   const offer = loaded.view.handoff?.offers.find((o) => o.handoffId === rec.handoffId);
   const hooks = deps.notify?.() ?? null;
@@ -51,11 +57,29 @@ export async function notifyStep(deps: StepDeps, rec: EscalationRecord, step: Es
     unansweredMs: offer ? deps.now() - offer.offeredAt : 0,
     atMs: deps.now(),
   });
-  deps.log.info({ sessionId: rec.sessionId, to: step.participants.map(nameOf), webhooks: hooks !== null }, "escalation: told the approvers the offer is unanswered");
-  return { step: rec.nextStep, kind: "notify", sessionId: rec.sessionId, messageIds: [], cancelledSessionId: "", participants: [...step.participants], atMs: deps.now() };
+  deps.log.info(
+    { sessionId: rec.sessionId, to: step.participants.map(nameOf), webhooks: hooks !== null },
+    "escalation: told the approvers the offer is unanswered",
+  );
+  return {
+    step: rec.nextStep,
+    kind: "notify",
+    sessionId: rec.sessionId,
+    messageIds: [],
+    cancelledSessionId: "",
+    participants: [...step.participants],
+    atMs: deps.now(),
+  };
 }
 
-export async function reofferStep(deps: StepDeps, rec: EscalationRecord, step: EscalationStepInput, old: LoadedSession, policy: PolicySummary | undefined, user: SignedInUser): Promise<EscalationActionRecord> {
+export async function reofferStep(
+  deps: StepDeps,
+  rec: EscalationRecord,
+  step: EscalationStepInput,
+  old: LoadedSession,
+  policy: PolicySummary | undefined,
+  user: SignedInUser,
+): Promise<EscalationActionRecord> {
   const next = step.participants[0] as string;
   const ids = stepIds(rec.origin, rec.nextStep);
   const offer = old.view.handoff?.offers.find((o) => o.handoffId === rec.handoffId);
@@ -88,7 +112,11 @@ export async function reofferStep(deps: StepDeps, rec: EscalationRecord, step: E
     messageId: ids.cancel,
     reason: `Escalated by Baton for ${user.displayName}: ${names(rec.target)} did not answer in time; handed off to ${names(next)} in session ${newSession}.`,
   });
-  if (!cancelled.ok) throw new StepFailure(`Baton could not close the unanswered session: ${cancelled.explanation || cancelled.code}`, cancelled.code === "UNAVAILABLE");
+  if (!cancelled.ok)
+    throw new StepFailure(
+      `Baton could not close the unanswered session: ${cancelled.explanation || cancelled.code}`,
+      cancelled.code === "UNAVAILABLE",
+    );
   // An answer can arrive between the check and the cancel (the runtime has no conditional cancel):
   // then nothing is re-offered, and the chain says what happened.
   const after = await actions.decideOn(user, rec.sessionId, "escalate");
@@ -106,16 +134,33 @@ export async function reofferStep(deps: StepDeps, rec: EscalationRecord, step: E
     messageId: ids.offer,
     target: next,
     scope,
-    reason: offer.reason ? `${offer.reason} (escalated: ${names(rec.target)} did not answer)` : `Escalated: ${names(rec.target)} did not answer.`,
+    reason: offer.reason
+      ? `${offer.reason} (escalated: ${names(rec.target)} did not answer)`
+      : `Escalated: ${names(rec.target)} did not answer.`,
   });
   if (!offered.ok) throw new StepFailure(`Baton could not re-offer to ${names(next)}: ${offered.explanation || offered.code}`, false);
   // 3. The runbook(s) the owner attached to the unanswered offer.
   const sent = [ids.start, ids.offer];
   const contexts = offer.contexts.filter((c) => c.sender === rec.owner && !c.late);
   for (const [i, c] of contexts.entries()) {
-    const r = await actions.attachContext(user, { sessionId: started.sessionId, messageId: ids.context(i), handoffId: ids.offer, contentType: c.contentType, data: c.context, field: "context" });
+    const r = await actions.attachContext(user, {
+      sessionId: started.sessionId,
+      messageId: ids.context(i),
+      handoffId: ids.offer,
+      contentType: c.contentType,
+      data: c.context,
+      field: "context",
+    });
     if (!r.ok) throw new StepFailure(`Baton could not attach the runbook for ${names(next)}: ${r.explanation || r.code}`, false);
     sent.push(ids.context(i));
   }
-  return { step: rec.nextStep, kind: "reoffer", sessionId: started.sessionId, messageIds: sent, cancelledSessionId: rec.sessionId, participants: [next], atMs: deps.now() };
+  return {
+    step: rec.nextStep,
+    kind: "reoffer",
+    sessionId: started.sessionId,
+    messageIds: sent,
+    cancelledSessionId: rec.sessionId,
+    participants: [next],
+    atMs: deps.now(),
+  };
 }

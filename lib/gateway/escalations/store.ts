@@ -36,14 +36,18 @@ export class EscalationStore {
         "INSERT INTO escalations (origin, state, next_at, body, updated_ms) VALUES (?, ?, ?, ?, ?) ON CONFLICT(origin) DO UPDATE SET state = excluded.state, next_at = excluded.next_at, body = excluded.body, updated_ms = excluded.updated_ms",
       ),
       link: this.db.prepare<[string, string]>("INSERT OR IGNORE INTO escalation_sessions (session_id, origin) VALUES (?, ?)"),
-      due: this.db.prepare<[number, number], { body: string }>("SELECT body FROM escalations WHERE state = 'pending' AND next_at <= ? ORDER BY next_at LIMIT ?"),
+      due: this.db.prepare<[number, number], { body: string }>(
+        "SELECT body FROM escalations WHERE state = 'pending' AND next_at <= ? ORDER BY next_at LIMIT ?",
+      ),
       next: this.db.prepare<[], { next_at: number }>("SELECT next_at FROM escalations WHERE state = 'pending' ORDER BY next_at LIMIT 1"),
       pending: this.db.prepare<[number], { body: string }>("SELECT body FROM escalations WHERE state = 'pending' ORDER BY next_at LIMIT ?"),
       finishedCount: this.db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM escalations WHERE state <> 'pending'"),
       pruneLinks: this.db.prepare<[number]>(
         "DELETE FROM escalation_sessions WHERE origin IN (SELECT origin FROM escalations WHERE state <> 'pending' ORDER BY updated_ms LIMIT ?)",
       ),
-      prune: this.db.prepare<[number]>("DELETE FROM escalations WHERE origin IN (SELECT origin FROM escalations WHERE state <> 'pending' ORDER BY updated_ms LIMIT ?)"),
+      prune: this.db.prepare<[number]>(
+        "DELETE FROM escalations WHERE origin IN (SELECT origin FROM escalations WHERE state <> 'pending' ORDER BY updated_ms LIMIT ?)",
+      ),
     };
   }
 

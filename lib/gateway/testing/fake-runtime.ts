@@ -151,7 +151,9 @@ export class FakeRuntime implements RuntimeReader {
     const onAbort = () => q.close();
     signal.addEventListener("abort", onAbort, { once: true });
     for (const s of this.sessions.values()) {
-      q.push(create(SessionLifecycleEventSchema, { eventType: EventType.CREATED, session: this.meta(s), observedAtUnixMs: BigInt(s.startedAt) }));
+      q.push(
+        create(SessionLifecycleEventSchema, { eventType: EventType.CREATED, session: this.meta(s), observedAtUnixMs: BigInt(s.startedAt) }),
+      );
     }
     this.open++;
     try {
@@ -171,7 +173,8 @@ export class FakeRuntime implements RuntimeReader {
     this.calls.subscribe++;
     const s = this.sessions.get(sessionId);
     if (!s) throw new ConnectError(`session ${sessionId} does not exist`, Code.NotFound);
-    if (this.forbidden.has(sessionId)) throw new ConnectError("FORBIDDEN: caller is not a declared participant or observer", Code.PermissionDenied);
+    if (this.forbidden.has(sessionId))
+      throw new ConnectError("FORBIDDEN: caller is not a declared participant or observer", Code.PermissionDenied);
     const q = new AsyncQueue<Envelope | null>();
     const listener = (env: Envelope | null) => q.push(env);
     s.listeners.add(listener);

@@ -26,7 +26,16 @@ import type { HandoffRecord } from "../record";
 import { isHandoffFileName } from "../snapshot";
 import type { ActionKind } from "../state-machine";
 import { HandoffWatcher, type WatcherOptions } from "../watch";
-import { bridgeCommitmentId, bridgeMessageId, bridgeSessionId, participantsFor, planFor, type BridgeStep, type SessionPhase, type SessionView } from "./mapping";
+import {
+  bridgeCommitmentId,
+  bridgeMessageId,
+  bridgeSessionId,
+  participantsFor,
+  planFor,
+  type BridgeStep,
+  type SessionPhase,
+  type SessionView,
+} from "./mapping";
 import type { BridgeTask, SqliteBridgeState } from "./state";
 
 export interface BridgeOptions {
@@ -307,7 +316,18 @@ export class HandoffBridge {
     let task = this.o.state.get(this.dir.dir, taskId);
     if (!task || task.phase === "skipped") {
       if (!task && rec.status !== "offered" && rec.status !== "accepted") {
-        this.o.state.put({ dir: this.dir.dir, taskId, epoch: 0, sessionId: "", fromAgent: rec.from_agent, participants: [], phase: "skipped", note: `already ${rec.status} when the bridge first saw it`, fileHash: snap.hash, updatedMs: Date.now() });
+        this.o.state.put({
+          dir: this.dir.dir,
+          taskId,
+          epoch: 0,
+          sessionId: "",
+          fromAgent: rec.from_agent,
+          participants: [],
+          phase: "skipped",
+          note: `already ${rec.status} when the bridge first saw it`,
+          fileHash: snap.hash,
+          updatedMs: Date.now(),
+        });
         this.note("skipped", taskId, `already ${rec.status} when the bridge first saw it; not mirrored`);
         return;
       }
@@ -447,8 +467,20 @@ export class HandoffBridge {
           ? {
               terminal:
                 report.kind === "complete"
-                  ? { kind: "complete" as const, assignee: report.assignee, atMs: report.timestampMs, summary: report.summary, output: report.output }
-                  : { kind: "fail" as const, assignee: report.assignee, atMs: report.timestampMs, errorCode: report.errorCode, reason: report.reason },
+                  ? {
+                      kind: "complete" as const,
+                      assignee: report.assignee,
+                      atMs: report.timestampMs,
+                      summary: report.summary,
+                      output: report.output,
+                    }
+                  : {
+                      kind: "fail" as const,
+                      assignee: report.assignee,
+                      atMs: report.timestampMs,
+                      errorCode: report.errorCode,
+                      reason: report.reason,
+                    },
             }
           : {}),
       };
@@ -465,7 +497,12 @@ export class HandoffBridge {
           if (mirror.projection.apply(ev)) this.enqueue(mirror.taskId);
         }
       } catch (e) {
-        if (!mirror.ac.signal.aborted && !this.stopped) this.emit({ kind: "error", taskId: mirror.taskId, message: `session stream ended: ${e instanceof Error ? e.message : String(e)}` });
+        if (!mirror.ac.signal.aborted && !this.stopped)
+          this.emit({
+            kind: "error",
+            taskId: mirror.taskId,
+            message: `session stream ended: ${e instanceof Error ? e.message : String(e)}`,
+          });
       } finally {
         if (this.mirrors.get(sessionId) === mirror) this.mirrors.delete(sessionId);
         if (!mirror.ac.signal.aborted && !this.stopped) this.enqueue(mirror.taskId);
@@ -484,7 +521,9 @@ export class HandoffBridge {
     switch (step.kind) {
       case "start":
         s = session(rec.from_agent);
-        duplicate = (await s.start({ intent: title, participants: [...step.participants], ttlMs: this.ttlMs, contextId: rec.task_id, messageId })).duplicate;
+        duplicate = (
+          await s.start({ intent: title, participants: [...step.participants], ttlMs: this.ttlMs, contextId: rec.task_id, messageId })
+        ).duplicate;
         break;
       case "request":
         s = session(rec.from_agent);
@@ -505,12 +544,18 @@ export class HandoffBridge {
         break;
       case "reject":
         s = session(step.as);
-        duplicate = (await s.reject({ taskId: rec.task_id, reason: textOf(rec.context.reason) ?? "rejected in the v0.1 file", messageId })).duplicate;
+        duplicate = (await s.reject({ taskId: rec.task_id, reason: textOf(rec.context.reason) ?? "rejected in the v0.1 file", messageId }))
+          .duplicate;
         break;
       case "complete":
         s = session(step.as);
         duplicate = (
-          await s.complete({ taskId: rec.task_id, summary: textOf(rec.context.macp_summary) ?? `completed in the v0.1 file by ${step.as}`, ...(contextBytes ? { output: contextBytes } : {}), messageId })
+          await s.complete({
+            taskId: rec.task_id,
+            summary: textOf(rec.context.macp_summary) ?? `completed in the v0.1 file by ${step.as}`,
+            ...(contextBytes ? { output: contextBytes } : {}),
+            messageId,
+          })
         ).duplicate;
         break;
       case "fail":
@@ -530,7 +575,10 @@ export class HandoffBridge {
         duplicate = (
           await s.commit({
             action: step.action,
-            reason: step.action === "task.completed" ? `v0.1 handoff ${rec.task_id} completed by ${rec.to_agent}` : `v0.1 handoff ${rec.task_id} failed at ${rec.to_agent}`,
+            reason:
+              step.action === "task.completed"
+                ? `v0.1 handoff ${rec.task_id} completed by ${rec.to_agent}`
+                : `v0.1 handoff ${rec.task_id} failed at ${rec.to_agent}`,
             authorityScope: "task",
             commitmentId: bridgeCommitmentId(this.secret, sid),
             messageId,

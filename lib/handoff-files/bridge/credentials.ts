@@ -22,7 +22,11 @@ export function parseTokens(text: string, source: string): Map<string, string> {
   } catch (e) {
     throw new HandoffError("bad-input", `${source} is not valid JSON (${(e as Error).message})`);
   }
-  const list = Array.isArray(doc) ? doc : typeof doc === "object" && doc !== null && Array.isArray((doc as { tokens?: unknown }).tokens) ? (doc as { tokens: unknown[] }).tokens : undefined;
+  const list = Array.isArray(doc)
+    ? doc
+    : typeof doc === "object" && doc !== null && Array.isArray((doc as { tokens?: unknown }).tokens)
+      ? (doc as { tokens: unknown[] }).tokens
+      : undefined;
   if (!list) throw new HandoffError("bad-input", `${source} must be a JSON list of {token, sender} or {"tokens": [...]}`);
   const out = new Map<string, string>();
   list.forEach((item, i) => {

@@ -55,7 +55,13 @@ describe("file → MACP", () => {
     };
     expect(kinds(rec())).toEqual(["start", "request"]);
     expect(kinds(rec({ status: "accepted", to_agent: "filer" }))).toEqual(["start", "request", "accept:filer"]);
-    expect(kinds(rec({ status: "completed", to_agent: "filer" }))).toEqual(["start", "request", "accept:filer", "complete:filer", "commit"]);
+    expect(kinds(rec({ status: "completed", to_agent: "filer" }))).toEqual([
+      "start",
+      "request",
+      "accept:filer",
+      "complete:filer",
+      "commit",
+    ]);
     expect(kinds(rec({ status: "failed", to_agent: "filer" }))).toEqual(["start", "request", "accept:filer", "fail:filer", "commit"]);
     expect(kinds(rec({ status: "rejected", to_agent: "filer" }))).toEqual(["start", "request", "reject:filer", "cancel"]);
     expect(kinds(rec({ status: "accepted" }))).toEqual(["blocked"]);
@@ -63,11 +69,23 @@ describe("file → MACP", () => {
 
   it("sends only what the session lacks", () => {
     const p = planFor(rec({ status: "completed", to_agent: "worker" }), open(requested({ activeAssignee: "worker" })), POOL);
-    expect(p).toEqual({ kind: "send", steps: [{ kind: "complete", as: "worker" }, { kind: "commit", action: "task.completed" }] });
-    const done = open(requested({ activeAssignee: "worker", terminal: { kind: "complete", assignee: "worker", atMs: T0, summary: "", output: new Uint8Array() } }), {
-      state: "RESOLVED",
-      commitmentAction: "task.completed",
+    expect(p).toEqual({
+      kind: "send",
+      steps: [
+        { kind: "complete", as: "worker" },
+        { kind: "commit", action: "task.completed" },
+      ],
     });
+    const done = open(
+      requested({
+        activeAssignee: "worker",
+        terminal: { kind: "complete", assignee: "worker", atMs: T0, summary: "", output: new Uint8Array() },
+      }),
+      {
+        state: "RESOLVED",
+        commitmentAction: "task.completed",
+      },
+    );
     expect(planFor(rec({ status: "completed", to_agent: "worker" }), done, POOL)).toEqual({ kind: "idle", done: true });
   });
 
@@ -78,22 +96,40 @@ describe("file → MACP", () => {
 
 describe("MACP → file", () => {
   it("writes an MACP agent's accept, reject, complete and fail into the file", () => {
-    expect(planFor(rec(), open(requested({ activeAssignee: "worker" })), POOL, "s-1")).toMatchObject({ kind: "file", action: { kind: "accept", agent: "worker" } });
+    expect(planFor(rec(), open(requested({ activeAssignee: "worker" })), POOL, "s-1")).toMatchObject({
+      kind: "file",
+      action: { kind: "accept", agent: "worker" },
+    });
     expect(planFor(rec(), open(requested({ rejections: [{ assignee: "worker", reason: "busy" }] })), POOL, "s-1")).toMatchObject({
       kind: "file",
       action: { kind: "reject", agent: "worker", context: { macp_reason: "busy", macp_session_id: "s-1" } },
     });
-    const completed = open(requested({ activeAssignee: "worker", terminal: { kind: "complete", assignee: "worker", atMs: T0, summary: "done", output: new TextEncoder().encode("42") } }));
+    const completed = open(
+      requested({
+        activeAssignee: "worker",
+        terminal: { kind: "complete", assignee: "worker", atMs: T0, summary: "done", output: new TextEncoder().encode("42") },
+      }),
+    );
     expect(planFor(rec({ status: "accepted", to_agent: "worker" }), completed, POOL, "s-1")).toMatchObject({
       kind: "file",
       action: { kind: "complete", agent: "worker", context: { macp_summary: "done", macp_output: "42", macp_session_id: "s-1" } },
     });
-    const failed = open(requested({ activeAssignee: "worker", terminal: { kind: "fail", assignee: "worker", atMs: T0, errorCode: "E", reason: "boom" } }));
-    expect(planFor(rec({ status: "accepted", to_agent: "worker" }), failed, POOL)).toMatchObject({ kind: "file", action: { kind: "fail", context: { macp_error_code: "E", macp_reason: "boom" } } });
+    const failed = open(
+      requested({ activeAssignee: "worker", terminal: { kind: "fail", assignee: "worker", atMs: T0, errorCode: "E", reason: "boom" } }),
+    );
+    expect(planFor(rec({ status: "accepted", to_agent: "worker" }), failed, POOL)).toMatchObject({
+      kind: "file",
+      action: { kind: "fail", context: { macp_error_code: "E", macp_reason: "boom" } },
+    });
   });
 
   it("lets binary or large outputs stay in MACP only", () => {
-    const big = open(requested({ activeAssignee: "worker", terminal: { kind: "complete", assignee: "worker", atMs: T0, summary: "s", output: new Uint8Array([0xff, 0xfe]) } }));
+    const big = open(
+      requested({
+        activeAssignee: "worker",
+        terminal: { kind: "complete", assignee: "worker", atMs: T0, summary: "s", output: new Uint8Array([0xff, 0xfe]) },
+      }),
+    );
     const p = planFor(rec({ status: "accepted", to_agent: "worker" }), big, POOL);
     expect(p.kind === "file" && p.action.kind === "complete" && p.action.context).toEqual({ macp_summary: "s" });
   });
@@ -102,7 +138,11 @@ describe("MACP → file", () => {
 describe("disagreements: the file wins in a new session", () => {
   it("the file accepted by one agent while another accepted over MACP", () => {
     const p = planFor(rec({ status: "accepted", to_agent: "filer" }), open(requested({ activeAssignee: "worker" })), POOL);
-    expect(p).toEqual({ kind: "new-epoch", reason: "accepted by filer in the file and by worker over MACP; the file wins", cancelCurrent: true });
+    expect(p).toEqual({
+      kind: "new-epoch",
+      reason: "accepted by filer in the file and by worker over MACP; the file wins",
+      cancelCurrent: true,
+    });
   });
 
   it("the file accepted by an agent who is not in the session", () => {
@@ -117,7 +157,9 @@ describe("disagreements: the file wins in a new session", () => {
 
   it("a session report older than the file's last change belongs to an earlier round", () => {
     // Failed over MACP at 10:05, then (while the bridge was down) re-offered and accepted again by the same agent at 11:00.
-    const stale = open(requested({ activeAssignee: "worker", terminal: { kind: "fail", assignee: "worker", atMs: T0, errorCode: "", reason: "" } }));
+    const stale = open(
+      requested({ activeAssignee: "worker", terminal: { kind: "fail", assignee: "worker", atMs: T0, errorCode: "", reason: "" } }),
+    );
     const again = rec({ status: "accepted", to_agent: "worker", updated_at: "2026-11-20T11:00:00Z" });
     expect(planFor(again, stale, POOL)).toMatchObject({ kind: "new-epoch", cancelCurrent: true });
     // The same report after the file's last change is a result to write into the file.
@@ -125,10 +167,13 @@ describe("disagreements: the file wins in a new session", () => {
   });
 
   it("a re-offer after a failure opens a new session (a session carries one task)", () => {
-    const failedDone = open(requested({ activeAssignee: "worker", terminal: { kind: "fail", assignee: "worker", atMs: T0, errorCode: "", reason: "" } }), {
-      state: "RESOLVED",
-      commitmentAction: "task.failed",
-    });
+    const failedDone = open(
+      requested({ activeAssignee: "worker", terminal: { kind: "fail", assignee: "worker", atMs: T0, errorCode: "", reason: "" } }),
+      {
+        state: "RESOLVED",
+        commitmentAction: "task.failed",
+      },
+    );
     expect(planFor(rec(), failedDone, POOL)).toMatchObject({ kind: "new-epoch", cancelCurrent: false });
   });
 });

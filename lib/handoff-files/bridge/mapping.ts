@@ -60,7 +60,10 @@ export interface SessionView {
     activeAssignee?: string;
     rejections: readonly { assignee: string; reason: string }[];
     /** The TaskComplete or TaskFail; `atMs` is its envelope time. */
-    terminal?: ({ kind: "complete"; summary: string; output: Uint8Array } | { kind: "fail"; errorCode: string; reason: string }) & { assignee: string; atMs: number };
+    terminal?: ({ kind: "complete"; summary: string; output: Uint8Array } | { kind: "fail"; errorCode: string; reason: string }) & {
+      assignee: string;
+      atMs: number;
+    };
   };
   commitmentAction?: string;
 }
@@ -129,7 +132,9 @@ function mirroredFinal(rec: HandoffRecord, view: SessionView): boolean {
     case "failed":
       return view.commitmentAction === "task.failed" && t?.terminal?.kind === "fail";
     case "rejected":
-      return t !== undefined && t.activeAssignee === undefined && (rec.to_agent === "" || t.rejections.some((r) => r.assignee === rec.to_agent));
+      return (
+        t !== undefined && t.activeAssignee === undefined && (rec.to_agent === "" || t.rejections.some((r) => r.assignee === rec.to_agent))
+      );
     default:
       return false;
   }
@@ -159,7 +164,10 @@ function outputText(bytes: Uint8Array): string | undefined {
 export function planFor(rec: HandoffRecord, view: SessionView, pool: readonly string[], sessionId = ""): Plan {
   const participants = participantsFor(rec, pool);
   if (participants.length < 2) {
-    return { kind: "blocked", reason: "nobody on the MACP side may take it: it is offered to anyone and the bridge has no participants (--participants)" };
+    return {
+      kind: "blocked",
+      reason: "nobody on the MACP side may take it: it is offered to anyone and the bridge has no participants (--participants)",
+    };
   }
   if (!view.exists) {
     const steps = fromScratch(rec, participants);
@@ -178,7 +186,12 @@ export function planFor(rec: HandoffRecord, view: SessionView, pool: readonly st
     if (view.state === "CANCELLED" && (rec.status === "offered" || rec.status === "accepted")) {
       return { kind: "parked", reason: "the session was cancelled on the MACP side; mirroring resumes when the file changes" };
     }
-    return { kind: "new-epoch", reason: view.state === "EXPIRED" ? "the session expired" : `the session ended (${view.state ?? "unknown"}) but the file is ${rec.status}`, cancelCurrent: false };
+    return {
+      kind: "new-epoch",
+      reason:
+        view.state === "EXPIRED" ? "the session expired" : `the session ended (${view.state ?? "unknown"}) but the file is ${rec.status}`,
+      cancelCurrent: false,
+    };
   }
   const t = view.task;
   if (!t) {
@@ -191,12 +204,17 @@ export function planFor(rec: HandoffRecord, view: SessionView, pool: readonly st
   // earlier round (the file was failed and re-offered while the bridge was not looking).
   const fileMs = isoToMs(rec.updated_at);
   if ((rec.status === "offered" || rec.status === "accepted") && t.terminal && fileMs !== undefined && fileMs > t.terminal.atMs) {
-    return { kind: "new-epoch", reason: `the file is ${rec.status} again after the session's ${t.terminal.kind === "complete" ? "completion" : "failure"}`, cancelCurrent: true };
+    return {
+      kind: "new-epoch",
+      reason: `the file is ${rec.status} again after the session's ${t.terminal.kind === "complete" ? "completion" : "failure"}`,
+      cancelCurrent: true,
+    };
   }
   switch (rec.status) {
     case "offered": {
       if (t.requestedAssignee !== a) return { kind: "new-epoch", reason: `the offer now goes to ${a || "anyone"}`, cancelCurrent: true };
-      if (t.activeAssignee) return { kind: "file", action: { kind: "accept", agent: t.activeAssignee }, why: `${t.activeAssignee} accepted over MACP` };
+      if (t.activeAssignee)
+        return { kind: "file", action: { kind: "accept", agent: t.activeAssignee }, why: `${t.activeAssignee} accepted over MACP` };
       const rejection = t.rejections[0];
       if (rejection) {
         return {
@@ -210,15 +228,25 @@ export function planFor(rec: HandoffRecord, view: SessionView, pool: readonly st
     case "accepted": {
       if (!a) return { kind: "blocked", reason: "it is accepted but to_agent is empty, so MACP cannot be told who took it" };
       if (!t.activeAssignee) {
-        if (t.rejections.length) return { kind: "new-epoch", reason: `accepted by ${a} in the file after a rejection over MACP`, cancelCurrent: true };
+        if (t.rejections.length)
+          return { kind: "new-epoch", reason: `accepted by ${a} in the file after a rejection over MACP`, cancelCurrent: true };
         return { kind: "send", steps: [{ kind: "accept", as: a }] };
       }
-      if (t.activeAssignee !== a) return { kind: "new-epoch", reason: `accepted by ${a} in the file and by ${t.activeAssignee} over MACP; the file wins`, cancelCurrent: true };
+      if (t.activeAssignee !== a)
+        return {
+          kind: "new-epoch",
+          reason: `accepted by ${a} in the file and by ${t.activeAssignee} over MACP; the file wins`,
+          cancelCurrent: true,
+        };
       const r = t.terminal;
       if (r?.kind === "complete") {
         return {
           kind: "file",
-          action: { kind: "complete", agent: a, context: macpContext({ ...contextId, macp_summary: r.summary, macp_output: outputText(r.output) }) },
+          action: {
+            kind: "complete",
+            agent: a,
+            context: macpContext({ ...contextId, macp_summary: r.summary, macp_output: outputText(r.output) }),
+          },
           why: `${a} completed it over MACP`,
         };
       }
@@ -236,21 +264,36 @@ export function planFor(rec: HandoffRecord, view: SessionView, pool: readonly st
       if (!a) return { kind: "blocked", reason: `it is ${rec.status} but to_agent is empty, so MACP cannot be told who took it` };
       const steps: BridgeStep[] = [];
       if (!t.activeAssignee) {
-        if (t.rejections.length) return { kind: "new-epoch", reason: `${rec.status} in the file after a rejection over MACP`, cancelCurrent: true };
+        if (t.rejections.length)
+          return { kind: "new-epoch", reason: `${rec.status} in the file after a rejection over MACP`, cancelCurrent: true };
         steps.push({ kind: "accept", as: a });
       } else if (t.activeAssignee !== a) {
-        return { kind: "new-epoch", reason: `${rec.status} by ${a} in the file but accepted by ${t.activeAssignee} over MACP; the file wins`, cancelCurrent: true };
+        return {
+          kind: "new-epoch",
+          reason: `${rec.status} by ${a} in the file but accepted by ${t.activeAssignee} over MACP; the file wins`,
+          cancelCurrent: true,
+        };
       }
       const want = rec.status === "completed" ? "complete" : "fail";
       if (!t.terminal) steps.push({ kind: want, as: a });
       else if (t.terminal.kind !== want) {
-        return { kind: "new-epoch", reason: `${rec.status} in the file but ${t.terminal.kind === "complete" ? "completed" : "failed"} over MACP; the file wins`, cancelCurrent: true };
+        return {
+          kind: "new-epoch",
+          reason: `${rec.status} in the file but ${t.terminal.kind === "complete" ? "completed" : "failed"} over MACP; the file wins`,
+          cancelCurrent: true,
+        };
       }
-      if (view.commitmentAction === undefined) steps.push({ kind: "commit", action: rec.status === "completed" ? "task.completed" : "task.failed" });
+      if (view.commitmentAction === undefined)
+        steps.push({ kind: "commit", action: rec.status === "completed" ? "task.completed" : "task.failed" });
       return steps.length ? { kind: "send", steps } : { kind: "idle", done: true };
     }
     case "rejected": {
-      if (t.activeAssignee) return { kind: "new-epoch", reason: `rejected in the file but accepted by ${t.activeAssignee} over MACP; the file wins`, cancelCurrent: true };
+      if (t.activeAssignee)
+        return {
+          kind: "new-epoch",
+          reason: `rejected in the file but accepted by ${t.activeAssignee} over MACP; the file wins`,
+          cancelCurrent: true,
+        };
       const steps: BridgeStep[] = [];
       if (a && !t.rejections.some((r) => r.assignee === a)) steps.push({ kind: "reject", as: a });
       steps.push({ kind: "cancel", reason: `v0.1 handoff ${rec.task_id} was rejected${a ? ` by ${a}` : ""}` });

@@ -158,17 +158,9 @@ function onContext(state: HandoffState, event: SessionEvent, draft: Draft | unde
   return next;
 }
 
-function onResponse(
-  state: HandoffState,
-  event: SessionEvent,
-  outcome: "accepted" | "declined",
-  draft: Draft | undefined,
-): HandoffState {
+function onResponse(state: HandoffState, event: SessionEvent, outcome: "accepted" | "declined", draft: Draft | undefined): HandoffState {
   const env = event.envelope;
-  const p =
-    outcome === "accepted"
-      ? decodeAs(HandoffAcceptPayloadSchema, env.payload)
-      : decodeAs(HandoffDeclinePayloadSchema, env.payload);
+  const p = outcome === "accepted" ? decodeAs(HandoffAcceptPayloadSchema, env.payload) : decodeAs(HandoffDeclinePayloadSchema, env.payload);
   if (!p) return state;
   const index = indexOfHandoff(state, p.handoffId);
   const existing = state.offers[index];

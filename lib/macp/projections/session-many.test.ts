@@ -2,13 +2,7 @@ import { describe, expect, it } from "vitest";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import { appended, Draft, replacedAt, writable } from "@/lib/macp/projections/draft";
 import { handoffFromEvents, initialHandoffState, reduceHandoff } from "@/lib/macp/projections/handoff";
-import {
-  emptySessionView,
-  reduceSession,
-  reduceSessionMany,
-  viewFromEvents,
-  type SessionView,
-} from "@/lib/macp/projections/session";
+import { emptySessionView, reduceSession, reduceSessionMany, viewFromEvents, type SessionView } from "@/lib/macp/projections/session";
 import { initialTaskState, reduceTask, taskFromEvents } from "@/lib/macp/projections/task";
 import {
   BOB,
@@ -24,8 +18,7 @@ import {
 } from "@/lib/macp/projections/testing/fold-scenarios";
 import type { SessionEvent } from "@/lib/macp/projections/types";
 
-const oneByOne = (view: SessionView, events: readonly SessionEvent[]): SessionView =>
-  events.reduce((v, e) => reduceSession(v, e), view);
+const oneByOne = (view: SessionView, events: readonly SessionEvent[]): SessionView => events.reduce((v, e) => reduceSession(v, e), view);
 
 /**
  * Fold `events` batch by batch with reduceSessionMany, and check each batch
@@ -68,7 +61,8 @@ describe("reduceSessionMany", () => {
       const handoffMode = seed % 2 === 1;
       const events = handoffMode ? randomHandoffEvents(rand, 20 + (seed % 40)) : randomTaskEvents(rand, 20 + (seed % 40));
       // Half start from a view that already knows its mode (the session page's case).
-      const initial = seed % 4 < 2 ? emptySessionView() : emptySessionView(events[0]!.envelope.sessionId, handoffMode ? HANDOFF_MODE : TASK_MODE);
+      const initial =
+        seed % 4 < 2 ? emptySessionView() : emptySessionView(events[0]!.envelope.sessionId, handoffMode ? HANDOFF_MODE : TASK_MODE);
       const whole = oneByOne(initial, events);
       for (const sizes of splits(events.length, rand, 4)) {
         expect(checkSplit(initial, events, sizes), `seed ${seed}, batches ${sizes.join(",")}`).toStrictEqual(whole);

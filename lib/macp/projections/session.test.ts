@@ -2,13 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DECISION_MODE, HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import { makeEvent } from "@/lib/macp/test-utils";
 import type { SessionEvent } from "@/lib/macp/projections/types";
-import {
-  describePhaseChange,
-  emptySessionView,
-  reduceSession,
-  viewFromEvents,
-  type SessionView,
-} from "@/lib/macp/projections/session";
+import { describePhaseChange, emptySessionView, reduceSession, viewFromEvents, type SessionView } from "@/lib/macp/projections/session";
 
 const OWNER = "agent://owner";
 const BOB = "bob";
@@ -84,7 +78,17 @@ describe("reduceSession: metadata", () => {
   });
 
   it("shows the scope typed at start until an offer names one", () => {
-    const started = makeEvent(HANDOFF_MODE, "SessionStart", { intent: "rotation", participants: [OWNER, BOB], ttlMs: 60_000n, extensions: { "baton.scope": new TextEncoder().encode("payments-api primary on-call") } }, { sender: OWNER });
+    const started = makeEvent(
+      HANDOFF_MODE,
+      "SessionStart",
+      {
+        intent: "rotation",
+        participants: [OWNER, BOB],
+        ttlMs: 60_000n,
+        extensions: { "baton.scope": new TextEncoder().encode("payments-api primary on-call") },
+      },
+      { sender: OWNER },
+    );
     let v = viewFromEvents([started]);
     expect(v.scope).toBe("payments-api primary on-call");
     expect(v.startScope).toBe("payments-api primary on-call");
@@ -119,10 +123,7 @@ describe("reduceSession: handoff", () => {
     expect(v.phase).toBe("Accepted");
     expect(v.currentOwner).toBe(OWNER); // not transferred until committed
 
-    v = reduceSession(
-      v,
-      h("Commitment", { commitmentId: "c", action: "handoff.accepted", outcomePositive: true, reason: `to ${CAROL}` }),
-    );
+    v = reduceSession(v, h("Commitment", { commitmentId: "c", action: "handoff.accepted", outcomePositive: true, reason: `to ${CAROL}` }));
     expect(v.phase).toBe("Committed");
     expect(v.lifecycle).toBe("Resolved");
     expect(v.currentOwner).toBe(CAROL);

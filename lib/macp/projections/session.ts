@@ -9,13 +9,7 @@
 // (see draft.ts), which keeps a batch linear in its number of events.
 
 import { taskRejected } from "@/lib/macp/projections/status";
-import {
-  CORE_TYPES,
-  DEFAULT_POLICY_ID,
-  HANDOFF_MODE,
-  SCOPE_EXTENSION,
-  TASK_MODE,
-} from "@/lib/macp/constants";
+import { CORE_TYPES, DEFAULT_POLICY_ID, HANDOFF_MODE, SCOPE_EXTENSION, TASK_MODE } from "@/lib/macp/constants";
 import { SessionStartPayloadSchema } from "@/lib/gen/macp/v1/core_pb";
 import { decodeAs, payloadSchemaFor } from "@/lib/macp/payloads";
 import { Draft, writable } from "@/lib/macp/projections/draft";
@@ -30,12 +24,7 @@ import {
   type HandoffState,
 } from "@/lib/macp/projections/handoff";
 import { initialTaskState, reduceTaskDraft, type TaskPhase, type TaskState } from "@/lib/macp/projections/task";
-import {
-  commitmentFromEvent,
-  eventTimeMs,
-  type CommitmentRecord,
-  type SessionEvent,
-} from "@/lib/macp/projections/types";
+import { commitmentFromEvent, eventTimeMs, type CommitmentRecord, type SessionEvent } from "@/lib/macp/projections/types";
 
 export { describePhaseChange } from "@/lib/macp/projections/describe";
 
@@ -180,8 +169,7 @@ export function reduceSessionDraft(view: SessionView, event: SessionEvent, draft
   }
 
   // Messages for another session or mode are not ours to interpret.
-  const foreign =
-    (env.sessionId !== "" && env.sessionId !== next.sessionId) || (env.mode !== "" && env.mode !== next.mode);
+  const foreign = (env.sessionId !== "" && env.sessionId !== next.sessionId) || (env.mode !== "" && env.mode !== next.mode);
   const understood = !foreign && understands(next.mode, env.messageType, env.payload);
   if (!understood) {
     next.ignoredEvents += 1;

@@ -50,7 +50,8 @@ describe("sessionStatus: lifecycle and phase merged", () => {
             else if (state === SessionState.CANCELLED) expect(got, where).toBe("cancelled");
             else if (state === SessionState.SUSPENDED) expect(got, where).toBe("suspended");
             else if (state === SessionState.RESOLVED) {
-              const expected = phase === "Committed" || outcome !== "" ? (outcome === "negative" ? "committed_negative" : "committed") : "resolved";
+              const expected =
+                phase === "Committed" || outcome !== "" ? (outcome === "negative" ? "committed_negative" : "committed") : "resolved";
               expect(got, where).toBe(expected);
             } else {
               // Open (or not reported yet): the phase, refined by its detail and outcome.

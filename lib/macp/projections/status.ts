@@ -65,7 +65,8 @@ export function taskRejected(v: Pick<SessionView, "phase" | "task">): boolean {
  * the policy's rules are loaded), or a task turned down by its assignee.
  */
 export function phaseDetail(view: Pick<SessionView, "phase" | "task" | "commitment">, committers?: readonly string[]): string {
-  if (view.phase === "Accepted" && !view.commitment && committers !== undefined && committers.length > 0) return PHASE_DETAIL.awaitingApproval;
+  if (view.phase === "Accepted" && !view.commitment && committers !== undefined && committers.length > 0)
+    return PHASE_DETAIL.awaitingApproval;
   if (taskRejected(view)) return PHASE_DETAIL.rejected;
   return "";
 }

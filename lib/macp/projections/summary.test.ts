@@ -29,9 +29,18 @@ function handoff(timestampMs?: number) {
     buildEnvelope({ mode: HANDOFF_MODE, messageType, sessionId: SESSION, sender, payload, ...(timestampMs ? { timestampMs } : {}) });
   return {
     start: (intent = "hand over the pager") =>
-      env("SessionStart", OWNER, { intent, participants: [OWNER, TARGET], modeVersion: MODE_VERSION, configurationVersion: DEFAULT_CONFIGURATION_VERSION, policyVersion: "", ttlMs: 60_000n }),
-    offer: (handoffId = "h1", scope = "pager") => env("HandoffOffer", OWNER, { handoffId, targetParticipant: TARGET, scope, reason: "shift change" }),
-    context: (handoffId = "h1", text = "runbook") => env("HandoffContext", OWNER, { handoffId, contentType: "text/plain", context: new TextEncoder().encode(text) }),
+      env("SessionStart", OWNER, {
+        intent,
+        participants: [OWNER, TARGET],
+        modeVersion: MODE_VERSION,
+        configurationVersion: DEFAULT_CONFIGURATION_VERSION,
+        policyVersion: "",
+        ttlMs: 60_000n,
+      }),
+    offer: (handoffId = "h1", scope = "pager") =>
+      env("HandoffOffer", OWNER, { handoffId, targetParticipant: TARGET, scope, reason: "shift change" }),
+    context: (handoffId = "h1", text = "runbook") =>
+      env("HandoffContext", OWNER, { handoffId, contentType: "text/plain", context: new TextEncoder().encode(text) }),
     accept: (handoffId = "h1") => env("HandoffAccept", TARGET, { handoffId, acceptedBy: TARGET, reason: "on it" }),
     decline: (handoffId = "h1") => env("HandoffDecline", TARGET, { handoffId, declinedBy: TARGET, reason: "busy" }),
     commit: () =>
@@ -54,13 +63,9 @@ describe("historyCount and isTerminalState", () => {
     expect(historyCount(meta(SessionState.OPEN, [2, 3]))).toBe(6);
   });
   it("calls resolved, expired and cancelled terminal", () => {
-    expect([SessionState.OPEN, SessionState.SUSPENDED, SessionState.RESOLVED, SessionState.EXPIRED, SessionState.CANCELLED].map(isTerminalState)).toEqual([
-      false,
-      false,
-      true,
-      true,
-      true,
-    ]);
+    expect(
+      [SessionState.OPEN, SessionState.SUSPENDED, SessionState.RESOLVED, SessionState.EXPIRED, SessionState.CANCELLED].map(isTerminalState),
+    ).toEqual([false, false, true, true, true]);
   });
 });
 
@@ -158,7 +163,14 @@ describe("nextActors", () => {
       buildEnvelope({ mode: TASK_MODE, messageType, sessionId: SESSION, sender, payload });
     const fold = new SessionFold(SESSION);
     fold.add(
-      env("SessionStart", OWNER, { intent: "t", participants: [OWNER, TARGET], modeVersion: MODE_VERSION, configurationVersion: DEFAULT_CONFIGURATION_VERSION, policyVersion: "", ttlMs: 60_000n }),
+      env("SessionStart", OWNER, {
+        intent: "t",
+        participants: [OWNER, TARGET],
+        modeVersion: MODE_VERSION,
+        configurationVersion: DEFAULT_CONFIGURATION_VERSION,
+        policyVersion: "",
+        ttlMs: 60_000n,
+      }),
     );
     fold.add(env("TaskRequest", OWNER, { taskId: "t1", title: "do it", instructions: "now", requestedAssignee: TARGET }));
     expect(nextActors(meta(SessionState.OPEN), fold.view)).toEqual([TARGET]);
@@ -201,7 +213,10 @@ describe("SessionFold.peek", () => {
     fold.add(after);
     // Within the batch the list grew in place (no copy per envelope).
     expect(fold.peek().handoff?.offers[0]?.contexts).toBe(contexts);
-    const oneByOne = [...envs, after].reduce((v, envelope, i) => reduceSession(v, { envelope, sequence: i + 1 }), emptySessionView(SESSION));
+    const oneByOne = [...envs, after].reduce(
+      (v, envelope, i) => reduceSession(v, { envelope, sequence: i + 1 }),
+      emptySessionView(SESSION),
+    );
     expect(fold.view).toStrictEqual(oneByOne);
     expect(phases.at(-1)).toBe("Accepted");
     expect(phases[1]).toBe("OfferPending");
@@ -210,7 +225,8 @@ describe("SessionFold.peek", () => {
 
 describe("status start and detail in the list row", () => {
   const at = (ms: number) => handoff(ms);
-  const fold = (envs: Envelope[]): SessionView => envs.reduce((v, envelope, i) => reduceSession(v, { envelope, sequence: i + 1 }), emptySessionView(SESSION, HANDOFF_MODE));
+  const fold = (envs: Envelope[]): SessionView =>
+    envs.reduce((v, envelope, i) => reduceSession(v, { envelope, sequence: i + 1 }), emptySessionView(SESSION, HANDOFF_MODE));
   const m = create(SessionMetadataSchema, { sessionId: SESSION, state: SessionState.OPEN, startedAtUnixMs: 1_000n, initiator: OWNER });
 
   it("dates the status from the offer; context on the pending offer does not restart it; accept, decline and a new offer do", () => {

@@ -108,7 +108,8 @@ export function toSummary(
   const activity = Math.max(metadataActivityMs(meta), agentClaimed);
   const started = view?.started === true;
   // When the status began: an agent's clock is clamped as activity is, and never before the start.
-  const since = started && view.phaseSinceMs !== undefined ? Math.max(Math.min(view.phaseSinceMs, activity), Number(meta.startedAtUnixMs)) : 0;
+  const since =
+    started && view.phaseSinceMs !== undefined ? Math.max(Math.min(view.phaseSinceMs, activity), Number(meta.startedAtUnixMs)) : 0;
   return create(SessionSummarySchema, {
     metadata: meta,
     phase: started ? view.phase : "",
@@ -123,7 +124,6 @@ export function toSummary(
     phaseDetail: started ? phaseDetail(view, committers) : "",
   });
 }
-
 
 /**
  * Who must act next in a session (an inbox's candidates): the active offer's

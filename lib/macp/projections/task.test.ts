@@ -41,16 +41,30 @@ const request = (assignee = WORKER, taskId = "t1") =>
   );
 const accept = (sender = WORKER, taskId = "t1") =>
   makeEvent(TASK_MODE, "TaskAccept", { taskId, assignee: sender, reason: "ready" }, { sender });
-const reject = (sender = WORKER, reason = "busy") =>
-  makeEvent(TASK_MODE, "TaskReject", { taskId: "t1", assignee: "", reason }, { sender });
+const reject = (sender = WORKER, reason = "busy") => makeEvent(TASK_MODE, "TaskReject", { taskId: "t1", assignee: "", reason }, { sender });
 const update = (progress: number, message = "working", sender = WORKER) =>
   makeEvent(TASK_MODE, "TaskUpdate", { taskId: "t1", status: "running", progress, message }, { sender, ts: 700 });
 const complete = () =>
-  makeEvent(TASK_MODE, "TaskComplete", { taskId: "t1", assignee: WORKER, output: new Uint8Array([1]), summary: "done" }, { sender: WORKER });
+  makeEvent(
+    TASK_MODE,
+    "TaskComplete",
+    { taskId: "t1", assignee: WORKER, output: new Uint8Array([1]), summary: "done" },
+    { sender: WORKER },
+  );
 const fail = (retryable: boolean) =>
-  makeEvent(TASK_MODE, "TaskFail", { taskId: "t1", assignee: WORKER, errorCode: "E_TIMEOUT", reason: "slow", retryable }, { sender: WORKER });
+  makeEvent(
+    TASK_MODE,
+    "TaskFail",
+    { taskId: "t1", assignee: WORKER, errorCode: "E_TIMEOUT", reason: "slow", retryable },
+    { sender: WORKER },
+  );
 const commit = (action: string, outcomePositive: boolean) =>
-  makeEvent(TASK_MODE, "Commitment", { commitmentId: "c1", action, authorityScope: "s", reason: "r", outcomePositive }, { sender: PLANNER });
+  makeEvent(
+    TASK_MODE,
+    "Commitment",
+    { commitmentId: "c1", action, authorityScope: "s", reason: "r", outcomePositive },
+    { sender: PLANNER },
+  );
 
 const fold = (...events: SessionEvent[]): TaskState => taskFromEvents(events);
 
@@ -98,9 +112,7 @@ describe("task phases and statuses (§5.7)", () => {
     const s = fold(request(""), reject(OTHER, "nope"));
     expect(s.phase).toBe("Requested");
     expect(s.task?.status).toBe("rejected");
-    expect(s.task?.rejections).toEqual([
-      expect.objectContaining({ taskId: "t1", assignee: OTHER, reason: "nope", sender: OTHER }),
-    ]);
+    expect(s.task?.rejections).toEqual([expect.objectContaining({ taskId: "t1", assignee: OTHER, reason: "nope", sender: OTHER })]);
     expect(activeTasks(s)).toEqual([]);
   });
 

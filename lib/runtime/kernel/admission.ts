@@ -30,11 +30,13 @@ const MAX_TYPE_CHARS = 128;
 
 /** Shape checks of §2.4, which run before authentication. */
 export function checkShape(env: Envelope, maxPayloadBytes: number): void {
-  if (env.macpVersion !== MACP_VERSION) reject("UNSUPPORTED_PROTOCOL_VERSION", `macp_version must be "${MACP_VERSION}", got "${env.macpVersion}"`);
+  if (env.macpVersion !== MACP_VERSION)
+    reject("UNSUPPORTED_PROTOCOL_VERSION", `macp_version must be "${MACP_VERSION}", got "${env.macpVersion}"`);
   if (env.messageType === "" || env.messageId === "") reject("INVALID_ENVELOPE", "message_type and message_id must not be empty");
   if (env.messageId.length > MAX_ID_CHARS) reject("INVALID_ENVELOPE", `message_id is longer than ${MAX_ID_CHARS} characters`);
   if (env.sessionId.length > MAX_ID_CHARS) reject("INVALID_ENVELOPE", `session_id is longer than ${MAX_ID_CHARS} characters`);
-  if (env.messageType.length > MAX_TYPE_CHARS || env.mode.length > MAX_ID_CHARS) reject("INVALID_ENVELOPE", "message_type or mode is too long");
+  if (env.messageType.length > MAX_TYPE_CHARS || env.mode.length > MAX_ID_CHARS)
+    reject("INVALID_ENVELOPE", "message_type or mode is too long");
   const blankMode = env.mode.trim() === "";
   if (env.messageType === CORE_TYPES.Signal) {
     if (env.sessionId !== "" || !blankMode) reject("INVALID_ENVELOPE", "a Signal must have an empty session_id and mode");
@@ -91,7 +93,8 @@ export function checkStart(env: Envelope): { handler: AnyMode; payload: SessionS
     reject("INVALID_SESSION_ID", "session_id must be a lowercase UUID v4/v7 or at least 22 characters of [A-Za-z0-9_-]");
   }
   const handler = MODES.get(env.mode);
-  if (!handler) return reject("MODE_NOT_SUPPORTED", `mode "${env.mode}" is not supported by this runtime (supported: ${[...MODES.keys()].join(", ")})`);
+  if (!handler)
+    return reject("MODE_NOT_SUPPORTED", `mode "${env.mode}" is not supported by this runtime (supported: ${[...MODES.keys()].join(", ")})`);
   if (env.payload.length === 0) reject("INVALID_ENVELOPE", "SessionStart payload must not be empty");
   let p: SessionStartPayload;
   try {

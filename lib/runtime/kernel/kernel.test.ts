@@ -15,11 +15,22 @@ import { Kernel } from ".";
 import { openMemoryStore } from "../store";
 
 const silent = pino({ level: "silent" });
-const who = (sender: string): Identity => ({ sender, canStartSessions: true, allowedModes: [], canManageRegistry: false, isObserver: false });
+const who = (sender: string): Identity => ({
+  sender,
+  canStartSessions: true,
+  allowedModes: [],
+  canManageRegistry: false,
+  isObserver: false,
+});
 
 async function kernel(env: Record<string, string>) {
   const store = openMemoryStore();
-  const config = loadConfig({ MACP_ALLOW_INSECURE: "1", MACP_MESSAGE_LIMIT_PER_MINUTE: "0", MACP_SESSION_START_LIMIT_PER_MINUTE: "0", ...env });
+  const config = loadConfig({
+    MACP_ALLOW_INSECURE: "1",
+    MACP_MESSAGE_LIMIT_PER_MINUTE: "0",
+    MACP_SESSION_START_LIMIT_PER_MINUTE: "0",
+    ...env,
+  });
   return { store, k: await Kernel.open({ store, config, logger: silent }) };
 }
 
@@ -29,7 +40,12 @@ async function resolvedSession(k: Kernel, participants = ["o", "t"]): Promise<st
     const ack = await k.send(who(as), buildEnvelope({ mode: HANDOFF_MODE, messageType, sessionId: sid, payload }));
     if (!ack.ok) throw new Error(`${ack.error?.code} ${ack.error?.message}`);
   };
-  await send("o", "SessionStart", { participants, modeVersion: MODE_VERSION, configurationVersion: DEFAULT_CONFIGURATION_VERSION, ttlMs: 60_000n });
+  await send("o", "SessionStart", {
+    participants,
+    modeVersion: MODE_VERSION,
+    configurationVersion: DEFAULT_CONFIGURATION_VERSION,
+    ttlMs: 60_000n,
+  });
   await send("o", "HandoffOffer", { handoffId: "h1", targetParticipant: "t" });
   await send("t", "HandoffDecline", { handoffId: "h1", reason: "no" });
   await send("o", "Commitment", {
@@ -110,7 +126,16 @@ describe("list rows", () => {
     const sid = newSessionId();
     const send = (as: string, messageType: string, payload: Record<string, unknown>) =>
       k.send(who(as), buildEnvelope({ mode: HANDOFF_MODE, messageType, sessionId: sid, payload }));
-    expect((await send("o", "SessionStart", { participants: ["o", "t"], modeVersion: MODE_VERSION, configurationVersion: DEFAULT_CONFIGURATION_VERSION, ttlMs: 60_000n })).ok).toBe(true);
+    expect(
+      (
+        await send("o", "SessionStart", {
+          participants: ["o", "t"],
+          modeVersion: MODE_VERSION,
+          configurationVersion: DEFAULT_CONFIGURATION_VERSION,
+          ttlMs: 60_000n,
+        })
+      ).ok,
+    ).toBe(true);
     store.__failNextCommitForTests();
     expect((await send("o", "HandoffOffer", { handoffId: "h1", targetParticipant: "t" })).error?.code).toBe("INTERNAL_ERROR");
     expect(k.lastListChange()).toBe(1);

@@ -47,11 +47,28 @@ import { SlidingWindowLimiter } from "../rate-limit";
 import type { LogRecord, RecordKind, StoredListRow, Store, StoreReadStats } from "../store/types";
 import { StoreCorruptionError } from "../store/types";
 import { applyInSession, checkAmbient, checkCaller, checkShape, checkStart } from "./admission";
-import { Fanout, type Delivered, type LifecycleListener, type ListRowListener, type Logger, type PolicyListener, type SessionListener, type SignalListener } from "./fanout";
+import {
+  Fanout,
+  type Delivered,
+  type LifecycleListener,
+  type ListRowListener,
+  type Logger,
+  type PolicyListener,
+  type SessionListener,
+  type SignalListener,
+} from "./fanout";
 import { backfillListRows, HISTORY_PAGE_BYTES, HISTORY_PAGE_RECORDS } from "./list-rows";
 import { PolicyRegistry } from "./policies";
 import { Residents } from "./residents";
-import { createSession, decodeMetadata, residentListRow, sessionMetadata, sessionSummary, type ClosedSession, type Session } from "./session";
+import {
+  createSession,
+  decodeMetadata,
+  residentListRow,
+  sessionMetadata,
+  sessionSummary,
+  type ClosedSession,
+  type Session,
+} from "./session";
 import { encodeListSessions, snapshotItems } from "./snapshot";
 
 /** What the kernel read from storage when it opened. */
@@ -78,10 +95,7 @@ function rejection(err: unknown): MacpRejection {
 
 export interface KernelOptions {
   store: Store;
-  config: Pick<
-    RuntimeConfig,
-    "maxPayloadBytes" | "sessionStartsPerMinute" | "messagesPerMinute" | "expirySweepMs" | "maxSuspendMs"
-  > &
+  config: Pick<RuntimeConfig, "maxPayloadBytes" | "sessionStartsPerMinute" | "messagesPerMinute" | "expirySweepMs" | "maxSuspendMs"> &
     Partial<Pick<RuntimeConfig, "closedSessionCache" | "closedSessionCacheBytes">>;
   logger: Logger;
   /** Injectable clock for tests. */
@@ -290,7 +304,8 @@ export class Kernel {
     if (identity.maxOpenSessions !== undefined) {
       let n = 0;
       for (const s of this.residents.open()) if (s.initiator === env.sender && at <= s.deadlineMs) n++;
-      if (n >= identity.maxOpenSessions) reject("RATE_LIMITED", `${env.sender} already has ${n} open sessions (limit ${identity.maxOpenSessions})`);
+      if (n >= identity.maxOpenSessions)
+        reject("RATE_LIMITED", `${env.sender} already has ${n} open sessions (limit ${identity.maxOpenSessions})`);
     }
     const policyId = p.policyVersion === "" ? DEFAULT_POLICY_ID : p.policyVersion;
     let policy: BoundPolicy = DEFAULT_POLICY;
@@ -343,7 +358,14 @@ export class Kernel {
     const resolved = applyInSession(s, env, at);
     if (resolved) this.residents.resolved(s);
     const seq = s.seq;
-    const record: LogRecord = { sessionId: s.id, kind: "envelope", seq, recvMs: at, envelope: toBinary(EnvelopeSchema, env), messageId: env.messageId };
+    const record: LogRecord = {
+      sessionId: s.id,
+      kind: "envelope",
+      seq,
+      recvMs: at,
+      envelope: toBinary(EnvelopeSchema, env),
+      messageId: env.messageId,
+    };
     // The session's index row is rewritten when its state changes (here: when it resolves).
     await this.persist(s, [record], resolved, () => {
       this.publish(s, seq, env);
@@ -512,7 +534,11 @@ export class Kernel {
     if (s.suspendedTotalMs + banked > this.cfg.maxSuspendMs) {
       this.expire(s, at);
       await s.tail.catch(() => undefined);
-      return this.controlAck(s, false, new MacpRejection("SESSION_NOT_OPEN", "cumulative suspension exceeded the cap; the session expired"));
+      return this.controlAck(
+        s,
+        false,
+        new MacpRejection("SESSION_NOT_OPEN", "cumulative suspension exceeded the cap; the session expired"),
+      );
     }
     s.suspendedTotalMs += banked;
     s.deadlineMs += banked;
@@ -531,7 +557,8 @@ export class Kernel {
   /** Cancel / Suspend / Resume of a closed session: the same answers as while it was resident. */
   private controlClosed(identity: Identity, op: "cancel" | "suspend" | "resume", c: ClosedSession): Ack {
     const allowed =
-      identity.sender === c.initiator || hasCommitmentAuthority(this.residents.closedPolicy(c).rules, identity.sender, c.initiator, c.participants);
+      identity.sender === c.initiator ||
+      hasCommitmentAuthority(this.residents.closedPolicy(c).rules, identity.sender, c.initiator, c.participants);
     if (!allowed) throw new ControlError("permission_denied", `${identity.sender} may not ${op} session ${c.id}`);
     if (op === "cancel") return this.controlAck(c, true);
     if (op === "suspend") return this.controlAck(c, false, new MacpRejection("SESSION_NOT_OPEN", `session is ${SessionState[c.state]}`));
@@ -603,7 +630,9 @@ export class Kernel {
       this.historyReads.pages++;
       this.historyReads.records += page.length;
       if (page.length === 0) {
-        throw new StoreCorruptionError(`session ${sessionId}: its history ends at seq ${Math.floor(cursor)} but seq ${head} was acknowledged`);
+        throw new StoreCorruptionError(
+          `session ${sessionId}: its history ends at seq ${Math.floor(cursor)} but seq ${head} was acknowledged`,
+        );
       }
       for (const r of page) {
         cursor = r.seq;

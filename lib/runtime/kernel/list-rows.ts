@@ -27,7 +27,7 @@ const nextTurn = (): Promise<void> => new Promise<void>((resolve) => setImmediat
 async function storedListRow(store: Store, entry: SessionIndexEntry, stopped: () => boolean): Promise<ListRow> {
   const meta = decodeMetadata(entry);
   const fold = new SessionFold(entry.sessionId, meta.mode);
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const page = store.readSession(entry.sessionId, after, { maxRecords: HISTORY_PAGE_RECORDS, maxBytes: HISTORY_PAGE_BYTES });
     if (page.length === 0) break;
     for (const r of page) fold.add(leanEnvelope(fromBinary(EnvelopeSchema, r.envelope)));
@@ -37,7 +37,12 @@ async function storedListRow(store: Store, entry: SessionIndexEntry, stopped: ()
   }
   const view = fold.view;
   const summary = toSummary(meta, view, fold.count, entry.activityMs);
-  return { sessionId: entry.sessionId, summary: encodeListSummary(summary), nextActors: nextActors(meta, view), final: isTerminal(meta.state) };
+  return {
+    sessionId: entry.sessionId,
+    summary: encodeListSummary(summary),
+    nextActors: nextActors(meta, view),
+    final: isTerminal(meta.state),
+  };
 }
 
 export interface BackfillDeps {
@@ -62,7 +67,7 @@ export async function backfillListRows({ store, log, residentRow, stopped }: Bac
   let lastLog = t0;
   let done = 0;
   log.info({}, "list rows: folding the rows of sessions stored before schema v3, in the background");
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     if (stopped()) return;
     const page = store.sessionsWithoutListRow(after, BACKFILL_PAGE_SESSIONS);
     if (page.length === 0) break;

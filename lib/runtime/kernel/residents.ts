@@ -201,7 +201,7 @@ export class Residents {
 
   /** The index rows of OPEN and SUSPENDED sessions, a page at a time. */
   private *residentPages(): Generator<SessionIndexEntry[], void, undefined> {
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const page = this.store.listSessions({ afterPosition: after, limit: INDEX_PAGE_ROWS, residentOnly: true });
       if (page.length === 0) return;
       yield page;

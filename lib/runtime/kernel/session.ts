@@ -167,7 +167,12 @@ export function residentListRow(s: Session): ListRow {
   const c = s.policy.rules.commitment;
   const committers = c.authority === "designated_role" ? c.designatedRoles : undefined;
   const summary = toSummary(meta, view, s.fold.count, s.touchedMs, committers);
-  return { sessionId: s.id, summary: encodeListSummary(summary), nextActors: nextActors(meta, view, committers), final: isTerminal(s.state) };
+  return {
+    sessionId: s.id,
+    summary: encodeListSummary(summary),
+    nextActors: nextActors(meta, view, committers),
+    final: isTerminal(s.state),
+  };
 }
 
 /** Approximate bytes a decoded SessionMetadata holds (for the closed-session cache). */

@@ -26,7 +26,7 @@ export function snapshotItems(store: Store, residentNow: Iterable<SessionMetadat
   const resident = new Map<string, SessionMetadata>();
   for (const m of residentNow) resident.set(m.sessionId, m);
   function* items(): Generator<SnapshotItem, void, undefined> {
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const page = store.listSessions({ afterPosition: after, maxPosition, limit: INDEX_PAGE_ROWS });
       if (page.length === 0) break;
       for (const entry of page) {
@@ -52,7 +52,7 @@ export function snapshotItems(store: Store, residentNow: Iterable<SessionMetadat
 /** Tag and length of a length-delimited protobuf field. */
 function lengthDelimitedHead(field: number, length: number): Uint8Array {
   const bytes = [(field << 3) | 2];
-  for (let v = length; ; ) {
+  for (let v = length; ;) {
     if (v < 0x80) {
       bytes.push(v);
       break;

@@ -90,8 +90,10 @@ export const handoffMode: ModeHandler<HandoffState> = {
         }
         if (p.targetParticipant === sender) reject("INVALID_ENVELOPE", "an owner cannot offer a handoff to itself");
         for (const o of state.offers.values()) {
-          if (o.disposition === "Offered") reject("INVALID_ENVELOPE", `offer "${o.handoffId}" is still pending; only one offer may be outstanding`);
-          if (o.disposition === "Accepted") reject("INVALID_ENVELOPE", `offer "${o.handoffId}" was already accepted; the session takes no further offers`);
+          if (o.disposition === "Offered")
+            reject("INVALID_ENVELOPE", `offer "${o.handoffId}" is still pending; only one offer may be outstanding`);
+          if (o.disposition === "Accepted")
+            reject("INVALID_ENVELOPE", `offer "${o.handoffId}" was already accepted; the session takes no further offers`);
         }
         return withOffer(state, {
           handoffId: p.handoffId,
@@ -121,11 +123,15 @@ export const handoffMode: ModeHandler<HandoffState> = {
           : decodeOrReject(HandoffDeclinePayloadSchema, env.payload, "HandoffDeclinePayload");
         const rec = existingOffer(state, p.handoffId);
         if (rec.targetParticipant !== sender) {
-          throw new MacpRejection("FORBIDDEN", `only the offer's target (${rec.targetParticipant}) may ${accept ? "accept" : "decline"} it`);
+          throw new MacpRejection(
+            "FORBIDDEN",
+            `only the offer's target (${rec.targetParticipant}) may ${accept ? "accept" : "decline"} it`,
+          );
         }
         const by = "acceptedBy" in p ? p.acceptedBy : p.declinedBy;
         if (by !== "" && by !== sender) reject("INVALID_ENVELOPE", `${accept ? "accepted_by" : "declined_by"} must equal the sender`);
-        if (rec.disposition !== "Offered") reject("INVALID_ENVELOPE", `offer "${rec.handoffId}" was already ${rec.disposition.toLowerCase()}`);
+        if (rec.disposition !== "Offered")
+          reject("INVALID_ENVELOPE", `offer "${rec.handoffId}" was already ${rec.disposition.toLowerCase()}`);
         return withOffer(state, {
           ...rec,
           disposition: accept ? "Accepted" : "Declined",
@@ -147,7 +153,12 @@ export const handoffMode: ModeHandler<HandoffState> = {
       const at = Number(env.timestampUnixMs);
       for (const o of state.offers.values()) {
         if (o.disposition === "Offered" && o.offeredAtMs > 0 && at - o.offeredAtMs >= timeout) {
-          next = withOffer(next, { ...o, disposition: "Accepted", acceptedBy: o.targetParticipant, outcomeReason: "implicit accept (policy timeout)" });
+          next = withOffer(next, {
+            ...o,
+            disposition: "Accepted",
+            acceptedBy: o.targetParticipant,
+            outcomeReason: "implicit accept (policy timeout)",
+          });
         }
       }
     }

@@ -64,7 +64,11 @@ describe("handoff mode", () => {
 
   it("implicit accept counts from the offer's timestamp at commitment time", () => {
     const ci = ctx("o", ["o", "t"], JSON.stringify({ acceptance: { implicit_accept_timeout_ms: 500 } }));
-    const s = handoffMode.apply(handoffMode.initialState(), env(HANDOFF_MODE, "HandoffOffer", "o", { handoffId: "h1", targetParticipant: "t" }, 1000), ci);
+    const s = handoffMode.apply(
+      handoffMode.initialState(),
+      env(HANDOFF_MODE, "HandoffOffer", "o", { handoffId: "h1", targetParticipant: "t" }, 1000),
+      ci,
+    );
     const commitAt = (ts: number) => handoffMode.commit(s, env(HANDOFF_MODE, "Commitment", "o", {}, ts), commitment, ci);
     expect(codeOf(() => commitAt(1499))).toBe("INVALID_ENVELOPE");
     expect(commitAt(1500).offers.get("h1")).toMatchObject({ disposition: "Accepted", acceptedBy: "t" });
@@ -74,7 +78,8 @@ describe("handoff mode", () => {
 
 describe("task mode", () => {
   const c = ctx("p", ["p", "w1", "w2"], "{}", TASK_MODE);
-  const req = (assignee = "") => taskMode.apply(taskMode.initialState(), env(TASK_MODE, "TaskRequest", "p", { taskId: "t1", requestedAssignee: assignee }), c);
+  const req = (assignee = "") =>
+    taskMode.apply(taskMode.initialState(), env(TASK_MODE, "TaskRequest", "p", { taskId: "t1", requestedAssignee: assignee }), c);
   const step = (s: TaskState, type: string, sender: string, extra: Record<string, unknown> = {}, cc = c) =>
     taskMode.apply(s, env(TASK_MODE, type, sender, { taskId: "t1", ...extra }), cc);
 

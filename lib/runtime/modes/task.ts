@@ -105,7 +105,10 @@ export const taskMode: ModeHandler<TaskState> = {
         const p = decodeOrReject(TaskUpdatePayloadSchema, env.payload, "TaskUpdatePayload");
         requireTask(state, p.taskId);
         if (state.terminal || sender !== state.activeAssignee) {
-          throw new MacpRejection("FORBIDDEN", state.terminal ? "the task already has a terminal report" : "only the active assignee may report progress");
+          throw new MacpRejection(
+            "FORBIDDEN",
+            state.terminal ? "the task already has a terminal report" : "only the active assignee may report progress",
+          );
         }
         return { ...state, updates: state.updates + 1 };
       }
@@ -117,7 +120,10 @@ export const taskMode: ModeHandler<TaskState> = {
           : decodeOrReject(TaskFailPayloadSchema, env.payload, "TaskFailPayload");
         requireTask(state, p.taskId);
         if (state.terminal || sender !== state.activeAssignee) {
-          throw new MacpRejection("FORBIDDEN", state.terminal ? "the task already has a terminal report" : "only the active assignee may finish the task");
+          throw new MacpRejection(
+            "FORBIDDEN",
+            state.terminal ? "the task already has a terminal report" : "only the active assignee may finish the task",
+          );
         }
         if (p.assignee !== "" && p.assignee !== sender) reject("INVALID_ENVELOPE", "assignee must equal the sender");
         return {

@@ -46,9 +46,7 @@ function identityOf(file: string): FileIdentity {
   };
 }
 
-export type TrustVerdict =
-  | { trusted: true; reason: string }
-  | { trusted: false; reason: string };
+export type TrustVerdict = { trusted: true; reason: string } | { trusted: false; reason: string };
 
 /**
  * Read and remove the clean-close record of `file`, and say whether the file

@@ -107,9 +107,7 @@ export function copyValidRecords(records: readonly LogRecord[]): LogRecord[] {
     if (!isRecordKind(r.kind)) throw new InvalidRecordError(`${where}: unknown kind ${JSON.stringify(r.kind)}`);
     if (!Number.isSafeInteger(r.seq)) throw new InvalidRecordError(`${where}: seq must be an integer`);
     if (r.kind === "envelope" ? r.seq < 1 : r.seq !== 0) {
-      throw new InvalidRecordError(
-        `${where}: seq ${r.seq} is invalid for kind "${r.kind}" (envelopes count from 1, annotations use 0)`,
-      );
+      throw new InvalidRecordError(`${where}: seq ${r.seq} is invalid for kind "${r.kind}" (envelopes count from 1, annotations use 0)`);
     }
     if (!Number.isSafeInteger(r.recvMs) || r.recvMs < 0) {
       throw new InvalidRecordError(`${where}: recvMs must be a non-negative integer`);
@@ -244,10 +242,7 @@ export class LogVerifier {
       }
       this.seqs.set(r.sessionId, r.seq);
     } else if (r.seq !== 0) {
-      throw new StoreCorruptionError(
-        `log row at position ${r.position}: annotation "${r.kind}" has seq ${r.seq}, expected 0`,
-        r.position,
-      );
+      throw new StoreCorruptionError(`log row at position ${r.position}: annotation "${r.kind}" has seq ${r.seq}, expected 0`, r.position);
     }
   }
 }

@@ -92,9 +92,7 @@ describe("record checksums", () => {
     const a = recordCrc({ ...base, sessionId: "ab", envelope: ascii("c"), boundPolicy: undefined });
     const b = recordCrc({ ...base, sessionId: "a", envelope: ascii("bc"), boundPolicy: undefined });
     expect(a).not.toBe(b);
-    expect(policyCrc({ policyId: "p1", descriptor: ascii("x") })).not.toBe(
-      policyCrc({ policyId: "p", descriptor: ascii("1x") }),
-    );
+    expect(policyCrc({ policyId: "p1", descriptor: ascii("x") })).not.toBe(policyCrc({ policyId: "p", descriptor: ascii("1x") }));
   });
 
   it("is deterministic", () => {

@@ -82,9 +82,7 @@ export class Copy {
   /** Rows with position > after, skipping over unreadable stretches (reported through onGap). */
   *rows(onGap: (gap: UnreadableRange) => void): Generator<RawRow> {
     if (!this.db || !this.hasLog) return;
-    const chunk = this.db.prepare<[number, number], RawRow>(
-      `SELECT ${ROW_COLUMNS} FROM log WHERE position > ? ORDER BY position LIMIT ?`,
-    );
+    const chunk = this.db.prepare<[number, number], RawRow>(`SELECT ${ROW_COLUMNS} FROM log WHERE position > ? ORDER BY position LIMIT ?`);
     let after = 0;
     for (;;) {
       let batch: RawRow[];
@@ -174,7 +172,9 @@ export class Copy {
       const exists = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'policies'").get();
       if (!exists) return new Map();
       const out = new Map<string, PolicyRecord>();
-      for (const row of this.db.prepare<[], { policy_id: unknown; descriptor: unknown; crc: unknown }>("SELECT policy_id, descriptor, crc FROM policies").iterate()) {
+      for (const row of this.db
+        .prepare<[], { policy_id: unknown; descriptor: unknown; crc: unknown }>("SELECT policy_id, descriptor, crc FROM policies")
+        .iterate()) {
         if (typeof row.policy_id !== "string") continue;
         if (!Buffer.isBuffer(row.descriptor) || typeof row.crc !== "number") {
           bad.add(row.policy_id);

@@ -154,7 +154,9 @@ describe("what a crash leaves is not damage", () => {
     try {
       // ~6 MiB: past SQLite's 1,000-page autocheckpoint, after which the next commit restarts the log.
       for (let burst = 0; burst < 30; burst++) {
-        await Promise.all(Array.from({ length: 100 }, () => store.append([{ sessionId: "s", kind: "envelope", seq: ++seq, recvMs: 1, envelope }])));
+        await Promise.all(
+          Array.from({ length: 100 }, () => store.append([{ sessionId: "s", kind: "envelope", seq: ++seq, recvMs: 1, envelope }])),
+        );
       }
       // What a kill -9 now would leave on disk (synchronous=FULL: every commit is there).
       const copy = path.join(root, "restarted-copy");
@@ -260,7 +262,13 @@ describe("a damaged WAL after a real crash", () => {
     const expectedLost = committed.filter((c) => c.sessionId === victim.sessionId && c.seq >= victim.seq);
     expect(plan.lost.records).toBe(expectedLost.length);
     expect(plan.lost.sessions).toEqual([
-      { sessionId: victim.sessionId, records: expectedLost.length, fromSeq: victim.seq, fromPosition: victim.position, reason: "row checksum mismatch" },
+      {
+        sessionId: victim.sessionId,
+        records: expectedLost.length,
+        fromSeq: victim.seq,
+        fromPosition: victim.position,
+        reason: "row checksum mismatch",
+      },
     ]);
     expect(plan.lost.sample[0]).toEqual({ ...victim, kind: "envelope", reason: "row checksum mismatch" });
     expect(plan.lost.sample.slice(1).every((l) => l.reason === "an earlier record of its session is lost")).toBe(true);
@@ -268,7 +276,11 @@ describe("a damaged WAL after a real crash", () => {
     expect(plan.sqliteWouldKeep.records).toBeLessThan(target.rowid);
 
     const done = await recoverStore({ dir, apply: true, verify: byLoad });
-    const lostFile = fs.readFileSync(done.lostRecordsFile!, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Written);
+    const lostFile = fs
+      .readFileSync(done.lostRecordsFile!, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Written);
     expect(lostFile.map(key)).toEqual(expectedLost.map(key));
     const lostKeys = new Set(expectedLost.map(key));
     expect((await storedRecords(dir)).map(key)).toEqual(committed.filter((c) => !lostKeys.has(key(c))).map(key));

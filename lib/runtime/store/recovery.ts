@@ -126,7 +126,10 @@ function copyDurably(from: string, to: string): void {
 }
 
 function stamp(d: Date): string {
-  return d.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+  return d
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
 }
 
 /** Tracks what is lost: counts per session, a sample, and (on apply) the full list in a file. */
@@ -215,7 +218,13 @@ function readMarker(dir: string): Marker | null {
   ) {
     throw new Error(`${p} is not a recovery marker this version understands; inspect it and the backup folder by hand`);
   }
-  return { database: m.database, backupDir: m.backupDir, replacement: m.replacement, scratch: m.scratch, startedAt: String(m.startedAt ?? "") };
+  return {
+    database: m.database,
+    backupDir: m.backupDir,
+    replacement: m.replacement,
+    scratch: m.scratch,
+    startedAt: String(m.startedAt ?? ""),
+  };
 }
 
 /** The swap: the recovered database replaces the damaged one and the damaged log goes. Idempotent. */
@@ -368,7 +377,10 @@ export async function recoverStore(options: RecoverOptions): Promise<RecoveryRep
       };
       try {
         const gaps = (gap: UnreadableRange) => void report.lost.unreadable.push(gap);
-        for (const { position, rows } of mergeByPosition(forced.rows(gaps), asSqlite.rows(() => undefined))) {
+        for (const { position, rows } of mergeByPosition(
+          forced.rows(gaps),
+          asSqlite.rows(() => undefined),
+        )) {
           // Positions are rowids handed out as max + 1 and never deleted: a hole is a row no copy could read.
           if (position > lastSeen + 1) missing(lastSeen + 1, position - 1);
           lastSeen = position;

@@ -131,7 +131,15 @@ export class SessionDrafts {
       }
       const draft: SessionDraft = prior
         ? { ...prior, lastSeq: r.seq }
-        : { sessionId: r.sessionId, firstPosition: 0, lastSeq: r.seq, status: null, activityMs: r.recvMs, metadata: null, summarised: true };
+        : {
+            sessionId: r.sessionId,
+            firstPosition: 0,
+            lastSeq: r.seq,
+            status: null,
+            activityMs: r.recvMs,
+            metadata: null,
+            summarised: true,
+          };
       local.set(r.sessionId, draft);
       if (r.messageId !== undefined && r.messageId !== "") addMessage(r.sessionId, r.messageId, where, prior !== undefined);
     });

@@ -3,13 +3,7 @@
 // StoreCorruptionError, never a skipped row.
 import { isRecordKind, isSessionStatus } from "./common";
 import { listRowCrc, policyCrc, recordCrc, sessionRowCrc } from "./row-crc";
-import {
-  StoreCorruptionError,
-  type PolicyRecord,
-  type SessionIndexEntry,
-  type StoredListRow,
-  type StoredRecord,
-} from "./types";
+import { StoreCorruptionError, type PolicyRecord, type SessionIndexEntry, type StoredListRow, type StoredRecord } from "./types";
 
 export interface LogRow {
   position: number;
@@ -141,10 +135,18 @@ export function decodeListRow(row: ListRowRow): StoredListRow {
   ) {
     throw new StoreCorruptionError(`list row of ${id}: unexpected column types`);
   }
-  const out: StoredListRow = { sessionId: id, change: row.change, final: row.final === 1, summary: view(row.summary), nextActors: actors as string[] };
+  const out: StoredListRow = {
+    sessionId: id,
+    change: row.change,
+    final: row.final === 1,
+    summary: view(row.summary),
+    nextActors: actors as string[],
+  };
   const crc = listRowCrc(out);
   if (crc !== row.crc) {
-    throw new StoreCorruptionError(`list row of ${id} (change ${row.change}): checksum mismatch (stored ${hex32(row.crc)}, computed ${hex32(crc)})`);
+    throw new StoreCorruptionError(
+      `list row of ${id} (change ${row.change}): checksum mismatch (stored ${hex32(row.crc)}, computed ${hex32(crc)})`,
+    );
   }
   return out;
 }
@@ -156,9 +158,7 @@ export function decodePolicyRow(row: PolicyRow): PolicyRecord {
   const policy: PolicyRecord = { policyId: row.policy_id, descriptor: view(row.descriptor) };
   const crc = policyCrc(policy);
   if (crc !== row.crc) {
-    throw new StoreCorruptionError(
-      `policy ${row.policy_id}: checksum mismatch (stored ${hex32(row.crc)}, computed ${hex32(crc)})`,
-    );
+    throw new StoreCorruptionError(`policy ${row.policy_id}: checksum mismatch (stored ${hex32(row.crc)}, computed ${hex32(crc)})`);
   }
   return policy;
 }

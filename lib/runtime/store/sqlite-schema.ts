@@ -107,7 +107,7 @@ function migrateToV2(db: Database.Database): void {
       "WHERE session_id > ? GROUP BY session_id ORDER BY session_id LIMIT 1000",
   );
   const insert = db.prepare(SQL.insertSession);
-  for (let after = ""; ; ) {
+  for (let after = ""; ;) {
     const rows = page.all(after);
     if (rows.length === 0) break;
     for (const r of rows) {
@@ -132,18 +132,15 @@ const SESSION_COLUMNS = "session_id, first_position, last_seq, status, activity_
 
 /** SQL text of the statements, exported so tests can EXPLAIN them. */
 export const SQL = {
-  insertLog:
-    "INSERT INTO log (session_id, kind, seq, recv_ms, envelope, bound_policy, crc) VALUES (?, ?, ?, ?, ?, ?, ?)",
+  insertLog: "INSERT INTO log (session_id, kind, seq, recv_ms, envelope, bound_policy, crc) VALUES (?, ?, ?, ?, ?, ?, ?)",
   selectAll: `SELECT ${LOG_COLUMNS} FROM log ORDER BY position`,
   selectSession: `SELECT ${LOG_COLUMNS} FROM log WHERE session_id = ? AND kind = 'envelope' AND seq > ? ORDER BY seq`,
   /** One page of history: (session, afterSeq, upToSeq, limit). */
   selectSessionPage:
-    `SELECT ${LOG_COLUMNS} FROM log WHERE session_id = ? AND kind = 'envelope' AND seq > ? AND seq <= ? ` +
-    "ORDER BY seq LIMIT ?",
+    `SELECT ${LOG_COLUMNS} FROM log WHERE session_id = ? AND kind = 'envelope' AND seq > ? AND seq <= ? ` + "ORDER BY seq LIMIT ?",
   /** Every record of one session after a position: (session, afterPosition, limit). */
   /** A session's annotations after a position: (session, afterPosition, limit). */
-  selectAnnotations:
-    `SELECT ${LOG_COLUMNS} FROM log WHERE session_id = ? AND kind <> 'envelope' AND position > ? ORDER BY position LIMIT ?`,
+  selectAnnotations: `SELECT ${LOG_COLUMNS} FROM log WHERE session_id = ? AND kind <> 'envelope' AND position > ? ORDER BY position LIMIT ?`,
   /** The last accepted seq of a session, from log_session_seq. */
   lastSeq: "SELECT COALESCE(MAX(seq), 0) AS seq FROM log WHERE session_id = ? AND kind = 'envelope'",
   logSummary: "SELECT COALESCE(MAX(position), 0) AS last, (SELECT value FROM counters WHERE name = 'records') AS n FROM log",
@@ -159,8 +156,7 @@ export const SQL = {
   selectSessionRow: `SELECT ${SESSION_COLUMNS} FROM sessions WHERE session_id = ?`,
   /** (afterPosition, maxPosition, limit) */
   listSessions:
-    `SELECT ${SESSION_COLUMNS} FROM sessions WHERE first_position > ? AND first_position <= ? ` +
-    "ORDER BY first_position LIMIT ?",
+    `SELECT ${SESSION_COLUMNS} FROM sessions WHERE first_position > ? AND first_position <= ? ` + "ORDER BY first_position LIMIT ?",
   /** (afterPosition, maxPosition, limit), through the sessions_resident partial index. */
   listResidentSessions:
     `SELECT ${SESSION_COLUMNS} FROM sessions WHERE resident = 1 AND first_position > ? AND first_position <= ? ` +

@@ -136,9 +136,7 @@ describe("sqlite store: file, pragmas and schema", () => {
           .join(" | ");
       expect(plan(SQL.selectSession)).toMatch(/SEARCH log USING INDEX log_session_seq \(session_id=\? AND seq>\?\)/);
       expect(plan(SQL.selectSession)).not.toMatch(/TEMP B-TREE/);
-      expect(plan(SQL.selectAll.replace("ORDER BY", "WHERE ? IS NOT NULL AND ? IS NOT NULL ORDER BY"))).not.toMatch(
-        /TEMP B-TREE/,
-      );
+      expect(plan(SQL.selectAll.replace("ORDER BY", "WHERE ? IS NOT NULL AND ? IS NOT NULL ORDER BY"))).not.toMatch(/TEMP B-TREE/);
     });
   });
 
@@ -305,7 +303,9 @@ describe("sqlite store: schema v2 indexes", () => {
     expect(s.loadAll()).toHaveLength(v1.records); // every row still verifies
     // Summarise one session; a reopen must not migrate again (the summary stays).
     const first = rows[0] as { sessionId: string };
-    await s.indexSessions([{ summary: { sessionId: first.sessionId, status: "resolved", activityMs: 5, metadata: enc.encode("m") }, messageIds: ["x"] }]);
+    await s.indexSessions([
+      { summary: { sessionId: first.sessionId, status: "resolved", activityMs: 5, metadata: enc.encode("m") }, messageIds: ["x"] },
+    ]);
     await s.append([{ ...env(first.sessionId, (rows[0] as { lastSeq: number }).lastSeq + 1), messageId: "y" }]);
     await s.close();
     const again = openStore();
@@ -318,7 +318,10 @@ describe("sqlite store: schema v2 indexes", () => {
 
   it("detects a flipped byte in a session-index summary and in a message-id row", async () => {
     const s = openStore();
-    await s.append([{ ...env("a", 1), messageId: "m1" }], [{ sessionId: "a", status: "open", activityMs: 1, metadata: enc.encode("summary") }]);
+    await s.append(
+      [{ ...env("a", 1), messageId: "m1" }],
+      [{ sessionId: "a", status: "open", activityMs: 1, metadata: enc.encode("summary") }],
+    );
     await s.close();
     withRaw(dir, (db) => {
       db.prepare("UPDATE sessions SET metadata = ? WHERE session_id = 'a'").run(Buffer.from("summarz"));
@@ -336,9 +339,11 @@ describe("sqlite store: schema v2 indexes", () => {
 
   it("detects a flipped byte in a list row, and reads list rows through the change index", async () => {
     const s = openStore();
-    await s.append([{ ...env("a", 1), messageId: "m1" }], [{ sessionId: "a", status: "open", activityMs: 1, metadata: enc.encode("m") }], [
-      { sessionId: "a", summary: enc.encode("row"), nextActors: ["agent://t"], final: false },
-    ]);
+    await s.append(
+      [{ ...env("a", 1), messageId: "m1" }],
+      [{ sessionId: "a", status: "open", activityMs: 1, metadata: enc.encode("m") }],
+      [{ sessionId: "a", summary: enc.encode("row"), nextActors: ["agent://t"], final: false }],
+    );
     expect(s.readListRows(0, 10)).toHaveLength(1);
     await s.close();
     withRaw(dir, (db) => {
@@ -364,12 +369,20 @@ describe("sqlite store: schema v2 indexes", () => {
           .all(...args)
           .map((r) => r.detail)
           .join(" | ");
-      expect(plan(SQL.selectSessionPage, "s", 0, 10, 5)).toMatch(/SEARCH log USING INDEX log_session_seq \(session_id=\? AND seq>\? AND seq<\?\)/);
-      expect(plan(SQL.selectAnnotations, "s", 0, 5)).toMatch(/SEARCH log USING INDEX log_session_annotations \(session_id=\? AND position>\?\)/);
+      expect(plan(SQL.selectSessionPage, "s", 0, 10, 5)).toMatch(
+        /SEARCH log USING INDEX log_session_seq \(session_id=\? AND seq>\? AND seq<\?\)/,
+      );
+      expect(plan(SQL.selectAnnotations, "s", 0, 5)).toMatch(
+        /SEARCH log USING INDEX log_session_annotations \(session_id=\? AND position>\?\)/,
+      );
       expect(plan(SQL.lastSeq, "s")).toMatch(/SEARCH log USING COVERING INDEX log_session_seq \(session_id=\?\)/);
       expect(plan(SQL.selectSessionRow, "s")).toMatch(/SEARCH sessions USING INDEX sqlite_autoindex_sessions_1 \(session_id=\?\)/);
-      expect(plan(SQL.listResidentSessions, 0, 10, 5)).toMatch(/SEARCH sessions USING INDEX sessions_resident \(first_position>\? AND first_position<\?\)/);
-      expect(plan(SQL.listSessions, 0, 10, 5)).toMatch(/SEARCH sessions USING INDEX sqlite_autoindex_sessions_2 \(first_position>\? AND first_position<\?\)/);
+      expect(plan(SQL.listResidentSessions, 0, 10, 5)).toMatch(
+        /SEARCH sessions USING INDEX sessions_resident \(first_position>\? AND first_position<\?\)/,
+      );
+      expect(plan(SQL.listSessions, 0, 10, 5)).toMatch(
+        /SEARCH sessions USING INDEX sqlite_autoindex_sessions_2 \(first_position>\? AND first_position<\?\)/,
+      );
       expect(plan(SQL.selectMessage, "s", "m")).toMatch(/SEARCH messages USING PRIMARY KEY \(session_id=\? AND message_id=\?\)/);
       const all: [string, unknown[]][] = [
         [SQL.selectSessionPage, ["s", 0, 10, 5]],

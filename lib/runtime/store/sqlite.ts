@@ -167,9 +167,7 @@ function prepareDatabase(
 
   const checkStarted = performance.now();
   if (!trust.trusted) {
-    const problems = (db.pragma("quick_check") as Array<Record<string, unknown>>).map((r) =>
-      String(Object.values(r)[0]),
-    );
+    const problems = (db.pragma("quick_check") as Array<Record<string, unknown>>).map((r) => String(Object.values(r)[0]));
     if (problems.length !== 1 || problems[0] !== "ok") {
       throw new StoreCorruptionError(`runtime store ${file}: PRAGMA quick_check failed: ${problems.join("; ")}`);
     }
@@ -285,10 +283,12 @@ class SqliteStoreImpl implements SqliteStore {
       return row.value;
     };
     this.storeId = meta("store_id");
-    if (!/^[0-9a-f-]{36}$/.test(this.storeId)) throw new StoreCorruptionError(`runtime store ${file}: store_id ${JSON.stringify(this.storeId)} is malformed`);
+    if (!/^[0-9a-f-]{36}$/.test(this.storeId))
+      throw new StoreCorruptionError(`runtime store ${file}: store_id ${JSON.stringify(this.storeId)} is malformed`);
     this.backfilled = meta("list_rows_backfilled") === "1";
     const change = db.prepare<[], { value: number }>(SQL.listChange).get()?.value;
-    if (typeof change !== "number" || !Number.isSafeInteger(change)) throw new StoreCorruptionError(`runtime store ${file}: the list-change counter is missing`);
+    if (typeof change !== "number" || !Number.isSafeInteger(change))
+      throw new StoreCorruptionError(`runtime store ${file}: the list-change counter is missing`);
     this.listChange = change;
     const tx = db.transaction((ops: readonly StoreOp[], sessions: readonly SessionDraft[]) => {
       const firstPositions = new Map<string, number>();
@@ -299,7 +299,14 @@ class SqliteStoreImpl implements SqliteStore {
       const writeRow = (row: ListRow, onlyIfMissing: boolean) => {
         const stored: StoredListRow = { ...row, change: change + 1 };
         const stmt = onlyIfMissing ? this.stmt.insertListRowIfMissing : this.stmt.upsertListRow;
-        const info = stmt.run(row.sessionId, stored.change, row.final ? 1 : 0, row.summary, JSON.stringify(row.nextActors), listRowCrc(stored));
+        const info = stmt.run(
+          row.sessionId,
+          stored.change,
+          row.final ? 1 : 0,
+          row.summary,
+          JSON.stringify(row.nextActors),
+          listRowCrc(stored),
+        );
         if (info.changes === 0) return;
         change = stored.change;
         written.push(stored);
@@ -341,9 +348,26 @@ class SqliteStoreImpl implements SqliteStore {
         const crc = sessionRowCrc(entry);
         const resident = isResidentStatus(entry.status);
         if (!before) {
-          this.stmt.insertSession.run(entry.sessionId, entry.firstPosition, entry.lastSeq, entry.status, resident ? 1 : 0, entry.activityMs, entry.metadata, crc);
+          this.stmt.insertSession.run(
+            entry.sessionId,
+            entry.firstPosition,
+            entry.lastSeq,
+            entry.status,
+            resident ? 1 : 0,
+            entry.activityMs,
+            entry.metadata,
+            crc,
+          );
         } else if (isResidentStatus(before.status) !== resident) {
-          this.stmt.updateSessionResidency.run(entry.lastSeq, entry.status, resident ? 1 : 0, entry.activityMs, entry.metadata, crc, entry.sessionId);
+          this.stmt.updateSessionResidency.run(
+            entry.lastSeq,
+            entry.status,
+            resident ? 1 : 0,
+            entry.activityMs,
+            entry.metadata,
+            crc,
+            entry.sessionId,
+          );
         } else {
           this.stmt.updateSession.run(entry.lastSeq, entry.status, entry.activityMs, entry.metadata, crc, entry.sessionId);
         }
@@ -515,7 +539,10 @@ class SqliteStoreImpl implements SqliteStore {
     // each read in bounded pages and merged by position; no statement stays
     // open across a yield, so the caller may use the store in between.
     const verifier = new LogVerifier();
-    const envelopes = this.pages((after) => this.readSession(sessionId, after, { maxRecords: RECORDS_PER_QUERY, maxBytes: BYTES_PER_QUERY }), (r) => r.seq);
+    const envelopes = this.pages(
+      (after) => this.readSession(sessionId, after, { maxRecords: RECORDS_PER_QUERY, maxBytes: BYTES_PER_QUERY }),
+      (r) => r.seq,
+    );
     const annotations = this.pages(
       (after) => this.verified(() => this.stmt.selectAnnotations.all(sessionId, after, RECORDS_PER_QUERY).map((row) => this.counted(row))),
       (r) => r.position,
@@ -542,7 +569,7 @@ class SqliteStoreImpl implements SqliteStore {
    * not reach BYTES_PER_QUERY was the last.
    */
   private *pages(read: (after: number) => StoredRecord[], key: (r: StoredRecord) => number): Generator<StoredRecord, void, undefined> {
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const page = read(after);
       if (page.length === 0) return;
       yield* page;
@@ -597,7 +624,10 @@ class SqliteStoreImpl implements SqliteStore {
     // SQLite already orders by BINARY (UTF-8 bytes); sorting again is cheap
     // and keeps the order identical to the memory store by construction.
     return this.verified(() =>
-      this.stmt.selectPolicies.all().map(decodePolicyRow).sort((a, b) => compareUtf8(a.policyId, b.policyId)),
+      this.stmt.selectPolicies
+        .all()
+        .map(decodePolicyRow)
+        .sort((a, b) => compareUtf8(a.policyId, b.policyId)),
     );
   }
 

@@ -6,7 +6,17 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { InvalidRecordError, StoreFailedError, type StoreStats } from "./common";
 import { openMemoryStore } from "./memory";
 import { openSqliteStore } from "./sqlite";
-import type { ListRow, LogRecord, PolicyRecord, RecordKind, SessionStatus, SessionSummary, Store, StoredListRow, StoredRecord } from "./types";
+import type {
+  ListRow,
+  LogRecord,
+  PolicyRecord,
+  RecordKind,
+  SessionStatus,
+  SessionSummary,
+  Store,
+  StoredListRow,
+  StoredRecord,
+} from "./types";
 
 type TestStore = Store & { stats(): StoreStats; __failNextCommitForTests(error?: Error): void };
 
@@ -57,7 +67,12 @@ function msg(sessionId: string, seq: number, messageId = `${sessionId}-m${seq}`,
   return { ...env(sessionId, seq, text), messageId };
 }
 
-function summary(sessionId: string, status: SessionStatus, activityMs = 1_700_000_000_900, text = `${sessionId}:${status}`): SessionSummary {
+function summary(
+  sessionId: string,
+  status: SessionStatus,
+  activityMs = 1_700_000_000_900,
+  text = `${sessionId}:${status}`,
+): SessionSummary {
   return { sessionId, status, activityMs, metadata: enc.encode(text) };
 }
 
@@ -92,7 +107,10 @@ function briefPolicies(policies: readonly PolicyRecord[]): string[] {
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-describe.each([["memory", memoryHarness], ["sqlite", sqliteHarness]] as const)("%s store contract", (_name, make) => {
+describe.each([
+  ["memory", memoryHarness],
+  ["sqlite", sqliteHarness],
+] as const)("%s store contract", (_name, make) => {
   let h: Harness;
   let store: TestStore;
 
@@ -208,12 +226,7 @@ describe.each([["memory", memoryHarness], ["sqlite", sqliteHarness]] as const)("
 
   it("commits one append call atomically and in order", async () => {
     await store.append([env("a", 1), note("a", "cancel"), env("b", 1), env("a", 2)]);
-    expect(brief(store.loadAll())).toEqual([
-      "1:a:envelope:1:a#1",
-      "2:a:cancel:0:a:cancel",
-      "3:b:envelope:1:b#1",
-      "4:a:envelope:2:a#2",
-    ]);
+    expect(brief(store.loadAll())).toEqual(["1:a:envelope:1:a#1", "2:a:cancel:0:a:cancel", "3:b:envelope:1:b#1", "4:a:envelope:2:a#2"]);
   });
 
   it("a failed commit rejects every write of the group and stores none of it", async () => {
@@ -271,12 +284,7 @@ describe.each([["memory", memoryHarness], ["sqlite", sqliteHarness]] as const)("
       if (r.status === "rejected") expect(r.reason).toBeInstanceOf(InvalidRecordError);
     });
     await Promise.all(good);
-    expect(brief(store.loadAll())).toEqual([
-      "1:a:envelope:1:a#1",
-      "2:a:envelope:2:a#2",
-      "3:q:envelope:1:q#1",
-      "4:q:envelope:2:q#2",
-    ]);
+    expect(brief(store.loadAll())).toEqual(["1:a:envelope:1:a#1", "2:a:envelope:2:a#2", "3:q:envelope:1:q#1", "4:q:envelope:2:q#2"]);
     expect(store.stats()).toEqual({ transactions: 2, records: 4, policyWrites: 0, failedTransactions: 0 });
   });
 
@@ -381,14 +389,20 @@ describe.each([["memory", memoryHarness], ["sqlite", sqliteHarness]] as const)("
     });
 
     it("lists sessions in the order they started, by keyset pages, resident ones alone on request", async () => {
-      await store.append([msg("s1", 1), msg("s2", 1), msg("s3", 1), msg("s4", 1)], [summary("s1", "open"), summary("s2", "resolved"), summary("s3", "suspended"), summary("s4", "expired")]);
+      await store.append(
+        [msg("s1", 1), msg("s2", 1), msg("s3", 1), msg("s4", 1)],
+        [summary("s1", "open"), summary("s2", "resolved"), summary("s3", "suspended"), summary("s4", "expired")],
+      );
       await store.append([msg("s1", 2), msg("s5", 1)], [summary("s5", "cancelled")]);
       await store.append([env("s6", 1)]);
       const ids = (rows: { sessionId: string }[]) => rows.map((r) => r.sessionId);
       expect(ids(store.listSessions({ afterPosition: 0, limit: 100 }))).toEqual(["s1", "s2", "s3", "s4", "s5", "s6"]);
       const first = store.listSessions({ afterPosition: 0, limit: 2 });
       expect(ids(first)).toEqual(["s1", "s2"]);
-      expect(ids(store.listSessions({ afterPosition: (first[1] as { firstPosition: number }).firstPosition, limit: 2 }))).toEqual(["s3", "s4"]);
+      expect(ids(store.listSessions({ afterPosition: (first[1] as { firstPosition: number }).firstPosition, limit: 2 }))).toEqual([
+        "s3",
+        "s4",
+      ]);
       expect(ids(store.listSessions({ afterPosition: 0, limit: 100, maxPosition: 4 }))).toEqual(["s1", "s2", "s3", "s4"]);
       expect(ids(store.listSessions({ afterPosition: 0, limit: 100, residentOnly: true }))).toEqual(["s1", "s3", "s6"]);
       expect(ids(store.listSessions({ afterPosition: 1, limit: 1, residentOnly: true }))).toEqual(["s3"]);
@@ -576,8 +590,12 @@ describe.each([["memory", memoryHarness], ["sqlite", sqliteHarness]] as const)("
     it("refuses malformed rows and rows without records in the same append", async () => {
       await expect(store.append([msg("a", 1)], undefined, [row("b", "x")])).rejects.toBeInstanceOf(InvalidRecordError);
       await expect(store.append([msg("a", 1)], undefined, [row("a", "x"), row("a", "y")])).rejects.toBeInstanceOf(InvalidRecordError);
-      await expect(store.append([msg("a", 1)], undefined, [{ ...row("a", "x"), nextActors: [""] }])).rejects.toBeInstanceOf(InvalidRecordError);
-      await expect(store.append([msg("a", 1)], undefined, [{ ...row("a", "x"), final: "yes" as unknown as boolean }])).rejects.toBeInstanceOf(InvalidRecordError);
+      await expect(store.append([msg("a", 1)], undefined, [{ ...row("a", "x"), nextActors: [""] }])).rejects.toBeInstanceOf(
+        InvalidRecordError,
+      );
+      await expect(
+        store.append([msg("a", 1)], undefined, [{ ...row("a", "x"), final: "yes" as unknown as boolean }]),
+      ).rejects.toBeInstanceOf(InvalidRecordError);
       expect(store.loadAll()).toEqual([]);
       expect(store.lastListChange()).toBe(0);
     });

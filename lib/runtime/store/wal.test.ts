@@ -138,7 +138,11 @@ describe("WAL analysis: what a crash leaves is normal", () => {
 
     // The commit frame's header written, its page not (stale bytes where the page should be).
     const stalePage = flip(s, frameAt(s, lastCommit) + 24 + 1000);
-    expect(inspect(stalePage)).toMatchObject({ damage: null, committedFrames: previousCommit, uncommittedFrames: lastCommit - previousCommit });
+    expect(inspect(stalePage)).toMatchObject({
+      damage: null,
+      committedFrames: previousCommit,
+      uncommittedFrames: lastCommit - previousCommit,
+    });
 
     // A frame in the middle of the last transaction missing, the ones after it never written.
     const middle = previousCommit + 2;
@@ -239,7 +243,13 @@ describe("WAL analysis: damage followed by committed transactions", () => {
     const s = tenTransactions();
     const commits = commitFrames(s);
     const target = commits[3]!; // a commit frame, so that the next transaction starts right after it
-    for (const [field, at] of [["page number", 1], ["salt-1", 9], ["salt-2", 14], ["checksum-1", 17], ["checksum-2", 22]] as const) {
+    for (const [field, at] of [
+      ["page number", 1],
+      ["salt-1", 9],
+      ["salt-2", 14],
+      ["checksum-1", 17],
+      ["checksum-2", 22],
+    ] as const) {
       const w = inspect(flip(s, frameAt(s, target) + at, 0x01));
       expect(w.damage, field).not.toBeNull();
       expect(w.damage?.frame, field).toBe(target);
@@ -307,7 +317,10 @@ describe("WAL analysis: damage followed by committed transactions", () => {
     // Big-endian checksums (what a big-endian machine writes): SQLite accepts them as well.
     const analysis = analyzeWal(bytesSource(bad.wal), bytesSource(bad.db));
     const damage = analysis.inspection.damage!;
-    const be: typeof analysis = { ...analysis, inspection: { ...analysis.inspection, damage: { ...damage, layout: { ...damage.layout, littleEndian: false } } } };
+    const be: typeof analysis = {
+      ...analysis,
+      inspection: { ...analysis.inspection, damage: { ...damage, layout: { ...damage.layout, littleEndian: false } } },
+    };
     const chunks: Uint8Array[] = [];
     rebuildWal(bytesSource(bad.wal), be, (c) => void chunks.push(Buffer.from(c)));
     const bigEndian = { wal: Buffer.concat(chunks), db: s.db };

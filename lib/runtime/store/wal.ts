@@ -224,7 +224,11 @@ export function walHeader(layout: WalLayout): Uint8Array {
  * 2^-32).
  */
 function inferHeader(frame1: Uint8Array, pageSize: number, littleEndian: boolean): WalLayout | null {
-  const target = unwindChecksum(frame1.subarray(0, 8), littleEndian, unwindChecksum(frame1.subarray(FRAME_HEADER_BYTES), littleEndian, storedSum(frame1)));
+  const target = unwindChecksum(
+    frame1.subarray(0, 8),
+    littleEndian,
+    unwindChecksum(frame1.subarray(FRAME_HEADER_BYTES), littleEndian, storedSum(frame1)),
+  );
   const word = (v: number) => (littleEndian ? bswap(v) : v);
   const salt1 = u32(frame1, 8);
   const salt2 = u32(frame1, 12);
@@ -235,7 +239,7 @@ function inferHeader(frame1: Uint8Array, pageSize: number, littleEndian: boolean
   const a1 = (w1 + a0) >>> 0;
   const b0 = (a0 + w2 + a1) >>> 0;
   const b1 = (target[1] - word(salt2) - target[0]) >>> 0;
-  if (((target[0] - word(salt1) - b1) >>> 0) !== b0) return null;
+  if ((target[0] - word(salt1) - b1) >>> 0 !== b0) return null;
   const w3 = (b1 - a1 - b0) >>> 0;
   const layout: WalLayout = { pageSize, littleEndian, salt1, salt2, checkpointSeq: word(w3) };
   const h = walHeader(layout);
@@ -282,7 +286,15 @@ interface Scan {
 function scanFrames(wal: ByteSource, layout: WalLayout, frames: number, replayFrom: Sum | null, firstSeed: Sum | null): Scan {
   const frameBytes = FRAME_HEADER_BYTES + layout.pageSize;
   const flags = new Uint8Array(frames);
-  const scan: Scan = { flags, committedFrames: 0, committedTransactions: 0, breakFrame: 0, breakReason: "", lostCommits: 0, lastLostCommit: 0 };
+  const scan: Scan = {
+    flags,
+    committedFrames: 0,
+    committedTransactions: 0,
+    breakFrame: 0,
+    breakReason: "",
+    lostCommits: 0,
+    lastLostCommit: 0,
+  };
   let replaying = replayFrom !== null;
   let prevStored: Sum | null = replayFrom ?? firstSeed;
   let prevComputed: Sum | null = prevStored;
@@ -382,9 +394,10 @@ function guessLayout(wal: ByteSource, db: ByteSource | null): { layout: WalLayou
         prev = storedSum(frame);
       }
       if (score > 0 && salts && (!best || score > best.score)) {
-        const layout = inferred && inferred.salt1 === salts[0] && inferred.salt2 === salts[1]
-          ? inferred
-          : { pageSize, littleEndian, salt1: salts[0], salt2: salts[1], checkpointSeq: 0 };
+        const layout =
+          inferred && inferred.salt1 === salts[0] && inferred.salt2 === salts[1]
+            ? inferred
+            : { pageSize, littleEndian, salt1: salts[0], salt2: salts[1], checkpointSeq: 0 };
         const h = inferred ? walHeader(inferred) : null;
         best = { layout, firstSeed: h ? [u32(h, 24), u32(h, 28)] : null, score };
       }
@@ -440,7 +453,8 @@ export function analyzeWal(wal: ByteSource, db: ByteSource | null = null): WalAn
     // Nothing replayed and nothing missing from the database: the log is spent, not damaged.
     // (When SQLite does replay frames before the break, it would write their older page versions
     // over newer ones that frames after the break put in the database: damage either way.)
-    const spent = scan.committedFrames === 0 && scan.lostCommits > 0 && pagesAlreadyInDatabase(wal, db, layout, scan.flags, scan.lastLostCommit);
+    const spent =
+      scan.committedFrames === 0 && scan.lostCommits > 0 && pagesAlreadyInDatabase(wal, db, layout, scan.flags, scan.lastLostCommit);
     if (spent) inspection.alreadyInDatabase = true;
     if (scan.lostCommits > 0 && !spent) {
       inspection.damage = {

@@ -237,10 +237,7 @@ export class GroupCommitWriter {
           "runtime store: COMMIT FAILED; the whole group was rolled back and every write in it is rejected",
         );
         if (isFatalStorageError(err) && !this.failure) {
-          this.failure = new StoreFailedError(
-            `runtime store refuses further writes after a storage error: ${err.message}`,
-            err,
-          );
+          this.failure = new StoreFailedError(`runtime store refuses further writes after a storage error: ${err.message}`, err);
           this.logger.error(
             { err, store: this.description },
             "runtime store: I/O or corruption error during commit; all further writes will be refused until restart",

@@ -36,11 +36,17 @@ export function env(
 
 export function eventMsg(sequence: number, envelope: Envelope, observedAt = 0): SubscribeSessionResponse {
   return create(SubscribeSessionResponseSchema, {
-    item: { case: "event", value: { sessionId: envelope.sessionId, sequence: BigInt(sequence), envelope, observedAtUnixMs: BigInt(observedAt) } },
+    item: {
+      case: "event",
+      value: { sessionId: envelope.sessionId, sequence: BigInt(sequence), envelope, observedAtUnixMs: BigInt(observedAt) },
+    },
   });
 }
 
-export function metadata(state: SessionState, extra: Partial<{ sessionId: string; mode: string; expiresAt: number }> = {}): SessionMetadata {
+export function metadata(
+  state: SessionState,
+  extra: Partial<{ sessionId: string; mode: string; expiresAt: number }> = {},
+): SessionMetadata {
   return create(SessionMetadataSchema, {
     sessionId: extra.sessionId ?? SID,
     mode: extra.mode ?? HANDOFF_MODE,
@@ -105,13 +111,17 @@ export const commitment = (action = "handoff.accepted", positive = true, mode = 
   });
 
 export const taskEnv = {
-  request: () =>
-    env(TASK_MODE, "TaskRequest", { taskId: "t1", title: "Rotate keys", instructions: "do it", requestedAssignee: "bob" }),
+  request: () => env(TASK_MODE, "TaskRequest", { taskId: "t1", title: "Rotate keys", instructions: "do it", requestedAssignee: "bob" }),
   accept: () => env(TASK_MODE, "TaskAccept", { taskId: "t1", assignee: "bob" }, { sender: "bob" }),
   update: (progress: number) =>
     env(TASK_MODE, "TaskUpdate", { taskId: "t1", status: "working", progress, message: `at ${progress}` }, { sender: "bob" }),
   complete: () =>
-    env(TASK_MODE, "TaskComplete", { taskId: "t1", assignee: "bob", output: new TextEncoder().encode("{}"), summary: "done" }, { sender: "bob" }),
+    env(
+      TASK_MODE,
+      "TaskComplete",
+      { taskId: "t1", assignee: "bob", output: new TextEncoder().encode("{}"), summary: "done" },
+      { sender: "bob" },
+    ),
 };
 
 export function summary(

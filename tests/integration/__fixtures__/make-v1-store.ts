@@ -52,43 +52,101 @@ const ONE_DAY = 86_400_000;
 
 // RESOLVED handoff with a context.
 await must(o(ids.resolved).start(["agent://owner", "agent://target"], { messageId: "r-start", ttlMs: ONE_DAY }));
-await must(o(ids.resolved).send("HandoffOffer", { handoffId: "h1", targetParticipant: "agent://target", scope: "pager" }, { messageId: "r-offer" }));
-await must(o(ids.resolved).send("HandoffContext", { handoffId: "h1", contentType: "text/markdown", context: enc.encode("# Runbook\n- step") }, { messageId: "r-ctx" }));
+await must(
+  o(ids.resolved).send("HandoffOffer", { handoffId: "h1", targetParticipant: "agent://target", scope: "pager" }, { messageId: "r-offer" }),
+);
+await must(
+  o(ids.resolved).send(
+    "HandoffContext",
+    { handoffId: "h1", contentType: "text/markdown", context: enc.encode("# Runbook\n- step") },
+    { messageId: "r-ctx" },
+  ),
+);
 await must(t(ids.resolved).send("HandoffAccept", { handoffId: "h1", reason: "ok" }, { messageId: "r-accept" }));
 await must(o(ids.resolved).commit("handoff.accepted", true, { messageId: "r-commit" }));
 // RESOLVED under a registered policy (bound copy on the SessionStart record).
-await must(o(ids.policy).start(["agent://owner", "agent://target", "agent://lead"], { policy: "policy.fixture.lead", messageId: "p-start", ttlMs: ONE_DAY }));
+await must(
+  o(ids.policy).start(["agent://owner", "agent://target", "agent://lead"], {
+    policy: "policy.fixture.lead",
+    messageId: "p-start",
+    ttlMs: ONE_DAY,
+  }),
+);
 await must(o(ids.policy).send("HandoffOffer", { handoffId: "h1", targetParticipant: "agent://target" }, { messageId: "p-offer" }));
 await must(t(ids.policy).send("HandoffDecline", { handoffId: "h1", reason: "busy" }, { messageId: "p-decline" }));
-await must(agent(rt, "agent://lead", ids.policy).commit("handoff.declined", false, { policy: "policy.fixture.lead", messageId: "p-commit" }));
+await must(
+  agent(rt, "agent://lead", ids.policy).commit("handoff.declined", false, { policy: "policy.fixture.lead", messageId: "p-commit" }),
+);
 // OPEN handoff with a pending offer.
 await must(o(ids.open).start(["agent://owner", "agent://target"], { messageId: "o-start", ttlMs: ONE_DAY }));
 await must(o(ids.open).send("HandoffOffer", { handoffId: "h1", targetParticipant: "agent://target" }, { messageId: "o-offer" }));
 // SUSPENDED.
 await must(o(ids.suspended).start(["agent://owner", "agent://target"], { messageId: "s-start", ttlMs: ONE_DAY }));
-await must(clientFor(rt, "agent://owner").suspendSession({ sessionId: ids.suspended, reason: "pause" }).then((r) => r.ack!));
+await must(
+  clientFor(rt, "agent://owner")
+    .suspendSession({ sessionId: ids.suspended, reason: "pause" })
+    .then((r) => r.ack!),
+);
 // Suspended then resumed (banked time), OPEN.
 await must(o(ids.resumed).start(["agent://owner", "agent://target"], { messageId: "u-start", ttlMs: ONE_DAY }));
-await must(clientFor(rt, "agent://owner").suspendSession({ sessionId: ids.resumed, reason: "pause" }).then((r) => r.ack!));
+await must(
+  clientFor(rt, "agent://owner")
+    .suspendSession({ sessionId: ids.resumed, reason: "pause" })
+    .then((r) => r.ack!),
+);
 await new Promise((r) => setTimeout(r, 50));
-await must(clientFor(rt, "agent://owner").resumeSession({ sessionId: ids.resumed, reason: "go" }).then((r) => r.ack!));
+await must(
+  clientFor(rt, "agent://owner")
+    .resumeSession({ sessionId: ids.resumed, reason: "go" })
+    .then((r) => r.ack!),
+);
 await must(o(ids.resumed).send("HandoffOffer", { handoffId: "h9", targetParticipant: "agent://target" }, { messageId: "u-offer" }));
 // CANCELLED task.
 await must(o(ids.cancelled, TASK_MODE).start(["agent://owner", "agent://target"], { messageId: "c-start", ttlMs: ONE_DAY }));
-await must(o(ids.cancelled, TASK_MODE).send("TaskRequest", { taskId: "t1", title: "rotate keys", requestedAssignee: "agent://target" }, { messageId: "c-req" }));
-await must(clientFor(rt, "agent://owner").cancelSession({ sessionId: ids.cancelled, reason: "not needed" }).then((r) => r.ack!));
+await must(
+  o(ids.cancelled, TASK_MODE).send(
+    "TaskRequest",
+    { taskId: "t1", title: "rotate keys", requestedAssignee: "agent://target" },
+    { messageId: "c-req" },
+  ),
+);
+await must(
+  clientFor(rt, "agent://owner")
+    .cancelSession({ sessionId: ids.cancelled, reason: "not needed" })
+    .then((r) => r.ack!),
+);
 // EXPIRED.
 await must(o(ids.expired).start(["agent://owner", "agent://target"], { messageId: "e-start", ttlMs: 100 }));
 await new Promise((r) => setTimeout(r, 700));
 // OPEN task with progress; RESOLVED task.
 await must(o(ids.taskOpen, TASK_MODE).start(["agent://owner", "agent://target"], { messageId: "to-start", ttlMs: ONE_DAY }));
-await must(o(ids.taskOpen, TASK_MODE).send("TaskRequest", { taskId: "t1", title: "drain node", requestedAssignee: "agent://target" }, { messageId: "to-req" }));
+await must(
+  o(ids.taskOpen, TASK_MODE).send(
+    "TaskRequest",
+    { taskId: "t1", title: "drain node", requestedAssignee: "agent://target" },
+    { messageId: "to-req" },
+  ),
+);
 await must(t(ids.taskOpen, TASK_MODE).send("TaskAccept", { taskId: "t1", assignee: "agent://target" }, { messageId: "to-acc" }));
-await must(t(ids.taskOpen, TASK_MODE).send("TaskUpdate", { taskId: "t1", status: "running", progress: 0.5, message: "half" }, { messageId: "to-upd" }));
+await must(
+  t(ids.taskOpen, TASK_MODE).send(
+    "TaskUpdate",
+    { taskId: "t1", status: "running", progress: 0.5, message: "half" },
+    { messageId: "to-upd" },
+  ),
+);
 await must(o(ids.taskDone, TASK_MODE).start(["agent://owner", "agent://target"], { messageId: "td-start", ttlMs: ONE_DAY }));
-await must(o(ids.taskDone, TASK_MODE).send("TaskRequest", { taskId: "t1", title: "renew cert", requestedAssignee: "agent://target" }, { messageId: "td-req" }));
+await must(
+  o(ids.taskDone, TASK_MODE).send(
+    "TaskRequest",
+    { taskId: "t1", title: "renew cert", requestedAssignee: "agent://target" },
+    { messageId: "td-req" },
+  ),
+);
 await must(t(ids.taskDone, TASK_MODE).send("TaskAccept", { taskId: "t1", assignee: "agent://target" }, { messageId: "td-acc" }));
-await must(t(ids.taskDone, TASK_MODE).send("TaskComplete", { taskId: "t1", assignee: "agent://target", summary: "done" }, { messageId: "td-done" }));
+await must(
+  t(ids.taskDone, TASK_MODE).send("TaskComplete", { taskId: "t1", assignee: "agent://target", summary: "done" }, { messageId: "td-done" }),
+);
 await must(o(ids.taskDone, TASK_MODE).commit("task.completed", true, { messageId: "td-commit" }));
 
 const reader = clientFor(rt, "agent://owner");

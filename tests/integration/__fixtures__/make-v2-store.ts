@@ -25,7 +25,12 @@ const expected = JSON.parse(fs.readFileSync(path.join(v1, "expected.json"), "utf
   sessions: { startedAtUnixMs: string; participantActivity?: { lastMessageAtUnixMs: string }[] }[];
 };
 const fixtureNow =
-  Math.max(...expected.sessions.flatMap((s) => [Number(s.startedAtUnixMs), ...(s.participantActivity ?? []).map((a) => Number(a.lastMessageAtUnixMs))])) + 1_000;
+  Math.max(
+    ...expected.sessions.flatMap((s) => [
+      Number(s.startedAtUnixMs),
+      ...(s.participantActivity ?? []).map((a) => Number(a.lastMessageAtUnixMs)),
+    ]),
+  ) + 1_000;
 const dir = tempDir("baton-v2-fixture-");
 fs.copyFileSync(path.join(v1, SQLITE_FILE_NAME), path.join(dir, SQLITE_FILE_NAME));
 const store = openSqliteStore({ dir });

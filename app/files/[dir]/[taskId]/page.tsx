@@ -13,7 +13,9 @@ export default async function FileHandoffPage({ params }: { params: Promise<{ di
     return (
       <div className="space-y-3">
         <h1 className="text-xl font-semibold">Not a handoff link</h1>
-        <p className="text-sm text-slate-700 dark:text-slate-300">The link should name a watched directory and a handoff&apos;s task id. Pick the handoff from the list.</p>
+        <p className="text-sm text-slate-700 dark:text-slate-300">
+          The link should name a watched directory and a handoff&apos;s task id. Pick the handoff from the list.
+        </p>
         <Link href="/files" className="text-sm text-blue-800 underline dark:text-sky-300">
           Back to file handoffs
         </Link>

@@ -122,12 +122,7 @@ export function handoffScenarios(): Record<string, SessionEvent[]> {
       h.accept("h2", CAROL, false),
       h.commit("handoff.accepted", true),
     ]),
-    "implicit accept by commitment": sequenced([
-      h.start(),
-      h.offer("h1", BOB),
-      h.context("h1"),
-      h.commit("handoff.accepted", true),
-    ]),
+    "implicit accept by commitment": sequenced([h.start(), h.offer("h1", BOB), h.context("h1"), h.commit("handoff.accepted", true)]),
     "negative commitment after decline": sequenced([
       h.start(),
       h.offer("h1", BOB),
@@ -172,7 +167,8 @@ export function randomHandoffEvents(rand: () => number, length: number): Session
     () => handoff.decline(pick(rand, ids), pick(rand, people), rand() < 0.5),
     // Rare, so that most of a session happens before the commitment freezes the phase.
     () => (rand() < 0.25 ? handoff.commit(pick(rand, ["handoff.accepted", "handoff.declined"]), rand() < 0.7) : handoff.context("h1")),
-    () => pick(rand, [handoff.suspend, handoff.resume, handoff.cancel, handoff.expired, handoff.garbage, handoff.unknown, handoff.foreign])(),
+    () =>
+      pick(rand, [handoff.suspend, handoff.resume, handoff.cancel, handoff.expired, handoff.garbage, handoff.unknown, handoff.foreign])(),
   ];
   const events = rand() < 0.9 ? [handoff.start()] : [];
   while (events.length < length) events.push(pick(rand, makers)());
@@ -188,7 +184,14 @@ const task = {
     makeEvent(
       TASK_MODE,
       "TaskRequest",
-      { taskId, title: "Build", instructions: "Do it", requestedAssignee: assignee, input: new Uint8Array([7]), deadlineUnixMs: 1773509100000n },
+      {
+        taskId,
+        title: "Build",
+        instructions: "Do it",
+        requestedAssignee: assignee,
+        input: new Uint8Array([7]),
+        deadlineUnixMs: 1773509100000n,
+      },
       { sender: OWNER },
     ),
   accept: (sender = BOB, taskId = "t1") => makeEvent(TASK_MODE, "TaskAccept", { taskId, assignee: sender, reason: "ready" }, { sender }),
