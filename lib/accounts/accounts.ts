@@ -3,8 +3,8 @@
 // sign-ins. One instance per console server. Server-side only.
 //
 // Never logs passwords, hashes, tokens, cookies or CSRF tokens.
+import type { WhoAmI } from "@/lib/views/sign-in";
 import type { Env } from "./env";
-import type { Role } from "@/lib/authz/roles";
 import { UserDirectory } from "./directory";
 import { LoginLimiter, type LoginLimiterOptions } from "./rate-limit";
 import {
@@ -65,19 +65,8 @@ export interface Authenticated {
   runtimeToken?: string;
 }
 
-/** What the browser learns about itself. */
-export interface WhoAmI {
-  username: string;
-  displayName: string;
-  role: Role;
-  participantId: string;
-  authMethod: "password" | "oidc";
-  mustChangePassword: boolean;
-  /** Send back as the `x-baton-csrf` header on every state-changing request. */
-  csrfToken: string;
-  /** When the login ends if the user stays active (Unix ms). */
-  sessionEndsAt: number;
-}
+/** What the browser learns about itself: one declaration, shared with the browser (lib/views/sign-in.ts). */
+export type { WhoAmI } from "@/lib/views/sign-in";
 
 export type LoginResult =
   | { ok: true; login: LoginRecord; cookieValue: string; user: Principal; mustChangePassword: boolean }

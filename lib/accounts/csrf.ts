@@ -6,8 +6,10 @@ import { timingSafeEqual } from "node:crypto";
 import type { Env } from "./env";
 import type { LoginRecord } from "./logins";
 import { headerValue, isSecureRequest, type HeaderSource, type RequestLike } from "./request";
+import { CSRF_HEADER } from "@/lib/views/sign-in";
 
-export const CSRF_HEADER = "x-baton-csrf";
+// The header name is declared once, with the browser side that sends it (lib/views/sign-in.ts).
+export { CSRF_HEADER };
 
 export type CsrfResult = { ok: true } | { ok: false; reason: string };
 

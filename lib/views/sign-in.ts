@@ -5,7 +5,7 @@
 import { isRole, type Role } from "@/lib/authz/roles";
 import { safeReturnTo } from "@/lib/views/return-to";
 
-/** GET /auth/whoami, as the browser may use it. */
+/** GET /auth/whoami: what the browser learns about itself. The one declaration: lib/accounts answers with it. */
 export interface WhoAmI {
   username: string;
   displayName: string;
@@ -15,7 +15,7 @@ export interface WhoAmI {
   mustChangePassword: boolean;
   /** Sent back as `x-baton-csrf` on every state-changing request. */
   csrfToken: string;
-  /** When this console sign-in (a login, not a MACP session) ends, Unix ms; 0 when unknown. The wire name is lib/accounts' WhoAmI field. */
+  /** When this console sign-in (a login, not a MACP session) ends, Unix ms; 0 when unknown. */
   sessionEndsAt: number;
 }
 
@@ -27,6 +27,7 @@ export interface AuthMethods {
   signInRequired: boolean;
 }
 
+/** The header that carries the CSRF token: sent by the browser, checked by lib/accounts/csrf.ts. */
 export const CSRF_HEADER = "x-baton-csrf";
 /** Assumed until /auth/methods answers: the server's default. */
 export const DEFAULT_METHODS: AuthMethods = Object.freeze({ password: true, oidc: false, signInRequired: true });
