@@ -11,7 +11,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { ConnectError } from "@connectrpc/connect";
 import { decide } from "@/lib/authz/decide";
 import { EscalationState, EscalationStepKind, type Escalation } from "@/lib/gen/baton/v1/actions_pb";
-import { formatDuration } from "@/lib/authz/participants";
+import { formatDurationWords } from "@/lib/base/duration";
 import { actionClient } from "@/lib/client/transport";
 import { announce } from "@/lib/client/announcer";
 import type { Role } from "@/lib/authz/roles";
@@ -151,7 +151,7 @@ export function EscalationPanel({
       </div>
       <p className="mt-1 text-xs">
         Baton acts for {owner}, as {owner}, while the offer stays unanswered; it stops as soon as anyone answers.
-        {running && next > 0 ? <> Next step {next > now ? `in ${formatDuration(next - now)}` : "now"}.</> : null}
+        {running && next > 0 ? <> Next step {next > now ? `in ${formatDurationWords(next - now)}` : "now"}.</> : null}
       </p>
       <ol className="mt-2 space-y-1" aria-label="Escalation steps">
         {steps.map((s) => (

@@ -23,11 +23,3 @@ export function joinOr(names: readonly string[]): string {
   if (names.length <= 1) return names[0] ?? "";
   return `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`;
 }
-
-export function formatDuration(ms: number): string {
-  const s = Math.ceil(ms / 1000);
-  if (s < 60) return `${s} s`;
-  const m = Math.ceil(s / 60);
-  if (m < 120) return `${m} min`;
-  return `${Math.ceil(m / 60)} h`;
-}

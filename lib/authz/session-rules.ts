@@ -17,7 +17,8 @@ import {
 } from "@/lib/authz/policy-summary";
 import { roleAtLeast } from "@/lib/authz/roles";
 import { ALLOW, deny, type Actor, type DecideContext, type Decision } from "./decision";
-import { capitalize, formatDuration, joinOr, shortParticipantName } from "./participants";
+import { formatDurationWords } from "@/lib/base/duration";
+import { capitalize, joinOr, shortParticipantName } from "./participants";
 import { GLOBAL_ACTIONS, HANDOFF_ACTIONS, TASK_ACTIONS, type Action } from "./rules";
 
 export class Decider {
@@ -257,7 +258,7 @@ export class Decider {
       if (elapsed >= timeout) return ALLOW;
       return deny(
         "state",
-        `Waiting for ${this.who(pending.target)} to respond to the offer; it counts as accepted in ${formatDuration(timeout - elapsed)}.`,
+        `Waiting for ${this.who(pending.target)} to respond to the offer; it counts as accepted in ${formatDurationWords(timeout - elapsed)}.`,
       );
     }
     return deny("state", `Waiting for ${this.who(pending.target)} to respond to the offer.`);

@@ -1,10 +1,9 @@
 // Durations in words, one module for every layer (pure; the browser uses it
-// too). Two readers, two formats, each asserted by its tests:
+// too). Three formats, each asserted by its readers' tests:
 // - formatDuration: the console's compact form with two units ("3m 05s");
-// - formatDurationCli: the CLI's terse form ("1h 30m", "500ms").
-// The third, a wait in a sentence rounded up ("in 5 min"), stays in
-// lib/authz/participants.ts: decide()'s wording, and lib/authz imports only
-// lib/macp (decide.test.ts checks it stays browser-safe).
+// - formatDurationCli: the CLI's terse form ("1h 30m", "500ms");
+// - formatDurationWords: a wait in a sentence, rounded up ("in 5 min"),
+//   decide()'s wording and the escalation panel's.
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -34,4 +33,13 @@ export function formatDurationCli(ms: number): string {
   const m = Math.floor((s % 3600) / 60);
   const sec = s % 60;
   return [h ? `${h}h` : "", m ? `${m}m` : "", sec ? `${sec}s` : ""].filter(Boolean).join(" ") || "0s";
+}
+
+/** In a sentence, rounded up: "45 s", "2 min", "3 h" (how long until something happens). */
+export function formatDurationWords(ms: number): string {
+  const s = Math.ceil(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const m = Math.ceil(s / 60);
+  if (m < 120) return `${m} min`;
+  return `${Math.ceil(m / 60)} h`;
 }
