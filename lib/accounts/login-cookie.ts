@@ -102,8 +102,11 @@ export function verifyLoginCookieValue(secret: Buffer, value: string): string | 
   const sid = value.slice(0, dot);
   const sig = value.slice(dot + 1);
   if (!SID.test(sid) || !SIG.test(sig)) return null;
-  const expected = mac(secret, "session", sid);
-  const given = Buffer.from(sig, "base64url");
+  // Compared as text, not decoded: the last character of a 43-character
+  // base64url MAC carries 2 unused bits, so four different strings decode to
+  // the same bytes; only the one encoding the console issued is accepted.
+  const expected = Buffer.from(mac(secret, "session", sid).toString("base64url"));
+  const given = Buffer.from(sig);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
   return sid;
 }

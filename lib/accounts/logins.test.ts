@@ -62,6 +62,24 @@ describe("signed cookie values", () => {
     expect(verifyLoginCookieValue(SECRET, sid)).toBeNull();
     expect(verifyLoginCookieValue(SECRET, "")).toBeNull();
   });
+
+  it("accepts only the encoding it issued: other spellings of the same MAC bytes are refused", () => {
+    const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    for (let i = 0; i < 64; i++) {
+      const sid = String.fromCharCode(65 + (i % 26)).repeat(43);
+      const v = signLoginId(SECRET, `${sid.slice(0, 40)}${i.toString().padStart(3, "0")}`);
+      const last = v.at(-1) as string;
+      // The last of 43 base64url characters carries 4 bits and 2 unused ones: its 3 siblings decode to the same bytes.
+      const group = Math.floor(B64.indexOf(last) / 4) * 4;
+      for (const sibling of B64.slice(group, group + 4)) {
+        if (sibling === last) continue;
+        const spelled = `${v.slice(0, -1)}${sibling}`;
+        expect(Buffer.from(spelled.split(".")[1] as string, "base64url")).toEqual(Buffer.from(v.split(".")[1] as string, "base64url"));
+        expect(verifyLoginCookieValue(SECRET, spelled), spelled).toBeNull();
+      }
+      expect(verifyLoginCookieValue(SECRET, v)).not.toBeNull();
+    }
+  });
 });
 
 describe("LoginStore", () => {
