@@ -149,3 +149,35 @@ describe("list rows", () => {
     await store.close();
   });
 });
+
+describe("open sessions per identity", () => {
+  it("a capped identity may start up to its limit of open sessions; a closed one frees a place", async () => {
+    const { k } = await kernel({});
+    const capped: Identity = { ...who("o"), maxOpenSessions: 2 };
+    const start = (as: Identity) =>
+      k.send(
+        as,
+        buildEnvelope({
+          mode: HANDOFF_MODE,
+          messageType: "SessionStart",
+          sessionId: newSessionId(),
+          payload: {
+            participants: [as.sender, "t"],
+            modeVersion: MODE_VERSION,
+            configurationVersion: DEFAULT_CONFIGURATION_VERSION,
+            ttlMs: 60_000n,
+          },
+        }),
+      );
+    expect((await start(capped)).ok).toBe(true);
+    expect((await start(who("other"))).ok).toBe(true); // another identity's sessions do not count
+    expect((await start(capped)).ok).toBe(true);
+    const refused = await start(capped);
+    expect(refused.ok).toBe(false);
+    expect(refused.error?.code).toBe("RATE_LIMITED");
+    expect(refused.error?.message).toContain("already has 2 open sessions (limit 2)");
+    await resolvedSession(k); // started by "o" and resolved: it does not count
+    expect((await start(capped)).ok).toBe(false);
+    await k.close();
+  });
+});

@@ -302,8 +302,7 @@ export class Kernel {
       reject("SESSION_ALREADY_EXISTS", `session ${env.sessionId} already exists`);
     }
     if (identity.maxOpenSessions !== undefined) {
-      let n = 0;
-      for (const s of this.residents.open()) if (s.initiator === env.sender && at <= s.deadlineMs) n++;
+      const n = this.residents.countOpen((s) => s.initiator === env.sender && at <= s.deadlineMs);
       if (n >= identity.maxOpenSessions)
         reject("RATE_LIMITED", `${env.sender} already has ${n} open sessions (limit ${identity.maxOpenSessions})`);
     }

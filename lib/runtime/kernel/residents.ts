@@ -54,6 +54,13 @@ export class Residents {
     return [...this.openSet];
   }
 
+  /** How many OPEN sessions pass `test`, without copying the set (admission asks on every SessionStart of a capped identity). */
+  countOpen(test: (s: Session) => boolean): number {
+    let n = 0;
+    for (const s of this.openSet) if (test(s)) n++;
+    return n;
+  }
+
   all(): IterableIterator<Session> {
     return this.sessions.values();
   }
