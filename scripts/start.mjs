@@ -28,12 +28,19 @@ if (process.env.BATON_SKIP_BUILD !== "1") {
   process.exit(1);
 }
 
-// --expose-gc: after large browser streams end, the console asks for one full
-// collection to give their memory back (lib/server/idle-gc.ts, BATON_IDLE_GC).
+// --expose-gc: while large browser streams send and after they end, the
+// console asks for full collections to give their garbage back
+// (lib/server/idle-gc.ts, BATON_IDLE_GC).
+// MALLOC_MMAP_THRESHOLD_ (glibc): buffers of 128 KiB and more get their own
+// mapping, returned to the system when they are freed. Otherwise glibc raises
+// that threshold to the largest buffer freed (a 1 MiB payload), serves the
+// next ones from its heap, and keeps that heap resident after a collection
+// (README, "Console at scale"). Ignored by other C libraries; set it yourself
+// to choose another value.
 const child = spawn(process.execPath, ["--enable-source-maps", "--expose-gc", server, ...serverArgs], {
   cwd: root,
   stdio: "inherit",
-  env: { ...process.env, NODE_ENV: "production" },
+  env: { MALLOC_MMAP_THRESHOLD_: "131072", ...process.env, NODE_ENV: "production" },
 });
 // Forward stop signals. On Ctrl-C the child gets SIGINT from the terminal as
 // well; the server treats a repeat within a second as the same request.

@@ -40,6 +40,8 @@ export interface GatewayOptions {
   stuckAfterMs?: number;
   /** Told when a browser stream ends (the console's idle collector: lib/server/idle-gc.ts). */
   browserStreamEnded?: () => void;
+  /** Told the payload bytes of each envelope a browser's session stream took (the same collector). */
+  browserStreamSent?: (payloadBytes: number) => void;
 }
 
 export interface GatewayStats {
@@ -89,6 +91,7 @@ export class Gateway {
       heartbeatMs: options.heartbeatMs,
       ...(options.streamBufferBytes !== undefined ? { bufferBytes: options.streamBufferBytes } : {}),
       ...(options.streamStallMs !== undefined ? { stallMs: options.streamStallMs } : {}),
+      ...(options.browserStreamSent ? { sent: options.browserStreamSent } : {}),
     };
     this.feeder.start();
   }

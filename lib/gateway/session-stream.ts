@@ -54,6 +54,8 @@ export interface SessionStreamDeps {
   bufferBytes?: number;
   /** A browser that takes nothing for this long while the buffer is full is cut off. Default 60 s. */
   stallMs?: number;
+  /** Told the payload bytes of each envelope the browser took (the console's collector: lib/server/idle-gc.ts). */
+  sent?: (payloadBytes: number) => void;
 }
 
 /** Ends the browser's connection (a stream parked on a browser that never reads cannot end otherwise). */
@@ -205,6 +207,7 @@ export async function* sessionStream(
               observedAtUnixMs: BigInt(item.at),
             }),
           });
+          deps.sent?.(item.envelope.payload.length);
           if (numbered.caughtUpNow) {
             yield response({ case: "caughtUp", value: create(CaughtUpSchema, { headSequence: BigInt(head) }) });
           }

@@ -239,22 +239,22 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     throw e;
   }
 
-  // After large browser streams end, one full collection gives their memory back (idle-gc.ts).
+  // The garbage large browser streams leave is collected while they send and once they end (idle-gc.ts).
   const gc = config.idleGc ? exposedGc() : null;
   const collector = gc
     ? new IdleCollector({
         gc,
         memory: heapAndBuffers,
         collected: (r) =>
-          logger.info(
+          logger[r.busy ? "debug" : "info"](
             { freedMiB: Math.round((r.beforeBytes - r.afterBytes) / 1_048_576), ms: Math.round(r.ms) },
-            "idle collection after browser streams ended",
+            r.busy ? "collection while browser streams send large payloads" : "idle collection after browser streams ended",
           ),
       })
     : null;
   const gateway = createGateway({
     runtime: client,
-    ...(collector ? { browserStreamEnded: () => collector.streamEnded() } : {}),
+    ...(collector ? { browserStreamEnded: () => collector.streamEnded(), browserStreamSent: (n: number) => collector.sent(n) } : {}),
     catalog,
     logger: options.logger.child({ component: "gateway" }),
     graceMs: config.graceMs,

@@ -59,6 +59,8 @@ async function startConsole(runtimeUrl: string, dataDir: string, t0: number): Pr
     {
       cwd: ROOT,
       env: {
+        // As `npm start` runs it (scripts/start.mjs).
+        MALLOC_MMAP_THRESHOLD_: "131072",
         ...process.env,
         NODE_ENV: "production",
         PORT: "0",
