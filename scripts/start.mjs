@@ -7,6 +7,7 @@
 //   BATON_SKIP_BUILD=1         never build (use whatever .next and .baton/server hold)
 // Other arguments go to the server (e.g. --no-ui).
 import { spawn } from "node:child_process";
+import { SERVER_ENV, SERVER_NODE_FLAGS } from "./server-flags.mjs";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,19 +29,11 @@ if (process.env.BATON_SKIP_BUILD !== "1") {
   process.exit(1);
 }
 
-// --expose-gc: while large browser streams send and after they end, the
-// console asks for full collections to give their garbage back
-// (lib/server/idle-gc.ts, BATON_IDLE_GC).
-// MALLOC_MMAP_THRESHOLD_ (glibc): buffers of 128 KiB and more get their own
-// mapping, returned to the system when they are freed. Otherwise glibc raises
-// that threshold to the largest buffer freed (a 1 MiB payload), serves the
-// next ones from its heap, and keeps that heap resident after a collection
-// (README, "Console at scale"). Ignored by other C libraries; set it yourself
-// to choose another value.
-const child = spawn(process.execPath, ["--enable-source-maps", "--expose-gc", server, ...serverArgs], {
+// The console's Node flags and environment (scripts/server-flags.mjs).
+const child = spawn(process.execPath, ["--enable-source-maps", ...SERVER_NODE_FLAGS, server, ...serverArgs], {
   cwd: root,
   stdio: "inherit",
-  env: { MALLOC_MMAP_THRESHOLD_: "131072", ...process.env, NODE_ENV: "production" },
+  env: { ...SERVER_ENV, ...process.env, NODE_ENV: "production" },
 });
 // Forward stop signals. On Ctrl-C the child gets SIGINT from the terminal as
 // well; the server treats a repeat within a second as the same request.

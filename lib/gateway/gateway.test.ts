@@ -500,3 +500,27 @@ describe("SubscribeSession toward a browser that never reads", () => {
     await waitFor(() => gw.stats().browserStreams === 0, "browser stream counted out");
   });
 });
+
+describe("SubscribeSession tells the console's collector what it sent", () => {
+  it("reports each envelope's payload bytes as the browser takes it, and nothing it did not take", async () => {
+    const rt = new FakeRuntime();
+    const s = handoffScript();
+    rt.start(s.start(), [s.owner, s.target]);
+    rt.append(s.offer());
+    for (const n of [1_000, 50_000, 200_000]) rt.append(s.context("h1", "x".repeat(n)));
+    const sent: number[] = [];
+    const { gw, client } = setup(rt, { browserStreamSent: (bytes) => sent.push(bytes) });
+    await settled(gw, 1);
+    const payloads: number[] = [];
+    for await (const res of client.subscribeSession({ sessionId: s.sessionId })) {
+      if (res.item.case === "event") payloads.push(res.item.value.envelope?.payload.length ?? -1);
+      if (res.item.case === "caughtUp") break;
+    }
+    expect(payloads).toHaveLength(5); // start, offer, three contexts
+    expect(payloads.slice(2).every((n, i) => n > [1_000, 50_000, 200_000][i]!)).toBe(true);
+    // Every event the browser took was counted once, with its payload's size; the last one
+    // is counted when the stream resumes after it, which the browser's leaving may cut short.
+    expect(sent.length === payloads.length || sent.length === payloads.length - 1).toBe(true);
+    expect(sent).toEqual(payloads.slice(0, sent.length));
+  });
+});

@@ -28,7 +28,7 @@ export interface GatewayOptions {
   concurrency?: number;
   /** Concurrent browser streams per signed-in person (0 = unlimited). Default 32. */
   maxStreamsPerPerson?: number;
-  /** SubscribeSession: bytes read ahead of a slow browser. Default 4 MiB. */
+  /** SubscribeSession: bytes read ahead of a slow browser. Default 1 MiB. */
   streamBufferBytes?: number;
   /** SubscribeSession: a browser that reads nothing this long with a full buffer is cut off. Default 60 s. */
   streamStallMs?: number;

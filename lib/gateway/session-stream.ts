@@ -50,7 +50,7 @@ export interface SessionStreamDeps {
   metadataHoldMs?: number;
   /** Upstream envelopes buffered for a slow browser before reading pauses. Default 256. */
   highWater?: number;
-  /** The same bound in bytes of payload. Default 4 MiB (at least one envelope is always buffered). */
+  /** The same bound in bytes of payload. Default 1 MiB (at least one envelope is always buffered). */
   bufferBytes?: number;
   /** A browser that takes nothing for this long while the buffer is full is cut off. Default 60 s. */
   stallMs?: number;
@@ -80,7 +80,7 @@ export async function* sessionStream(
   const heartbeatMs = deps.heartbeatMs ?? 15_000;
   const holdMs = deps.metadataHoldMs ?? 1_000;
   const highWater = deps.highWater ?? 256;
-  const bufferBytes = deps.bufferBytes ?? 4 * 1024 * 1024;
+  const bufferBytes = deps.bufferBytes ?? 1_048_576;
   const stallMs = deps.stallMs ?? 60_000;
 
   let meta: SessionMetadata;

@@ -33,7 +33,7 @@
 //   BATON_MAX_STREAMS_PER_PERSON  live browser streams one signed-in person may
 //                          hold (default 32; 0 = unlimited)
 //   BATON_STREAM_BUFFER_BYTES / BATON_STREAM_STALL_MS  a session stream reads at
-//                          most this far ahead of the browser (default 4 MiB), and a
+//                          most this far ahead of the browser (default 1 MiB), and a
 //                          browser reading nothing this long is cut off (default 60 s)
 //   BATON_CATALOG_CONCURRENCY  session histories the catalog reads at once (default 8)
 //   BATON_IDLE_GC=0        no full collection after large browser streams end
@@ -175,7 +175,7 @@ export function loadConsoleConfig(env: Env, argv: readonly string[], dir: string
     catalogPath: catalogPath(env, dir, runtime),
     catalogConcurrency: int(env, "BATON_CATALOG_CONCURRENCY", 8, 1, 256),
     maxStreamsPerPerson: int(env, "BATON_MAX_STREAMS_PER_PERSON", 32, 0, 100_000),
-    streamBufferBytes: int(env, "BATON_STREAM_BUFFER_BYTES", 4 * 1_048_576, 65_536, 1024 * 1_048_576),
+    streamBufferBytes: int(env, "BATON_STREAM_BUFFER_BYTES", 1_048_576, 65_536, 1024 * 1_048_576),
     streamStallMs: int(env, "BATON_STREAM_STALL_MS", 60_000, 100, 3_600_000),
     stuckAfterMs: stuckAfter(env),
     escalationMinuteMs: int(env, "BATON_ESCALATION_MINUTE_MS", 60_000, 100, 60_000),

@@ -98,27 +98,33 @@ describe("IdleCollector", () => {
     t.setLive(40 * MiB); // four streams' buffers are still live
     expect(t.c.sent(MiB)).toBe(true);
     expect(t.reports[0]).toEqual(expect.objectContaining({ beforeBytes: 200 * MiB, afterBytes: 40 * MiB, busy: true }));
-    // Growth is now measured from what was live (40 MiB): 10 MiB more is not worth a pause.
+    // Growth is now measured from what was live (40 MiB): 10 MiB more is not worth a pause...
     t.advance(1_000);
     t.setMem(50 * MiB);
     for (let i = 0; i < 4; i++) expect(t.c.sent(MiB)).toBe(false);
+    // ...but the garbage keeps growing after the streams stop sending: one more look a second later.
     t.setMem(57 * MiB);
+    t.advance(1_000);
+    expect(t.gcs).toEqual([0, 2_000]);
+    t.advance(5_000);
+    expect(t.gcs).toHaveLength(2); // one look, not a poll
+    t.setMem(80 * MiB);
     for (let i = 0; i < 4; i++) t.c.sent(MiB);
-    expect(t.gcs).toEqual([0, 1_000]);
+    expect(t.gcs).toEqual([0, 2_000, 7_000]);
     // Within the interval: no second pause at once, but a look when the interval ends.
     t.setMem(90 * MiB);
     for (let i = 0; i < 8; i++) expect(t.c.sent(MiB)).toBe(false);
     t.advance(999);
-    expect(t.gcs).toHaveLength(2);
+    expect(t.gcs).toHaveLength(3);
     t.advance(1);
-    expect(t.gcs).toEqual([0, 1_000, 2_000]);
+    expect(t.gcs).toEqual([0, 2_000, 7_000, 8_000]);
     // Nothing happens once closed, not even a pending look.
     t.setMem(500 * MiB);
     for (let i = 0; i < 4; i++) t.c.sent(MiB);
     t.c.close();
     t.advance(5_000);
     for (let i = 0; i < 64; i++) expect(t.c.sent(MiB)).toBe(false);
-    expect(t.gcs).toHaveLength(3);
+    expect(t.gcs).toHaveLength(4);
   });
 
   it("after streams end, counts their buffers as growth even when collections while they sent saw them live", () => {

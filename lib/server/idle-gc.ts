@@ -90,16 +90,19 @@ export class IdleCollector {
     if (this.sentSinceCheck < this.busyStepBytes) return false;
     this.sentSinceCheck = 0;
     const wait = this.lastBusyAt + this.busyIntervalMs - this.now();
-    if (wait > 0) {
-      // Too soon after the last one: look when the interval ends (the streams may have stopped sending by then).
-      this.busyTimer ??= setTimeout(() => {
+    if (wait <= 0 && this.busyCheck()) return true;
+    // Too soon after the last collection, or not grown enough yet: look once more when the
+    // interval ends, since what was just sent keeps leaving garbage after the streams stop
+    // sending (a browser that stops reading stops them at once).
+    this.busyTimer ??= setTimeout(
+      () => {
         this.busyTimer = null;
         this.busyCheck();
-      }, wait);
-      this.busyTimer.unref();
-      return false;
-    }
-    return this.busyCheck();
+      },
+      wait > 0 ? wait : this.busyIntervalMs,
+    );
+    this.busyTimer.unref();
+    return false;
   }
 
   private busyCheck(): boolean {

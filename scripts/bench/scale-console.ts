@@ -22,6 +22,7 @@ import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { ConsoleService } from "@/lib/gen/baton/v1/console_pb";
 import { SqliteCatalog } from "@/lib/gateway/catalog/sqlite";
+import { SERVER_ENV, SERVER_NODE_FLAGS } from "../server-flags.mjs";
 import { fmt, fmtInt, median, mib, rssOf, sleep, table, verdict, type ScaleContext, type ScaleSection } from "./scale-common";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -55,12 +56,12 @@ interface ConsoleProcess {
 async function startConsole(runtimeUrl: string, dataDir: string, t0: number): Promise<ConsoleProcess> {
   const child: ChildProcess = spawn(
     process.execPath,
-    ["--expose-gc", "--import", "tsx", path.join(ROOT, "lib", "server", "main.ts"), "--no-ui"],
+    [...SERVER_NODE_FLAGS, "--import", "tsx", path.join(ROOT, "lib", "server", "main.ts"), "--no-ui"],
     {
       cwd: ROOT,
       env: {
         // As `npm start` runs it (scripts/start.mjs).
-        MALLOC_MMAP_THRESHOLD_: "131072",
+        ...SERVER_ENV,
         ...process.env,
         NODE_ENV: "production",
         PORT: "0",
@@ -175,6 +176,19 @@ function neverReading(url: string, sessionId: string): { req: http.ClientRequest
   return { req, agent, closed };
 }
 
+/** The process's RSS once it moved by less than 2 MiB over 3 s (sampled every 250 ms), or after `maxMs`. */
+async function steadyRss(pid: number, maxMs: number): Promise<number> {
+  const window: number[] = [];
+  const until = performance.now() + maxMs;
+  for (;;) {
+    window.push(rssOf(pid));
+    if (window.length > 12) window.shift();
+    if (window.length === 12 && Math.max(...window) - Math.min(...window) < 2 * 1_048_576) return window.at(-1)!;
+    if (performance.now() > until) return window.at(-1)!;
+    await sleep(250);
+  }
+}
+
 export const consoleSection: ScaleSection<ConsoleScaleResult> = {
   name: "console",
 
@@ -229,9 +243,12 @@ export const consoleSection: ScaleSection<ConsoleScaleResult> = {
         `  search "${text}": ${search.total} match(es); catalog query ${fmt(search.queryMs, 2)} ms (median of 7), ListSessionPage round trip ${fmt(search.roundTripMs, 1)} ms`,
       );
 
-      // Four never-reading browser streams on the large session.
-      await sleep(3_000);
-      const baseline = rssOf(p.pid);
+      // Four never-reading browser streams on the large session, once the console's RSS is
+      // steady (within 2 MiB over 3 s, at most 60 s): after a warm start it still follows the
+      // open sessions for a while, and that growth is not the streams'.
+      const settle0 = performance.now();
+      const baseline = await steadyRss(p.pid, 60_000);
+      ctx.say(`  RSS steady at ${mib(baseline)} after ${fmt((performance.now() - settle0) / 1000, 1)} s`);
       const streams = Array.from({ length: STREAMS }, () => neverReading(p.url, ctx.bigSessionId));
       let peak = baseline;
       const until = performance.now() + CONNECTED_MS;
