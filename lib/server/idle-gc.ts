@@ -31,7 +31,7 @@ export interface IdleCollectorOptions {
   quietMs?: number;
   /** At most one collection this often. Default 60 s. */
   minIntervalMs?: number;
-  /** Growth since the last collection that makes one worth it. Default 32 MiB. */
+  /** Growth since the last collection once streams ended that makes one worth it. Default 8 MiB (a collection at most once per `minIntervalMs`, so a low bar costs little). */
   growthBytes?: number;
   now?: () => number;
   /** While streams send: payload bytes between two looks at memory. Default 4 MiB; 0 = no collection while they send. */
@@ -74,9 +74,9 @@ export class IdleCollector {
   constructor(private readonly o: IdleCollectorOptions) {
     this.quietMs = o.quietMs ?? 5_000;
     this.minIntervalMs = o.minIntervalMs ?? 60_000;
-    this.growthBytes = o.growthBytes ?? 32 * 1_048_576;
-    this.busyStepBytes = o.busyStepBytes ?? 4 * 1_048_576;
-    this.busyGrowthBytes = o.busyGrowthBytes ?? 16 * 1_048_576;
+    this.growthBytes = o.growthBytes ?? 8 * 1_048_576;
+    this.busyStepBytes = o.busyStepBytes ?? 2 * 1_048_576;
+    this.busyGrowthBytes = o.busyGrowthBytes ?? 8 * 1_048_576;
     this.busyIntervalMs = o.busyIntervalMs ?? 250;
     this.now = o.now ?? Date.now;
     this.baseline = o.memory();
