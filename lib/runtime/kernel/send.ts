@@ -2,8 +2,9 @@
 // of PROTOCOL.md §2.4, §3.1 and §3.3 (the rules themselves are admission.ts).
 // Signals and Progress are fanned out and never stored; a SessionStart makes
 // a resident session; any other envelope goes to its resident session, or is
-// answered from a closed one's index rows. An Ack waits until the record is
-// durable (writes.ts); a retry of an admitted message gets the same Ack.
+// answered from what is stored of a closed one (its index row, its message
+// ids). An Ack waits until the record is durable (writes.ts); a retry of an
+// admitted message gets the same Ack.
 import { create, toBinary } from "@bufbuild/protobuf";
 import { CORE_TYPES, DEFAULT_POLICY_ID } from "@/lib/macp/constants";
 import { AckSchema, EnvelopeSchema, MACPErrorSchema, SessionState, type Ack, type Envelope } from "@/lib/gen/macp/v1/envelope_pb";
