@@ -8,20 +8,21 @@
 //   `raiseOnNack: false`);
 // - inline StreamSession errors throw MacpStreamError;
 // - transport failures and gRPC statuses stay ConnectError.
+//
+// Reaching the runtime (address, TLS, credentials, the HTTP/2 session) is
+// connection.ts; this file is the calls and their retry and error contract.
 
-import fs from "node:fs";
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import { Code, ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
-import { createGrpcTransport, type Http2SessionManager } from "@connectrpc/connect-node";
-import { createSessionManager } from "./http2-session";
-import {
+import { Code, ConnectError, type Client } from "@connectrpc/connect";
+import type { Http2SessionManager } from "@connectrpc/connect-node";
+import type {
+  AgentManifest,
+  InitializeResponse,
   MACPRuntimeService,
-  type AgentManifest,
-  type InitializeResponse,
-  type ModeDescriptor,
-  type SessionLifecycleEvent,
-  type SessionMetadata,
-  type StreamSessionRequestSchema,
+  ModeDescriptor,
+  SessionLifecycleEvent,
+  SessionMetadata,
+  StreamSessionRequestSchema,
 } from "@/lib/gen/macp/v1/core_pb";
 import type { Ack, Envelope } from "@/lib/gen/macp/v1/envelope_pb";
 import { PolicyDescriptorSchema, type PolicyDescriptor } from "@/lib/gen/macp/v1/policy_pb";
@@ -29,19 +30,11 @@ import { MACP_VERSION } from "@/lib/macp/constants";
 import type { SessionEvent } from "@/lib/macp/projections/types";
 import { AsyncQueue } from "@/lib/base/async-queue";
 import { linkedController, sleep } from "@/lib/base/abort";
-import { authHeaders, authSender, type AuthConfig } from "./auth";
+import { authSender, type AuthConfig } from "./auth";
+import { connectRuntime, type ConnectionOptions } from "./connection";
 import { MacpAckError, MacpStreamError, MacpUsageError } from "./errors";
 
-export const DEFAULT_RUNTIME_ADDRESS = "127.0.0.1:50051";
-
-export interface TlsOptions {
-  /** PEM file with the CA (or self-signed certificate) to trust. */
-  caPath?: string;
-  /** PEM text or bytes of the CA to trust. */
-  ca?: string | Uint8Array;
-  /** TLS server name, when it differs from the host in the address. */
-  serverName?: string;
-}
+export { DEFAULT_RUNTIME_ADDRESS, runtimeBaseUrl, type ConnectionOptions, type TlsOptions } from "./connection";
 
 export interface RetryOptions {
   /** Total attempts per call, the first included. Default 3. */
@@ -50,14 +43,7 @@ export interface RetryOptions {
   backoffMs: number;
 }
 
-export interface MacpClientOptions {
-  /** `host:port`, `http://host:port` (h2c) or `https://host:port` (TLS). Default 127.0.0.1:50051. */
-  address?: string;
-  auth?: AuthConfig;
-  /** Use TLS: `true`, or options with a CA to trust. Implied by an https:// address or `caPath`. */
-  tls?: boolean | TlsOptions;
-  /** Shorthand for `tls: { caPath }`. */
-  caPath?: string;
+export interface MacpClientOptions extends ConnectionOptions {
   /** Deadline for unary calls. Default 15 s. */
   defaultTimeoutMs?: number;
   /** Retry policy for Send when the runtime is unreachable or reports INTERNAL_ERROR. */
@@ -96,29 +82,6 @@ export type PolicyInit = MessageInitShape<typeof PolicyDescriptorSchema>;
 
 type Frame = MessageInitShape<typeof StreamSessionRequestSchema>;
 
-/** Normalise `host:port` or a URL into the base URL connect-node expects. */
-export function runtimeBaseUrl(address: string, tls = false): string {
-  const raw = address.trim();
-  if (raw === "") throw new MacpUsageError("runtime address is empty");
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(raw)?.[1]?.toLowerCase();
-  let url: URL;
-  if (scheme === undefined) {
-    url = new URL(`${tls ? "https" : "http"}://${raw}`);
-  } else {
-    const mapped = scheme === "grpc" ? "http" : scheme === "grpcs" ? "https" : scheme;
-    if (mapped !== "http" && mapped !== "https") {
-      throw new MacpUsageError(`unsupported runtime address scheme "${scheme}://" (use host:port, http:// or https://)`);
-    }
-    url = new URL(`${tls && mapped === "http" ? "https" : mapped}://${raw.slice(scheme.length + 3)}`);
-  }
-  if (url.pathname !== "/" && url.pathname !== "") {
-    throw new MacpUsageError(`runtime address must not have a path: ${address}`);
-  }
-  // A bare host gets the MACP default port; a URL keeps its scheme's default.
-  if (scheme === undefined && !/:\d+$/.test(raw)) url.port = "50051";
-  return `${url.protocol}//${url.host}`;
-}
-
 export class MacpClient {
   readonly baseUrl: string;
   readonly auth?: AuthConfig;
@@ -137,41 +100,16 @@ export class MacpClient {
   private closed = false;
 
   constructor(options: MacpClientOptions = {}) {
-    const tlsOpts: TlsOptions | undefined = typeof options.tls === "object" ? options.tls : options.tls || options.caPath ? {} : undefined;
-    const caPath = tlsOpts?.caPath ?? options.caPath;
-    this.baseUrl = runtimeBaseUrl(options.address ?? DEFAULT_RUNTIME_ADDRESS, tlsOpts !== undefined);
-    this.secure = this.baseUrl.startsWith("https:");
+    const connection = connectRuntime(options);
+    this.baseUrl = connection.baseUrl;
+    this.secure = connection.secure;
+    this.rpc = connection.rpc;
+    this.sessionManager = connection.sessionManager;
     this.auth = options.auth;
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? 15_000;
     this.retry = { attempts: Math.max(1, options.retry?.attempts ?? 3), backoffMs: options.retry?.backoffMs ?? 150 };
     this.clientName = options.clientName ?? "baton-agent";
     this.clientVersion = options.clientVersion ?? "0.1.0";
-
-    let ca: string | Uint8Array | undefined = tlsOpts?.ca;
-    if (caPath !== undefined) {
-      try {
-        ca = fs.readFileSync(caPath);
-      } catch (e) {
-        throw new MacpUsageError(`cannot read CA file ${caPath}: ${(e as Error).message}`);
-      }
-    }
-    const nodeOptions = this.secure
-      ? {
-          ...(ca !== undefined ? { ca: typeof ca === "string" ? ca : Buffer.from(ca) } : {}),
-          ...(tlsOpts?.serverName ? { servername: tlsOpts.serverName } : {}),
-        }
-      : {};
-    this.sessionManager = createSessionManager(this.baseUrl, { pingIntervalMs: 30_000 }, nodeOptions);
-    const interceptors: Interceptor[] = [];
-    if (options.auth) {
-      const headers = authHeaders(options.auth);
-      interceptors.push((next) => (req) => {
-        for (const [k, v] of Object.entries(headers)) req.header.set(k, v);
-        return next(req);
-      });
-    }
-    const transport = createGrpcTransport({ baseUrl: this.baseUrl, sessionManager: this.sessionManager, interceptors });
-    this.rpc = createClient(MACPRuntimeService, transport);
   }
 
   /** The identity envelopes are sent as, when the credential names it. */

@@ -25,7 +25,7 @@ import type { AuthResolver } from "./auth";
 import { AsyncQueue, QueueOverflowError } from "@/lib/base/async-queue";
 import type { RuntimeConfig } from "./config";
 import type { Kernel, Logger } from "./kernel";
-import { closeOnAbort, once, requireIdentity } from "./server";
+import { closeOnAbort, once, requireIdentity } from "./rpc-common";
 import type { StoredListRow } from "./store/types";
 import { StoreCorruptionError } from "./store/types";
 import type { Subscriptions } from "./subscriptions";

@@ -27,26 +27,19 @@
 // catalog-service.ts). A closed session's row is final; its fold leaves
 // memory with it. A store migrated from schema v2 gets the rows of its
 // sessions by a background backfill after start.
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import { CORE_TYPES, DEFAULT_POLICY_ID, MACP_VERSION, RUNTIME_SENDER } from "@/lib/macp/constants";
-import { AckSchema, EnvelopeSchema, MACPErrorSchema, SessionState, type Ack, type Envelope } from "@/lib/gen/macp/v1/envelope_pb";
-import {
-  SessionCancelPayloadSchema,
-  SessionLifecycleEventSchema,
-  SessionLifecycleEvent_EventType as EventType,
-  SessionResumePayloadSchema,
-  SessionSuspendPayloadSchema,
-  type SessionMetadata,
-} from "@/lib/gen/macp/v1/core_pb";
-import { PolicyDescriptorSchema, type PolicyDescriptor } from "@/lib/gen/macp/v1/policy_pb";
+//
+// This file is the kernel's face: open and close, reads, list rows and
+// policies. Send is send.ts, expiry and Cancel/Suspend/Resume lifecycle.ts,
+// and both write through writes.ts.
+import { fromBinary } from "@bufbuild/protobuf";
+import { EnvelopeSchema, type Ack, type Envelope } from "@/lib/gen/macp/v1/envelope_pb";
+import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
+import type { PolicyDescriptor } from "@/lib/gen/macp/v1/policy_pb";
 import type { Identity } from "../auth";
 import type { RuntimeConfig } from "../config";
-import { MacpRejection, reject } from "../errors";
-import { bindPolicy, DEFAULT_POLICY, hasCommitmentAuthority, type BoundPolicy } from "../policy";
 import { SlidingWindowLimiter } from "../rate-limit";
-import type { LogRecord, RecordKind, StoredListRow, Store, StoreReadStats } from "../store/types";
+import type { StoredListRow, Store, StoreReadStats } from "../store/types";
 import { StoreCorruptionError } from "../store/types";
-import { applyInSession, checkAmbient, checkCaller, checkShape, checkStart } from "./admission";
 import {
   Fanout,
   type Delivered,
@@ -57,19 +50,16 @@ import {
   type SessionListener,
   type SignalListener,
 } from "./fanout";
+import { Lifecycle } from "./lifecycle";
 import { backfillListRows, HISTORY_PAGE_BYTES, HISTORY_PAGE_RECORDS } from "./list-rows";
 import { PolicyRegistry } from "./policies";
 import { Residents } from "./residents";
-import {
-  createSession,
-  decodeMetadata,
-  residentListRow,
-  sessionMetadata,
-  sessionSummary,
-  type ClosedSession,
-  type Session,
-} from "./session";
+import { SendPath } from "./send";
+import { decodeMetadata, residentListRow, sessionMetadata } from "./session";
 import { encodeListSessions, snapshotItems } from "./snapshot";
+import { SessionWrites } from "./writes";
+
+export { ControlError } from "./lifecycle";
 
 /** What the kernel read from storage when it opened. */
 export interface LoadReport {
@@ -87,11 +77,6 @@ export interface LoadReport {
 }
 
 const now = (): number => Date.now();
-
-function rejection(err: unknown): MacpRejection {
-  if (err instanceof MacpRejection) return err;
-  return new MacpRejection("INTERNAL_ERROR", `internal error: ${(err as Error)?.message ?? String(err)}`);
-}
 
 export interface KernelOptions {
   store: Store;
@@ -112,31 +97,42 @@ export class Kernel {
   private readonly stopListRows: () => void;
   /** The list-row backfill of a store migrated from schema v2, while it runs. */
   private backfill: Promise<void> | null = null;
-  private readonly limiters: { starts: SlidingWindowLimiter; messages: SlidingWindowLimiter };
+  /** Send (send.ts), and expiry and control (lifecycle.ts), both writing through writes.ts. */
+  private readonly sendPath: SendPath;
+  private readonly lifecycle: Lifecycle;
   private readonly store: Store;
   private readonly log: Logger;
-  private readonly clock: () => number;
-  private readonly cfg: KernelOptions["config"];
   private sweepTimer: NodeJS.Timeout | null = null;
-  /** Bumped on every rebuild after a storage failure. */
-  private generation = 0;
   private closed = false;
 
   private constructor(opts: KernelOptions) {
     this.store = opts.store;
     this.log = opts.logger;
-    this.clock = opts.clock ?? now;
-    this.cfg = opts.config;
-    this.limiters = {
-      starts: new SlidingWindowLimiter(opts.config.sessionStartsPerMinute),
-      messages: new SlidingWindowLimiter(opts.config.messagesPerMinute),
-    };
+    const clock = opts.clock ?? now;
     this.residents = new Residents(this.store, this.log, {
       maxEntries: opts.config.closedSessionCache ?? 1024,
       maxBytes: opts.config.closedSessionCacheBytes ?? 16_777_216,
     });
     this.fanout = new Fanout(this.log);
-    this.policies = new PolicyRegistry(this.store, this.clock, (all) => this.fanout.policiesChanged(all));
+    this.policies = new PolicyRegistry(this.store, clock, (all) => this.fanout.policiesChanged(all));
+    const writes = new SessionWrites(this.store, this.residents, this.policies, this.fanout, this.log, clock);
+    this.lifecycle = new Lifecycle(this.residents, writes, this.log, clock, opts.config.maxSuspendMs);
+    this.sendPath = new SendPath({
+      store: this.store,
+      residents: this.residents,
+      policies: this.policies,
+      fanout: this.fanout,
+      writes,
+      lifecycle: this.lifecycle,
+      limiters: {
+        starts: new SlidingWindowLimiter(opts.config.sessionStartsPerMinute),
+        messages: new SlidingWindowLimiter(opts.config.messagesPerMinute),
+      },
+      maxPayloadBytes: opts.config.maxPayloadBytes,
+      log: this.log,
+      clock,
+      closed: () => this.closed,
+    });
     this.stopListRows = this.store.onListRows((rows) => this.fanout.listRowsWritten(rows));
   }
 
@@ -235,339 +231,27 @@ export class Kernel {
     return this.loaded;
   }
 
-  // ------------------------------------------------------------- admission
+  // ------------------------------------------- Send, control and expiry
 
-  /** Submit one envelope (the Send RPC). Never throws: the verdict is in the Ack. */
-  async send(identity: Identity | null, input: Envelope): Promise<Ack> {
-    const env = create(EnvelopeSchema, input);
-    try {
-      return await this.admit(identity, env);
-    } catch (e) {
-      const r = rejection(e);
-      if (r.code === "INTERNAL_ERROR") this.log.error({ err: e, sessionId: env.sessionId }, "internal error during admission");
-      return this.ack(env, false, false, SessionState.UNSPECIFIED, r);
-    }
+  /** Submit one envelope (the Send RPC). Never throws: the verdict is in the Ack (send.ts). */
+  send(identity: Identity | null, input: Envelope): Promise<Ack> {
+    return this.sendPath.send(identity, input);
   }
 
-  private ack(env: Envelope, ok: boolean, duplicate: boolean, state: SessionState, err?: MacpRejection): Ack {
-    return create(AckSchema, {
-      ok,
-      duplicate,
-      messageId: env.messageId,
-      sessionId: env.sessionId,
-      acceptedAtUnixMs: BigInt(this.clock()),
-      sessionState: state,
-      error: err
-        ? create(MACPErrorSchema, {
-            code: err.code,
-            message: err.message,
-            sessionId: env.sessionId,
-            messageId: env.messageId,
-            details: err.details ? new TextEncoder().encode(JSON.stringify(err.details)) : new Uint8Array(),
-          })
-        : undefined,
-    });
-  }
-
-  private async admit(identity: Identity | null, env: Envelope): Promise<Ack> {
-    if (this.closed) reject("INTERNAL_ERROR", "runtime is shutting down");
-    checkShape(env, this.cfg.maxPayloadBytes);
-    const at = this.clock();
-    checkCaller(identity, env, at, this.limiters);
-    if (env.messageType === CORE_TYPES.Signal || env.messageType === CORE_TYPES.Progress) {
-      // Signals and Progress are fanned out, never stored (an ambient Progress has no session).
-      checkAmbient(env);
-      this.fanout.signal(env);
-      return this.ack(env, true, false, SessionState.OPEN);
-    }
-    if (env.messageType === CORE_TYPES.SessionStart) return this.admitStart(identity, env, at);
-    return this.admitInSession(env, at);
-  }
-
-  private async admitStart(identity: Identity, env: Envelope, at: number): Promise<Ack> {
-    const { handler, payload: p } = checkStart(env);
-    const existing = this.residents.get(env.sessionId);
-    if (existing) {
-      if (existing.dedup.has(env.messageId)) {
-        await existing.tail.catch(() => undefined);
-        const again = this.residents.get(env.sessionId);
-        if (again?.dedup.has(env.messageId)) return this.ack(env, true, true, again.state);
-        return this.admitStart(identity, env, at);
-      }
-      reject("SESSION_ALREADY_EXISTS", `session ${env.sessionId} already exists`);
-    }
-    const closed = this.residents.closed(env.sessionId);
-    if (closed) {
-      if (this.store.hasMessage(closed.id, env.messageId)) return this.ack(env, true, true, closed.state);
-      reject("SESSION_ALREADY_EXISTS", `session ${env.sessionId} already exists`);
-    }
-    if (identity.maxOpenSessions !== undefined) {
-      const n = this.residents.countOpen((s) => s.initiator === env.sender && at <= s.deadlineMs);
-      if (n >= identity.maxOpenSessions)
-        reject("RATE_LIMITED", `${env.sender} already has ${n} open sessions (limit ${identity.maxOpenSessions})`);
-    }
-    const policyId = p.policyVersion === "" ? DEFAULT_POLICY_ID : p.policyVersion;
-    let policy: BoundPolicy = DEFAULT_POLICY;
-    if (policyId !== DEFAULT_POLICY_ID) {
-      const d = this.policies.registered(policyId);
-      if (!d) reject("UNKNOWN_POLICY_VERSION", `policy "${policyId}" is not registered`);
-      policy = bindPolicy(d as PolicyDescriptor, env.mode);
-    }
-    if (policy.descriptor.mode !== "*" && policy.descriptor.mode !== env.mode) {
-      reject("INVALID_POLICY_DEFINITION", `policy "${policyId}" applies to ${policy.descriptor.mode}, not ${env.mode}`);
-    }
-    const startErr = handler.validateStart(env.sender, new Set(p.participants));
-    if (startErr) reject("INVALID_ENVELOPE", startErr);
-
-    const s = createSession(env, policy, at);
-    s.durableSeq = 0;
-    this.residents.add(s);
-    const record: LogRecord = {
-      sessionId: s.id,
-      kind: "envelope",
-      seq: 1,
-      recvMs: at,
-      envelope: toBinary(EnvelopeSchema, env),
-      messageId: env.messageId,
-      boundPolicy: policy === DEFAULT_POLICY ? undefined : toBinary(PolicyDescriptorSchema, policy.descriptor),
-    };
-    await this.persist(s, [record], true, () => {
-      this.publish(s, 1, env);
-      this.emitLifecycle(EventType.CREATED, s);
-    });
-    return this.ack(env, true, false, SessionState.OPEN);
-  }
-
-  private async admitInSession(env: Envelope, at: number): Promise<Ack> {
-    const s = this.residents.get(env.sessionId);
-    if (!s) return this.admitToClosed(env);
-    if (s.dedup.has(env.messageId)) {
-      // A retry of something already admitted: answer once it is durable.
-      await s.tail.catch(() => undefined);
-      const again = this.residents.get(env.sessionId);
-      if (again?.dedup.has(env.messageId)) return this.ack(env, true, true, again.state);
-      return this.admitInSession(env, this.clock());
-    }
-    if (env.mode !== s.mode) reject("INVALID_ENVELOPE", `session ${s.id} is in mode ${s.mode}, not ${env.mode}`);
-    if (s.state === SessionState.OPEN && at > s.deadlineMs) {
-      this.expire(s, at);
-      reject("SESSION_NOT_OPEN", `session ${s.id} expired (TtlExpired)`);
-    }
-    if (s.state !== SessionState.OPEN) reject("SESSION_NOT_OPEN", `session ${s.id} is ${SessionState[s.state]}`);
-    const resolved = applyInSession(s, env, at);
-    if (resolved) this.residents.resolved(s);
-    const seq = s.seq;
-    const record: LogRecord = {
-      sessionId: s.id,
-      kind: "envelope",
-      seq,
-      recvMs: at,
-      envelope: toBinary(EnvelopeSchema, env),
-      messageId: env.messageId,
-    };
-    // The session's index row is rewritten when its state changes (here: when it resolves).
-    await this.persist(s, [record], resolved, () => {
-      this.publish(s, seq, env);
-      if (resolved) {
-        this.emitLifecycle(EventType.RESOLVED, s);
-        this.residents.retire(s);
-      }
-    });
-    return this.ack(env, true, false, s.state);
-  }
-
-  /** A non-start envelope for a session that is not resident: a closed one, or none. */
-  private admitToClosed(env: Envelope): Ack {
-    const c = this.residents.closed(env.sessionId);
-    if (!c) return reject("SESSION_NOT_FOUND", `session ${env.sessionId} does not exist`);
-    // A late resend of something the session accepted: the same duplicate Ack as while it was resident.
-    if (this.store.hasMessage(c.id, env.messageId)) return this.ack(env, true, true, c.state);
-    if (env.mode !== c.mode) reject("INVALID_ENVELOPE", `session ${c.id} is in mode ${c.mode}, not ${env.mode}`);
-    return reject("SESSION_NOT_OPEN", `session ${c.id} is ${SessionState[c.state]}`);
-  }
-
-  /**
-   * Hand records to the store; run `onDurable` once they are on disk. With
-   * `summarise` (the session started or changed state), the session's row in
-   * the store's session index is rewritten in the same transaction; a closed
-   * session is answered from that row. Its live metadata while it is open is
-   * served from memory, so plain envelopes do not rewrite it. The session's
-   * list row is written with every record (see listRow). On a storage
-   * failure the kernel reloads from the store and the caller gets
-   * INTERNAL_ERROR (the message was not accepted; retrying is safe).
-   */
-  private async persist(s: Session, records: LogRecord[], summarise: boolean, onDurable: () => void): Promise<void> {
-    const gen = this.generation;
-    for (const r of records) if (r.recvMs > s.touchedMs) s.touchedMs = r.recvMs;
-    const write = this.store.append(records, summarise ? [sessionSummary(s)] : undefined, [residentListRow(s)]);
-    s.tail = write;
-    try {
-      await write;
-    } catch (e) {
-      if (gen === this.generation) {
-        this.generation++;
-        this.log.error({ err: e, sessionId: s.id }, "storage commit failed; rebuilding runtime state from storage");
-        try {
-          this.policies.load();
-          this.residents.reload();
-        } catch (e2) {
-          this.log.error({ err: e2 }, "rebuild after storage failure failed");
-        }
-      }
-      reject("INTERNAL_ERROR", `storage failure: ${(e as Error).message}`);
-    }
-    if (gen !== this.generation) reject("INTERNAL_ERROR", "storage failure in the same commit group");
-    onDurable();
-  }
-
-  /** A resident session (with lazy expiry) or a closed one. */
-  private find(sessionId: string): Session | ClosedSession | undefined {
-    const s = this.lookup(sessionId);
-    if (s) return s;
-    const c = this.residents.closed(sessionId);
-    return c ?? this.residents.get(sessionId);
-  }
-
-  private publish(s: Session, seq: number, env: Envelope): void {
-    s.durableSeq = seq;
-    this.fanout.publish(s.id, { sequence: seq, envelope: env });
-  }
-
-  private emitLifecycle(type: EventType, s: Session): void {
-    this.fanout.lifecycleEvent(() =>
-      create(SessionLifecycleEventSchema, {
-        eventType: type,
-        session: sessionMetadata(s),
-        observedAtUnixMs: BigInt(this.clock()),
-      }),
-    );
-  }
-
-  // --------------------------------------------------- expiry and control
-
-  private annotation(s: Session, type: string, payload: Uint8Array, at: number): Envelope {
-    return create(EnvelopeSchema, {
-      macpVersion: MACP_VERSION,
-      mode: s.mode,
-      messageType: type,
-      messageId: "",
-      sessionId: s.id,
-      sender: RUNTIME_SENDER,
-      timestampUnixMs: BigInt(at),
-      payload,
-    });
-  }
-
-  private writeAnnotation(s: Session, kind: RecordKind, env: Envelope, at: number, onDurable: () => void): Promise<void> {
-    return this.persist(s, [{ sessionId: s.id, kind, seq: 0, recvMs: at, envelope: toBinary(EnvelopeSchema, env) }], true, onDurable);
-  }
-
-  private expire(s: Session, at: number): void {
-    this.residents.setState(s, SessionState.EXPIRED);
-    this.writeAnnotation(s, "expire", this.annotation(s, CORE_TYPES.TtlExpired, new Uint8Array(), at), at, () => {
-      this.emitLifecycle(EventType.EXPIRED, s);
-      this.residents.retire(s);
-    }).catch((e) => this.log.warn({ err: e, sessionId: s.id }, "could not record expiry; it will be retried"));
+  /** Cancel / Suspend / Resume. Throws ControlError for gRPC-status failures (lifecycle.ts). */
+  control(identity: Identity, op: "cancel" | "suspend" | "resume", sessionId: string, reason: string): Promise<Ack> {
+    return this.lifecycle.control(identity, op, sessionId, reason);
   }
 
   /** Expire OPEN sessions whose deadline has passed, even with no traffic. */
   sweep(): void {
-    const at = this.clock();
-    for (const s of this.residents.open()) if (at > s.deadlineMs) this.expire(s, at);
-  }
-
-  /** Look up a session, applying lazy expiry. */
-  private lookup(sessionId: string): Session | undefined {
-    const s = this.residents.get(sessionId);
-    if (s && s.state === SessionState.OPEN && this.clock() > s.deadlineMs) this.expire(s, this.clock());
-    return s;
-  }
-
-  private controlAck(s: { id: string; state: SessionState }, ok: boolean, err?: MacpRejection): Ack {
-    return create(AckSchema, {
-      ok,
-      messageId: "",
-      sessionId: s.id,
-      acceptedAtUnixMs: BigInt(this.clock()),
-      sessionState: ok ? s.state : SessionState.UNSPECIFIED,
-      error: err ? create(MACPErrorSchema, { code: err.code, message: err.message, sessionId: s.id }) : undefined,
-    });
-  }
-
-  /** Cancel / Suspend / Resume. Throws ControlError for gRPC-status failures. */
-  async control(identity: Identity, op: "cancel" | "suspend" | "resume", sessionId: string, reason: string): Promise<Ack> {
-    const found = this.find(sessionId);
-    if (!found) throw new ControlError("not_found", `session ${sessionId} does not exist`);
-    if (!("handler" in found)) return this.controlClosed(identity, op, found);
-    const s = found;
-    const allowed =
-      identity.sender === s.initiator || hasCommitmentAuthority(s.policy.rules, identity.sender, s.initiator, s.ctx.participants);
-    if (!allowed) throw new ControlError("permission_denied", `${identity.sender} may not ${op} session ${sessionId}`);
-    const at = this.clock();
-    if (op === "cancel") {
-      if (s.state !== SessionState.OPEN && s.state !== SessionState.SUSPENDED) return this.controlAck(s, true);
-      this.residents.setState(s, SessionState.CANCELLED);
-      const payload = toBinary(SessionCancelPayloadSchema, create(SessionCancelPayloadSchema, { reason, cancelledBy: identity.sender }));
-      await this.writeAnnotation(s, "cancel", this.annotation(s, CORE_TYPES.SessionCancel, payload, at), at, () => {
-        this.emitLifecycle(EventType.CANCELLED, s);
-        this.residents.retire(s);
-      });
-      return this.controlAck(s, true);
-    }
-    if (op === "suspend") {
-      if (s.state !== SessionState.OPEN) {
-        return this.controlAck(s, false, new MacpRejection("SESSION_NOT_OPEN", `session is ${SessionState[s.state]}`));
-      }
-      this.residents.setState(s, SessionState.SUSPENDED);
-      s.suspendedAtMs = at;
-      const payload = toBinary(SessionSuspendPayloadSchema, create(SessionSuspendPayloadSchema, { reason, suspendedBy: identity.sender }));
-      await this.writeAnnotation(s, "suspend", this.annotation(s, CORE_TYPES.SessionSuspend, payload, at), at, () =>
-        this.emitLifecycle(EventType.SUSPENDED, s),
-      );
-      return this.controlAck(s, true);
-    }
-    if (s.state !== SessionState.SUSPENDED) {
-      return this.controlAck(s, false, new MacpRejection("SESSION_NOT_OPEN", `session is ${SessionState[s.state]}, not SUSPENDED`));
-    }
-    const banked = Math.max(0, at - s.suspendedAtMs);
-    if (s.suspendedTotalMs + banked > this.cfg.maxSuspendMs) {
-      this.expire(s, at);
-      await s.tail.catch(() => undefined);
-      return this.controlAck(
-        s,
-        false,
-        new MacpRejection("SESSION_NOT_OPEN", "cumulative suspension exceeded the cap; the session expired"),
-      );
-    }
-    s.suspendedTotalMs += banked;
-    s.deadlineMs += banked;
-    s.suspendedAtMs = 0;
-    this.residents.setState(s, SessionState.OPEN);
-    const payload = toBinary(
-      SessionResumePayloadSchema,
-      create(SessionResumePayloadSchema, { reason, resumedBy: identity.sender, bankedMs: BigInt(banked) }),
-    );
-    await this.writeAnnotation(s, "resume", this.annotation(s, CORE_TYPES.SessionResume, payload, at), at, () =>
-      this.emitLifecycle(EventType.RESUMED, s),
-    );
-    return this.controlAck(s, true);
-  }
-
-  /** Cancel / Suspend / Resume of a closed session: the same answers as while it was resident. */
-  private controlClosed(identity: Identity, op: "cancel" | "suspend" | "resume", c: ClosedSession): Ack {
-    const allowed =
-      identity.sender === c.initiator ||
-      hasCommitmentAuthority(this.residents.closedPolicy(c).rules, identity.sender, c.initiator, c.participants);
-    if (!allowed) throw new ControlError("permission_denied", `${identity.sender} may not ${op} session ${c.id}`);
-    if (op === "cancel") return this.controlAck(c, true);
-    if (op === "suspend") return this.controlAck(c, false, new MacpRejection("SESSION_NOT_OPEN", `session is ${SessionState[c.state]}`));
-    return this.controlAck(c, false, new MacpRejection("SESSION_NOT_OPEN", `session is ${SessionState[c.state]}, not SUSPENDED`));
+    this.lifecycle.sweep();
   }
 
   // ---------------------------------------------------------------- reads
 
   getSession(sessionId: string): { metadata: SessionMetadata; initiator: string; participants: ReadonlySet<string> } | undefined {
-    const found = this.find(sessionId);
+    const found = this.lifecycle.find(sessionId);
     if (!found) return undefined;
     if ("handler" in found) return { metadata: sessionMetadata(found), initiator: found.initiator, participants: found.ctx.participants };
     return { metadata: found.metadata, initiator: found.initiator, participants: found.participants };
@@ -718,15 +402,5 @@ export class Kernel {
   watchPolicies(listener: PolicyListener): { snapshot: PolicyDescriptor[]; close: () => void } {
     this.fanout.policies.add(listener);
     return { snapshot: this.policies.list(), close: () => this.fanout.policies.delete(listener) };
-  }
-}
-
-export class ControlError extends Error {
-  constructor(
-    readonly kind: "not_found" | "permission_denied",
-    message: string,
-  ) {
-    super(message);
-    this.name = "ControlError";
   }
 }

@@ -1,8 +1,10 @@
-// The runtime store's SQLite schema: its migrations (user_version i → i + 1)
-// and the text of every statement the store prepares (sqlite.ts).
+// The runtime store's SQLite schema: its migrations (user_version i → i + 1),
+// the text of every statement the store prepares, and their prepared, typed
+// form (sqlite-store.ts, sqlite-commit.ts).
 import { randomUUID } from "node:crypto";
 import type Database from "better-sqlite3";
 import { sessionRowCrc } from "./row-crc";
+import type { ListRowRow, LogRow, PolicyRow, SessionRow } from "./sqlite-rows";
 import type { SessionIndexEntry } from "./types";
 
 export const SQLITE_FILE_NAME = "baton-runtime.sqlite";
@@ -193,3 +195,62 @@ export const SQL = {
     "INSERT INTO log (session_id, kind, seq, recv_ms, envelope, bound_policy, crc) " +
     "VALUES ('__test_fault__', '__test_fault__', 0, 0, X'', NULL, 0)",
 } as const;
+
+/** The statements above, prepared once per open with their parameter and row types. */
+export interface SqliteStatements {
+  insertLog: Database.Statement<[string, string, number, number, Uint8Array, Uint8Array | null, number]>;
+  selectAll: Database.Statement<[], LogRow>;
+  selectSession: Database.Statement<[string, number], LogRow>;
+  selectSessionPage: Database.Statement<[string, number, number, number], LogRow>;
+  selectAnnotations: Database.Statement<[string, number, number], LogRow>;
+  lastSeq: Database.Statement<[string], { seq: number }>;
+  lastPosition: Database.Statement<[], { last: number }>;
+  bumpRecords: Database.Statement<[number]>;
+  insertSession: Database.Statement<[string, number, number, string | null, number, number, Uint8Array | null, number]>;
+  updateSession: Database.Statement<[number, string | null, number, Uint8Array | null, number, string]>;
+  updateSessionResidency: Database.Statement<[number, string | null, number, number, Uint8Array | null, number, string]>;
+  selectSessionRow: Database.Statement<[string], SessionRow>;
+  listSessions: Database.Statement<[number, number, number], SessionRow>;
+  listResidentSessions: Database.Statement<[number, number, number], SessionRow>;
+  insertMessage: Database.Statement<[string, string, number]>;
+  selectMessage: Database.Statement<[string, string], { crc: number }>;
+  upsertPolicy: Database.Statement<[string, Uint8Array, number]>;
+  deletePolicy: Database.Statement<[string]>;
+  selectPolicies: Database.Statement<[], PolicyRow>;
+  upsertListRow: Database.Statement<[string, number, number, Uint8Array, string, number]>;
+  insertListRowIfMissing: Database.Statement<[string, number, number, Uint8Array, string, number]>;
+  selectListRows: Database.Statement<[number, number], ListRowRow>;
+  setListChange: Database.Statement<[number]>;
+  setMeta: Database.Statement<[string, string]>;
+  sessionsWithoutListRow: Database.Statement<[number, number], SessionRow>;
+}
+
+export function prepareStatements(db: Database.Database): SqliteStatements {
+  return {
+    insertLog: db.prepare(SQL.insertLog),
+    selectAll: db.prepare(SQL.selectAll),
+    selectSession: db.prepare(SQL.selectSession),
+    selectSessionPage: db.prepare(SQL.selectSessionPage),
+    selectAnnotations: db.prepare(SQL.selectAnnotations),
+    lastSeq: db.prepare(SQL.lastSeq),
+    lastPosition: db.prepare(SQL.lastPosition),
+    bumpRecords: db.prepare(SQL.bumpRecords),
+    insertSession: db.prepare(SQL.insertSession),
+    updateSession: db.prepare(SQL.updateSession),
+    updateSessionResidency: db.prepare(SQL.updateSessionResidency),
+    selectSessionRow: db.prepare(SQL.selectSessionRow),
+    listSessions: db.prepare(SQL.listSessions),
+    listResidentSessions: db.prepare(SQL.listResidentSessions),
+    insertMessage: db.prepare(SQL.insertMessage),
+    selectMessage: db.prepare(SQL.selectMessage),
+    upsertPolicy: db.prepare(SQL.upsertPolicy),
+    deletePolicy: db.prepare(SQL.deletePolicy),
+    selectPolicies: db.prepare(SQL.selectPolicies),
+    upsertListRow: db.prepare(SQL.upsertListRow),
+    insertListRowIfMissing: db.prepare(SQL.insertListRowIfMissing),
+    selectListRows: db.prepare(SQL.selectListRows),
+    setListChange: db.prepare(SQL.setListChange),
+    setMeta: db.prepare(SQL.setMeta),
+    sessionsWithoutListRow: db.prepare(SQL.sessionsWithoutListRow),
+  };
+}

@@ -1,72 +1,20 @@
 // SQLite-specific behaviour: file layout and pragmas, integrity checks,
-// locking, and recovery from a crash that tore the end of the WAL.
-import { spawn } from "node:child_process";
+// locking, and the integrity check at open. The session indexes are
+// sqlite-indexes.test.ts, recovery from a crash sqlite-crash.test.ts.
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import Database from "better-sqlite3";
 import pino from "pino";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type StoreLogger } from "./common";
 import { recordCrc } from "./row-crc";
 import { CLEAN_CLOSE_SUFFIX } from "./clean-close";
-import { openSqliteStore, SQL, SQLITE_FILE_NAME, type SqliteStore } from "./sqlite";
-import { StoreCorruptionError, type LogRecord } from "./types";
-import { inspectWalFile } from "./wal";
+import { dir, env, freshDirPerTest, openStore, recordingLogger, withRaw } from "./__fixtures__/sqlite-test-kit";
+import { SQL, SQLITE_FILE_NAME } from "./sqlite";
+import { StoreCorruptionError } from "./types";
 
 const enc = new TextEncoder();
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repoRoot = path.resolve(here, "../../..");
 
-function env(sessionId: string, seq: number, text = `${sessionId}#${seq}`): LogRecord {
-  return { sessionId, kind: "envelope", seq, recvMs: 1_700_000_000_000 + seq, envelope: enc.encode(text) };
-}
-
-interface LogLine {
-  level: "info" | "warn" | "error";
-  obj: object;
-  msg: string | undefined;
-}
-
-function recordingLogger(): StoreLogger & { lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  return {
-    lines,
-    info: (obj, msg) => void lines.push({ level: "info", obj, msg }),
-    warn: (obj, msg) => void lines.push({ level: "warn", obj, msg }),
-    error: (obj, msg) => void lines.push({ level: "error", obj, msg }),
-  };
-}
-
-/** Run `fn` on a plain connection to the (closed) store file. */
-function withRaw<T>(dir: string, fn: (db: Database.Database) => T): T {
-  const db = new Database(path.join(dir, SQLITE_FILE_NAME));
-  try {
-    return fn(db);
-  } finally {
-    db.close();
-  }
-}
-
-let dir: string;
-let open: SqliteStore[];
-
-function openStore(logger?: StoreLogger, at = dir, integrityCheck?: "auto" | "always"): SqliteStore {
-  const s = openSqliteStore({ dir: at, logger, integrityCheck });
-  open.push(s);
-  return s;
-}
-
-beforeEach(() => {
-  dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "baton-sqlite-")), "data");
-  open = [];
-});
-
-afterEach(async () => {
-  for (const s of open) await s.close().catch(() => undefined);
-  fs.rmSync(path.dirname(dir), { recursive: true, force: true });
-});
+freshDirPerTest();
 
 describe("sqlite store: file, pragmas and schema", () => {
   it("creates <dir>/baton-runtime.sqlite (dir mode 0700) in WAL mode with synchronous=FULL", async () => {
@@ -276,125 +224,6 @@ describe("sqlite store: integrity", () => {
   });
 });
 
-describe("sqlite store: schema v2 indexes", () => {
-  const v1Fixture = path.join(repoRoot, "tests", "integration", "__fixtures__", "v1-store", SQLITE_FILE_NAME);
-
-  it("migrates a v1 store in place, once: every session gets an unsummarised index row", async () => {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    fs.copyFileSync(v1Fixture, path.join(dir, SQLITE_FILE_NAME));
-    const v1 = withRaw(dir, (db) => ({
-      version: db.pragma("user_version", { simple: true }),
-      records: (db.prepare("SELECT COUNT(*) AS n FROM log").get() as { n: number }).n,
-      sessions: db
-        .prepare<[], { session_id: string; first: number; last_seq: number }>(
-          "SELECT session_id, MIN(position) AS first, MAX(seq) AS last_seq FROM log GROUP BY session_id ORDER BY first",
-        )
-        .all(),
-    }));
-    expect(v1.version).toBe(1);
-    expect(v1.sessions.length).toBeGreaterThan(5);
-
-    const s = openStore();
-    expect(s.openReport).toMatchObject({ schemaVersion: 3, recoveredRecords: v1.records, quickCheck: { ran: true } });
-    const rows = s.listSessions({ afterPosition: 0, limit: 100 });
-    expect(rows.map((r) => [r.sessionId, r.firstPosition, r.lastSeq])).toEqual(v1.sessions.map((r) => [r.session_id, r.first, r.last_seq]));
-    expect(rows.every((r) => r.status === null && r.metadata === null)).toBe(true);
-    expect(s.listSessions({ afterPosition: 0, limit: 100, residentOnly: true })).toHaveLength(rows.length);
-    expect(s.loadAll()).toHaveLength(v1.records); // every row still verifies
-    // Summarise one session; a reopen must not migrate again (the summary stays).
-    const first = rows[0] as { sessionId: string };
-    await s.indexSessions([
-      { summary: { sessionId: first.sessionId, status: "resolved", activityMs: 5, metadata: enc.encode("m") }, messageIds: ["x"] },
-    ]);
-    await s.append([{ ...env(first.sessionId, (rows[0] as { lastSeq: number }).lastSeq + 1), messageId: "y" }]);
-    await s.close();
-    const again = openStore();
-    expect(again.openReport).toMatchObject({ schemaVersion: 3, recoveredRecords: v1.records + 1 });
-    expect(again.getSession(first.sessionId)).toMatchObject({ status: "resolved", activityMs: 5 });
-    expect(again.hasMessage(first.sessionId, "x") && again.hasMessage(first.sessionId, "y")).toBe(true);
-    await again.close();
-    withRaw(dir, (db) => expect(db.pragma("user_version", { simple: true })).toBe(3));
-  });
-
-  it("detects a flipped byte in a session-index summary and in a message-id row", async () => {
-    const s = openStore();
-    await s.append(
-      [{ ...env("a", 1), messageId: "m1" }],
-      [{ sessionId: "a", status: "open", activityMs: 1, metadata: enc.encode("summary") }],
-    );
-    await s.close();
-    withRaw(dir, (db) => {
-      db.prepare("UPDATE sessions SET metadata = ? WHERE session_id = 'a'").run(Buffer.from("summarz"));
-      db.prepare("UPDATE messages SET crc = (crc + 1) % 4294967296 WHERE session_id = 'a'").run();
-    });
-    const again = openStore();
-    expect(() => again.getSession("a")).toThrow(StoreCorruptionError);
-    expect(() => again.getSession("a")).toThrow(/session index row for a: checksum mismatch/);
-    expect(() => again.listSessions({ afterPosition: 0, limit: 10 })).toThrow(StoreCorruptionError);
-    expect(() => again.hasMessage("a", "m1")).toThrow(/message index row \(a, m1\): checksum mismatch/);
-    // A store that saw damage does not vouch for the file at close: the next open checks it.
-    await again.close();
-    expect(fs.existsSync(again.path + CLEAN_CLOSE_SUFFIX)).toBe(false);
-  });
-
-  it("detects a flipped byte in a list row, and reads list rows through the change index", async () => {
-    const s = openStore();
-    await s.append(
-      [{ ...env("a", 1), messageId: "m1" }],
-      [{ sessionId: "a", status: "open", activityMs: 1, metadata: enc.encode("m") }],
-      [{ sessionId: "a", summary: enc.encode("row"), nextActors: ["agent://t"], final: false }],
-    );
-    expect(s.readListRows(0, 10)).toHaveLength(1);
-    await s.close();
-    withRaw(dir, (db) => {
-      const plan = db
-        .prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${SQL.selectListRows}`)
-        .all(0, 10)
-        .map((r) => r.detail)
-        .join("; ");
-      expect(plan).toMatch(/USING INDEX sqlite_autoindex_list_rows_2 \(change>\?\)/);
-      db.prepare("UPDATE list_rows SET next_actors = ? WHERE session_id = 'a'").run(JSON.stringify(["agent://u"]));
-    });
-    const again = openStore();
-    expect(() => again.readListRows(0, 10)).toThrow(/list row of a \(change 1\): checksum mismatch/);
-    await again.close();
-  });
-
-  it("reads pages, sessions, resident rows and message ids through indexes", async () => {
-    await openStore().close();
-    withRaw(dir, (db) => {
-      const plan = (sql: string, ...args: unknown[]): string =>
-        db
-          .prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`)
-          .all(...args)
-          .map((r) => r.detail)
-          .join(" | ");
-      expect(plan(SQL.selectSessionPage, "s", 0, 10, 5)).toMatch(
-        /SEARCH log USING INDEX log_session_seq \(session_id=\? AND seq>\? AND seq<\?\)/,
-      );
-      expect(plan(SQL.selectAnnotations, "s", 0, 5)).toMatch(
-        /SEARCH log USING INDEX log_session_annotations \(session_id=\? AND position>\?\)/,
-      );
-      expect(plan(SQL.lastSeq, "s")).toMatch(/SEARCH log USING COVERING INDEX log_session_seq \(session_id=\?\)/);
-      expect(plan(SQL.selectSessionRow, "s")).toMatch(/SEARCH sessions USING INDEX sqlite_autoindex_sessions_1 \(session_id=\?\)/);
-      expect(plan(SQL.listResidentSessions, 0, 10, 5)).toMatch(
-        /SEARCH sessions USING INDEX sessions_resident \(first_position>\? AND first_position<\?\)/,
-      );
-      expect(plan(SQL.listSessions, 0, 10, 5)).toMatch(
-        /SEARCH sessions USING INDEX sqlite_autoindex_sessions_2 \(first_position>\? AND first_position<\?\)/,
-      );
-      expect(plan(SQL.selectMessage, "s", "m")).toMatch(/SEARCH messages USING PRIMARY KEY \(session_id=\? AND message_id=\?\)/);
-      const all: [string, unknown[]][] = [
-        [SQL.selectSessionPage, ["s", 0, 10, 5]],
-        [SQL.selectAnnotations, ["s", 0, 5]],
-        [SQL.listResidentSessions, [0, 10, 5]],
-        [SQL.listSessions, [0, 10, 5]],
-      ];
-      for (const [sql, args] of all) expect(plan(sql, ...args)).not.toMatch(/TEMP B-TREE|SCAN/);
-    });
-  });
-});
-
 describe("sqlite store: PRAGMA quick_check at open", () => {
   async function cleanStore(): Promise<string> {
     const s = openStore();
@@ -438,105 +267,5 @@ describe("sqlite store: PRAGMA quick_check at open", () => {
 
     fs.rmSync(file + CLEAN_CLOSE_SUFFIX);
     expect(openStore().openReport.quickCheck).toMatchObject({ ran: true, reason: "no record of a verified clean shutdown" });
-  });
-});
-
-describe("sqlite store: crash recovery", () => {
-  interface ChildResult {
-    acked: Array<{ position: number; sessionId: string; seq: number }>;
-    finalBurst: [number, number] | null;
-    signal: NodeJS.Signals | null;
-    stderr: string;
-  }
-
-  function runCrashWriter(bursts: number, perBurst: number): Promise<ChildResult> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(
-        process.execPath,
-        ["--import", "tsx", path.join(here, "__fixtures__", "crash-writer.ts"), dir, String(bursts), String(perBurst)],
-        { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] },
-      );
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-      child.on("error", reject);
-      child.on("close", (_code, signal) => {
-        const result: ChildResult = { acked: [], finalBurst: null, signal, stderr };
-        for (const line of stdout.split("\n")) {
-          const [word, a, b, c] = line.split(" ");
-          if (word === "ack") result.acked.push({ position: Number(a), sessionId: String(b), seq: Number(c) });
-          if (word === "kill") result.finalBurst = [Number(a), Number(b)];
-        }
-        resolve(result);
-      });
-    });
-  }
-
-  it("recovers exactly the acknowledged records after SIGKILL and a torn final WAL frame", async () => {
-    const bursts = 8;
-    const perBurst = 64;
-    const child = await runCrashWriter(bursts, perBurst);
-    expect(child.stderr).toBe("");
-    expect(child.signal).toBe("SIGKILL");
-    expect(child.acked).toHaveLength(bursts * perBurst);
-    expect(child.acked.map((a) => a.position)).toEqual(Array.from({ length: bursts * perBurst }, (_, i) => i + 1));
-    expect(child.finalBurst).toEqual([bursts * perBurst + 1, (bursts + 1) * perBurst]);
-
-    // The WAL holds every transaction the child committed, the last one
-    // (the final burst, never acknowledged) included, all intact.
-    const file = path.join(dir, SQLITE_FILE_NAME);
-    const walPath = `${file}-wal`;
-    const intact = inspectWalFile(walPath);
-    if (!intact) throw new Error("the child left no WAL");
-    const frameBytes = intact.pageSize + 24;
-    expect(intact).toMatchObject({ headerValid: true, ignoredFrames: 0, tornTailBytes: 0 });
-    // schema migration + one group commit per burst + the final burst
-    expect(intact.committedTransactions).toBe(bursts + 2);
-    expect(intact.bytes).toBe(32 + intact.committedFrames * frameBytes);
-
-    // Keep an untouched copy, then tear the last frame (the final burst's
-    // commit frame) as a crash in the middle of writing it would.
-    const copyDir = `${dir}-intact`;
-    fs.cpSync(dir, copyDir, { recursive: true });
-    const cut = 100;
-    fs.truncateSync(walPath, intact.bytes - cut);
-
-    const logger = recordingLogger();
-    const s = openStore(logger);
-    expect(s.openReport.walBytesBefore).toBe(intact.bytes - cut);
-    expect(s.openReport.checkedOk).toBe(true);
-    expect(s.openReport.wal).toMatchObject({
-      headerValid: true,
-      committedTransactions: bursts + 1,
-      tornTailBytes: frameBytes - cut,
-    });
-    const finalFrames = intact.committedFrames - (s.openReport.wal?.committedFrames ?? 0);
-    expect(finalFrames).toBeGreaterThan(1); // the final burst spans several frames...
-    expect(s.openReport.wal?.ignoredFrames).toBe(finalFrames - 1); // ...all dropped with its torn commit frame
-    expect(s.openReport.recoveredRecords).toBe(bursts * perBurst);
-    const info = logger.lines.find((l) => l.level === "warn");
-    expect(info?.msg).toMatch(/did not shut down cleanly.*discarded an incomplete/);
-    expect(info?.obj).toMatchObject({ records: bursts * perBurst, tornTailBytes: frameBytes - cut });
-
-    // Every acknowledged record is there, at its position, and nothing else.
-    const all = s.loadAll();
-    expect(all.map((r) => ({ position: r.position, sessionId: r.sessionId, seq: r.seq }))).toEqual(child.acked);
-    expect(all.every((r) => r.envelope.length >= 40 && r.envelope.length < 240)).toBe(true);
-
-    // The store continues each session right after its last acknowledged seq.
-    const lastA = Math.max(...child.acked.filter((a) => a.sessionId === "session-0").map((a) => a.seq));
-    await expect(s.append([env("session-0", lastA + 2)])).rejects.toThrow(/expects seq/);
-    await s.append([env("session-0", lastA + 1)]);
-    expect(s.readSession("session-0", lastA).map((r) => r.position)).toEqual([bursts * perBurst + 1]);
-
-    // Control: without the tear, the final burst is recovered whole.
-    const c = openStore(undefined, copyDir);
-    expect(c.openReport.recoveredRecords).toBe((bursts + 1) * perBurst);
-    expect(c.openReport.wal).toMatchObject({ committedTransactions: bursts + 2, ignoredFrames: 0, tornTailBytes: 0 });
-    const recovered = c.loadAll();
-    expect(recovered.slice(bursts * perBurst).every((r) => r.envelope.length === 600)).toBe(true);
-    await c.close();
-    fs.rmSync(copyDir, { recursive: true, force: true });
   });
 });
