@@ -26,7 +26,6 @@ import {
   validateTemplate,
   type Errors,
   type HandOffValues,
-  type PolicyKind,
   type TemplateFields,
 } from "@/lib/client/action-forms";
 import { ROLE_LABELS, type WhoAmI } from "@/lib/views/sign-in";
@@ -40,6 +39,7 @@ import { Icon } from "@/components/ui/Icon";
 import { Button, Field, Select, TextArea, TextInput } from "@/components/ui/forms";
 import { useFormSequence } from "@/lib/client/use-action-form";
 import { EscalationFields } from "@/features/hand-off/EscalationFields";
+import { PolicyChoiceFields, type PolicyOptions } from "@/features/hand-off/PolicyChoiceFields";
 
 export const INITIAL_HAND_OFF: HandOffValues = {
   target: "",
@@ -58,6 +58,11 @@ export const INITIAL_HAND_OFF: HandOffValues = {
 };
 
 const OTHER = "__other__";
+const HAND_OFF_POLICIES: PolicyOptions = [
+  ["default", "You", "You confirm the outcome once they answer."],
+  ["approval", "Lead approval", "An approver you pick confirms it; your own commit is refused."],
+  ["implicit", "Implicit accept", "No answer within the timeout counts as accepted."],
+];
 const SENDING: Readonly<Record<HandOffStep, string>> = {
   start: "Starting the session…",
   offer: "Sending the offer…",
@@ -230,8 +235,6 @@ export function HandOffDialog({
     if (errors[key as string]) setErrors((e) => ({ ...e, [key]: undefined }));
     handOff.reset();
   };
-  const toggleApprover = (id: string, on: boolean): void =>
-    set("approvers", on ? [...v.approvers.filter((x) => x !== id), id] : v.approvers.filter((x) => x !== id));
 
   const focusFirst = (errs: Errors): void => {
     const field = FIELD_ORDER.find((f) => errs[f]);
@@ -523,86 +526,16 @@ export function HandOffDialog({
               ) : null}
             </div>
 
-            <fieldset className="space-y-2">
-              <legend className="text-sm font-medium">Who may commit</legend>
-              {(
-                [
-                  ["default", "You", "You confirm the outcome once they answer."],
-                  ["approval", "Lead approval", "An approver you pick confirms it; your own commit is refused."],
-                  ["implicit", "Implicit accept", "No answer within the timeout counts as accepted."],
-                ] as [PolicyKind, string, string][]
-              ).map(([k, label, hint]) => (
-                <div key={k} className="space-y-2">
-                  <label className="flex cursor-pointer items-start gap-2 text-sm">
-                    <input
-                      type="radio"
-                      name="ho-policy"
-                      value={k}
-                      data-field={k === "default" ? "policy" : undefined}
-                      checked={v.policy === k}
-                      onChange={() => set("policy", k)}
-                      className="mt-0.5 accent-blue-700 dark:accent-sky-300"
-                      data-testid={`hand-off-policy-${k}`}
-                    />
-                    <span>
-                      <span className="font-medium">{label}</span>
-                      <span className="block text-xs text-slate-700 dark:text-slate-300">{hint}</span>
-                    </span>
-                  </label>
-                  {k === "approval" && v.policy === "approval" ? (
-                    <fieldset className="ml-6 space-y-1" aria-describedby={errors.approvers ? "ho-approvers-error" : undefined}>
-                      <legend className="text-sm font-medium">Approvers</legend>
-                      {approvers.length === 0 ? (
-                        <p className="text-xs text-slate-700 dark:text-slate-300">
-                          No approver accounts yet; an admin adds them with npm run users.
-                        </p>
-                      ) : (
-                        <ul className="grid gap-0.5 sm:grid-cols-2">
-                          {approvers.map((p, i) => (
-                            <li key={p.participantId}>
-                              <label className="flex cursor-pointer items-center gap-2 rounded-md px-2 py-1.5 text-sm hover:bg-slate-50 dark:hover:bg-slate-800">
-                                <input
-                                  type="checkbox"
-                                  data-field={i === 0 ? "approvers" : undefined}
-                                  checked={v.approvers.includes(p.participantId)}
-                                  onChange={(e) => toggleApprover(p.participantId, e.currentTarget.checked)}
-                                  className="h-4 w-4 accent-blue-700 dark:accent-sky-300"
-                                  data-testid={`hand-off-approver-${p.username}`}
-                                />
-                                <span className="font-medium">{p.displayName}</span>
-                              </label>
-                            </li>
-                          ))}
-                        </ul>
-                      )}
-                      {errors.approvers ? (
-                        <p id="ho-approvers-error" className="text-xs font-medium text-red-800 dark:text-red-300" data-field-error>
-                          {errors.approvers}
-                        </p>
-                      ) : null}
-                    </fieldset>
-                  ) : null}
-                  {k === "implicit" && v.policy === "implicit" ? (
-                    <Field
-                      id="ho-implicit"
-                      label="Counts as accepted after (seconds)"
-                      error={errors.implicitAcceptSeconds}
-                      className="ml-6"
-                    >
-                      <TextInput
-                        id="ho-implicit"
-                        data-field="implicitAcceptSeconds"
-                        inputMode="numeric"
-                        className="max-w-32"
-                        value={v.implicitAcceptSeconds}
-                        onChange={(e) => set("implicitAcceptSeconds", e.currentTarget.value)}
-                        invalid={Boolean(errors.implicitAcceptSeconds)}
-                      />
-                    </Field>
-                  ) : null}
-                </div>
-              ))}
-            </fieldset>
+            <PolicyChoiceFields
+              idPrefix="ho"
+              name="ho-policy"
+              options={HAND_OFF_POLICIES}
+              values={v}
+              errors={errors}
+              approvers={approvers}
+              set={set}
+              testIdPrefix="hand-off"
+            />
 
             <Field
               id="ho-ttl"

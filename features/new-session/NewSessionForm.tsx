@@ -11,14 +11,15 @@ import { useCallback, useMemo, useRef, useState } from "react";
 import { decide } from "@/lib/authz/decide";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import { LIMITS } from "@/lib/actions/rules";
-import { jsonProblem, validateNewSession, type Errors, type NewSessionValues, type PolicyKind } from "@/lib/client/action-forms";
+import { jsonProblem, validateNewSession, type Errors, type NewSessionValues } from "@/lib/client/action-forms";
 import { approverChoices, participantChoices, type Directory } from "@/lib/views/directory";
 import { ROLE_LABELS, type WhoAmI } from "@/lib/views/sign-in";
 import { sessionHref } from "@/lib/views/route-params";
 import { actionClient } from "@/lib/client/transport";
 import { useActionForm } from "@/lib/client/use-action-form";
 import { Icon } from "@/components/ui/Icon";
-import { ActionResultLine, Button, Field, TextArea, TextInput, inputClass } from "@/components/ui/forms";
+import { ActionResultLine, Button, CheckRow, Field, TextArea, TextInput, inputClass } from "@/components/ui/forms";
+import { PolicyChoiceFields, type PolicyOptions } from "@/features/hand-off/PolicyChoiceFields";
 
 const INITIAL: NewSessionValues = {
   kind: "handoff",
@@ -32,41 +33,13 @@ const INITIAL: NewSessionValues = {
   frozenContext: "",
 };
 
-const FIELD_ORDER = ["intent", "scope", "participants", "ttlMinutes", "policy", "approvers", "implicitAcceptSeconds", "frozenContext"];
+const NEW_SESSION_POLICIES: PolicyOptions = [
+  ["default", "Default", "Only you, the owner, commit the outcome."],
+  ["approval", "Requires lead approval", "Only the approvers you pick may commit; your own commit is refused."],
+  ["implicit", "Implicit accept", "An offer nobody answers within the timeout counts as accepted (handoffs only)."],
+];
 
-function CheckRow({
-  id,
-  field,
-  checked,
-  onChange,
-  children,
-}: {
-  id: string;
-  /** Marks the input to focus when this group has an error. */
-  field?: string;
-  checked: boolean;
-  onChange: (on: boolean) => void;
-  children: React.ReactNode;
-}) {
-  return (
-    <li>
-      <label
-        htmlFor={id}
-        className="flex cursor-pointer items-start gap-2 rounded-md px-2 py-1.5 text-sm hover:bg-slate-50 dark:hover:bg-slate-900"
-      >
-        <input
-          id={id}
-          type="checkbox"
-          data-field={field}
-          checked={checked}
-          onChange={(e) => onChange(e.currentTarget.checked)}
-          className="mt-0.5 h-4 w-4 accent-blue-700 dark:accent-sky-300"
-        />
-        <span className="min-w-0">{children}</span>
-      </label>
-    </li>
-  );
-}
+const FIELD_ORDER = ["intent", "scope", "participants", "ttlMinutes", "policy", "approvers", "implicitAcceptSeconds", "frozenContext"];
 
 export function NewSessionForm({ me, directory }: { me: WhoAmI; directory: Directory }) {
   const router = useRouter();
@@ -100,8 +73,8 @@ export function NewSessionForm({ me, directory }: { me: WhoAmI; directory: Direc
     if (errors[key as string]) setErrors((e) => ({ ...e, [key]: undefined }));
     action.reset();
   };
-  const toggle = (key: "participants" | "approvers", id: string, on: boolean): void =>
-    set(key, on ? [...v[key].filter((x) => x !== id), id] : v[key].filter((x) => x !== id));
+  const toggle = (id: string, on: boolean): void =>
+    set("participants", on ? [...v.participants.filter((x) => x !== id), id] : v.participants.filter((x) => x !== id));
 
   const mode = v.kind === "task" ? TASK_MODE : HANDOFF_MODE;
   const allParticipants = [me.participantId, ...v.participants, ...(v.policy === "approval" ? v.approvers : [])];
@@ -214,7 +187,7 @@ export function NewSessionForm({ me, directory }: { me: WhoAmI; directory: Direc
                   key={p.participantId}
                   id={`ns-p-${p.username}`}
                   checked={v.participants.includes(p.participantId)}
-                  onChange={(on) => toggle("participants", p.participantId, on)}
+                  onChange={(on) => toggle(p.participantId, on)}
                 >
                   <span className="font-medium">{p.displayName}</span>{" "}
                   <span className="text-xs text-slate-700 dark:text-slate-300">
@@ -230,7 +203,7 @@ export function NewSessionForm({ me, directory }: { me: WhoAmI; directory: Direc
             <p className="px-2 text-xs font-semibold text-slate-700 uppercase dark:text-slate-300">Agents seen recently</p>
             <ul className="grid gap-0.5 sm:grid-cols-2">
               {choices.agents.slice(0, 12).map((a, i) => (
-                <CheckRow key={a} id={`ns-a-${i}`} checked={v.participants.includes(a)} onChange={(on) => toggle("participants", a, on)}>
+                <CheckRow key={a} id={`ns-a-${i}`} checked={v.participants.includes(a)} onChange={(on) => toggle(a, on)}>
                   <span className="font-mono text-xs break-all">{a}</span>
                 </CheckRow>
               ))}
@@ -273,7 +246,7 @@ export function NewSessionForm({ me, directory }: { me: WhoAmI; directory: Direc
                 {id}
                 <button
                   type="button"
-                  onClick={() => toggle("participants", id, false)}
+                  onClick={() => toggle(id, false)}
                   className="rounded-full p-0.5 hover:bg-slate-200 dark:hover:bg-slate-700"
                   aria-label={`Remove ${id}`}
                 >
@@ -312,79 +285,17 @@ export function NewSessionForm({ me, directory }: { me: WhoAmI; directory: Direc
         />
       </Field>
 
-      <fieldset className="space-y-2">
-        <legend className="text-sm font-medium">Who may commit</legend>
-        {(
-          [
-            ["default", "Default", "Only you, the owner, commit the outcome."],
-            ["approval", "Requires lead approval", "Only the approvers you pick may commit; your own commit is refused."],
-            ["implicit", "Implicit accept", "An offer nobody answers within the timeout counts as accepted (handoffs only)."],
-          ] as [PolicyKind, string, string][]
-        ).map(([k, label, hint]) => (
-          <div key={k} className="space-y-2">
-            <label className="flex cursor-pointer items-start gap-2 text-sm has-[:disabled]:cursor-not-allowed has-[:disabled]:opacity-70">
-              <input
-                type="radio"
-                name="policy"
-                value={k}
-                data-field={k === "default" ? "policy" : undefined}
-                checked={v.policy === k}
-                disabled={k === "implicit" && v.kind === "task"}
-                onChange={() => set("policy", k)}
-                className="mt-0.5 accent-blue-700 dark:accent-sky-300"
-              />
-              <span>
-                <span className="font-medium">{label}</span>
-                <span className="block text-xs text-slate-700 dark:text-slate-300">{hint}</span>
-              </span>
-            </label>
-            {k === "approval" && v.policy === "approval" ? (
-              <fieldset className="ml-6 space-y-1" aria-describedby={errors.approvers ? "ns-approvers-error" : undefined}>
-                <legend className="text-sm font-medium">Approvers</legend>
-                {approvers.length === 0 ? (
-                  <p className="text-xs text-slate-700 dark:text-slate-300">
-                    No approver accounts yet; an admin adds them with npm run users.
-                  </p>
-                ) : (
-                  <ul className="grid gap-0.5 sm:grid-cols-2" data-testid="approver-choices">
-                    {approvers.map((p, i) => (
-                      <CheckRow
-                        key={p.participantId}
-                        id={`ns-ap-${p.username}`}
-                        field={i === 0 ? "approvers" : undefined}
-                        checked={v.approvers.includes(p.participantId)}
-                        onChange={(on) => toggle("approvers", p.participantId, on)}
-                      >
-                        <span className="font-medium">{p.displayName}</span>{" "}
-                        <span className="text-xs text-slate-700 dark:text-slate-300">{ROLE_LABELS[p.role]}</span>
-                      </CheckRow>
-                    ))}
-                  </ul>
-                )}
-                {errors.approvers ? (
-                  <p id="ns-approvers-error" className="text-xs font-medium text-red-800 dark:text-red-300">
-                    {errors.approvers}
-                  </p>
-                ) : null}
-              </fieldset>
-            ) : null}
-            {k === "implicit" && v.policy === "implicit" ? (
-              <Field id="ns-implicit" label="Counts as accepted after (seconds)" error={errors.implicitAcceptSeconds} className="ml-6">
-                <TextInput
-                  id="ns-implicit"
-                  data-field="implicitAcceptSeconds"
-                  inputMode="numeric"
-                  className="max-w-32"
-                  value={v.implicitAcceptSeconds}
-                  onChange={(e) => set("implicitAcceptSeconds", e.currentTarget.value)}
-                  invalid={Boolean(errors.implicitAcceptSeconds)}
-                />
-              </Field>
-            ) : null}
-          </div>
-        ))}
-        {errors.policy ? <p className="text-xs font-medium text-red-800 dark:text-red-300">{errors.policy}</p> : null}
-      </fieldset>
+      <PolicyChoiceFields
+        idPrefix="ns"
+        name="policy"
+        options={NEW_SESSION_POLICIES}
+        values={v}
+        errors={errors}
+        approvers={approvers}
+        set={set}
+        disabled={(k) => k === "implicit" && v.kind === "task"}
+        showApproverRole
+      />
 
       <Field
         id="ns-context"
