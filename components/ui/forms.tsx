@@ -1,7 +1,8 @@
 "use client";
 // Form building blocks shared by the sign-in and action forms: a labelled
 // field with hint and error (wired with aria-describedby / aria-invalid),
-// inputs with one look in light and dark, buttons, and the result line.
+// inputs with one look in light and dark, a checkbox row for lists of
+// choices, buttons, and the result line.
 
 import clsx from "clsx";
 import {
@@ -108,6 +109,44 @@ export function Select({ invalid, hasHint, className, id, ...rest }: SelectProps
       className={clsx(inputClass, "pr-8", className)}
       {...rest}
     />
+  );
+}
+
+/** One checkbox of a list of choices (people, approvers): the whole row is its label. */
+export function CheckRow({
+  id,
+  field,
+  checked,
+  onChange,
+  testId,
+  children,
+}: {
+  id?: string;
+  /** Marks the input to focus when this group has an error. */
+  field?: string | undefined;
+  checked: boolean;
+  onChange: (on: boolean) => void;
+  testId?: string;
+  children: ReactNode;
+}) {
+  return (
+    <li>
+      <label
+        htmlFor={id}
+        className="flex cursor-pointer items-start gap-2 rounded-md px-2 py-1.5 text-sm hover:bg-slate-50 dark:hover:bg-slate-800"
+      >
+        <input
+          id={id}
+          type="checkbox"
+          data-field={field}
+          checked={checked}
+          onChange={(e) => onChange(e.currentTarget.checked)}
+          className="mt-0.5 h-4 w-4 shrink-0 accent-blue-700 dark:accent-sky-300"
+          data-testid={testId}
+        />
+        <span className="min-w-0">{children}</span>
+      </label>
+    </li>
   );
 }
 

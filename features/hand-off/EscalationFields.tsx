@@ -7,7 +7,7 @@
 import { type Errors, type HandOffValues } from "@/lib/client/action-forms";
 import { ROLE_LABELS } from "@/lib/views/sign-in";
 import type { Person } from "@/lib/views/directory";
-import { Field, Select, TextInput } from "@/components/ui/forms";
+import { CheckRow, Field, Select, TextInput } from "@/components/ui/forms";
 
 type MinutesKey = "escalateNotifyMinutes" | "escalateReofferMinutes";
 
@@ -93,23 +93,18 @@ export function EscalationFields({
             ) : (
               <ul className="grid gap-0.5 sm:grid-cols-2">
                 {approvers.map((p, i) => (
-                  <li key={p.participantId}>
-                    <label className="flex cursor-pointer items-center gap-2 rounded-md px-2 py-1.5 text-sm hover:bg-slate-50 dark:hover:bg-slate-800">
-                      <input
-                        type="checkbox"
-                        data-field={i === 0 ? "escalateNotify" : undefined}
-                        checked={(v.escalateNotify ?? []).includes(p.participantId)}
-                        onChange={(e) => {
-                          const on = e.currentTarget.checked;
-                          const now = (v.escalateNotify ?? []).filter((x) => x !== p.participantId);
-                          set("escalateNotify", on ? [...now, p.participantId] : now);
-                        }}
-                        className="h-4 w-4 accent-blue-700 dark:accent-sky-300"
-                        data-testid={`hand-off-escalate-notify-${p.username}`}
-                      />
-                      <span className="font-medium">{p.displayName}</span>
-                    </label>
-                  </li>
+                  <CheckRow
+                    key={p.participantId}
+                    field={i === 0 ? "escalateNotify" : undefined}
+                    checked={(v.escalateNotify ?? []).includes(p.participantId)}
+                    onChange={(on) => {
+                      const now = (v.escalateNotify ?? []).filter((x) => x !== p.participantId);
+                      set("escalateNotify", on ? [...now, p.participantId] : now);
+                    }}
+                    testId={`hand-off-escalate-notify-${p.username}`}
+                  >
+                    <span className="font-medium">{p.displayName}</span>
+                  </CheckRow>
                 ))}
               </ul>
             )}

@@ -14,7 +14,8 @@ import { safeReturnTo } from "@/lib/views/return-to";
 import { actionClient } from "@/lib/client/transport";
 import { useCapabilities, useDirectory } from "@/lib/client/use-console-data";
 import { useWhoAmI } from "@/lib/client/use-whoami";
-import { HandOffDialog, type TemplatesApi } from "@/features/hand-off/HandOffDialog";
+import { HandOffDialog } from "@/features/hand-off/HandOffDialog";
+import type { TemplatesApi } from "@/features/hand-off/use-hand-off-dialog";
 
 const TEMPLATES_KEY = ["baton", "handoff-templates"] as const;
 

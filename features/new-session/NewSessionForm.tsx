@@ -3,115 +3,28 @@
 // scope, participants (people and agents from the directory, or a typed
 // agent id), time to live, governance policy (default, lead approval with the
 // approvers, or implicit accept after a timeout) and optional frozen context.
-// Validated here (lib/client/action-forms), authorized with decide(), sent
-// once per attempt (lib/client/use-action-form.ts).
+// Validated (lib/client/action-forms), authorized with decide() and sent once
+// per attempt by useNewSessionForm (use-new-session-form.ts); the participants
+// are ParticipantFields, who may commit PolicyChoiceFields.
 
-import { useRouter } from "next/navigation";
-import { useCallback, useMemo, useRef, useState } from "react";
-import { decide } from "@/lib/authz/decide";
-import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import { LIMITS } from "@/lib/actions/rules";
-import { jsonProblem, validateNewSession, type Errors, type NewSessionValues, type PolicyKind } from "@/lib/client/action-forms";
-import { approverChoices, participantChoices, type Directory } from "@/lib/views/directory";
-import { ROLE_LABELS, type WhoAmI } from "@/lib/views/sign-in";
-import { sessionHref } from "@/lib/views/route-params";
-import { actionClient } from "@/lib/client/transport";
-import { useActionForm } from "@/lib/client/use-action-form";
-import { Icon } from "@/components/ui/Icon";
-import { ActionResultLine, Button, Field, TextArea, TextInput, inputClass } from "@/components/ui/forms";
+import { jsonProblem } from "@/lib/client/action-forms";
+import type { Directory } from "@/lib/views/directory";
+import type { WhoAmI } from "@/lib/views/sign-in";
+import { ActionResultLine, Button, Field, TextArea, TextInput } from "@/components/ui/forms";
+import { PolicyChoiceFields, type PolicyOptions } from "@/features/hand-off/PolicyChoiceFields";
+import { ParticipantFields } from "@/features/new-session/ParticipantFields";
+import { useNewSessionForm } from "@/features/new-session/use-new-session-form";
 
-const INITIAL: NewSessionValues = {
-  kind: "handoff",
-  intent: "",
-  scope: "",
-  participants: [],
-  ttlMinutes: "60",
-  policy: "default",
-  approvers: [],
-  implicitAcceptSeconds: "300",
-  frozenContext: "",
-};
-
-const FIELD_ORDER = ["intent", "scope", "participants", "ttlMinutes", "policy", "approvers", "implicitAcceptSeconds", "frozenContext"];
-
-function CheckRow({
-  id,
-  field,
-  checked,
-  onChange,
-  children,
-}: {
-  id: string;
-  /** Marks the input to focus when this group has an error. */
-  field?: string;
-  checked: boolean;
-  onChange: (on: boolean) => void;
-  children: React.ReactNode;
-}) {
-  return (
-    <li>
-      <label
-        htmlFor={id}
-        className="flex cursor-pointer items-start gap-2 rounded-md px-2 py-1.5 text-sm hover:bg-slate-50 dark:hover:bg-slate-900"
-      >
-        <input
-          id={id}
-          type="checkbox"
-          data-field={field}
-          checked={checked}
-          onChange={(e) => onChange(e.currentTarget.checked)}
-          className="mt-0.5 h-4 w-4 accent-blue-700 dark:accent-sky-300"
-        />
-        <span className="min-w-0">{children}</span>
-      </label>
-    </li>
-  );
-}
+const NEW_SESSION_POLICIES: PolicyOptions = [
+  ["default", "Default", "Only you, the owner, commit the outcome."],
+  ["approval", "Requires lead approval", "Only the approvers you pick may commit; your own commit is refused."],
+  ["implicit", "Implicit accept", "An offer nobody answers within the timeout counts as accepted (handoffs only)."],
+];
 
 export function NewSessionForm({ me, directory }: { me: WhoAmI; directory: Directory }) {
-  const router = useRouter();
-  const [v, setV] = useState<NewSessionValues>(INITIAL);
-  const [typed, setTyped] = useState("");
-  const formRef = useRef<HTMLFormElement | null>(null);
-  const actor = { role: me.role, participantId: me.participantId };
-  const choices = useMemo(() => participantChoices(directory, me.participantId), [directory, me.participantId]);
-  const approvers = useMemo(() => approverChoices(directory), [directory]);
-  const typedIds = v.participants.filter((p) => !choices.people.some((u) => u.participantId === p) && !choices.agents.includes(p));
-
-  const onOk = useCallback((o: { result: { sessionId: string } }) => router.push(sessionHref(o.result.sessionId)), [router]);
-  const form = useActionForm({
-    done: `Session started`,
-    onOk,
-    validate: () => {
-      const checked = validateNewSession(v, me.participantId);
-      if (!checked.ok) return checked;
-      // The same participant rules the server applies (decide): unique, valid, me included.
-      const d = decide(actor, undefined, "startSession", { start: { mode, participants: [...new Set(allParticipants)] } });
-      if (!d.allowed) return { ok: false, errors: { participants: d.reason } };
-      return checked;
-    },
-    send: (fields, messageId) => actionClient().startSession({ ...fields, messageId }),
-    focus: (errs) => focusFirst(errs),
-    focusServerErrors: true,
-  });
-  const { errors, setErrors, action } = form;
-  const set = <K extends keyof NewSessionValues>(key: K, value: NewSessionValues[K]): void => {
-    setV((prev) => ({ ...prev, [key]: value }));
-    if (errors[key as string]) setErrors((e) => ({ ...e, [key]: undefined }));
-    action.reset();
-  };
-  const toggle = (key: "participants" | "approvers", id: string, on: boolean): void =>
-    set(key, on ? [...v[key].filter((x) => x !== id), id] : v[key].filter((x) => x !== id));
-
-  const mode = v.kind === "task" ? TASK_MODE : HANDOFF_MODE;
-  const allParticipants = [me.participantId, ...v.participants, ...(v.policy === "approval" ? v.approvers : [])];
-  const canStart = decide(actor, undefined, "startSession", { start: { mode } });
-
-  const focusFirst = (errs: Errors): void => {
-    const field = FIELD_ORDER.find((f) => errs[f]);
-    if (!field) return;
-    formRef.current?.querySelector<HTMLElement>(`[data-field="${field}"]`)?.focus();
-  };
+  const f = useNewSessionForm(me, directory);
+  const { v, set, errors, setErrors, action, canStart } = f;
 
   if (!canStart.allowed) {
     return (
@@ -121,19 +34,8 @@ export function NewSessionForm({ me, directory }: { me: WhoAmI; directory: Direc
     );
   }
 
-  const addTyped = (): void => {
-    const id = typed.trim();
-    if (id === "") return;
-    if (/\s/.test(id)) {
-      setErrors((e) => ({ ...e, participants: `"${id.slice(0, 60)}" isn't a participant id: no spaces.` }));
-      return;
-    }
-    if (!v.participants.includes(id) && id !== me.participantId) set("participants", [...v.participants, id]);
-    setTyped("");
-  };
-
   return (
-    <form ref={formRef} onSubmit={form.onSubmit} noValidate className="space-y-6" data-testid="new-session-form">
+    <form ref={f.formRef} onSubmit={f.form.onSubmit} noValidate className="space-y-6" data-testid="new-session-form">
       <fieldset className="space-y-2">
         <legend className="text-sm font-medium">Kind</legend>
         <div className="flex flex-wrap gap-2">
@@ -147,10 +49,7 @@ export function NewSessionForm({ me, directory }: { me: WhoAmI; directory: Direc
                 name="kind"
                 value={k}
                 checked={v.kind === k}
-                onChange={() => {
-                  set("kind", k);
-                  if (k === "task" && v.policy === "implicit") set("policy", "default");
-                }}
+                onChange={() => f.chooseKind(k)}
                 className="accent-blue-700 dark:accent-sky-300"
               />
               <span>
@@ -200,99 +99,16 @@ export function NewSessionForm({ me, directory }: { me: WhoAmI; directory: Direc
         </Field>
       ) : null}
 
-      <fieldset className="space-y-2" aria-describedby={errors.participants ? "ns-participants-error" : "ns-participants-hint"}>
-        <legend className="text-sm font-medium">Participants</legend>
-        <p id="ns-participants-hint" className="text-xs text-slate-600 dark:text-slate-400">
-          You ({me.participantId}) take part as the owner. Pick people and agents, or type an agent id.
-        </p>
-        {choices.people.length > 0 ? (
-          <div>
-            <p className="px-2 text-xs font-semibold text-slate-700 uppercase dark:text-slate-300">People</p>
-            <ul className="grid gap-0.5 sm:grid-cols-2" data-testid="participant-people">
-              {choices.people.map((p) => (
-                <CheckRow
-                  key={p.participantId}
-                  id={`ns-p-${p.username}`}
-                  checked={v.participants.includes(p.participantId)}
-                  onChange={(on) => toggle("participants", p.participantId, on)}
-                >
-                  <span className="font-medium">{p.displayName}</span>{" "}
-                  <span className="text-xs text-slate-700 dark:text-slate-300">
-                    {ROLE_LABELS[p.role]} · <span className="font-mono">{p.participantId}</span>
-                  </span>
-                </CheckRow>
-              ))}
-            </ul>
-          </div>
-        ) : null}
-        {choices.agents.length > 0 ? (
-          <div>
-            <p className="px-2 text-xs font-semibold text-slate-700 uppercase dark:text-slate-300">Agents seen recently</p>
-            <ul className="grid gap-0.5 sm:grid-cols-2">
-              {choices.agents.slice(0, 12).map((a, i) => (
-                <CheckRow key={a} id={`ns-a-${i}`} checked={v.participants.includes(a)} onChange={(on) => toggle("participants", a, on)}>
-                  <span className="font-mono text-xs break-all">{a}</span>
-                </CheckRow>
-              ))}
-            </ul>
-          </div>
-        ) : null}
-        <div className="flex flex-wrap items-end gap-2">
-          <div className="min-w-0 flex-1 space-y-1">
-            <label htmlFor="ns-typed" className="block text-xs font-medium text-slate-700 dark:text-slate-300">
-              Agent id
-            </label>
-            <input
-              id="ns-typed"
-              data-field="participants"
-              className={inputClass}
-              value={typed}
-              placeholder="agent://team/name"
-              onChange={(e) => setTyped(e.currentTarget.value)}
-              onKeyDown={(e) => {
-                if (e.key === "Enter") {
-                  e.preventDefault();
-                  addTyped();
-                }
-              }}
-              spellCheck={false}
-              autoCapitalize="none"
-            />
-          </div>
-          <Button onClick={addTyped} data-testid="add-participant">
-            Add
-          </Button>
-        </div>
-        {typedIds.length > 0 ? (
-          <ul className="flex flex-wrap gap-1.5" aria-label="Typed participant ids">
-            {typedIds.map((id) => (
-              <li
-                key={id}
-                className="inline-flex items-center gap-1 rounded-full bg-slate-100 py-0.5 pr-1 pl-2.5 font-mono text-xs dark:bg-slate-800"
-              >
-                {id}
-                <button
-                  type="button"
-                  onClick={() => toggle("participants", id, false)}
-                  className="rounded-full p-0.5 hover:bg-slate-200 dark:hover:bg-slate-700"
-                  aria-label={`Remove ${id}`}
-                >
-                  <Icon name="x" className="h-3 w-3" />
-                </button>
-              </li>
-            ))}
-          </ul>
-        ) : null}
-        {errors.participants ? (
-          <p
-            id="ns-participants-error"
-            className="flex items-start gap-1 text-xs font-medium text-red-800 dark:text-red-300"
-            data-field-error
-          >
-            <Icon name="alert" className="mt-px h-3.5 w-3.5" /> {errors.participants}
-          </p>
-        ) : null}
-      </fieldset>
+      <ParticipantFields
+        me={me.participantId}
+        choices={f.choices}
+        participants={v.participants}
+        typed={f.typed}
+        setTyped={f.setTyped}
+        addTyped={f.addTyped}
+        toggle={f.toggle}
+        error={errors.participants}
+      />
 
       <Field
         id="ns-ttl"
@@ -312,79 +128,17 @@ export function NewSessionForm({ me, directory }: { me: WhoAmI; directory: Direc
         />
       </Field>
 
-      <fieldset className="space-y-2">
-        <legend className="text-sm font-medium">Who may commit</legend>
-        {(
-          [
-            ["default", "Default", "Only you, the owner, commit the outcome."],
-            ["approval", "Requires lead approval", "Only the approvers you pick may commit; your own commit is refused."],
-            ["implicit", "Implicit accept", "An offer nobody answers within the timeout counts as accepted (handoffs only)."],
-          ] as [PolicyKind, string, string][]
-        ).map(([k, label, hint]) => (
-          <div key={k} className="space-y-2">
-            <label className="flex cursor-pointer items-start gap-2 text-sm has-[:disabled]:cursor-not-allowed has-[:disabled]:opacity-70">
-              <input
-                type="radio"
-                name="policy"
-                value={k}
-                data-field={k === "default" ? "policy" : undefined}
-                checked={v.policy === k}
-                disabled={k === "implicit" && v.kind === "task"}
-                onChange={() => set("policy", k)}
-                className="mt-0.5 accent-blue-700 dark:accent-sky-300"
-              />
-              <span>
-                <span className="font-medium">{label}</span>
-                <span className="block text-xs text-slate-700 dark:text-slate-300">{hint}</span>
-              </span>
-            </label>
-            {k === "approval" && v.policy === "approval" ? (
-              <fieldset className="ml-6 space-y-1" aria-describedby={errors.approvers ? "ns-approvers-error" : undefined}>
-                <legend className="text-sm font-medium">Approvers</legend>
-                {approvers.length === 0 ? (
-                  <p className="text-xs text-slate-700 dark:text-slate-300">
-                    No approver accounts yet; an admin adds them with npm run users.
-                  </p>
-                ) : (
-                  <ul className="grid gap-0.5 sm:grid-cols-2" data-testid="approver-choices">
-                    {approvers.map((p, i) => (
-                      <CheckRow
-                        key={p.participantId}
-                        id={`ns-ap-${p.username}`}
-                        field={i === 0 ? "approvers" : undefined}
-                        checked={v.approvers.includes(p.participantId)}
-                        onChange={(on) => toggle("approvers", p.participantId, on)}
-                      >
-                        <span className="font-medium">{p.displayName}</span>{" "}
-                        <span className="text-xs text-slate-700 dark:text-slate-300">{ROLE_LABELS[p.role]}</span>
-                      </CheckRow>
-                    ))}
-                  </ul>
-                )}
-                {errors.approvers ? (
-                  <p id="ns-approvers-error" className="text-xs font-medium text-red-800 dark:text-red-300">
-                    {errors.approvers}
-                  </p>
-                ) : null}
-              </fieldset>
-            ) : null}
-            {k === "implicit" && v.policy === "implicit" ? (
-              <Field id="ns-implicit" label="Counts as accepted after (seconds)" error={errors.implicitAcceptSeconds} className="ml-6">
-                <TextInput
-                  id="ns-implicit"
-                  data-field="implicitAcceptSeconds"
-                  inputMode="numeric"
-                  className="max-w-32"
-                  value={v.implicitAcceptSeconds}
-                  onChange={(e) => set("implicitAcceptSeconds", e.currentTarget.value)}
-                  invalid={Boolean(errors.implicitAcceptSeconds)}
-                />
-              </Field>
-            ) : null}
-          </div>
-        ))}
-        {errors.policy ? <p className="text-xs font-medium text-red-800 dark:text-red-300">{errors.policy}</p> : null}
-      </fieldset>
+      <PolicyChoiceFields
+        idPrefix="ns"
+        name="policy"
+        options={NEW_SESSION_POLICIES}
+        values={v}
+        errors={errors}
+        approvers={f.approvers}
+        set={set}
+        disabled={(k) => k === "implicit" && v.kind === "task"}
+        showApproverRole
+      />
 
       <Field
         id="ns-context"

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { ListSessionPageResponseSchema } from "@/lib/gen/baton/v1/console_pb";
-import { firstViewWindow, type ListFirstView } from "@/features/sessions-list/list-first-view";
+import { countLine, firstViewWindow, type ListFirstView } from "@/features/sessions-list/list-first-view";
 import { DEFAULT_LIST_QUERY } from "@/lib/views/list-query";
 import { listQueryKey, PAGE_SIZE } from "@/features/sessions-list/session-window";
 import { summary } from "@/lib/views/test/fixtures";
@@ -45,5 +45,22 @@ describe("firstViewWindow", () => {
     expect(w.stale).toBe(false);
     expect(w.rowAt(0)).toBeUndefined();
     expect(w.allCount).toBeUndefined();
+  });
+});
+
+describe("countLine", () => {
+  it("says how many sessions there are, of how many when filtered, and how many are open", () => {
+    const w = firstViewWindow(firstView(PAGE_SIZE, 1250), KEY);
+    expect(countLine(w, false)).toBe("1,250 sessions · 7 open");
+    expect(countLine(w, true)).toBe("1,250 of 1,253 sessions · 7 open");
+    // The whole-catalog count may lag (read at most every 2 s): never fewer than match.
+    expect(countLine({ ...w, allCount: 10 }, true)).toBe("1,250 of 1,250 sessions · 7 open");
+    expect(countLine({ ...w, allCount: undefined, openCount: undefined }, true)).toBe("1,250 matching sessions");
+  });
+
+  it("says what is loading, searching or not loaded instead of a count", () => {
+    expect(countLine(firstViewWindow(undefined, KEY), false)).toBe("Loading…");
+    expect(countLine({ ...firstViewWindow(undefined, KEY), firstError: { refused: false, reason: "offline" } }, false)).toBe("Not loaded");
+    expect(countLine(firstViewWindow(firstView(5, 5), listQueryKey({ ...DEFAULT_LIST_QUERY, q: "db" })), true)).toBe("Searching…");
   });
 });

@@ -85,3 +85,20 @@ export function firstViewWindow(first: ListFirstView | undefined, listKey: strin
     allCount: first?.allCount,
   };
 }
+
+const fmt = (n: number): string => n.toLocaleString("en-US");
+
+/** The line beside the list's title: how many sessions (of how many, how many open), or what is loading. */
+export function countLine(win: SessionWindow, filtered: boolean): string {
+  const total = win.head?.total ?? 0;
+  if (win.head === undefined) return win.firstError !== undefined ? "Not loaded" : "Loading…";
+  if (win.stale) return "Searching…";
+  let count = filtered
+    ? win.allCount !== undefined
+      ? // The whole-catalog count is read at most every 2 s: never show fewer than match.
+        `${fmt(total)} of ${fmt(Math.max(total, win.allCount))} sessions`
+      : `${fmt(total)} matching sessions`
+    : `${fmt(total)} sessions`;
+  if (win.openCount !== undefined) count += ` · ${fmt(win.openCount)} open`;
+  return count;
+}

@@ -30,7 +30,10 @@ import { Icon } from "@/components/ui/Icon";
 import { Button } from "@/components/ui/forms";
 import { BriefCard } from "@/features/session/Brief";
 import { ApprovalForm, type ApprovalDecision } from "@/features/session/actions/ApprovalForm";
-import { AttachForm, CancelForm, CommitForm, OfferForm, RespondForm, type SessionFormProps } from "@/features/session/actions/HandoffForms";
+import { AttachForm } from "@/features/session/actions/AttachForm";
+import { CancelForm } from "@/features/session/actions/CancelForm";
+import type { SessionFormProps } from "@/features/session/actions/FormShell";
+import { CommitForm, OfferForm, RespondForm } from "@/features/session/actions/HandoffForms";
 import {
   TaskCommitForm,
   TaskCompleteForm,

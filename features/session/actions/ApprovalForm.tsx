@@ -12,9 +12,8 @@ import { approvalFacts } from "@/features/session/session-authz";
 import { actionClient } from "@/lib/client/transport";
 import { mapValidation, useActionForm } from "@/lib/client/use-action-form";
 import { ConfirmDialog } from "@/components/ui/ConfirmDialog";
-import { Field, TextArea } from "@/components/ui/forms";
-import { FormShell } from "@/features/session/actions/FormShell";
-import type { SessionFormProps } from "@/features/session/actions/HandoffForms";
+import { FormShell, type SessionFormProps } from "@/features/session/actions/FormShell";
+import { TextAreaField } from "@/features/session/actions/fields";
 
 export type ApprovalDecision = "approve" | "reject";
 
@@ -56,16 +55,13 @@ export function ApprovalForm({
         submitVariant={decision === "approve" ? "primary" : "danger"}
         testId={`${decision}-form`}
       >
-        <Field id={`${decision}-reason`} label="Reason" error={errors.reason} hint="Goes into the audit trail with your name.">
-          <TextArea
-            id={`${decision}-reason`}
-            value={reason}
-            onChange={(e) => setReason(e.currentTarget.value)}
-            rows={2}
-            invalid={Boolean(errors.reason)}
-            hasHint
-          />
-        </Field>
+        <TextAreaField
+          id={`${decision}-reason`}
+          hint="Goes into the audit trail with your name."
+          value={reason}
+          onChange={setReason}
+          error={errors.reason}
+        />
       </FormShell>
       <ConfirmDialog
         open={form.confirming}

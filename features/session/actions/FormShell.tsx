@@ -5,6 +5,8 @@
 // errors) is lib/client/use-action-form.ts.
 
 import { useEffect, useId, useRef, type FormEvent, type ReactNode } from "react";
+import type { Actor, DecideContext } from "@/lib/authz/decide";
+import type { SessionView } from "@/lib/macp/projections/session";
 import type { ActionState } from "@/lib/client/use-action";
 import { ActionResultLine, Button } from "@/components/ui/forms";
 
@@ -12,6 +14,15 @@ export interface FormProps {
   onClose(): void;
   /** The action went through: the panel closes the form and shows the sentence. */
   onDone(sentence: string): void;
+}
+
+/** What every form of the session's panel is given: the session, the person, and decide()'s context. */
+export interface SessionFormProps extends FormProps {
+  sessionId: string;
+  view: SessionView;
+  me: Actor;
+  ctx: DecideContext;
+  nameOf: (id: string) => string;
 }
 
 export function FormShell({

@@ -16,9 +16,9 @@ import {
 import { actionClient } from "@/lib/client/transport";
 import { mapValidation, useActionForm } from "@/lib/client/use-action-form";
 import { ConfirmDialog } from "@/components/ui/ConfirmDialog";
-import { Field, Select, TextArea, TextInput } from "@/components/ui/forms";
-import { FormShell } from "@/features/session/actions/FormShell";
-import type { SessionFormProps } from "@/features/session/actions/HandoffForms";
+import { Field, TextArea, TextInput } from "@/components/ui/forms";
+import { FormShell, type SessionFormProps } from "@/features/session/actions/FormShell";
+import { AuthorityScopeField, OutcomeChoice, ParticipantSelect, TextAreaField } from "@/features/session/actions/fields";
 
 export function TaskRequestForm({
   sessionId,
@@ -60,25 +60,25 @@ export function TaskRequestForm({
       <Field id="tr-title" label="Title" error={errors.title}>
         <TextInput id="tr-title" value={title} onChange={(e) => setTitle(e.currentTarget.value)} invalid={Boolean(errors.title)} />
       </Field>
-      <Field id="tr-assignee" label="Assignee" error={errors.assignee}>
-        <Select id="tr-assignee" value={assignee} onChange={(e) => setAssignee(e.currentTarget.value)} invalid={Boolean(errors.assignee)}>
-          <option value="">Anyone in the session but me</option>
-          {others.map((p) => (
-            <option key={p} value={p}>
-              {nameOf(p)} ({p})
-            </option>
-          ))}
-        </Select>
-      </Field>
-      <Field id="tr-instructions" label="Instructions" optional error={errors.instructions}>
-        <TextArea
-          id="tr-instructions"
-          value={instructions}
-          onChange={(e) => setInstructions(e.currentTarget.value)}
-          rows={3}
-          invalid={Boolean(errors.instructions)}
-        />
-      </Field>
+      <ParticipantSelect
+        id="tr-assignee"
+        label="Assignee"
+        none="Anyone in the session but me"
+        choices={others}
+        nameOf={nameOf}
+        value={assignee}
+        onChange={setAssignee}
+        error={errors.assignee}
+      />
+      <TextAreaField
+        id="tr-instructions"
+        label="Instructions"
+        optional
+        rows={3}
+        value={instructions}
+        onChange={setInstructions}
+        error={errors.instructions}
+      />
       <Field id="tr-input" label="Input (JSON)" optional error={errors.inputJson}>
         <TextArea
           id="tr-input"
@@ -143,15 +143,7 @@ export function TaskRespondForm({ kind, sessionId, view, onClose, onDone }: Sess
       submitVariant={kind === "accept" ? "primary" : "danger"}
       testId={`task-${kind}-form`}
     >
-      <Field id={`task-${kind}-reason`} label="Reason" optional={kind === "accept"} error={errors.reason}>
-        <TextArea
-          id={`task-${kind}-reason`}
-          value={reason}
-          onChange={(e) => setReason(e.currentTarget.value)}
-          rows={2}
-          invalid={Boolean(errors.reason)}
-        />
-      </Field>
+      <TextAreaField id={`task-${kind}-reason`} optional={kind === "accept"} value={reason} onChange={setReason} error={errors.reason} />
     </FormShell>
   );
 }
@@ -193,15 +185,7 @@ export function TaskUpdateForm({ sessionId, view, onClose, onDone }: SessionForm
           <TextInput id="tu-status" value={status} onChange={(e) => setStatus(e.currentTarget.value)} invalid={Boolean(errors.status)} />
         </Field>
       </div>
-      <Field id="tu-message" label="Message" optional error={errors.message}>
-        <TextArea
-          id="tu-message"
-          value={message}
-          onChange={(e) => setMessage(e.currentTarget.value)}
-          rows={2}
-          invalid={Boolean(errors.message)}
-        />
-      </Field>
+      <TextAreaField id="tu-message" label="Message" optional value={message} onChange={setMessage} error={errors.message} />
     </FormShell>
   );
 }
@@ -228,15 +212,7 @@ export function TaskCompleteForm({ sessionId, view, maxPayloadBytes, onClose, on
       pendingLabel="Completing…"
       testId="task-complete-form"
     >
-      <Field id="tc-summary" label="Summary" error={errors.summary}>
-        <TextArea
-          id="tc-summary"
-          value={summary}
-          onChange={(e) => setSummary(e.currentTarget.value)}
-          rows={2}
-          invalid={Boolean(errors.summary)}
-        />
-      </Field>
+      <TextAreaField id="tc-summary" label="Summary" value={summary} onChange={setSummary} error={errors.summary} />
       <Field id="tc-output" label="Output" optional hint="Text or JSON handed to the requester." error={errors.output}>
         <TextArea
           id="tc-output"
@@ -287,15 +263,7 @@ export function TaskFailForm({ sessionId, view, onClose, onDone }: SessionFormPr
           className="max-w-64 font-mono"
         />
       </Field>
-      <Field id="tf-reason" label="What went wrong" error={errors.reason}>
-        <TextArea
-          id="tf-reason"
-          value={reason}
-          onChange={(e) => setReason(e.currentTarget.value)}
-          rows={2}
-          invalid={Boolean(errors.reason)}
-        />
-      </Field>
+      <TextAreaField id="tf-reason" label="What went wrong" value={reason} onChange={setReason} error={errors.reason} />
       <label className="flex items-center gap-2 text-sm">
         <input
           type="checkbox"
@@ -337,39 +305,17 @@ export function TaskCommitForm({ sessionId, view, nameOf, onClose, onDone }: Ses
         pendingLabel="Committing…"
         testId="task-commit-form"
       >
-        <fieldset className="space-y-1.5">
-          <legend className="text-sm font-medium">Outcome</legend>
-          {(["completed", "failed"] as const).map((o) => (
-            <label key={o} className="flex items-center gap-2 text-sm has-[:disabled]:opacity-70">
-              <input
-                type="radio"
-                name="task-commit-outcome"
-                checked={outcome === o}
-                disabled={o === "completed" && report?.kind === "fail"}
-                onChange={() => setOutcome(o)}
-                className="accent-blue-700 dark:accent-sky-300"
-              />
-              {o === "completed" ? "Completed" : "Failed"}
-            </label>
-          ))}
-        </fieldset>
-        <Field id="tcm-scope" label="Authority scope" error={errors.authorityScope}>
-          <TextInput
-            id="tcm-scope"
-            value={scope}
-            onChange={(e) => setScope(e.currentTarget.value)}
-            invalid={Boolean(errors.authorityScope)}
-          />
-        </Field>
-        <Field id="tcm-reason" label="Reason" optional error={errors.reason}>
-          <TextArea
-            id="tcm-reason"
-            value={reason}
-            onChange={(e) => setReason(e.currentTarget.value)}
-            rows={2}
-            invalid={Boolean(errors.reason)}
-          />
-        </Field>
+        <OutcomeChoice
+          name="task-commit-outcome"
+          value={outcome}
+          onChange={(o) => setOutcome(o)}
+          options={[
+            { value: "completed", label: "Completed", disabled: report?.kind === "fail" },
+            { value: "failed", label: "Failed" },
+          ]}
+        />
+        <AuthorityScopeField id="tcm-scope" value={scope} onChange={setScope} error={errors.authorityScope} />
+        <TextAreaField id="tcm-reason" optional value={reason} onChange={setReason} error={errors.reason} />
       </FormShell>
       <ConfirmDialog
         open={form.confirming}

@@ -10,7 +10,9 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import { emptySessionView } from "@/lib/macp/projections/session";
 import { validateReason, validateTaskFail } from "@/lib/client/action-forms";
-import { CancelForm, RespondForm, type SessionFormProps } from "@/features/session/actions/HandoffForms";
+import { CancelForm } from "@/features/session/actions/CancelForm";
+import type { SessionFormProps } from "@/features/session/actions/FormShell";
+import { RespondForm } from "@/features/session/actions/HandoffForms";
 import { TaskFailForm } from "@/features/session/actions/TaskForms";
 
 afterEach(cleanup);
