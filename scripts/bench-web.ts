@@ -16,7 +16,7 @@
 //      in place (tested every frame from navigation start); then, with the
 //      1,000-event session page open and following the latest event, N more
 //      envelopes one at a time: Ack at the agent → row in the DOM
-//      (scripts/bench/web-page.ts).
+//      (scripts/bench/web-page.ts, web-live.ts).
 //
 // Options: see scripts/bench/web-options.ts. The phases are in
 // scripts/bench/web-phases.ts and the report in scripts/bench/web-report.ts.
@@ -26,7 +26,7 @@ import { fileURLToPath } from "node:url";
 import { chromium, type Browser } from "playwright-core";
 import { CHROMIUM_PATH } from "../e2e/support/ports";
 import { signIn, startApp } from "./bench/web-app";
-import { session as browserSession } from "./bench/web-page";
+import { session as browserSession } from "./bench/web-browser";
 import { agents, seedBigSession, seedList, waitForRuntime } from "./bench/web-seed";
 import { log, opts } from "./bench/web-options";
 import { background, coldRuns, livePhase, type Condition } from "./bench/web-phases";

@@ -4,7 +4,9 @@
 // DOM and split where the page's clock allows.
 import type { Browser } from "playwright-core";
 import type { RunningApp } from "./web-app";
-import { clockOffset, coldRun, openLiveSession, wallNow, type ColdRun, type PageCondition } from "./web-page";
+import { wallNow } from "./web-browser";
+import { clockOffset, openLiveSession } from "./web-live";
+import { coldRun, type ColdRun, type PageCondition } from "./web-page";
 import { contextPayload, type Agents, type seedBigSession } from "./web-seed";
 import { log, opts } from "./web-options";
 import { f0, f1, kib, median, pct, waitForQuiet } from "./web-stats";
