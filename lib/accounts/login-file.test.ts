@@ -4,14 +4,8 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Accounts, createAccountsFromEnv } from "@/lib/accounts/accounts";
 import { TEST_SCRYPT, hashPassword } from "@/lib/accounts/password";
-import {
-  LoginFile,
-  parseStoredLogin,
-  secretFingerprint,
-  loginsFilePath,
-  type Scheduler,
-  type LoginFileLogger,
-} from "@/lib/accounts/login-file";
+import { LoginFile, loginsFilePath, type Scheduler, type LoginFileLogger } from "@/lib/accounts/login-file";
+import { parseStoredLogin, secretFingerprint } from "@/lib/accounts/login-file-format";
 import { loginKey } from "@/lib/accounts/login-cookie";
 import { LoginStore, type Principal } from "@/lib/accounts/logins";
 import { updateUsersFile, writeUsersFile } from "@/lib/accounts/users-file";

@@ -16,40 +16,21 @@
 // Location: BATON_LOGINS_FILE (or its older name BATON_SESSIONS_FILE), default
 // `console-sessions.json` next to the session secret file
 // (./data/console-sessions.json); BATON_LOGINS_FILE=off
-// keeps logins in memory only. Format (version 1), mode 0600, written
-// atomically (temporary file in the same folder, fsync, rename, fsync folder):
-//
-//   {
-//     "version": 1,
-//     "secretFingerprint": "<HMAC of a constant under the session secret>",
-//     "savedAt": 1714532400000,
-//     "sessions": {
-//       "<SHA-256 of the session id, base64url>": {
-//         "principal": { "username", "displayName", "role", "participantId",
-//                        "authMethod", "oidcSubject"?, "ephemeral" },
-//         "csrfToken": "…", "createdAt": …, "lastSeenAt": …, "expiresAt": …,
-//         "ip"?: "…", "userAgent"?: "…", "credentialTag"?: "…"
-//       }
-//     }
-//   }
-//
-// Raw session ids are never written: a cookie is looked up by hashing the id
-// it carries (after its HMAC verified). A file written under another session
-// secret is ignored (those cookies no longer verify anyway). An unreadable or
-// corrupt file never stops the console: it is moved aside
-// (`<file>.corrupt-<time>`) with a warning and the console starts with no
-// sessions; malformed records are dropped one by one.
+// keeps logins in memory only. The format (what is written and how a file is
+// checked when read) is in login-file-format.ts; the file is mode 0600,
+// written atomically (temporary file in the same folder, fsync, rename, fsync
+// folder). An unreadable or corrupt file never stops the console: it is moved
+// aside (`<file>.corrupt-<time>`) with a warning and the console starts with
+// no sessions; malformed records are dropped one by one.
 import { batonDataDir } from "@/lib/data-dir";
-import { createHmac } from "node:crypto";
 import { readFile, rename } from "node:fs/promises";
 import path from "node:path";
-import { isRole } from "@/lib/authz/roles";
 import type { Env } from "./env";
 import { writePrivateFileAtomic } from "./private-file";
-import { MAX_IP_CHARS, MAX_USER_AGENT_CHARS, type Principal, type LoginChange, type LoginStore, type StoredLogin } from "./logins";
+import { CorruptLoginsFile, parseFile, secretFingerprint, serialize, type ParsedFile } from "./login-file-format";
+import type { LoginChange, LoginStore } from "./logins";
 
 export const LOGINS_FILE_NAME = "console-sessions.json";
-export const LOGINS_FILE_VERSION = 1;
 /** Created or ended sessions are written at most this often. */
 export const DEFAULT_WRITE_DELAY_MS = 250;
 /** Idle-timer refreshes alone are written at most this often. */
@@ -72,138 +53,6 @@ export function loginsFilePath(env: Env = process.env): string | null {
   const base = secretFile !== undefined && secretFile !== "" ? secretFile : path.join(batonDataDir(env), "session-secret");
   return path.resolve(path.dirname(base), LOGINS_FILE_NAME);
 }
-
-/** Which secret the sessions were written under, without revealing it. */
-export function secretFingerprint(secret: Buffer): string {
-  return createHmac("sha256", secret).update("baton console sessions file v1").digest("base64url").slice(0, 22);
-}
-
-// -------------------------------------------------------------- validation
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-
-const B64URL_43 = /^[A-Za-z0-9_-]{43}$/;
-const B64URL_22 = /^[A-Za-z0-9_-]{22}$/;
-const MAX_TEXT = 1024;
-
-const PRINCIPAL_KEYS: ReadonlySet<string> = new Set([
-  "username",
-  "displayName",
-  "role",
-  "participantId",
-  "authMethod",
-  "oidcSubject",
-  "ephemeral",
-]);
-const RECORD_KEYS: ReadonlySet<string> = new Set([
-  "principal",
-  "csrfToken",
-  "createdAt",
-  "lastSeenAt",
-  "expiresAt",
-  "ip",
-  "userAgent",
-  "credentialTag",
-]);
-
-function text(v: unknown, max = MAX_TEXT): v is string {
-  return typeof v === "string" && v !== "" && v.length <= max;
-}
-
-function time(v: unknown): v is number {
-  return typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
-}
-
-function unknownKey(o: Obj, allowed: ReadonlySet<string>): string | undefined {
-  return Object.keys(o).find((k) => !allowed.has(k));
-}
-
-function parsePrincipal(v: unknown): Principal | string {
-  if (!isObj(v)) return "principal: must be an object";
-  const extra = unknownKey(v, PRINCIPAL_KEYS);
-  if (extra !== undefined) return `principal: unknown field ${JSON.stringify(extra)}`;
-  const { username, displayName, role, participantId, authMethod, oidcSubject, ephemeral } = v;
-  if (!text(username)) return "principal.username: must be a non-empty string";
-  if (!text(displayName)) return "principal.displayName: must be a non-empty string";
-  if (!isRole(role)) return "principal.role: must be a role";
-  if (!text(participantId)) return "principal.participantId: must be a non-empty string";
-  if (authMethod !== "password" && authMethod !== "oidc") return 'principal.authMethod: must be "password" or "oidc"';
-  if (oidcSubject !== undefined && !text(oidcSubject)) return "principal.oidcSubject: must be a non-empty string";
-  if (typeof ephemeral !== "boolean") return "principal.ephemeral: must be true or false";
-  if (ephemeral && (authMethod !== "oidc" || oidcSubject === undefined))
-    return "principal: an ephemeral principal must be an OIDC sign-in with a subject";
-  return { username, displayName, role, participantId, authMethod, ephemeral, ...(oidcSubject !== undefined ? { oidcSubject } : {}) };
-}
-
-/** One persisted session, or the reason it is malformed. */
-export function parseStoredLogin(key: string, v: unknown): StoredLogin | string {
-  if (!B64URL_43.test(key)) return "key: must be a SHA-256 in base64url";
-  if (!isObj(v)) return "must be an object";
-  const extra = unknownKey(v, RECORD_KEYS);
-  if (extra !== undefined) return `unknown field ${JSON.stringify(extra)}`;
-  const principal = parsePrincipal(v.principal);
-  if (typeof principal === "string") return principal;
-  const { csrfToken, createdAt, lastSeenAt, expiresAt, ip, userAgent, credentialTag } = v;
-  if (typeof csrfToken !== "string" || !B64URL_43.test(csrfToken)) return "csrfToken: must be 32 bytes in base64url";
-  if (!time(createdAt) || !time(lastSeenAt) || !time(expiresAt)) return "createdAt, lastSeenAt, expiresAt: must be Unix milliseconds";
-  if (lastSeenAt < createdAt || expiresAt <= createdAt) return "timestamps out of order";
-  if (ip !== undefined && (typeof ip !== "string" || ip.length > MAX_IP_CHARS)) return "ip: must be a short string";
-  if (userAgent !== undefined && (typeof userAgent !== "string" || userAgent.length > MAX_USER_AGENT_CHARS))
-    return "userAgent: must be a short string";
-  if (credentialTag !== undefined && (typeof credentialTag !== "string" || !B64URL_22.test(credentialTag)))
-    return "credentialTag: malformed";
-  return {
-    key,
-    principal,
-    csrfToken,
-    createdAt,
-    lastSeenAt,
-    expiresAt,
-    ...(ip !== undefined ? { ip } : {}),
-    ...(userAgent !== undefined ? { userAgent } : {}),
-    ...(credentialTag !== undefined ? { credentialTag } : {}),
-  };
-}
-
-/** Thrown for a file that is not a sessions file at all (moved aside at load). */
-class CorruptLoginsFile extends Error {}
-
-interface ParsedFile {
-  fingerprint: string;
-  sessions: StoredLogin[];
-  malformed: string[];
-}
-
-function parseFile(textContent: string): ParsedFile {
-  let data: unknown;
-  try {
-    data = JSON.parse(textContent) as unknown;
-  } catch (e) {
-    throw new CorruptLoginsFile(`not JSON (${(e as Error).message})`);
-  }
-  if (!isObj(data)) throw new CorruptLoginsFile("not a JSON object");
-  if (data.version !== LOGINS_FILE_VERSION)
-    throw new CorruptLoginsFile(`unsupported version ${JSON.stringify(data.version)} (expected ${LOGINS_FILE_VERSION})`);
-  if (typeof data.secretFingerprint !== "string") throw new CorruptLoginsFile("secretFingerprint: missing");
-  if (!isObj(data.sessions)) throw new CorruptLoginsFile("sessions: must be an object");
-  const sessions: StoredLogin[] = [];
-  const malformed: string[] = [];
-  for (const [key, value] of Object.entries(data.sessions)) {
-    const parsed = parseStoredLogin(key, value);
-    if (typeof parsed === "string") malformed.push(parsed);
-    else sessions.push(parsed);
-  }
-  return { fingerprint: data.secretFingerprint, sessions, malformed };
-}
-
-function serialize(fingerprint: string, savedAt: number, sessions: readonly StoredLogin[]): string {
-  const byKey: Record<string, Omit<StoredLogin, "key">> = {};
-  for (const { key, ...rest } of sessions) byKey[key] = rest;
-  return `${JSON.stringify({ version: LOGINS_FILE_VERSION, secretFingerprint: fingerprint, savedAt, sessions: byKey })}\n`;
-}
-
-// ------------------------------------------------------------------ disk
 
 // ------------------------------------------------------------- the writer
 

@@ -1,5 +1,6 @@
-// One v0.1 handoff directory: list, find by task-id prefix, offer, and change
-// a handoff with an atomic compare-and-swap write.
+// One v0.1 handoff directory: list, find by task-id prefix (both in
+// directory-search.ts), offer, and change a handoff with an atomic
+// compare-and-swap write (its file operations in file-ops.ts).
 //
 // A write (compareAndSwap) goes:
 //   1. take the lock `<task_id>.json.lock` (lock.ts);
@@ -15,15 +16,15 @@
 //      ignores the lock replaced it right after; the result says so.
 // Invalid files and symbolic links are never written, renamed or deleted.
 
-import { randomBytes } from "node:crypto";
-import { constants as C } from "node:fs";
-import { chmod, link, lstat, mkdir, open, opendir, realpath, rename, unlink } from "node:fs/promises";
+import { link, lstat, mkdir, opendir, realpath, rename, unlink } from "node:fs/promises";
 import path from "node:path";
+import { listHandoffs, resolveHandoff, type ListResult } from "./directory-search";
 import { HandoffError } from "./errors";
+import { exists, hashOf, syncDir, writeTemp } from "./file-ops";
 import type { HandoffHistoryStore } from "./history";
 import { acquireLock, LOCK_SUFFIX, type HeldLock } from "./lock";
-import { checkDocument, isoToMs, serializeDocument, toDocument, type HandoffRecord, type HandoffStatus } from "./record";
-import { hashBytes, isHandoffFileName, readSnapshot, type InvalidSnapshot, type Snapshot, type ValidSnapshot } from "./snapshot";
+import { checkDocument, serializeDocument, toDocument, type HandoffRecord, type HandoffStatus } from "./record";
+import { hashBytes, isHandoffFileName, readSnapshot, type Snapshot, type ValidSnapshot } from "./snapshot";
 import { applyAction, newOffer, type HandoffAction, type OfferInput } from "./state-machine";
 
 export interface HandoffDirectoryOptions {
@@ -70,13 +71,6 @@ export interface WriteResult {
    * after it (seen when reading it back): what the file holds now.
    */
   replacedBy?: Snapshot | null;
-}
-
-export interface ListResult {
-  handoffs: ValidSnapshot[];
-  invalid: InvalidSnapshot[];
-  /** The directory holds more handoff files than `maxFiles`; the rest were not read. */
-  truncated: boolean;
 }
 
 export class HandoffDirectory {
@@ -138,38 +132,8 @@ export class HandoffDirectory {
   }
 
   /** Every handoff (valid ones sorted by created_at), optionally only those with `status`. */
-  async list(opts: { status?: HandoffStatus } = {}): Promise<ListResult> {
-    const handoffs: ValidSnapshot[] = [];
-    const invalid: InvalidSnapshot[] = [];
-    let count = 0;
-    let truncated = false;
-    const take = (s: Snapshot | undefined) => {
-      if (!s) return;
-      if (!s.valid) invalid.push(s);
-      else if (opts.status === undefined || s.record.status === opts.status) handoffs.push(s);
-    };
-    // A few reads in flight at once (the file system serves them in parallel).
-    const inFlight = new Set<Promise<void>>();
-    let failure: { error: unknown } | undefined;
-    for await (const name of this.names()) {
-      if (count >= this.maxFiles) {
-        truncated = true;
-        break;
-      }
-      if (failure) break;
-      count++;
-      const p: Promise<void> = this.read(name)
-        .then(take, (error: unknown) => void (failure ??= { error }))
-        .finally(() => inFlight.delete(p));
-      inFlight.add(p);
-      if (inFlight.size >= 8) await Promise.race(inFlight);
-    }
-    await Promise.all(inFlight);
-    if (failure) throw failure.error;
-    const when = (s: ValidSnapshot) => isoToMs(s.record.created_at) ?? 0;
-    handoffs.sort((a, b) => when(a) - when(b) || a.name.localeCompare(b.name));
-    invalid.sort((a, b) => a.name.localeCompare(b.name));
-    return { handoffs, invalid, truncated };
+  list(opts: { status?: HandoffStatus } = {}): Promise<ListResult> {
+    return listHandoffs(this, opts);
   }
 
   /**
@@ -177,39 +141,8 @@ export class HandoffDirectory {
    * wins; several prefix matches are `ambiguous`; none is `not-found`. The
    * result may be an invalid file (callers refuse to act on it).
    */
-  async resolve(prefix: string): Promise<Snapshot> {
-    const p = prefix.trim();
-    if (p === "" || p.includes("/") || p.includes("\\") || p.includes("\0")) {
-      throw new HandoffError("bad-input", `${JSON.stringify(prefix)} is not a task id or prefix`);
-    }
-    if (isHandoffFileName(`${p}.json`)) {
-      const exact = await this.read(`${p}.json`);
-      if (exact) return exact;
-    }
-    const matches: string[] = [];
-    let total = 0;
-    let scanned = 0;
-    for await (const name of this.names()) {
-      if (++scanned > this.maxFiles * 10) break;
-      if (name.startsWith(p)) {
-        total++;
-        if (matches.length < 10) matches.push(name.slice(0, -5));
-      }
-    }
-    if (total === 0) throw new HandoffError("not-found", `no handoff matches "${p}" in ${this.dir}`);
-    if (total > 1) {
-      matches.sort();
-      throw new HandoffError(
-        "ambiguous",
-        `"${p}" matches ${total} handoffs (${matches.join(", ")}${total > matches.length ? ", …" : ""}); give more of the id`,
-        {
-          matches,
-        },
-      );
-    }
-    const s = await this.read(`${matches[0] as string}.json`);
-    if (!s) throw new HandoffError("not-found", `the handoff ${matches[0]} disappeared`);
-    return s;
+  resolve(prefix: string): Promise<Snapshot> {
+    return resolveHandoff(this, prefix);
   }
 
   /** The valid handoff for `target` (a prefix or a snapshot), or the reason it cannot be acted on. */
@@ -233,7 +166,7 @@ export class HandoffDirectory {
     await mkdir(this.dir, { recursive: true });
     this.real = undefined;
     const file = path.join(this.dir, name);
-    const tmp = await this.writeTemp(text, undefined);
+    const tmp = await writeTemp(this.dir, text, undefined);
     try {
       try {
         await link(tmp, file); // atomic create-if-absent
@@ -297,11 +230,11 @@ export class HandoffDirectory {
           if (e.code === "ENOENT") throw new HandoffError("conflict", `${current.name} was deleted since it was read`);
           throw e;
         });
-        const tmp = await this.writeTemp(text, st.mode & 0o7777);
+        const tmp = await writeTemp(this.dir, text, st.mode & 0o7777);
         try {
           await this.hooks.beforeCommit?.(file);
           await lock.verify();
-          const hashNow = await this.hashOf(file);
+          const hashNow = await hashOf(file, this.maxBytes);
           if (hashNow !== current.hash) {
             throw new HandoffError(
               "foreign-writer",
@@ -340,39 +273,6 @@ export class HandoffDirectory {
     return text;
   }
 
-  private async writeTemp(text: string, mode: number | undefined): Promise<string> {
-    // Hidden (never listed as a handoff) and short (whatever the length of the task_id).
-    const tmp = path.join(this.dir, `.baton-${process.pid}-${randomBytes(6).toString("hex")}.tmp`);
-    const fh = await open(tmp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o666);
-    try {
-      await fh.writeFile(text, "utf8");
-      await fh.sync();
-    } catch (e) {
-      await fh.close().catch(() => undefined);
-      await unlink(tmp).catch(() => undefined);
-      throw e;
-    }
-    await fh.close();
-    if (mode !== undefined) await chmod(tmp, mode).catch(() => undefined);
-    return tmp;
-  }
-
-  private async hashOf(file: string): Promise<string | undefined> {
-    let fh;
-    try {
-      fh = await open(file, C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK);
-    } catch {
-      return undefined;
-    }
-    try {
-      const st = await fh.stat();
-      if (!st.isFile() || st.size > this.maxBytes) return `stat:${st.ino}:${st.size}`;
-      return hashBytes(await fh.readFile());
-    } finally {
-      await fh.close();
-    }
-  }
-
   private async withLock<T>(file: string, fn: (lock: HeldLock) => Promise<T>, signal?: AbortSignal): Promise<T> {
     const lock = await acquireLock(file, {
       staleMs: this.lockStaleMs,
@@ -402,27 +302,4 @@ function syntheticSnapshot(base: ValidSnapshot, text: string, hash: string): Val
   const checked = checkDocument(JSON.parse(text));
   if (!checked.ok) throw new Error("unreachable: Baton wrote an invalid document");
   return { ...base, record: checked.record, document: checked.document, hash, size: Buffer.byteLength(text, "utf8") };
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await lstat(file);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** fsync a directory so a rename or link in it survives a crash (where the platform allows it). */
-export async function syncDir(dir: string): Promise<void> {
-  try {
-    const fh = await open(dir, "r");
-    try {
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-  } catch {
-    // Not supported on every filesystem; the rename itself is still atomic.
-  }
 }

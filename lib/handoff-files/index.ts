@@ -40,7 +40,8 @@ export {
 export { HandoffError, USAGE_KINDS, type HandoffErrorKind } from "./errors";
 export { isHandoffFileName, readSnapshot, type InvalidSnapshot, type Snapshot, type ValidSnapshot } from "./snapshot";
 export { acquireLock, lockPathFor, HeldLock, type LockOptions } from "./lock";
-export { DIRECTORY_DEFAULTS, HandoffDirectory, type HandoffDirectoryOptions, type ListResult, type WriteResult } from "./directory";
+export { DIRECTORY_DEFAULTS, HandoffDirectory, type HandoffDirectoryOptions, type WriteResult } from "./directory";
+export type { ListResult } from "./directory-search";
 export {
   DEFAULT_HANDOFF_DIR,
   HISTORY_FILE_NAME,

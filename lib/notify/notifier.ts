@@ -1,22 +1,17 @@
 // Outbound notifications: follows the console catalog's changes, derives the
-// events people on call care about (./events.ts), queues one delivery per
-// event and interested webhook in a persistent outbox (./outbox.ts) and
-// delivers them: bounded concurrency (one request at a time per hook, so a
-// healthy hook gets its events in order), a per-request timeout, retries with
-// exponential backoff and jitter until a day has passed.
-//
-// Delivery is at least once: a console stopped during a request sends that
-// delivery again at the next start, with the same X-Baton-Delivery id.
+// events people on call care about (./events.ts) and queues one delivery per
+// event and interested webhook in a persistent outbox (./outbox.ts), which
+// ./delivery.ts delivers (at least once, with retries until a day has passed).
 import { randomUUID } from "node:crypto";
-import { linkedController } from "@/lib/base/abort";
 import type { CatalogStore } from "@/lib/gateway/catalog/store";
 import type { GatewayLogger } from "@/lib/gateway/logger";
 import { HANDOFF_MODE } from "@/lib/macp/constants";
 import { hookWants, type WebhookConfig } from "./config";
 import type { EscalationNotice } from "@/lib/gateway/escalations";
 import { deriveEvents, isClosed, snapshotOf, type NotifyEvent } from "./events";
-import { genericBody, signBody, slackBody } from "./messages";
-import { backoffMs, type NewDelivery, type NotifyStore, type OutboxRow, type StateChange } from "./outbox";
+import { Deliveries } from "./delivery";
+import { genericBody, slackBody } from "./messages";
+import type { NewDelivery, NotifyStore, OutboxRow, StateChange } from "./outbox";
 
 export interface NotifierOptions {
   hooks: readonly WebhookConfig[];
@@ -62,26 +57,18 @@ export interface HookStatus {
 }
 
 const CHANGE_PAGE = 500;
-const KEEP_DELIVERED = 50;
-const KEEP_FAILED = 200;
-const MAX_PENDING = 10_000;
 const CLOSED_TTL_MS = 86_400_000;
-/** Statuses worth retrying among 4xx. */
-const RETRY_4XX = new Set([408, 425, 429]);
 
 export class Notifier {
   private hooks: readonly WebhookConfig[];
   private readonly closers: (() => void)[] = [];
   private readonly store: NotifyStore;
   private readonly log: GatewayLogger;
-  private readonly fetch: typeof fetch;
+  private readonly deliveries: Deliveries;
   private readonly shutdown = new AbortController();
   private stopWatching: (() => void) | null = null;
   private deriving: Promise<void> | null = null;
   private again = false;
-  private readonly busy = new Set<string>();
-  private readonly inflight = new Set<Promise<void>>();
-  private timer: NodeJS.Timeout | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
   private pruneTimer: NodeJS.Timeout | null = null;
   private closed = false;
@@ -94,7 +81,19 @@ export class Notifier {
     this.hooks = options.hooks;
     this.store = options.store;
     this.log = options.logger;
-    this.fetch = options.fetch ?? fetch;
+    this.deliveries = new Deliveries({
+      hooks: () => this.hooks,
+      store: options.store,
+      logger: options.logger,
+      shutdown: this.shutdown.signal,
+      giveUpAfterMs: this.giveUpAfterMs,
+      ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.retryBaseMs !== undefined ? { retryBaseMs: options.retryBaseMs } : {}),
+      ...(options.retryCapMs !== undefined ? { retryCapMs: options.retryCapMs } : {}),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.random ? { random: options.random } : {}),
+    });
   }
 
   start(): void {
@@ -140,12 +139,12 @@ export class Notifier {
     this.closed = true;
     for (const fn of this.closers.splice(0)) fn();
     this.stopWatching?.();
-    if (this.timer) clearTimeout(this.timer);
+    const delivered = this.deliveries.close();
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.pruneTimer) clearInterval(this.pruneTimer);
     this.shutdown.abort();
     await this.deriving?.catch(() => undefined);
-    await Promise.allSettled([...this.inflight]);
+    await delivered;
     this.store.close();
   }
 
@@ -318,120 +317,12 @@ export class Notifier {
     return { deliveryId: randomUUID(), hookId: hook.id, event: event.kind, sessionId: event.sessionId, body };
   }
 
-  // ------------------------------------------------------------ delivery
-
-  /** Start every delivery that is due, within the concurrency bound; arm a timer for the next one. */
   private pump(): void {
     if (this.closed) return;
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = null;
-    }
-    const limit = this.options.concurrency ?? 4;
-    const now = Date.now();
-    for (const hook of this.hooks) {
-      if (this.busy.size >= limit) return; // a finishing request pumps again
-      if (this.busy.has(hook.id)) continue;
-      const row = this.store.due(hook.id, now);
-      if (!row) continue;
-      this.busy.add(hook.id);
-      const p = this.send(hook, row)
-        .catch((err: unknown) => this.log.error({ err, hook: hook.id }, "webhooks: delivery bookkeeping failed"))
-        .finally(() => {
-          this.busy.delete(hook.id);
-          this.inflight.delete(p);
-          this.pump();
-        });
-      this.inflight.add(p);
-    }
-    // Wake for the next retry of an idle hook (a busy one pumps again when its request ends).
-    let next: number | undefined;
-    for (const hook of this.hooks) {
-      if (this.busy.has(hook.id)) continue;
-      const t = this.store.nextDueMs(hook.id);
-      if (t !== undefined && (next === undefined || t < next)) next = t;
-    }
-    if (next !== undefined) {
-      this.timer = setTimeout(() => this.pump(), Math.max(10, next - Date.now()));
-      this.timer.unref();
-    }
-  }
-
-  private async send(hook: WebhookConfig, row: OutboxRow): Promise<void> {
-    const headers: Record<string, string> = {
-      "content-type": "application/json",
-      "user-agent": "Baton-Webhooks/1",
-      "x-baton-event": row.event,
-      "x-baton-delivery": row.deliveryId,
-      "x-baton-timestamp": String(Math.floor(Date.now() / 1000)),
-    };
-    if (hook.secret !== null) headers["x-baton-signature"] = signBody(hook.secret, row.body);
-    // Linked by hand, not AbortSignal.any: on Node 20 every combined signal
-    // would stay attached to the long-lived shutdown signal (lib/base/abort.ts).
-    const call = linkedController(this.shutdown.signal);
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      call.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError"));
-    }, this.options.timeoutMs ?? 10_000);
-    let status = 0;
-    let error = "";
-    try {
-      const res = await this.fetch(hook.url, {
-        method: "POST",
-        headers,
-        body: row.body,
-        redirect: "manual",
-        signal: call.signal,
-      });
-      status = res.status;
-      await res.body?.cancel().catch(() => undefined);
-      if (status >= 200 && status < 300) {
-        this.store.recordAttempt(row.n, "delivered", status, "", 0);
-        return;
-      }
-      error = `HTTP ${status}`;
-    } catch (e) {
-      if (this.shutdown.signal.aborted) return; // not an attempt: sent again at the next start
-      const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      error = timedOut ? `timed out after ${this.options.timeoutMs ?? 10_000} ms` : (cause?.code ?? cause?.message ?? (e as Error).message);
-    } finally {
-      clearTimeout(timer);
-      call.abort(); // detaches it from the shutdown signal
-    }
-    const attempts = row.attempts + 1;
-    const now = Date.now();
-    const permanent = status >= 400 && status < 500 && !RETRY_4XX.has(status);
-    const wait = backoffMs(attempts, this.options.random, this.options.retryBaseMs, this.options.retryCapMs);
-    const expired = now + wait > row.createdMs + this.giveUpAfterMs;
-    if (permanent || expired) {
-      this.store.recordAttempt(row.n, "failed", status, error, 0, now);
-      this.log.warn(
-        { hook: hook.id, delivery: row.deliveryId, event: row.event, attempts, error },
-        `webhooks: gave up a delivery (${permanent ? "refused" : "too old"})`,
-      );
-    } else {
-      this.store.recordAttempt(row.n, "pending", status, error, now + wait, now);
-      this.log.warn(
-        { hook: hook.id, delivery: row.deliveryId, event: row.event, attempts, error, retryInMs: wait },
-        "webhooks: delivery failed; retrying",
-      );
-    }
+    this.deliveries.pump();
   }
 
   private prune(): void {
-    try {
-      const dropped = this.store.prune(
-        this.hooks.map((h) => h.id),
-        KEEP_DELIVERED,
-        KEEP_FAILED,
-        MAX_PENDING,
-        CLOSED_TTL_MS,
-      );
-      if (dropped > 0)
-        this.log.warn({ dropped }, `webhooks: more than ${MAX_PENDING} deliveries waited for one hook; the oldest were dropped`);
-    } catch (err) {
-      this.log.error({ err }, "webhooks: pruning the outbox failed");
-    }
+    this.deliveries.prune(CLOSED_TTL_MS);
   }
 }

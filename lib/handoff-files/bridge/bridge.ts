@@ -1,6 +1,8 @@
 // The bridge: mirrors one v0.1 handoff directory into MACP Task-mode sessions
 // on a runtime, and MACP results back into the files (mapping.ts has the
-// mapping and the decisions; this file does the I/O).
+// mapping and the decisions; this file queues and reconciles handoffs, with
+// steps.ts sending a step, session-view.ts reading a session, mirrors.ts
+// following open ones and clients.ts holding a client per identity).
 //
 // Work is per handoff and serialised: a change to the file (from the
 // watcher) or to its session (from a StreamSession subscription) queues the
@@ -15,9 +17,7 @@
 // crash is acknowledged as a duplicate and never creates anything twice.
 
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { Envelope } from "@/lib/gen/macp/v1/envelope_pb";
-import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
-import { MacpAckError, MacpClient, TaskProjection, TaskSession, type AuthConfig } from "@/lib/agent";
+import { MacpAckError, type AuthConfig } from "@/lib/agent";
 import { MAX_TTL_MS } from "@/lib/macp/constants";
 import { HandoffDirectory, type HandoffDirectoryOptions } from "../directory";
 import { HandoffError } from "../errors";
@@ -26,17 +26,12 @@ import type { HandoffRecord } from "../record";
 import { isHandoffFileName } from "../snapshot";
 import type { ActionKind } from "../state-machine";
 import { HandoffWatcher, type WatcherOptions } from "../watch";
-import {
-  bridgeCommitmentId,
-  bridgeMessageId,
-  bridgeSessionId,
-  participantsFor,
-  planFor,
-  type BridgeStep,
-  type SessionPhase,
-  type SessionView,
-} from "./mapping";
+import { Blocked, ClientPool } from "./clients";
+import { bridgeCommitmentId, bridgeSessionId, participantsFor, planFor, type BridgeStep } from "./mapping";
+import { SessionMirrors, type Mirror } from "./mirrors";
+import { readSessionView } from "./session-view";
 import type { BridgeTask, SqliteBridgeState } from "./state";
+import { sendStep } from "./steps";
 
 export interface BridgeOptions {
   /** The v0.1 directory to mirror. */
@@ -72,36 +67,18 @@ export type BridgeEvent =
   | { kind: "skipped" | "blocked" | "parked" | "done"; taskId: string; reason: string }
   | { kind: "error"; taskId?: string; message: string };
 
-interface Mirror {
-  taskId: string;
-  projection: TaskProjection;
-  ac: AbortController;
-}
-
-const MAX_CLIENTS = 64;
 const CONCURRENCY = 4;
 /** After this many epochs for the same file content the bridge stops and says why. */
 const MAX_EPOCHS_PER_CONTENT = 3;
-
-const STATE_NAMES: Partial<Record<SessionState, SessionPhase>> = {
-  [SessionState.OPEN]: "OPEN",
-  [SessionState.SUSPENDED]: "SUSPENDED",
-  [SessionState.RESOLVED]: "RESOLVED",
-  [SessionState.EXPIRED]: "EXPIRED",
-  [SessionState.CANCELLED]: "CANCELLED",
-};
-
-class Blocked extends Error {}
 
 export class HandoffBridge {
   readonly dir: HandoffDirectory;
   private readonly watcher: HandoffWatcher;
   private readonly pool: readonly string[];
   private readonly ttlMs: number;
-  private readonly maxOpen: number;
   private secret: Buffer = Buffer.alloc(0);
-  private readonly clients = new Map<string, MacpClient>();
-  private readonly mirrors = new Map<string, Mirror>();
+  private readonly clients: ClientPool;
+  private readonly mirrors: SessionMirrors;
   private readonly queue = new Set<string>();
   private readonly running = new Set<string>();
   private readonly again = new Set<string>();
@@ -117,7 +94,14 @@ export class HandoffBridge {
     this.dir = new HandoffDirectory(o.dir, { ...o.directory, ...(o.history ? { history: o.history } : {}) });
     this.pool = [...new Set((o.participants ?? []).map((p) => p.trim()).filter((p) => p !== ""))];
     this.ttlMs = o.ttlMs ?? MAX_TTL_MS;
-    this.maxOpen = o.maxOpenSessions ?? 1_000;
+    this.clients = new ClientPool(o);
+    this.mirrors = new SessionMirrors({
+      max: o.maxOpenSessions ?? 1_000,
+      changed: (taskId) => this.enqueue(taskId),
+      failed: (taskId, message) => {
+        if (!this.stopped) this.emit({ kind: "error", taskId, message });
+      },
+    });
     this.watcher = new HandoffWatcher({
       dirs: [this.dir.dir],
       ...o.watch,
@@ -149,12 +133,10 @@ export class HandoffBridge {
     for (const t of this.retryTimers.values()) clearTimeout(t);
     this.retryTimers.clear();
     this.watcher.stop();
-    for (const m of this.mirrors.values()) m.ac.abort();
-    this.mirrors.clear();
+    this.mirrors.dropAll();
     this.queue.clear();
     await this.settled();
-    for (const c of this.clients.values()) c.close();
-    this.clients.clear();
+    this.clients.closeAll();
   }
 
   /** Resolves when nothing is queued or running (retries waiting on a timer do not count). */
@@ -256,31 +238,6 @@ export class HandoffBridge {
     this.epochsForContent.delete(taskId);
   }
 
-  private client(identity: string): MacpClient {
-    const existing = this.clients.get(identity);
-    if (existing) {
-      this.clients.delete(identity);
-      this.clients.set(identity, existing);
-      return existing;
-    }
-    const auth = this.o.credentials(identity);
-    if (!auth) throw new Blocked(`no credential to act as ${identity}`);
-    const c = new MacpClient({
-      address: this.o.runtime,
-      auth,
-      ...(this.o.tls ? { tls: true } : {}),
-      ...(this.o.caPath ? { caPath: this.o.caPath } : {}),
-      clientName: "baton-files-bridge",
-    });
-    this.clients.set(identity, c);
-    if (this.clients.size > MAX_CLIENTS) {
-      const [oldest, oc] = this.clients.entries().next().value as [string, MacpClient];
-      this.clients.delete(oldest);
-      oc.close();
-    }
-    return c;
-  }
-
   private newTask(rec: HandoffRecord, epoch: number, hash: string): BridgeTask {
     const t: BridgeTask = {
       dir: this.dir.dir,
@@ -337,7 +294,7 @@ export class HandoffBridge {
     if ((task.phase === "done" || task.phase === "parked") && task.fileHash === snap.hash) return;
     if (task.phase === "parked") task = this.openEpoch(rec, task.epoch + 1, snap.hash, "the file changed after its session was cancelled");
 
-    const view = await this.view(task);
+    const view = await readSessionView(this.clients.get(task.fromAgent), task, this.mirrors);
     const plan = planFor(rec, view, this.pool, task.sessionId);
     switch (plan.kind) {
       case "idle":
@@ -345,7 +302,7 @@ export class HandoffBridge {
         this.epochsForContent.delete(taskId);
         if (plan.done) {
           this.o.state.put({ ...task, phase: "done", fileHash: snap.hash, updatedMs: Date.now() });
-          this.dropMirror(task.sessionId);
+          this.mirrors.drop(task.sessionId);
           this.note("done", taskId, `${rec.status}; mirrored in session ${task.sessionId}`);
         } else if (task.phase !== "open" || task.fileHash !== snap.hash) {
           this.o.state.put({ ...task, phase: "open", fileHash: snap.hash, updatedMs: Date.now() });
@@ -356,7 +313,7 @@ export class HandoffBridge {
         return;
       case "parked":
         this.o.state.put({ ...task, phase: "parked", fileHash: snap.hash, note: plan.reason, updatedMs: Date.now() });
-        this.dropMirror(task.sessionId);
+        this.mirrors.drop(task.sessionId);
         this.note("parked", taskId, plan.reason);
         return;
       case "file": {
@@ -382,9 +339,9 @@ export class HandoffBridge {
         }
         this.epochsForContent.set(taskId, { hash: snap.hash, count });
         if (plan.cancelCurrent && view.state === "OPEN") {
-          await this.client(view.initiator ?? task.fromAgent).cancelSession(task.sessionId, `superseded: ${plan.reason}`);
+          await this.clients.get(view.initiator ?? task.fromAgent).cancelSession(task.sessionId, `superseded: ${plan.reason}`);
         }
-        this.dropMirror(task.sessionId);
+        this.mirrors.drop(task.sessionId);
         this.openEpoch(rec, task.epoch + 1, snap.hash, plan.reason);
         this.enqueue(taskId);
         return;
@@ -397,7 +354,7 @@ export class HandoffBridge {
           } catch (e) {
             if (e instanceof MacpAckError && ["INVALID_ENVELOPE", "FORBIDDEN", "POLICY_DENIED", "SESSION_NOT_OPEN"].includes(e.code)) {
               // The session moved under us (e.g. an MACP agent answered first): look again.
-              this.dropMirror(task.sessionId);
+              this.mirrors.drop(task.sessionId);
               const n = (this.failures.get(taskId) ?? 0) + 1;
               if (n <= 3) {
                 this.failures.set(taskId, n);
@@ -415,194 +372,21 @@ export class HandoffBridge {
   }
 
   private openEpoch(rec: HandoffRecord, epoch: number, hash: string, reason: string): BridgeTask {
-    if (this.mirrors.size >= this.maxOpen) throw new Blocked("at capacity");
+    if (this.mirrors.atCapacity()) throw new Blocked("at capacity");
     const t = this.newTask(rec, epoch, hash);
     this.emit({ kind: "epoch", taskId: rec.task_id, sessionId: t.sessionId, epoch, reason });
     return t;
   }
 
-  private dropMirror(sessionId: string): void {
-    const m = this.mirrors.get(sessionId);
-    if (!m) return;
-    m.ac.abort();
-    this.mirrors.delete(sessionId);
-  }
-
-  /** The current session as the runtime has it (followed live while it is open). */
-  private async view(task: BridgeTask): Promise<SessionView> {
-    const client = this.client(task.fromAgent);
-    let meta;
-    try {
-      meta = await client.getSession(task.sessionId);
-    } catch (e) {
-      if (e instanceof ConnectError && e.code === Code.NotFound) {
-        this.dropMirror(task.sessionId);
-        return { exists: false, participants: [] };
-      }
-      throw e;
-    }
-    const state = STATE_NAMES[meta.state];
-    let mirror = this.mirrors.get(task.sessionId);
-    let projection = mirror?.projection;
-    if (!projection) {
-      const events = await client.history(task.sessionId);
-      projection = TaskProjection.from(events);
-      if (state === "OPEN") {
-        if (this.mirrors.size >= this.maxOpen) throw new Blocked("at capacity");
-        mirror = { taskId: task.taskId, projection, ac: new AbortController() };
-        this.mirrors.set(task.sessionId, mirror);
-        this.follow(client, task.sessionId, mirror, events.length);
-      }
-    } else if (state !== "OPEN") this.dropMirror(task.sessionId);
-    const t = projection.task;
-    const report = projection.terminalReport();
-    const view: SessionView = { exists: true, participants: meta.participants, initiator: meta.initiator };
-    if (state) view.state = state;
-    if (t) {
-      view.task = {
-        requestedAssignee: t.requestedAssignee,
-        rejections: t.rejections.map((r) => ({ assignee: r.assignee, reason: r.reason })),
-        ...(t.activeAssignee ? { activeAssignee: t.activeAssignee } : {}),
-        ...(report
-          ? {
-              terminal:
-                report.kind === "complete"
-                  ? {
-                      kind: "complete" as const,
-                      assignee: report.assignee,
-                      atMs: report.timestampMs,
-                      summary: report.summary,
-                      output: report.output,
-                    }
-                  : {
-                      kind: "fail" as const,
-                      assignee: report.assignee,
-                      atMs: report.timestampMs,
-                      errorCode: report.errorCode,
-                      reason: report.reason,
-                    },
-            }
-          : {}),
-      };
-    }
-    const action = projection.commitment?.action;
-    if (action) view.commitmentAction = action;
-    return view;
-  }
-
-  private follow(client: MacpClient, sessionId: string, mirror: Mirror, after: number): void {
-    void (async () => {
-      try {
-        for await (const ev of client.subscribe(sessionId, after, { signal: mirror.ac.signal })) {
-          if (mirror.projection.apply(ev)) this.enqueue(mirror.taskId);
-        }
-      } catch (e) {
-        if (!mirror.ac.signal.aborted && !this.stopped)
-          this.emit({
-            kind: "error",
-            taskId: mirror.taskId,
-            message: `session stream ended: ${e instanceof Error ? e.message : String(e)}`,
-          });
-      } finally {
-        if (this.mirrors.get(sessionId) === mirror) this.mirrors.delete(sessionId);
-        if (!mirror.ac.signal.aborted && !this.stopped) this.enqueue(mirror.taskId);
-      }
-    })();
-  }
-
   private async send(task: BridgeTask, rec: HandoffRecord, step: BridgeStep, mirror: Mirror | undefined): Promise<void> {
-    const sid = task.sessionId;
-    const messageId = bridgeMessageId(step.kind);
-    const session = (identity: string) => new TaskSession(this.client(identity), { sessionId: sid });
-    const title = titleOf(rec);
-    const contextBytes = Object.keys(rec.context).length ? rec.context : undefined;
-    let s: TaskSession | undefined;
-    let duplicate = false;
-    switch (step.kind) {
-      case "start":
-        s = session(rec.from_agent);
-        duplicate = (
-          await s.start({ intent: title, participants: [...step.participants], ttlMs: this.ttlMs, contextId: rec.task_id, messageId })
-        ).duplicate;
-        break;
-      case "request":
-        s = session(rec.from_agent);
-        duplicate = (
-          await s.request({
-            taskId: rec.task_id,
-            title,
-            instructions: rec.description,
-            requestedAssignee: step.requestedAssignee,
-            ...(contextBytes ? { input: contextBytes } : {}),
-            messageId,
-          })
-        ).duplicate;
-        break;
-      case "accept":
-        s = session(step.as);
-        duplicate = (await s.acceptTask({ taskId: rec.task_id, reason: "accepted in the v0.1 file", messageId })).duplicate;
-        break;
-      case "reject":
-        s = session(step.as);
-        duplicate = (await s.reject({ taskId: rec.task_id, reason: textOf(rec.context.reason) ?? "rejected in the v0.1 file", messageId }))
-          .duplicate;
-        break;
-      case "complete":
-        s = session(step.as);
-        duplicate = (
-          await s.complete({
-            taskId: rec.task_id,
-            summary: textOf(rec.context.macp_summary) ?? `completed in the v0.1 file by ${step.as}`,
-            ...(contextBytes ? { output: contextBytes } : {}),
-            messageId,
-          })
-        ).duplicate;
-        break;
-      case "fail":
-        s = session(step.as);
-        duplicate = (
-          await s.fail({
-            taskId: rec.task_id,
-            errorCode: textOf(rec.context.macp_error_code) ?? "V01_FAILED",
-            reason: textOf(rec.context.macp_reason) ?? textOf(rec.context.reason) ?? `failed in the v0.1 file at ${step.as}`,
-            retryable: true, // v0.1 lets the offerer re-offer it
-            messageId,
-          })
-        ).duplicate;
-        break;
-      case "commit":
-        s = session(rec.from_agent);
-        duplicate = (
-          await s.commit({
-            action: step.action,
-            reason:
-              step.action === "task.completed"
-                ? `v0.1 handoff ${rec.task_id} completed by ${rec.to_agent}`
-                : `v0.1 handoff ${rec.task_id} failed at ${rec.to_agent}`,
-            authorityScope: "task",
-            commitmentId: bridgeCommitmentId(this.secret, sid),
-            messageId,
-          })
-        ).duplicate;
-        break;
-      case "cancel":
-        await this.client(rec.from_agent).cancelSession(sid, step.reason);
-        break;
-    }
-    const env: Envelope | undefined = s?.lastEnvelope;
-    if (env && mirror) mirror.projection.apply(env);
-    this.emit({ kind: "sent", taskId: rec.task_id, sessionId: sid, step: step.kind, duplicate });
+    const sent = await sendStep(rec, step, {
+      sessionId: task.sessionId,
+      ttlMs: this.ttlMs,
+      commitmentId: bridgeCommitmentId(this.secret, task.sessionId),
+      client: (identity) => this.clients.get(identity),
+    });
+    if (sent.envelope && mirror) mirror.projection.apply(sent.envelope);
+    this.emit({ kind: "sent", taskId: rec.task_id, sessionId: task.sessionId, step: step.kind, duplicate: sent.duplicate });
     await this.o.hooks?.afterSend?.(rec.task_id, step.kind);
   }
-}
-
-function textOf(v: unknown): string | undefined {
-  return typeof v === "string" && v.trim() !== "" ? v : undefined;
-}
-
-/** A one-line title from the description (first line, at most 120 characters). */
-function titleOf(rec: HandoffRecord): string {
-  const line = rec.description.split(/\r?\n/, 1)[0]?.trim() ?? "";
-  if (line === "") return `v0.1 handoff ${rec.task_id}`;
-  return line.length > 120 ? `${line.slice(0, 119)}…` : line;
 }

@@ -34,7 +34,7 @@ import {
   parseTaskRequest,
   parseTaskUpdate,
   textOf,
-} from "./action-input";
+} from ".";
 
 const SID = "0b7e6f5a-3c2d-4e1f-8a9b-0c1d2e3f4a5b";
 const MID = "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a";
