@@ -2,11 +2,14 @@
 // for a request, sign-out, "whoami", password changes, and logins for OIDC
 // sign-ins. One instance per console server. Server-side only.
 //
+// Its public types are in accounts-types.ts and the sign-in change
+// notifications in sign-in-changes.ts; both are re-exported or used here.
+//
 // Never logs passwords, hashes, tokens, cookies or CSRF tokens.
 import type { WhoAmI } from "@/lib/views/sign-in";
 import type { Env } from "./env";
 import { UserDirectory } from "./directory";
-import { LoginLimiter, type LoginLimiterOptions } from "./rate-limit";
+import { LoginLimiter } from "./rate-limit";
 import {
   DEFAULT_SCRYPT,
   MAX_PASSWORD_LENGTH,
@@ -17,62 +20,24 @@ import {
   type ScryptParams,
 } from "./password";
 import { clearLoginCookies, loadLoginSecret, loginCookie, readLoginCookie } from "./login-cookie";
-import { LoginStore, credentialTag, type LoginEvent, type LoginRecord, type Principal } from "./logins";
+import { LoginStore, credentialTag, type LoginRecord, type Principal } from "./logins";
 import type { HeaderSource } from "./request";
 import { LoginFile, loginsFilePath, type LoginFileLoad } from "./login-file";
 import { normalizeUsername, usernameProblem, usersFilePath, type UserRecord } from "./users-file";
+import type { AccountsLogger, AccountsOptions, Authenticated, ChangePasswordResult, LoginResult, SignInChange } from "./accounts-types";
+import { SignInChanges } from "./sign-in-changes";
 
-/** Minimal structured logger (pino-compatible). */
-export interface AccountsLogger {
-  info(obj: Record<string, unknown>, msg: string): void;
-  warn(obj: Record<string, unknown>, msg: string): void;
-}
+export type {
+  AccountsLogger,
+  AccountsOptions,
+  Authenticated,
+  ChangePasswordResult,
+  LoginResult,
+  SignInChange,
+  WhoAmI,
+} from "./accounts-types";
 
 const silent: AccountsLogger = { info: () => undefined, warn: () => undefined };
-
-export interface AccountsOptions {
-  usersFile: string;
-  /** HMAC key for login cookies; see loadLoginSecret. */
-  loginSecret: Buffer;
-  /** scrypt cost for new hashes and for the unknown-user decoy. Default N=2^15, r=8, p=1. */
-  scrypt?: ScryptParams;
-  idleMs?: number;
-  absoluteMs?: number;
-  limits?: LoginLimiterOptions;
-  logger?: AccountsLogger;
-  now?: () => number;
-  /**
-   * Keep sign-ins in this file so they survive a restart (see
-   * login-file.ts); call restoreLogins() before serving. Unset or null:
-   * memory only.
-   */
-  loginsFile?: string | null;
-  /** How often the users file is checked for changes while sign-in watchers listen (onSignInChange). Default 1 s. */
-  usersPollMs?: number;
-}
-
-/** See Accounts.onSignInChange. */
-export type SignInChange = { kind: "login"; key: string; ended: boolean } | { kind: "users" };
-
-/** The signed-in user for one request. */
-export interface Authenticated {
-  login: LoginRecord;
-  /** Current identity: re-read from the users file unless the user exists only through OIDC. */
-  user: Principal;
-  /** True until the user replaces a one-time password; allow only whoami, changePassword and logout. */
-  mustChangePassword: boolean;
-  /** The user's runtime bearer token from the users file, if any (server-side only: never send it to the browser). */
-  runtimeToken?: string;
-}
-
-/** What the browser learns about itself: one declaration, shared with the browser (lib/views/sign-in.ts). */
-export type { WhoAmI } from "@/lib/views/sign-in";
-
-export type LoginResult =
-  | { ok: true; login: LoginRecord; cookieValue: string; user: Principal; mustChangePassword: boolean }
-  | { ok: false; status: 400 | 401 | 403 | 429 | 503; reason: string; retryAfterMs?: number };
-
-export type ChangePasswordResult = { ok: true } | { ok: false; status: 400 | 401 | 403 | 429; reason: string };
 
 const GENERIC_FAILURE = "Incorrect username or password.";
 
@@ -95,10 +60,7 @@ export class Accounts {
   private readonly scrypt: ScryptParams;
   private readonly log: AccountsLogger;
   private readonly loginFile: LoginFile | null;
-  private readonly usersPollMs: number;
-  private readonly changeListeners = new Set<(change: SignInChange) => void>();
-  private usersPoll: ReturnType<typeof setInterval> | null = null;
-  private polling = false;
+  private readonly signInChanges: SignInChanges;
 
   constructor(options: AccountsOptions) {
     this.directory = new UserDirectory(options.usersFile);
@@ -111,7 +73,7 @@ export class Accounts {
     this.limiter = new LoginLimiter({ ...options.limits, now: options.now });
     this.scrypt = options.scrypt ?? DEFAULT_SCRYPT;
     this.log = options.logger ?? silent;
-    this.usersPollMs = options.usersPollMs ?? 1_000;
+    this.signInChanges = new SignInChanges(this.directory, this.logins, options.usersPollMs ?? 1_000, this.log);
     this.loginFile =
       options.loginsFile !== undefined && options.loginsFile !== null
         ? new LoginFile({
@@ -247,40 +209,7 @@ export class Accounts {
    * `usersPollMs` (a stat; it is read only when it changed).
    */
   onSignInChange(listener: (change: SignInChange) => void): () => void {
-    const wrapped = (event: LoginEvent) => listener({ kind: "login", key: event.key, ended: event.kind === "ended" });
-    const off = this.logins.onLoginEvent(wrapped);
-    this.changeListeners.add(listener);
-    if (this.usersPoll === null) {
-      this.usersPoll = setInterval(() => void this.pollUsersFile(), this.usersPollMs);
-      this.usersPoll.unref();
-    }
-    return () => {
-      off();
-      this.changeListeners.delete(listener);
-      if (this.changeListeners.size === 0 && this.usersPoll !== null) {
-        clearInterval(this.usersPoll);
-        this.usersPoll = null;
-      }
-    };
-  }
-
-  private async pollUsersFile(): Promise<void> {
-    if (this.polling) return;
-    this.polling = true;
-    try {
-      if (!(await this.directory.reloadIfChanged())) return;
-    } catch (e) {
-      this.log.warn({ err: (e as Error).message }, "users file unavailable");
-    } finally {
-      this.polling = false;
-    }
-    for (const l of [...this.changeListeners]) {
-      try {
-        l({ kind: "users" });
-      } catch {
-        // a listener's failure is its own business
-      }
-    }
+    return this.signInChanges.listen(listener);
   }
 
   private async validate(login: LoginRecord): Promise<Authenticated | null> {
