@@ -9,95 +9,53 @@
 // two-minute policy timeout costs nothing in tests.
 //
 // The pieces: steps.ts (each step action as the agent layer's call),
-// narration.ts (what is printed), outcomes.ts (results and the expectation
-// check). This file is the runner: clients, the scenario clock, the step
-// loop, interactive human steps and the read-back.
+// play-step.ts (one step played and judged), human-step.ts (waiting for a
+// real person), narration.ts (what is printed), outcomes.ts (results and the
+// expectation check), player-options.ts (options and the step context). This
+// file is the runner: clients, the scenario clock, pacing, the step loop and
+// the read-back.
 
 import { Code, ConnectError } from "@connectrpc/connect";
-import {
-  Auth,
-  HandoffProjection,
-  HandoffSession,
-  MacpClient,
-  MacpError,
-  sameRules,
-  TaskProjection,
-  TaskSession,
-  type PolicyInit,
-  type SequencedEnvelope,
-} from "@/lib/agent";
-import { explainError, MacpUsageError } from "@/lib/agent/errors";
-import { sleep, linkedController } from "@/lib/base/abort";
+import { Auth, HandoffProjection, MacpClient, sameRules, TaskProjection, type PolicyInit } from "@/lib/agent";
+import { MacpUsageError } from "@/lib/agent/errors";
+import { sleep } from "@/lib/base/abort";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
-import { HANDOFF_TYPES } from "@/lib/macp/constants";
-import { newSessionId } from "@/lib/macp/ids";
-import { decodePayloadToJson } from "@/lib/macp/payloads";
-import { describeOutcome, describeStep, humanDuration, shortName, wrapText } from "./narration";
+import { describeOutcome, shortName, wrapText } from "./narration";
 import { checkExpectations, type ScenarioResult, type SessionOutcome, type StepOutcome } from "./outcomes";
-import { sendStep, substituteDeep, type LiveSession } from "./steps";
-import type { DemoStep, Scenario, StepExpectation } from "./types";
-import type { DemoControl } from "./control";
+import { playStep } from "./play-step";
+import type { PlayerContext, PlayerOptions } from "./player-options";
+import type { LiveSession } from "./steps";
+import type { Scenario } from "./types";
 
 export type { ScenarioResult, SessionOutcome, StepOutcome } from "./outcomes";
+export type { PlayerOptions, StepPlayed } from "./player-options";
 export { shortName } from "./narration";
 export { RUNBOOK_DIR } from "./steps";
 
 const DEFAULT_PAUSE_MS = 1_200;
-const DEFAULT_HUMAN_TIMEOUT_MS = 120_000;
-
-export interface PlayerOptions {
-  /** Runtime address (host:port or URL). */
-  address: string;
-  tls?: boolean;
-  caPath?: string;
-  /** identity → bearer token, for runtimes with token auth; dev identities otherwise. */
-  tokens?: Readonly<Record<string, string>>;
-  /** 1 = human pace, 2 = twice as fast, "instant" = no pauses. Default 1. */
-  speed?: number | "instant";
-  /** Wait for real people on `human` steps instead of playing their scripted answer. */
-  interactive?: boolean;
-  /** Overrides each human step's timeout. */
-  humanTimeoutMs?: number;
-  /** Narration sink (one line per call, no trailing newline). Default: stdout. */
-  log?: (line: string) => void;
-  signal?: AbortSignal;
-  /** Where `context.file` names are looked up. */
-  runbookDir?: string;
-  /** Called when the player starts waiting for a person (tests answer from here). */
-  onHumanPrompt?: (info: { scenario: string; sessionId: string; actor: string; handoffId: string }) => void;
-  /** Called when a scenario's session has been started (the runtime accepted its SessionStart). */
-  onSessionStarted?: (info: { scenario: string; alias: string; sessionId: string }) => void;
-  /** Pause, step and pace from outside (the console's demo runner); its pace replaces `speed`. */
-  control?: DemoControl;
-  /** Called after each step with what the runtime answered (refusals included); `atMs` is on the scenario clock envelope timestamps use. */
-  onStepPlayed?: (info: StepPlayed) => void;
-}
-
-/** One step as played, for onStepPlayed. */
-export interface StepPlayed {
-  index: number;
-  sessionId: string;
-  actor: string;
-  action: string;
-  /** "ok" or the MACP error code. */
-  result: string;
-  runtimeMessage: string;
-  explanation: string;
-  asExpected: boolean;
-  atMs: number;
-}
 
 export class DemoPlayer {
   private readonly clients = new Map<string, MacpClient>();
   private readonly log: (line: string) => void;
   private readonly speed: number;
   private skewMs = 0;
+  /** What play-step.ts and human-step.ts play through. */
+  private readonly ctx: PlayerContext;
 
   constructor(private readonly opts: PlayerOptions) {
     this.log = opts.log ?? ((line) => process.stdout.write(`${line}\n`));
     const s = opts.speed ?? 1;
     if (s !== "instant" && !(s > 0)) throw new MacpUsageError(`speed must be a positive number or "instant", got ${s}`);
     this.speed = s === "instant" ? Number.POSITIVE_INFINITY : s;
+    this.ctx = {
+      opts,
+      log: this.log,
+      clientFor: (actor) => this.clientFor(actor),
+      now: () => this.now(),
+      advanceClock: (ms) => {
+        this.skewMs += ms;
+      },
+    };
   }
 
   /** Scenario clock: wall time plus the time "wait" steps skipped. */
@@ -176,7 +134,7 @@ export class DemoPlayer {
             problems.push("interrupted");
             break;
           }
-          const outcome = await this.playStep(scenario, step, index + 1, sessions);
+          const outcome = await playStep(this.ctx, scenario, step, index + 1, sessions);
           steps.push(outcome);
           this.opts.control?.played();
           if (step.action === "start" && outcome.result === "ok") {
@@ -231,170 +189,6 @@ export class DemoPlayer {
     }
     this.log(`   ▸ policy ${id} is already registered with the same rules`);
     return undefined;
-  }
-
-  private sessionObject(live: LiveSession, actor: string): HandoffSession | TaskSession {
-    let obj = live.objects.get(actor);
-    if (!obj) {
-      const common = { sessionId: live.sessionId, ...(live.policyVersion ? { policyVersion: live.policyVersion } : {}) };
-      obj =
-        live.mode === "handoff"
-          ? new HandoffSession(this.clientFor(actor), { ...common, projection: live.projection as HandoffProjection })
-          : new TaskSession(this.clientFor(actor), { ...common, projection: live.projection as TaskProjection });
-      live.objects.set(actor, obj);
-    }
-    return obj;
-  }
-
-  private async playStep(scenario: Scenario, rawStep: DemoStep, index: number, sessions: Map<string, LiveSession>): Promise<StepOutcome> {
-    const step = substituteDeep(rawStep, sessions);
-    const alias = step.session ?? "main";
-    const expected: StepExpectation = step.expect ?? "ok";
-    let live = sessions.get(alias);
-    const waitsForPerson =
-      (step.action === "accept" || step.action === "decline") && step.human !== undefined && this.opts.interactive === true;
-    if (waitsForPerson && step.human) this.log(`   ▸ ${step.human.prompt}`);
-    else this.log(`   ▸ ${step.say ?? describeStep(step, live, sessions)}`);
-    const outcome: StepOutcome = { index, actor: step.actor, action: step.action, session: alias, expected, result: "ok", matched: true };
-
-    if (step.action === "wait") {
-      this.skewMs += step.args.ms;
-      this.log(`     ⏱ scenario clock +${humanDuration(step.args.ms)} (envelope timestamps move; nobody waits)`);
-      return outcome;
-    }
-    if (step.action === "start") {
-      if (live) throw new Error(`step ${index}: session ${alias} was already started`);
-      const projection = step.args.mode === "handoff" ? new HandoffProjection() : new TaskProjection();
-      live = {
-        alias,
-        sessionId: newSessionId(),
-        mode: step.args.mode,
-        initiator: step.actor,
-        projection,
-        objects: new Map(),
-        deviated: false,
-        ...(step.args.policy ? { policyVersion: step.args.policy } : {}),
-      };
-      sessions.set(alias, live);
-    }
-    if (!live) throw new Error(`step ${index}: session ${alias} has not been started`);
-
-    if (waitsForPerson && (step.action === "accept" || step.action === "decline") && live.mode === "handoff") {
-      const answered = await this.waitForHuman(scenario, step, live);
-      if (answered) {
-        outcome.answeredBy = "human";
-        outcome.messageId = answered.envelope.messageId;
-        return outcome;
-      }
-      outcome.answeredBy = "script";
-    }
-
-    const obj = this.sessionObject(live, step.actor);
-    try {
-      const ack = await sendStep(step, obj, live, {
-        timestampMs: this.now(),
-        signal: this.opts.signal,
-        runbookDir: this.opts.runbookDir,
-        log: this.log,
-      });
-      outcome.messageId = ack.messageId;
-      outcome.result = "ok";
-      outcome.matched = expected === "ok";
-      if (outcome.matched)
-        this.log(
-          `     ✓ accepted · session ${live.sessionId.slice(0, 8)}… is ${SessionState[ack.sessionState]?.replace("SESSION_STATE_", "")}`,
-        );
-      else this.log(`     ✗ accepted, but the script expected ${typeof expected === "object" ? expected.error : "acceptance"}`);
-      this.stepPlayed(index, live.sessionId, step, "ok", "", "", outcome.matched);
-    } catch (e) {
-      if (!(e instanceof MacpError)) throw e;
-      outcome.result = e.code;
-      outcome.messageId = obj.lastEnvelope?.messageId;
-      outcome.matched = typeof expected === "object" && expected.error === e.code;
-      const why = explainError(e.code) ?? "";
-      if (outcome.matched) this.log(`     ✓ refused as expected: ${e.code}: ${why} (runtime: ${e.runtimeMessage})`);
-      else this.log(`     ✗ refused: ${e.code}: ${why} (runtime: ${e.runtimeMessage})`);
-      this.stepPlayed(index, live.sessionId, step, e.code, e.runtimeMessage, why, outcome.matched);
-    }
-    return outcome;
-  }
-
-  private stepPlayed(
-    index: number,
-    sessionId: string,
-    step: DemoStep,
-    result: string,
-    runtimeMessage: string,
-    explanation: string,
-    asExpected: boolean,
-  ): void {
-    this.opts.onStepPlayed?.({
-      index,
-      sessionId,
-      actor: step.actor,
-      action: step.action,
-      result,
-      runtimeMessage,
-      explanation,
-      asExpected,
-      atMs: this.now(),
-    });
-  }
-
-  /**
-   * Interactive human step: subscribe to the session and wait for the person
-   * to accept or decline the offer, up to the timeout. Returns the envelope,
-   * or undefined on timeout (the scripted answer is then played).
-   */
-  private async waitForHuman(
-    scenario: Scenario,
-    step: Extract<DemoStep, { action: "accept" | "decline" }>,
-    live: LiveSession,
-  ): Promise<SequencedEnvelope | undefined> {
-    const handoffId = step.args?.handoffId ?? (live.projection as HandoffProjection).activeOffer()?.handoffId ?? "h1";
-    const timeoutMs = this.opts.humanTimeoutMs ?? step.human?.timeoutMs ?? DEFAULT_HUMAN_TIMEOUT_MS;
-    const sid = live.sessionId;
-    this.log(`     ⏳ waiting up to ${humanDuration(timeoutMs)} for ${step.actor} to answer; from another terminal:`);
-    this.log(`        npx baton --as ${step.actor} handoff accept --session ${sid} --handoff-id ${handoffId}`);
-    this.log(`        npx baton --as ${step.actor} handoff decline --session ${sid} --handoff-id ${handoffId} --reason "…"`);
-    this.log(`        (or open the session in the Baton console)`);
-    const ac = linkedController(this.opts.signal);
-    const timer = setTimeout(() => ac.abort(), timeoutMs);
-    const observer = this.clientFor(live.initiator);
-    let answer: SequencedEnvelope | undefined;
-    try {
-      this.opts.onHumanPrompt?.({ scenario: scenario.name, sessionId: sid, actor: step.actor, handoffId });
-      for await (const ev of observer.subscribe(sid, 0, { signal: ac.signal })) {
-        live.projection.apply(ev);
-        const env = ev.envelope;
-        if ((env.messageType === HANDOFF_TYPES.Accept || env.messageType === HANDOFF_TYPES.Decline) && env.sender === step.actor) {
-          const p = decodePayloadToJson(env.mode, env.messageType, env.payload);
-          if (p?.handoff_id === handoffId) {
-            answer = ev;
-            break;
-          }
-        }
-      }
-    } finally {
-      clearTimeout(timer);
-      ac.abort();
-    }
-    if (!answer) {
-      if (this.opts.signal?.aborted) throw new Error("interrupted while waiting for a person");
-      this.log(
-        `     ⌛ no answer within ${humanDuration(timeoutMs)}; playing the scripted answer for them: ${describeStep(step, live, new Map())}`,
-      );
-      return undefined;
-    }
-    const decided = answer.envelope.messageType === HANDOFF_TYPES.Accept ? "accept" : "decline";
-    const p = decodePayloadToJson(answer.envelope.mode, answer.envelope.messageType, answer.envelope.payload);
-    const reason = typeof p?.reason === "string" && p.reason !== "" ? `: "${p.reason}"` : "";
-    this.log(`     ✓ ${shortName(step.actor)} answered in person: ${decided}${reason}`);
-    if (decided !== step.action) {
-      live.deviated = true;
-      this.log(`     (the script had "${step.action}"; the rest of the scenario follows the person's choice)`);
-    }
-    return answer;
   }
 
   private async readBack(live: LiveSession): Promise<SessionOutcome> {
