@@ -11,7 +11,10 @@ import { fileURLToPath } from "node:url";
 // read rights, Cancel) goes to storage: they must pass unchanged either way.
 const RUNTIME_SUITES = [
   "tests/integration/conformance.test.ts",
-  "tests/integration/runtime.test.ts",
+  "tests/integration/runtime-admission.test.ts",
+  "tests/integration/runtime-streams.test.ts",
+  "tests/integration/runtime-lifecycle.test.ts",
+  "tests/integration/runtime-policies.test.ts",
   "tests/integration/runtime-scale.test.ts",
   "tests/integration/store-migration.test.ts",
   "tests/integration/durability.test.ts",
