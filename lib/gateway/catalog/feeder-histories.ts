@@ -25,25 +25,19 @@
 // - Failed reads are put off with exponential backoff and jitter, per session,
 //   in the catalog (no retry storms, nothing in memory).
 import { setMaxListeners } from "node:events";
-import { create } from "@bufbuild/protobuf";
 import { Code, type ConnectError } from "@connectrpc/connect";
-import { CatalogStatusSchema, SessionSummarySchema, type CatalogStatus, type SessionSummary } from "@/lib/gen/baton/v1/console_pb";
+import type { CatalogStatus, SessionSummary } from "@/lib/gen/baton/v1/console_pb";
 import type { SessionMetadata } from "@/lib/gen/macp/v1/core_pb";
 import type { SessionView } from "@/lib/macp/projections/session";
 import { Limiter } from "@/lib/base/async-queue";
 import { backoffMs, linkedController, sleep } from "@/lib/base/abort";
 import { isAbortError, upstreamError } from "../errors";
-import {
-  historyCount,
-  isTerminalState,
-  leanEnvelope,
-  metadataActivityMs,
-  nextActors,
-  SessionFold,
-  toSummary,
-} from "@/lib/macp/projections/summary";
+import { historyCount, isTerminalState, leanEnvelope, SessionFold, toSummary } from "@/lib/macp/projections/summary";
 import { fresherMetadata } from "../sequencer";
 import { OPEN_STATES, type Feed, type FeedHost } from "./feed";
+import { WriteBatch } from "./feeder-histories-batch";
+import { HistoryProgress } from "./feeder-histories-progress";
+import { followedRow, metadataRow, unreadableRow, type Followed } from "./feeder-histories-rows";
 import type { CatalogWrite } from "./store";
 
 export interface HistoryFeedOptions {
@@ -58,21 +52,6 @@ export interface HistoryFeedOptions {
   progressMs: number;
 }
 
-/** A session being read (catch-up) or followed live (open). */
-interface Followed {
-  id: string;
-  meta: SessionMetadata;
-  fold: SessionFold;
-  ac: AbortController;
-  caughtUp: boolean;
-}
-
-/** A stored row with fresher metadata (no new envelopes folded). */
-function withMetadata(s: SessionSummary, meta: SessionMetadata): SessionSummary {
-  const activity = Math.max(Number(s.lastActivityUnixMs), metadataActivityMs(meta));
-  return create(SessionSummarySchema, { ...s, metadata: meta, lastActivityUnixMs: BigInt(activity) });
-}
-
 export class HistoryFeed implements Feed {
   readonly mode = "histories";
   private readonly limiter: Limiter;
@@ -81,15 +60,13 @@ export class HistoryFeed implements Feed {
   private readonly followed = new Map<string, Followed>();
   /** Consecutive failed reads per session (only sessions failing right now). */
   private readonly failures = new Map<string, number>();
-  private readonly pendingWrites = new Map<string, CatalogWrite>();
-  private flushTimer: NodeJS.Timeout | null = null;
+  private readonly writes: WriteBatch;
   private kick: (() => void) | null = null;
   private kicked = false;
   private openScanDone = false;
   private openLoaded = false;
   private watching = false;
-  private message = "";
-  private lastProgress = 0;
+  private readonly progress: HistoryProgress;
   /** Upstream reads started (passive subscribes), for tests and the benchmark. */
   readsStarted = 0;
   /** Sessions whose history was read to its end and written final. */
@@ -100,6 +77,8 @@ export class HistoryFeed implements Feed {
     private readonly options: HistoryFeedOptions,
   ) {
     this.limiter = new Limiter(options.concurrency);
+    this.progress = new HistoryProgress(host, this.limiter, options.progressMs);
+    this.writes = new WriteBatch(options, (rows) => this.store(rows));
     this.run = linkedController(host.signal);
     // Every followed session's subscription links to it.
     setMaxListeners(0, this.run.signal);
@@ -125,14 +104,7 @@ export class HistoryFeed implements Feed {
   }
 
   status(): CatalogStatus {
-    const { known, pending } = this.host.store.counts();
-    const message = this.message || (pending > 0 ? `reading ${pending} session histories` : "");
-    return create(CatalogStatusSchema, {
-      backfilling: pending > 0,
-      sessionsKnown: BigInt(known),
-      sessionsIndexed: BigInt(known - pending),
-      message,
-    });
+    return this.progress.status();
   }
 
   *openViews(): Iterable<{ meta: SessionMetadata; view: SessionView }> {
@@ -148,7 +120,7 @@ export class HistoryFeed implements Feed {
   fresh(sessionId: string): SessionSummary | undefined {
     const f = this.followed.get(sessionId);
     if (f?.caughtUp) return toSummary(f.meta, f.fold.view, f.fold.count);
-    const pending = this.pendingWrites.get(sessionId);
+    const pending = this.writes.get(sessionId);
     if (pending && !pending.needsRead) return pending.summary;
     return undefined;
   }
@@ -157,75 +129,33 @@ export class HistoryFeed implements Feed {
 
   private queueWrite(w: CatalogWrite): void {
     if (this.isClosed) return;
-    const id = w.summary.metadata?.sessionId ?? "";
-    this.pendingWrites.delete(id);
-    this.pendingWrites.set(id, w);
-    if (this.pendingWrites.size >= this.options.batchRows) this.flush();
-    else if (!this.flushTimer && !this.isClosed) {
-      this.flushTimer = setTimeout(() => this.flush(), this.options.flushMs);
-    }
+    this.writes.queue(w);
   }
 
   /** Write queued rows now. */
   flush(): void {
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    this.flushTimer = null;
-    if (this.pendingWrites.size === 0) return;
-    const rows = [...this.pendingWrites.values()];
-    this.pendingWrites.clear();
+    this.writes.flush();
+  }
+
+  /** Store a batch of rows (WriteBatch's flush). */
+  private store(rows: CatalogWrite[]): void {
     let version: number;
     try {
       version = this.host.store.write(rows);
     } catch (err) {
       this.host.log.error({ err, rows: rows.length }, "session catalog write failed");
-      this.message = `catalog write failed: ${(err as Error).message}`;
+      this.progress.message = `catalog write failed: ${(err as Error).message}`;
       return;
     }
     this.host.written(version);
-    this.reportProgress();
-  }
-
-  private backfillLogged = false;
-
-  /** Progress in the log: every `progressMs` while reads are pending, and once when they are done. */
-  private reportProgress(force = false): void {
-    const now = Date.now();
-    // Once a backfill was reported, its end is reported as soon as it happens.
-    if (!force && !this.backfillLogged && now - this.lastProgress < this.options.progressMs) return;
-    const { known, pending } = this.host.store.counts();
-    if (!force && pending > 0 && now - this.lastProgress < this.options.progressMs) return;
-    this.lastProgress = now;
-    if (pending === 0) {
-      if (this.backfillLogged) this.host.log.info({ known }, `session catalog complete: ${known} sessions indexed`);
-      this.backfillLogged = false;
-      return;
-    }
-    // Open sessions waiting to be followed again are not worth a line each start.
-    if (!this.backfillLogged && pending <= this.limiter.max && !force) return;
-    this.backfillLogged = true;
-    this.host.log.info(
-      { known, indexed: known - pending, pending, reading: this.limiter.running },
-      `session catalog: ${known - pending} of ${known} sessions indexed`,
-    );
+    this.progress.report();
   }
 
   /** The current row of a session (queued write first). */
   private current(id: string): CatalogWrite | undefined {
-    return this.pendingWrites.get(id) ?? this.host.store.get(id);
+    return this.writes.get(id) ?? this.host.store.get(id);
   }
 
-  private rowOf(f: Followed, needsRead: boolean): CatalogWrite {
-    const terminal = isTerminalState(f.meta.state);
-    const complete = f.fold.count >= historyCount(f.meta);
-    const view = f.fold.view;
-    return {
-      summary: toSummary(f.meta, view, f.fold.count),
-      folded: f.fold.count,
-      final: terminal && complete,
-      needsRead: needsRead && !(terminal && complete),
-      nextActors: nextActors(f.meta, view),
-    };
-  }
   // ------------------------------------------------------------ upstream: lifecycle
 
   private async watchLoop(): Promise<void> {
@@ -238,7 +168,7 @@ export class HistoryFeed implements Feed {
         for await (const event of this.host.runtime.watchSessions(signal)) {
           if (!this.watching) {
             this.watching = true;
-            this.message = "";
+            this.progress.message = "";
           }
           if (event.session) this.onMetadata(event.session);
           this.host.lifecycle({ kind: "event", event });
@@ -251,7 +181,7 @@ export class HistoryFeed implements Feed {
       attempt = Date.now() - openedAt > 10_000 ? 0 : attempt + 1;
       if (failure) {
         const ce = upstreamError(failure, "WatchSessions");
-        this.message = `the runtime is unreachable (${ce.rawMessage}); retrying`;
+        this.progress.message = `the runtime is unreachable (${ce.rawMessage}); retrying`;
         this.host.log.warn({ err: failure, attempt }, "WatchSessions failed; reconnecting");
         this.host.lifecycle({ kind: "error", error: failure, listed: this.host.store.counts().known > 0 });
       } else this.host.log.info({}, "WatchSessions ended (runtime dropped a slow watcher or restarted); reconnecting");
@@ -269,20 +199,10 @@ export class HistoryFeed implements Feed {
       if (before !== f.meta && f.caughtUp) this.afterChange(f);
       return;
     }
-    const row = this.current(id);
-    if (row?.final) return;
-    const before = row?.summary.metadata;
-    const meta = fresherMetadata(before, incoming);
-    const terminal = isTerminalState(meta.state);
-    if (row && before === meta && row.needsRead) return; // nothing new; a read is already due
-    if (row && terminal && row.folded >= historyCount(meta) && row.folded > 0) {
-      // Closed with nothing new to fold: final without a read.
-      this.queueWrite({ ...row, summary: withMetadata(row.summary, meta), final: true, needsRead: false, nextActors: [] });
-      return;
-    }
-    const summary = row ? withMetadata(row.summary, meta) : toSummary(meta, undefined, 0);
-    this.queueWrite({ summary, folded: row?.folded ?? 0, final: false, needsRead: true, nextActors: row?.nextActors ?? [] });
-    this.wake();
+    const next = metadataRow(this.current(id), incoming);
+    if (!next) return;
+    this.queueWrite(next.write);
+    if (next.read) this.wake();
   }
 
   // ------------------------------------------------------------ upstream: histories
@@ -331,7 +251,7 @@ export class HistoryFeed implements Feed {
           this.checkOpenLoaded();
         }
       }
-      this.reportProgress(true);
+      this.progress.report(true);
       if (this.kicked) continue;
       // Idle until something new is due: a kick, or the earliest deferred read.
       const next = this.host.store.nextDeferred();
@@ -378,7 +298,7 @@ export class HistoryFeed implements Feed {
 
   /** A change of a caught-up session: write it, tell the inbox, stop when final. */
   private afterChange(f: Followed): boolean {
-    const row = this.rowOf(f, false);
+    const row = followedRow(f, false);
     this.queueWrite(row);
     if (OPEN_STATES.has(f.meta.state)) this.host.openUpdate(f.meta, f.fold.view);
     if (row.final) {
@@ -447,15 +367,9 @@ export class HistoryFeed implements Feed {
       const ce = upstreamError(err, `session ${f.id}`);
       if (ce.code === Code.NotFound || ce.code === Code.PermissionDenied) {
         // Gone, or not readable by the console's identity: the row keeps the metadata only.
-        if (ce.code === Code.PermissionDenied) this.warnUnreadable(f.id);
+        if (ce.code === Code.PermissionDenied) this.progress.warnUnreadable(f.id);
         const terminal = isTerminalState(f.meta.state);
-        this.queueWrite({
-          summary: toSummary(f.meta, undefined, 0),
-          folded: 0,
-          final: terminal || ce.code === Code.NotFound,
-          needsRead: !(terminal || ce.code === Code.NotFound),
-          nextActors: [],
-        });
+        this.queueWrite(unreadableRow(f.meta, ce.code === Code.NotFound));
         if (!terminal && ce.code !== Code.NotFound) this.retryLater(f, ce, 300_000);
         return;
       }
@@ -467,25 +381,15 @@ export class HistoryFeed implements Feed {
     }
   }
 
-  private warnedUnreadable = false;
-  private warnUnreadable(sessionId: string): void {
-    if (this.warnedUnreadable) return;
-    this.warnedUnreadable = true;
-    this.host.log.warn(
-      { sessionId },
-      "the console's runtime identity cannot read session history; list rows will show metadata only (use an observer identity)",
-    );
-  }
-
   /** Keep what was folded, and read the session again after a backoff. */
   private retryLater(f: Followed, err: ConnectError | null, minMs = 0): void {
     const n = (this.failures.get(f.id) ?? 0) + 1;
     this.failures.set(f.id, n);
     if (this.failures.size > 10_000) this.failures.delete(this.failures.keys().next().value as string);
-    if (f.fold.count > 0) this.queueWrite({ ...this.rowOf(f, true), needsRead: true, final: false });
+    if (f.fold.count > 0) this.queueWrite({ ...followedRow(f, true), needsRead: true, final: false });
     this.flush();
     this.host.store.deferRead(f.id, Date.now() + Math.max(minMs, backoffMs(n - 1, 500, 60_000)));
-    if (err) this.message = `some session reads failed (${err.rawMessage}); retrying`;
+    if (err) this.progress.message = `some session reads failed (${err.rawMessage}); retrying`;
     this.wake();
   }
 
