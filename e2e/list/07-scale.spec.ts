@@ -1,12 +1,12 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import type { Page } from "@playwright/test";
-import { expect, test } from "./support/fixtures";
+import { expect, test } from "../support/fixtures";
 import { SubscribeSessionRequestSchema, SubscribeSessionResponseSchema } from "@/lib/gen/baton/v1/console_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { TASK_MODE } from "@/lib/macp/constants";
 import { buildEnvelope } from "@/lib/macp/payloads";
-import { CONNECT_STREAM_HEADERS, connectStreamBody } from "./support/connect-mock";
-import { shoot } from "./support/ui";
+import { CONNECT_STREAM_HEADERS, connectStreamBody } from "../support/connect-mock";
+import { shoot } from "../support/ui";
 
 // A 20,000-event history is served by page.route, with the real UI, stream
 // hooks and reducers on top. (The list at scale, 20,000 sessions seeded
