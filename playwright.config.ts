@@ -44,13 +44,19 @@ const ports = e2ePorts();
 // (06-visual-a11y 1.9, 21-hand-off 1.5, 16-hostile-payloads 1.3, 17-brief 1.2,
 // 07-scale 1.1, ...). The SSO spec (11-sign-in) may run on either app.
 //
-// A project runs its files in path order; three specs need a place of their
-// own, given by project dependencies: 01-empty runs first on app "a" (it
-// expects a runtime nothing has used yet), and 07-scale and 20-list-scale,
-// which put thousands of sessions into their app's runtime, run last on theirs.
+// A project runs its files in path order, so the domain folders decide the
+// order within an app. Some specs need a place of their own, given by project
+// dependencies (a project starts once the ones it depends on passed):
+// - first on their app: 01-empty expects a runtime nothing has used yet, and
+//   the specs that count a person's inbox exactly (13-task-people on "a",
+//   09-people on "b"; the other specs leave nothing waiting on anyone, but
+//   19-file-handoffs leaves v0.1 offers in inboxes);
+// - last on their app: 07-scale and 20-list-scale put thousands of sessions
+//   into their app's runtime.
 const APP_B_SPECS = ["09-people", "10-people-visual", "19-file-handoffs", "20-list-scale"];
-const A_FIRST = ["01-empty"];
+const A_FIRST = ["01-empty", "13-task-people"];
 const A_LAST = ["07-scale"];
+const B_FIRST = ["09-people"];
 const B_LAST = ["20-list-scale"];
 
 const specFiles = (fs.readdirSync(fileURLToPath(new URL("./e2e", import.meta.url)), { recursive: true }) as string[]).filter((f) =>
@@ -58,7 +64,7 @@ const specFiles = (fs.readdirSync(fileURLToPath(new URL("./e2e", import.meta.url
 );
 const specNames = specFiles.map((f) => path.basename(f, ".spec.ts"));
 if (new Set(specNames).size !== specNames.length) throw new Error("playwright.config.ts: two e2e specs have the same file name");
-for (const name of [...APP_B_SPECS, ...A_FIRST, ...A_LAST, ...B_LAST]) {
+for (const name of [...APP_B_SPECS, ...A_FIRST, ...A_LAST, ...B_FIRST, ...B_LAST]) {
   if (!specNames.includes(name)) throw new Error(`playwright.config.ts: no e2e spec is named ${name}.spec.ts`);
 }
 
@@ -92,12 +98,12 @@ function appServer(name: AppName) {
       BATON_OIDC_CLIENT_ID: OIDC.clientId,
       BATON_OIDC_CLIENT_SECRET: OIDC.clientSecret,
       // The console watches one v0.1 handoff directory of the app (empty
-      // until a spec writes into it: e2e/19-file-handoffs.spec.ts).
+      // until a spec writes into it: e2e/files/19-file-handoffs.spec.ts).
       BATON_HANDOFF_DIRS: app.handoffDir,
       BATON_DATA_DIR: app.dataDir,
-      // An offer unanswered for 3 s is "stuck" (e2e/05-list.spec.ts); the default is 15 min.
+      // An offer unanswered for 3 s is "stuck" (e2e/list/05-list.spec.ts); the default is 15 min.
       BATON_STUCK_AFTER_MINUTES: "0.05",
-      // One minute of an escalation chain is 1 s (e2e/22-escalation.spec.ts); the default is 60 000 ms.
+      // One minute of an escalation chain is 1 s (e2e/handoff/22-escalation.spec.ts); the default is 60 000 ms.
       BATON_ESCALATION_MINUTE_MS: "1000",
     },
   };
@@ -138,7 +144,14 @@ export default defineConfig<object, E2eWorkerOptions>({
       use: appUse("a"),
     },
     { name: "app-a-last", testMatch: specPattern(A_LAST), dependencies: ["app-a"], workers: 1, use: appUse("a") },
-    { name: "app-b", testMatch: specPattern(APP_B_SPECS.filter((n) => !B_LAST.includes(n))), workers: 1, use: appUse("b") },
+    { name: "app-b-first", testMatch: specPattern(B_FIRST), workers: 1, use: appUse("b") },
+    {
+      name: "app-b",
+      testMatch: specPattern(APP_B_SPECS.filter((n) => !B_FIRST.includes(n) && !B_LAST.includes(n))),
+      dependencies: ["app-b-first"],
+      workers: 1,
+      use: appUse("b"),
+    },
     { name: "app-b-last", testMatch: specPattern(B_LAST), dependencies: ["app-b"], workers: 1, use: appUse("b") },
   ],
   use: {

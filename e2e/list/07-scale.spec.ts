@@ -10,7 +10,7 @@ import { shoot } from "../support/ui";
 
 // A 20,000-event history is served by page.route, with the real UI, stream
 // hooks and reducers on top. (The list at scale, 20,000 sessions seeded
-// through gRPC into the real runtime and catalog, is e2e/20-list-scale.)
+// through gRPC into the real runtime and catalog, is e2e/list/20-list-scale.)
 
 function fmt(s: { max: number; p95: number; mean: number }): string {
   return `mean ${s.mean.toFixed(1)} ms, p95 ${s.p95.toFixed(1)} ms, max ${s.max.toFixed(1)} ms`;
