@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "@playwright/test";
 import { APP_NAMES, e2eApp, type AppName } from "./e2e/support/apps";
@@ -34,31 +35,38 @@ import { CHROMIUM_PATH, e2ePorts } from "./e2e/support/ports";
 process.env.BATON_E2E_RUN ??= `run-${Date.now()}-${process.pid}`;
 const ports = e2ePorts();
 
-// Which specs run on app "b"; every other spec runs on app "a". Balanced by
-// the specs' durations with one worker (2026-11-26, 2-core machine at load
-// ~14): 19-file-handoffs 3.5 min, 10-people-visual 2.6, 09-people 1.8 and
-// 20-list-scale about 5 (its seeding included) make about 12.7 min; the
-// other seventeen specs about 12.3 (06-visual-a11y 1.9, 21-hand-off 1.5,
-// 16-hostile-payloads 1.3, 17-brief 1.2, 07-scale 1.1, ...). Within an app,
-// specs run in file order, so 20-list-scale (it seeds thousands of sessions
-// into its app's runtime) must be the last of its app: no spec of "b" may
-// sort after it. The SSO spec (11-sign-in) may run on either app.
+// The specs are grouped by domain: e2e/<domain>/NN-name.spec.ts (list,
+// handoff, task, session, sign-in, demo, files, visual). Which run on app "b";
+// every other spec runs on app "a". Balanced by the specs' durations with one
+// worker (2026-11-26, 2-core machine at load ~14): 19-file-handoffs 3.5 min,
+// 10-people-visual 2.6, 09-people 1.8 and 20-list-scale about 5 (its seeding
+// included) make about 12.7 min; the other seventeen specs about 12.3
+// (06-visual-a11y 1.9, 21-hand-off 1.5, 16-hostile-payloads 1.3, 17-brief 1.2,
+// 07-scale 1.1, ...). The SSO spec (11-sign-in) may run on either app.
+//
+// A project runs its files in path order, so the domain folders decide the
+// order within an app. Some specs need a place of their own, given by project
+// dependencies (a project starts once the ones it depends on passed):
+// - first on their app: 01-empty expects a runtime nothing has used yet, and
+//   the specs that count a person's inbox exactly (13-task-people on "a",
+//   09-people on "b"; the other specs leave nothing waiting on anyone, but
+//   19-file-handoffs leaves v0.1 offers in inboxes);
+// - last on their app: 07-scale and 20-list-scale put thousands of sessions
+//   into their app's runtime.
 const APP_B_SPECS = ["09-people", "10-people-visual", "19-file-handoffs", "20-list-scale"];
-const LIST_SCALE = "20-list-scale";
+const A_FIRST = ["01-empty", "13-task-people"];
+const A_LAST = ["07-scale"];
+const B_FIRST = ["09-people"];
+const B_LAST = ["20-list-scale"];
 
-const specNames = fs
-  .readdirSync(fileURLToPath(new URL("./e2e", import.meta.url)))
-  .filter((f) => f.endsWith(".spec.ts"))
-  .map((f) => f.slice(0, -".spec.ts".length))
-  .sort();
-for (const name of APP_B_SPECS) {
-  if (!specNames.includes(name)) throw new Error(`playwright.config.ts: APP_B_SPECS names e2e/${name}.spec.ts, which does not exist`);
+const specFiles = (fs.readdirSync(fileURLToPath(new URL("./e2e", import.meta.url)), { recursive: true }) as string[]).filter((f) =>
+  f.endsWith(".spec.ts"),
+);
+const specNames = specFiles.map((f) => path.basename(f, ".spec.ts"));
+if (new Set(specNames).size !== specNames.length) throw new Error("playwright.config.ts: two e2e specs have the same file name");
+for (const name of [...APP_B_SPECS, ...A_FIRST, ...A_LAST, ...B_FIRST, ...B_LAST]) {
+  if (!specNames.includes(name)) throw new Error(`playwright.config.ts: no e2e spec is named ${name}.spec.ts`);
 }
-const bLast = [...APP_B_SPECS].sort().at(-1);
-if (bLast !== LIST_SCALE)
-  throw new Error(
-    `playwright.config.ts: e2e/${LIST_SCALE}.spec.ts must be the last spec of app "b", but e2e/${bLast}.spec.ts sorts after it`,
-  );
 
 const specPattern = (names: readonly string[]): RegExp =>
   new RegExp(`(^|/)(${names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})\\.spec\\.ts$`);
@@ -90,12 +98,12 @@ function appServer(name: AppName) {
       BATON_OIDC_CLIENT_ID: OIDC.clientId,
       BATON_OIDC_CLIENT_SECRET: OIDC.clientSecret,
       // The console watches one v0.1 handoff directory of the app (empty
-      // until a spec writes into it: e2e/19-file-handoffs.spec.ts).
+      // until a spec writes into it: e2e/files/19-file-handoffs.spec.ts).
       BATON_HANDOFF_DIRS: app.handoffDir,
       BATON_DATA_DIR: app.dataDir,
-      // An offer unanswered for 3 s is "stuck" (e2e/05-list.spec.ts); the default is 15 min.
+      // An offer unanswered for 3 s is "stuck" (e2e/list/05-list.spec.ts); the default is 15 min.
       BATON_STUCK_AFTER_MINUTES: "0.05",
-      // One minute of an escalation chain is 1 s (e2e/22-escalation.spec.ts); the default is 60 000 ms.
+      // One minute of an escalation chain is 1 s (e2e/handoff/22-escalation.spec.ts); the default is 60 000 ms.
       BATON_ESCALATION_MINUTE_MS: "1000",
     },
   };
@@ -127,8 +135,24 @@ export default defineConfig<object, E2eWorkerOptions>({
   expect: { timeout: 15_000 },
   reporter: [["list"]],
   projects: [
-    { name: "app-a", testIgnore: specPattern(APP_B_SPECS), workers: 1, use: appUse("a") },
-    { name: "app-b", testMatch: specPattern(APP_B_SPECS), workers: 1, use: appUse("b") },
+    { name: "app-a-first", testMatch: specPattern(A_FIRST), workers: 1, use: appUse("a") },
+    {
+      name: "app-a",
+      testIgnore: specPattern([...APP_B_SPECS, ...A_FIRST, ...A_LAST]),
+      dependencies: ["app-a-first"],
+      workers: 1,
+      use: appUse("a"),
+    },
+    { name: "app-a-last", testMatch: specPattern(A_LAST), dependencies: ["app-a"], workers: 1, use: appUse("a") },
+    { name: "app-b-first", testMatch: specPattern(B_FIRST), workers: 1, use: appUse("b") },
+    {
+      name: "app-b",
+      testMatch: specPattern(APP_B_SPECS.filter((n) => !B_FIRST.includes(n) && !B_LAST.includes(n))),
+      dependencies: ["app-b-first"],
+      workers: 1,
+      use: appUse("b"),
+    },
+    { name: "app-b-last", testMatch: specPattern(B_LAST), dependencies: ["app-b"], workers: 1, use: appUse("b") },
   ],
   use: {
     browserName: "chromium",

@@ -1,7 +1,7 @@
-import { expect, test } from "./support/fixtures";
+import { expect, test } from "../support/fixtures";
 import { TASK_MODE } from "@/lib/macp/constants";
-import { Agent, newSessionId } from "./support/agent";
-import { expectRowPhase, expectSessionPhase, listRow, timelineSequences, uniqueSuffix } from "./support/ui";
+import { Agent, newSessionId } from "../support/agent";
+import { expectRowPhase, expectSessionPhase, listRow, timelineSequences, uniqueSuffix } from "../support/ui";
 
 test("a task flows from request to commitment with a live progress bar", async ({ page, context }) => {
   const planner = new Agent("agent://billing/planner");

@@ -10,9 +10,9 @@
 // the chain and the session page's escalation panel are shot at 1440 and
 // 390 px, light and dark; axe passes on both.
 import type { Page } from "@playwright/test";
-import { expect, test } from "./support/fixtures";
-import { actionButton, connectJson, csrfTokenOf, sessionIdOf, signedInAs } from "./support/session-ui";
-import { expectNoAxeViolations, shoot, uniqueSuffix, watchErrors } from "./support/ui";
+import { expect, test } from "../support/fixtures";
+import { actionButton, connectJson, csrfTokenOf, sessionIdOf, signedInAs } from "../support/session-ui";
+import { expectNoAxeViolations, shoot, uniqueSuffix, watchErrors } from "../support/ui";
 
 const PHONE = { width: 390, height: 844 };
 // Each case waits for chain steps on top of several page loads; a loaded 2-core machine needs room.

@@ -1,8 +1,8 @@
 import type { Page } from "@playwright/test";
-import { expect, test } from "./support/fixtures";
+import { expect, test } from "../support/fixtures";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
-import { Agent, newSessionId } from "./support/agent";
-import { expectNoAxeViolations, shoot, uniqueSuffix, watchErrors } from "./support/ui";
+import { Agent, newSessionId } from "../support/agent";
+import { expectNoAxeViolations, shoot, uniqueSuffix, watchErrors } from "../support/ui";
 
 const RUNBOOK = `# Orders DB on-call
 

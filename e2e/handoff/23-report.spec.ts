@@ -3,10 +3,10 @@
 // the commitment and who acted, rendered by the console's safe Markdown
 // renderer; print CSS leaves only the report, light even in dark mode.
 // Agents drive the session over gRPC, so no person's inbox is touched.
-import { expect, test } from "./support/fixtures";
+import { expect, test } from "../support/fixtures";
 import { HANDOFF_MODE } from "@/lib/macp/constants";
-import { Agent, newSessionId } from "./support/agent";
-import { expectNoAxeViolations, shoot, uniqueSuffix, watchErrors } from "./support/ui";
+import { Agent, newSessionId } from "../support/agent";
+import { expectNoAxeViolations, shoot, uniqueSuffix, watchErrors } from "../support/ui";
 
 const RUNBOOK = `# Payments on-call runbook
 

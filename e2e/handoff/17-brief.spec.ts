@@ -4,10 +4,10 @@
 // (390×844) the runbook's first heading and the Accept button share the first
 // screen. Metadata waits in a collapsed "Details".
 import type { APIRequestContext, Browser, Page } from "@playwright/test";
-import { expect, test } from "./support/fixtures";
-import { expectNoAxeViolations, shoot, uniqueSuffix, watchErrors } from "./support/ui";
-import { actionButton, connectJson, csrfTokenOf, signedInAs } from "./support/session-ui";
-import type { PersonKey } from "./support/people";
+import { expect, test } from "../support/fixtures";
+import { expectNoAxeViolations, shoot, uniqueSuffix, watchErrors } from "../support/ui";
+import { actionButton, connectJson, csrfTokenOf, signedInAs } from "../support/session-ui";
+import type { PersonKey } from "../support/people";
 
 const RUNBOOK = `# Payments on-call runbook
 

@@ -1,8 +1,8 @@
-import { expect, test } from "./support/fixtures";
+import { expect, test } from "../support/fixtures";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
-import { Agent, newSessionId } from "./support/agent";
-import { listLive, listRow, uniqueSuffix } from "./support/ui";
-import { connectJson, csrfTokenOf, signedInAs } from "./support/session-ui";
+import { Agent, newSessionId } from "../support/agent";
+import { listLive, listRow, uniqueSuffix } from "../support/ui";
+import { connectJson, csrfTokenOf, signedInAs } from "../support/session-ui";
 
 test("filters and sort live in the URL; back and forward walk through them; the keyboard drives the list", async ({ page }) => {
   const tag = uniqueSuffix();

@@ -8,10 +8,10 @@
 import fs from "node:fs";
 import type { Page } from "@playwright/test";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
-import { Agent, newSessionId } from "./support/agent";
-import { expect, test } from "./support/fixtures";
-import { actionButton, signedInAs } from "./support/session-ui";
-import { shoot, uniqueSuffix, watchErrors } from "./support/ui";
+import { Agent, newSessionId } from "../support/agent";
+import { expect, test } from "../support/fixtures";
+import { actionButton, signedInAs } from "../support/session-ui";
+import { shoot, uniqueSuffix, watchErrors } from "../support/ui";
 
 const DEEP_JSON = `${'{"a":'.repeat(3_000)}"bottom"${"}".repeat(3_000)}`;
 const DEEP_ARRAY = `${"[".repeat(5_000)}1${"]".repeat(5_000)}`;

@@ -1,16 +1,16 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import type { Page } from "@playwright/test";
-import { expect, test } from "./support/fixtures";
+import { expect, test } from "../support/fixtures";
 import { SubscribeSessionRequestSchema, SubscribeSessionResponseSchema } from "@/lib/gen/baton/v1/console_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { TASK_MODE } from "@/lib/macp/constants";
 import { buildEnvelope } from "@/lib/macp/payloads";
-import { CONNECT_STREAM_HEADERS, connectStreamBody } from "./support/connect-mock";
-import { shoot } from "./support/ui";
+import { CONNECT_STREAM_HEADERS, connectStreamBody } from "../support/connect-mock";
+import { shoot } from "../support/ui";
 
 // A 20,000-event history is served by page.route, with the real UI, stream
 // hooks and reducers on top. (The list at scale, 20,000 sessions seeded
-// through gRPC into the real runtime and catalog, is e2e/20-list-scale.)
+// through gRPC into the real runtime and catalog, is e2e/list/20-list-scale.)
 
 function fmt(s: { max: number; p95: number; mean: number }): string {
   return `mean ${s.mean.toFixed(1)} ms, p95 ${s.p95.toFixed(1)} ms, max ${s.max.toFixed(1)} ms`;

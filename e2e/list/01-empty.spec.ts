@@ -1,5 +1,5 @@
-import { expect, test } from "./support/fixtures";
-import { expectNoAxeViolations, shoot } from "./support/ui";
+import { expect, test } from "../support/fixtures";
+import { expectNoAxeViolations, shoot } from "../support/ui";
 
 // Runs first, against the fresh data directory: nothing has been started yet.
 test("an empty runtime shows what to do", async ({ page }) => {

@@ -2,11 +2,11 @@
 // shortcuts, "/" reaches the search box from anywhere (a focused row
 // included), Esc leaves a text field, and the hints are hidden on touch screens.
 import fs from "node:fs";
-import { expect, test } from "./support/fixtures";
+import { expect, test } from "../support/fixtures";
 import { HANDOFF_MODE } from "@/lib/macp/constants";
-import { Agent, newSessionId } from "./support/agent";
-import { authFile } from "./support/people";
-import { uniqueSuffix, watchErrors } from "./support/ui";
+import { Agent, newSessionId } from "../support/agent";
+import { authFile } from "../support/people";
+import { uniqueSuffix, watchErrors } from "../support/ui";
 
 async function seed(): Promise<{ sid: string; intent: string }> {
   const alice = new Agent("agent://keys/alice");

@@ -1,7 +1,7 @@
-import { expect, test } from "./support/fixtures";
-import { E2E_PASSWORD, OIDC, authFile } from "./support/people";
-import { currentApp } from "./support/apps";
-import { shoot, watchErrors } from "./support/ui";
+import { expect, test } from "../support/fixtures";
+import { E2E_PASSWORD, OIDC, authFile } from "../support/people";
+import { currentApp } from "../support/apps";
+import { shoot, watchErrors } from "../support/ui";
 
 const SIGNED_OUT = { cookies: [], origins: [] };
 const NEW_PASSWORD = "frank's own long password";

@@ -6,9 +6,9 @@
 // deep link), and can be deleted. axe passes on the dialog; it is shot at
 // 1440 and 390 px, light and dark.
 import type { Page } from "@playwright/test";
-import { expect, test } from "./support/fixtures";
-import { actionButton, sessionIdOf, signedInAs } from "./support/session-ui";
-import { expectNoAxeViolations, shoot, uniqueSuffix, watchErrors } from "./support/ui";
+import { expect, test } from "../support/fixtures";
+import { actionButton, sessionIdOf, signedInAs } from "../support/session-ui";
+import { expectNoAxeViolations, shoot, uniqueSuffix, watchErrors } from "../support/ui";
 
 const PHONE = { width: 390, height: 844 };
 const RUNBOOK = `# Payments on-call runbook

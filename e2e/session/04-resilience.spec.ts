@@ -1,10 +1,10 @@
-import { expect, test } from "./support/fixtures";
+import { expect, test } from "../support/fixtures";
 import { HANDOFF_MODE } from "@/lib/macp/constants";
-import { Agent, newSessionId } from "./support/agent";
-import { authFile } from "./support/people";
-import { currentApp } from "./support/apps";
-import { TcpProxy } from "./support/tcp-proxy";
-import { expectRowPhase, expectSessionPhase, timelineSequences, uniqueSuffix } from "./support/ui";
+import { Agent, newSessionId } from "../support/agent";
+import { authFile } from "../support/people";
+import { currentApp } from "../support/apps";
+import { TcpProxy } from "../support/tcp-proxy";
+import { expectRowPhase, expectSessionPhase, timelineSequences, uniqueSuffix } from "../support/ui";
 
 // The browser talks to the console through a TCP proxy the test controls, so
 // the live streams can be cut for real (an offline flag alone leaves an open

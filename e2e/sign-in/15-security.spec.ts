@@ -6,10 +6,10 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { HANDOFF_MODE } from "@/lib/macp/constants";
-import { Agent, newSessionId } from "./support/agent";
-import { expect, test } from "./support/fixtures";
-import { authFile } from "./support/people";
-import { uniqueSuffix } from "./support/ui";
+import { Agent, newSessionId } from "../support/agent";
+import { expect, test } from "../support/fixtures";
+import { authFile } from "../support/people";
+import { uniqueSuffix } from "../support/ui";
 
 test("pages carry a nonce-based CSP, frame-ancestors 'none', X-Frame-Options, nosniff and Referrer-Policy; every inline script has the nonce", async ({
   request,

@@ -1,6 +1,6 @@
-import { expect, test } from "./support/fixtures";
-import { newSessionId } from "./support/agent";
-import { shoot } from "./support/ui";
+import { expect, test } from "../support/fixtures";
+import { newSessionId } from "../support/agent";
+import { shoot } from "../support/ui";
 
 test("when the console server is unreachable the list says what to do, then recovers", async ({ page }) => {
   // Both halves of the list: its pages (ListSessionPage) and its change stream (WatchSessionChanges).

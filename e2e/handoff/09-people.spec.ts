@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import { request } from "@playwright/test";
-import { expect, test } from "./support/fixtures";
-import { expectSessionPhase, listLive, uniqueSuffix, watchErrors } from "./support/ui";
-import { actionButton, connectJson, csrfTokenOf, expectConnectError, sessionIdOf, signedInAs } from "./support/session-ui";
+import { expect, test } from "../support/fixtures";
+import { expectSessionPhase, listLive, uniqueSuffix, watchErrors } from "../support/ui";
+import { actionButton, connectJson, csrfTokenOf, expectConnectError, sessionIdOf, signedInAs } from "../support/session-ui";
 
 const RUNBOOK = `# Payments on-call runbook
 

@@ -1,6 +1,6 @@
-import { expect, test } from "./support/fixtures";
-import { expectSessionPhase, uniqueSuffix, watchErrors } from "./support/ui";
-import { actionButton, signedInAs } from "./support/session-ui";
+import { expect, test } from "../support/fixtures";
+import { expectSessionPhase, uniqueSuffix, watchErrors } from "../support/ui";
+import { actionButton, signedInAs } from "../support/session-ui";
 
 // Records notifications instead of showing them (the browser's permission is granted).
 const FAKE_NOTIFICATIONS = `

@@ -8,14 +8,14 @@
 // it runs last (the highest number).
 
 import type { Page } from "@playwright/test";
-import { expect, test } from "./support/fixtures";
+import { expect, test } from "../support/fixtures";
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { ListSessionPageResponseSchema } from "@/lib/gen/baton/v1/console_pb";
 import { HANDOFF_MODE } from "@/lib/macp/constants";
-import { Agent, newSessionId, runtimeUrl } from "./support/agent";
-import { seedSessions, seededSession, type SeedPlan } from "./support/bulk-seed";
-import { signedInAs } from "./support/session-ui";
-import { expectNoAxeViolations, listLive, listRow, shoot, uniqueSuffix, watchErrors } from "./support/ui";
+import { Agent, newSessionId, runtimeUrl } from "../support/agent";
+import { seedSessions, seededSession, type SeedPlan } from "../support/bulk-seed";
+import { signedInAs } from "../support/session-ui";
+import { expectNoAxeViolations, listLive, listRow, shoot, uniqueSuffix, watchErrors } from "../support/ui";
 
 /**
  * Sessions seeded. The suite runs 2,000 (the seeding is this spec's slow part); the 20,000 the

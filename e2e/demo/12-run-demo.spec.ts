@@ -1,6 +1,6 @@
-import { expect, test } from "./support/fixtures";
-import { expectNoAxeViolations, expectSessionPhase, shoot, watchErrors } from "./support/ui";
-import { signedInAs } from "./support/session-ui";
+import { expect, test } from "../support/fixtures";
+import { expectNoAxeViolations, expectSessionPhase, shoot, watchErrors } from "../support/ui";
+import { signedInAs } from "../support/session-ui";
 
 test("an admin runs a demo scenario from the console; it plays server-side and its session is live in the console", async ({ browser }) => {
   const ruth = await signedInAs(browser, "ruth");

@@ -11,11 +11,11 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "@playwright/test";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
-import { Agent, newSessionId } from "./support/agent";
-import { currentApp } from "./support/apps";
-import { expect, test } from "./support/fixtures";
-import { signedInAs } from "./support/session-ui";
-import { expectNoAxeViolations, shoot, uniqueSuffix, watchErrors } from "./support/ui";
+import { Agent, newSessionId } from "../support/agent";
+import { currentApp } from "../support/apps";
+import { expect, test } from "../support/fixtures";
+import { signedInAs } from "../support/session-ui";
+import { expectNoAxeViolations, shoot, uniqueSuffix, watchErrors } from "../support/ui";
 
 const AGENT = path.join(process.cwd(), "tests", "support", "v01_agent.py");
 

@@ -4,11 +4,11 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import type { Request } from "@playwright/test";
 import { SubscribeSessionRequestSchema } from "@/lib/gen/baton/v1/console_pb";
-import { expect, test } from "./support/fixtures";
+import { expect, test } from "../support/fixtures";
 import { HANDOFF_MODE } from "@/lib/macp/constants";
-import { Agent, newSessionId } from "./support/agent";
-import { authFile } from "./support/people";
-import { shoot, uniqueSuffix, watchErrors } from "./support/ui";
+import { Agent, newSessionId } from "../support/agent";
+import { authFile } from "../support/people";
+import { shoot, uniqueSuffix, watchErrors } from "../support/ui";
 
 const RUNBOOK = `## Before you accept
 

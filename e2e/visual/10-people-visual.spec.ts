@@ -1,7 +1,7 @@
 import type { Page } from "@playwright/test";
-import { expect, test } from "./support/fixtures";
-import { expectNoAxeViolations, shoot, uniqueSuffix, watchErrors } from "./support/ui";
-import { actionButton, connectJson, csrfTokenOf, signedInAs } from "./support/session-ui";
+import { expect, test } from "../support/fixtures";
+import { expectNoAxeViolations, shoot, uniqueSuffix, watchErrors } from "../support/ui";
+import { actionButton, connectJson, csrfTokenOf, signedInAs } from "../support/session-ui";
 
 // Screenshots (light and dark, 1440 and 390 px) and axe checks of the pages
 // people act from: sign-in, new session, a session with its action panel and

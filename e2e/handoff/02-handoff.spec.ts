@@ -1,8 +1,8 @@
 import fs from "node:fs";
-import { expect, test } from "./support/fixtures";
+import { expect, test } from "../support/fixtures";
 import { HANDOFF_MODE } from "@/lib/macp/constants";
-import { Agent, newSessionId } from "./support/agent";
-import { expectRowPhase, expectSessionPhase, listRow, timelineOrder, timelineSequences, uniqueSuffix, watchErrors } from "./support/ui";
+import { Agent, newSessionId } from "../support/agent";
+import { expectRowPhase, expectSessionPhase, listRow, timelineOrder, timelineSequences, uniqueSuffix, watchErrors } from "../support/ui";
 
 const RUNBOOK = `# Payments on-call runbook
 
