@@ -37,7 +37,8 @@ export interface WebScaleResult {
   build: { ran: boolean; ms: number };
   /** Warm restart → catalog caught up (ms). */
   warmCaughtUpMs: number;
-  list: { firstRowMs: number; runs: (number | null)[] };
+  /** Navigation start → first row, and → the document's first byte. */
+  list: { firstRowMs: number; firstByteMs: number; runs: (number | null)[] };
   search: {
     text: string;
     sessionId: string;
@@ -46,9 +47,10 @@ export interface WebScaleResult {
     boxRuns: number[];
     /** `/?q=` deep link: navigation start → exactly that row. */
     deepLinkMs: number;
+    deepLinkFirstByteMs: number;
     deepLinkRuns: (number | null)[];
   };
-  session: { firstViewMs: number; liveMs: number; firstViewRuns: (number | null)[]; liveRuns: (number | null)[] };
+  session: { firstViewMs: number; liveMs: number; firstByteMs: number; firstViewRuns: (number | null)[]; liveRuns: (number | null)[] };
 }
 
 /** scripts/build.mjs --if-needed, as `npm start` runs it; true when it built something. */
@@ -105,19 +107,23 @@ const liveTimeline: PageCondition = {
   timeoutMs: TIMEOUT_MS,
 };
 
-/** One load to warm the server, then RUNS measured ones; the `ready` times (null: not within the timeout). */
+/**
+ * One load to warm the server, then RUNS measured ones: the `ready` and `live` times (null: not
+ * within the timeout) and navigation start → the document's first byte (the server's share).
+ */
 async function loads(
   browser: Browser,
   url: string,
   ready: PageCondition,
   live?: PageCondition,
-): Promise<{ ready: (number | null)[]; live: (number | null)[] }> {
+): Promise<{ ready: (number | null)[]; live: (number | null)[]; firstByte: number[] }> {
   await coldRun(browser, url, ready, 0, live);
-  const out = { ready: [] as (number | null)[], live: [] as (number | null)[] };
+  const out = { ready: [] as (number | null)[], live: [] as (number | null)[], firstByte: [] as number[] };
   for (let i = 0; i < RUNS; i++) {
     const r = await coldRun(browser, url, ready, 0, live);
     out.ready.push(r.readyMs);
     out.live.push(r.liveMs);
+    out.firstByte.push(r.firstByteMs);
   }
   return out;
 }
@@ -175,8 +181,9 @@ export const webSection: ScaleSection<WebScaleResult> = {
 
         const list = await loads(browser, `${p.url}/`, firstRow);
         const listMs = medianOf(list.ready);
+        const listFirstByte = median(list.firstByte);
         ctx.say(
-          `  list page: first row after ${fmtInt(listMs)} ms (median of ${RUNS}; runs ${list.ready.map((x) => (x === null ? "timeout" : fmtInt(x))).join(", ")})`,
+          `  list page: first row after ${fmtInt(listMs)} ms, first byte ${fmtInt(listFirstByte)} ms (medians of ${RUNS}; runs ${list.ready.map((x) => (x === null ? "timeout" : fmtInt(x))).join(", ")})`,
         );
 
         const n = Math.floor(ctx.sessions / 2) + 7;
@@ -196,10 +203,11 @@ export const webSection: ScaleSection<WebScaleResult> = {
           boxMs: median(boxRuns),
           boxRuns,
           deepLinkMs: medianOf(deep.ready),
+          deepLinkFirstByteMs: median(deep.firstByte),
           deepLinkRuns: deep.ready,
         };
         ctx.say(
-          `  search "${text}" (session ${sessionId}): search box → that row only ${fmtInt(search.boxMs)} ms (with its 200 ms debounce); ?q= deep link → that row ${fmtInt(search.deepLinkMs)} ms (medians of ${RUNS})`,
+          `  search "${text}" (session ${sessionId}): search box → that row only ${fmtInt(search.boxMs)} ms (with its 200 ms debounce); ?q= deep link → that row ${fmtInt(search.deepLinkMs)} ms, first byte ${fmtInt(search.deepLinkFirstByteMs)} ms (medians of ${RUNS})`,
         );
 
         if (!sessionId) throw new Error(`the search for "${text}" showed no session id`);
@@ -207,13 +215,20 @@ export const webSection: ScaleSection<WebScaleResult> = {
         const session = {
           firstViewMs: medianOf(s.ready),
           liveMs: medianOf(s.live),
+          firstByteMs: median(s.firstByte),
           firstViewRuns: s.ready,
           liveRuns: s.live,
         };
         ctx.say(
-          `  session page: first view after ${fmtInt(session.firstViewMs)} ms, live timeline after ${fmtInt(session.liveMs)} ms (medians of ${RUNS})`,
+          `  session page: first view after ${fmtInt(session.firstViewMs)} ms, live timeline after ${fmtInt(session.liveMs)} ms, first byte ${fmtInt(session.firstByteMs)} ms (medians of ${RUNS})`,
         );
-        return { build, warmCaughtUpMs: warm.ms, list: { firstRowMs: listMs, runs: list.ready }, search, session };
+        return {
+          build,
+          warmCaughtUpMs: warm.ms,
+          list: { firstRowMs: listMs, firstByteMs: listFirstByte, runs: list.ready },
+          search,
+          session,
+        };
       } finally {
         await browser?.close().catch(() => undefined);
         await p.stop();
@@ -240,7 +255,7 @@ export const webSection: ScaleSection<WebScaleResult> = {
         ],
         results.map(({ sessions, open, result: r }) => [
           `${fmtInt(sessions)} (${fmtInt(open)})`,
-          `${fmtInt(r.list.firstRowMs)} ms`,
+          `${fmtInt(r.list.firstRowMs)} ms (first byte ${fmtInt(r.list.firstByteMs)})`,
           `${fmtInt(r.search.boxMs)} ms`,
           `${fmtInt(r.search.deepLinkMs)} ms`,
           `${fmtInt(r.session.firstViewMs)} ms`,
