@@ -4,7 +4,8 @@
 // holding 300 × 1 MB of contexts), and after each size runs every section:
 // the runtime (restart time and memory, never-reading subscribers) and the
 // console (cold start with a backfill of the catalog, warm start, search,
-// never-reading browser streams), each a module (scripts/bench/scale-*.ts
+// never-reading browser streams) and the web pages in Chromium (first rows of
+// a warm list page, a search for one session, opening its page), each a module (scripts/bench/scale-*.ts
 // implementing ScaleSection) listed in SECTIONS. --sections=console runs only
 // the named ones.
 //
@@ -30,7 +31,7 @@
 //   --big-bytes=1000000    (just under the 1 MiB payload limit with its envelope)
 //   --big-contexts=300     contexts of --big-bytes in the large session (300 MB)
 //   --keep                 keep the data folder and print its path
-//   --sections=console     run only these sections (runtime, console); --sections=none seeds only
+//   --sections=console     run only these sections (runtime, console, web); --sections=none seeds only
 //   --data=/tmp/scale100k  seed into this folder and keep it; if it already holds a seeded
 //                          store (bench-scale.json), reuse it: sizes up to what it holds are
 //                          measured at what it holds (no seeding), larger ones seed the rest.
@@ -53,6 +54,7 @@ import {
 import { startRuntimeProcess, type RuntimeProcess } from "./bench/scale-runtime-process";
 import { consoleSection } from "./bench/scale-console";
 import { runtimeSection } from "./bench/scale-runtime";
+import { webSection } from "./bench/scale-web";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const started = performance.now();
@@ -86,7 +88,11 @@ interface SeededManifest {
 }
 const MANIFEST = "bench-scale.json";
 
-const ALL_SECTIONS: ScaleSection<unknown>[] = [runtimeSection, consoleSection as ScaleSection<unknown>];
+const ALL_SECTIONS: ScaleSection<unknown>[] = [
+  runtimeSection,
+  consoleSection as ScaleSection<unknown>,
+  webSection as ScaleSection<unknown>,
+];
 const only = argv.get("sections")?.split(",");
 const SECTIONS = only ? ALL_SECTIONS.filter((s) => only.includes(s.name)) : ALL_SECTIONS;
 

@@ -26,7 +26,7 @@ import { fileURLToPath } from "node:url";
 import { chromium, type Browser } from "playwright-core";
 import { CHROMIUM_PATH } from "../e2e/support/ports";
 import { signIn, startApp } from "./bench/web-app";
-import { session as browserSession } from "./bench/web-browser";
+import { LAUNCH_ARGS, session as browserSession } from "./bench/web-browser";
 import { agents, seedBigSession, seedList, waitForRuntime } from "./bench/web-seed";
 import { log, opts } from "./bench/web-options";
 import { background, coldRuns, livePhase, type Condition } from "./bench/web-phases";
@@ -36,7 +36,6 @@ import { f0, f1, pct, waitForQuiet } from "./bench/web-stats";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 const CHROMIUM = CHROMIUM_PATH;
-const LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"];
 
 async function main(): Promise<void> {
   const load0 = os.loadavg()[0]!;

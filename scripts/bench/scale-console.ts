@@ -26,7 +26,7 @@ import { SERVER_ENV, SERVER_NODE_FLAGS } from "../server-flags.mjs";
 import { fmt, fmtInt, median, mib, rssOf, sleep, table, verdict, type ScaleContext, type ScaleSection } from "./scale-common";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-const OBSERVER = "bench:console";
+export const OBSERVER = "bench:console";
 const STREAMS = 4;
 const CONNECTED_MS = 8_000;
 const AFTER_LEAVE_MAX_MS = 90_000;
@@ -46,34 +46,40 @@ export interface ConsoleScaleResult {
   };
 }
 
-interface ConsoleProcess {
+export interface ConsoleProcess {
   url: string;
   pid: number;
   lines: string[];
   stop(): Promise<void>;
 }
 
-async function startConsole(runtimeUrl: string, dataDir: string, t0: number): Promise<ConsoleProcess> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [...SERVER_NODE_FLAGS, "--import", "tsx", path.join(ROOT, "lib", "server", "main.ts"), "--no-ui"],
-    {
-      cwd: ROOT,
-      env: {
-        // As `npm start` runs it (scripts/start.mjs).
-        ...SERVER_ENV,
-        ...process.env,
-        NODE_ENV: "production",
-        PORT: "0",
-        LOG_LEVEL: "info",
-        MACP_RUNTIME_URL: runtimeUrl,
-        MACP_RUNTIME_TOKEN: OBSERVER,
-        BATON_DATA_DIR: dataDir,
-        BATON_REQUIRE_SIGN_IN: "0",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
+/**
+ * The console against `runtimeUrl` as its observer, catalog in `dataDir`, run as `npm start` runs
+ * it; `command` is what follows the Node flags: by default lib/server/main.ts --no-ui through tsx
+ * (the web section passes the compiled server, .baton/server/main.mjs, with its UI).
+ */
+export async function startConsole(
+  runtimeUrl: string,
+  dataDir: string,
+  t0: number,
+  command: string[] = ["--import", "tsx", path.join(ROOT, "lib", "server", "main.ts"), "--no-ui"],
+): Promise<ConsoleProcess> {
+  const child: ChildProcess = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...command], {
+    cwd: ROOT,
+    env: {
+      // As `npm start` runs it (scripts/start.mjs).
+      ...SERVER_ENV,
+      ...process.env,
+      NODE_ENV: "production",
+      PORT: "0",
+      LOG_LEVEL: "info",
+      MACP_RUNTIME_URL: runtimeUrl,
+      MACP_RUNTIME_TOKEN: OBSERVER,
+      BATON_DATA_DIR: dataDir,
+      BATON_REQUIRE_SIGN_IN: "0",
     },
-  );
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const lines: string[] = [];
   let stderr = "";
   child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
@@ -135,7 +141,7 @@ async function firstRows(url: string, t0: number): Promise<number> {
 }
 
 /** Wait until the catalog holds every session, caught up; returns ms since t0 and the peak RSS seen. */
-async function backfilled(p: ConsoleProcess, sessions: number, t0: number): Promise<{ ms: number; peak: number }> {
+export async function backfilled(p: ConsoleProcess, sessions: number, t0: number): Promise<{ ms: number; peak: number }> {
   const c = clientOf(p.url);
   let peak = 0;
   for (;;) {

@@ -5,6 +5,9 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 
 export const VIEWPORT = { width: 1440, height: 900 };
 
+/** Chromium's flags for the benchmarks (headless, in a container, nothing in the background). */
+export const LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"];
+
 /** Wall-clock ms with sub-ms resolution, comparable to the page's `timeOrigin + now()`. */
 export const wallNow = (): number => performance.timeOrigin + performance.now();
 
