@@ -124,8 +124,23 @@ describe("SqliteCatalog", () => {
     expect(again.counts()).toEqual({ known: 20, pending: 3 });
     // Start-up: every unfinished row (here 5) is read again, deferrals forgotten.
     expect(again.resetUnfinished()).toBe(5);
+    expect(again.counts()).toEqual({ known: 20, pending: 5 }); // counts are kept between changes, not past one
     expect(again.pendingReads(0, Date.now(), 50)).toHaveLength(5);
     expect(again.page(q({ sort: "started", ascending: true }), 0, 50).rows).toHaveLength(20);
+  });
+
+  it("keeps its counts between changes and reads them again after any write", () => {
+    const c = catalog();
+    expect(c.counts()).toEqual({ known: 0, pending: 0 });
+    c.write(rows.slice(0, 4).map((s, i) => write(s, { needsRead: i < 1 })));
+    expect(c.counts()).toEqual({ known: 4, pending: 1 });
+    expect(c.counts()).toBe(c.counts()); // no change in between: the same answer, not asked again
+    c.write([write(rows[0] as SessionSummary, { needsRead: false }), write(rows[4] as SessionSummary, { needsRead: true })]);
+    expect(c.counts()).toEqual({ known: 5, pending: 1 });
+    c.applyFeed([write(rows[5] as SessionSummary)], { storeId: "s", change: 1n });
+    expect(c.counts()).toEqual({ known: 6, pending: 1 });
+    c.applyFeed([], { storeId: "t", change: 0n }, true);
+    expect(c.counts()).toEqual({ known: 0, pending: 0 });
   });
 
   it("applies feed rows with their cursor in one transaction, resumes it after a reopen, and empties the rows on reset", () => {
