@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { constants as fsConstants } from "node:fs";
 import { chmod, mkdir, open, rename, unlink } from "node:fs/promises";
 import path from "node:path";
+import { syncDir } from "@/lib/base/sync-dir";
 
 /** Write `text` to a new mode-0600 temporary file next to `file` (fsynced); returns its path. */
 export async function writePrivateTemp(file: string, text: string): Promise<string> {
@@ -24,20 +25,6 @@ export async function writePrivateTemp(file: string, text: string): Promise<stri
   await fh.close();
   await chmod(tmp, 0o600); // whatever the umask
   return tmp;
-}
-
-/** fsync a folder, so a rename or link in it is durable. */
-export async function syncDir(dir: string): Promise<void> {
-  try {
-    const fh = await open(dir, "r");
-    try {
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-  } catch {
-    // Not supported everywhere (e.g. some filesystems); the rename is still atomic.
-  }
 }
 
 /** Replace `file` with `text` atomically, mode 0600. */

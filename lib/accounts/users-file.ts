@@ -14,7 +14,8 @@ import { constants as fsConstants } from "node:fs";
 import { link, mkdir, open, readFile, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import type { Env } from "./env";
-import { syncDir, writePrivateFileAtomic, writePrivateTemp } from "./private-file";
+import { syncDir } from "@/lib/base/sync-dir";
+import { writePrivateFileAtomic, writePrivateTemp } from "./private-file";
 import { DEFAULT_SCRYPT, generatePassword, hashPassword, type ScryptParams } from "./password";
 import { UsersFileError, defaultParticipantId, show, usernameProblem, validateUsersFile, type UsersFile } from "./users-file-schema";
 

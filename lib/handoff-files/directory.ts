@@ -20,7 +20,8 @@ import { link, lstat, mkdir, opendir, realpath, rename, unlink } from "node:fs/p
 import path from "node:path";
 import { listHandoffs, resolveHandoff, type ListResult } from "./directory-search";
 import { HandoffError } from "./errors";
-import { exists, hashOf, syncDir, writeTemp } from "./file-ops";
+import { syncDir } from "@/lib/base/sync-dir";
+import { exists, hashOf, writeTemp } from "./file-ops";
 import type { HandoffHistoryStore } from "./history";
 import { acquireLock, LOCK_SUFFIX, type HeldLock } from "./lock";
 import { checkDocument, serializeDocument, toDocument, type HandoffRecord, type HandoffStatus } from "./record";

@@ -1,7 +1,7 @@
 // The file operations directory.ts's atomic writes are made of: a hidden
 // temporary file in the handoff directory, written and fsynced; the hash of a
-// file as it is now (never through a link); whether a path exists; and fsync
-// of a directory so a rename or link in it survives a crash.
+// file as it is now (never through a link); and whether a path exists. The
+// fsync of the directory after a rename is lib/base/sync-dir.ts.
 import { randomBytes } from "node:crypto";
 import { constants as C } from "node:fs";
 import { chmod, lstat, open, unlink } from "node:fs/promises";
@@ -49,19 +49,5 @@ export async function exists(file: string): Promise<boolean> {
     return true;
   } catch {
     return false;
-  }
-}
-
-/** fsync a directory so a rename or link in it survives a crash (where the platform allows it). */
-export async function syncDir(dir: string): Promise<void> {
-  try {
-    const fh = await open(dir, "r");
-    try {
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-  } catch {
-    // Not supported on every filesystem; the rename itself is still atomic.
   }
 }
