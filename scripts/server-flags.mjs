@@ -3,7 +3,7 @@
 //
 // --expose-gc: while large browser streams send and after they end, the
 //   console asks for full collections to give their garbage back
-//   (lib/server/idle-gc.ts, BATON_IDLE_GC).
+//   (lib/server/stream-gc.ts, BATON_IDLE_GC).
 // --heap-growing-percent=50: after each full collection V8 lets the heap grow
 //   by half of what is live before the next one, instead of choosing a factor
 //   of up to 4 while the console allocates fast. Filling the catalog of

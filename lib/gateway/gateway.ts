@@ -38,7 +38,7 @@ export interface GatewayOptions {
   runtimeAddress?: string;
   /** The list's stuck threshold (BATON_STUCK_AFTER_MINUTES). Default 15 min. */
   stuckAfterMs?: number;
-  /** Told when a browser stream ends (the console's idle collector: lib/server/idle-gc.ts). */
+  /** Told when a browser stream ends (the console's stream collector: lib/server/stream-gc.ts). */
   browserStreamEnded?: () => void;
   /** Told the payload bytes of each envelope a browser's session stream took (the same collector). */
   browserStreamSent?: (payloadBytes: number) => void;

@@ -54,7 +54,7 @@ export interface SessionStreamDeps {
   bufferBytes?: number;
   /** A browser that takes nothing for this long while the buffer is full is cut off. Default 60 s. */
   stallMs?: number;
-  /** Told the payload bytes of each envelope the browser took (the console's collector: lib/server/idle-gc.ts). */
+  /** Told the payload bytes of each envelope the browser took (the console's collector: lib/server/stream-gc.ts). */
   sent?: (payloadBytes: number) => void;
 }
 

@@ -37,7 +37,7 @@
 //                          browser reading nothing this long is cut off (default 60 s)
 //   BATON_CATALOG_CONCURRENCY  session histories the catalog reads at once (default 8)
 //   BATON_IDLE_GC=0        no full collection after large browser streams end
-//                          (lib/server/idle-gc.ts; needs node --expose-gc, as npm start runs it)
+//                          (lib/server/stream-gc.ts; needs node --expose-gc, as npm start runs it)
 //   BATON_NO_UI=1 / --no-ui  serve only the Connect API (no Next.js)
 //   --dev                  Next.js development mode (npm run dev)
 // The embedded runtime reads its own MACP_* variables (see README).

@@ -28,7 +28,7 @@ import { buildConsoleServer } from "./console-server";
 import { ConsoleConfigError, type ConsoleConfig } from "./config";
 import { planFileHandoffs, startFileHandoffs, type RunningFileHandoffs } from "./file-handoffs-setup";
 import { listen } from "./http";
-import { exposedGc, heapAndBuffers, IdleCollector } from "./idle-gc";
+import { exposedGc, heapAndBuffers, StreamCollector } from "./stream-gc";
 import { planWebhooks, startWebhooks } from "./webhooks-setup";
 
 type Env = Record<string, string | undefined>;
@@ -162,10 +162,10 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     throw e;
   }
 
-  // The garbage large browser streams leave is collected while they send and once they end (idle-gc.ts).
+  // The garbage large browser streams leave is collected while they send and once they end (stream-gc.ts).
   const gc = config.idleGc ? exposedGc() : null;
   const collector = gc
-    ? new IdleCollector({
+    ? new StreamCollector({
         gc,
         memory: heapAndBuffers,
         collected: (r) =>

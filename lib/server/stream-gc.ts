@@ -22,7 +22,7 @@
 // `--expose-gc` (scripts/start.mjs); without it (dev, tests) it is off.
 // BATON_IDLE_GC=0 turns it off.
 
-export interface IdleCollectorOptions {
+export interface StreamCollectorOptions {
   /** A full, synchronous collection. */
   gc: () => void;
   /** Bytes held by V8's heap and by buffers outside it, as of now. */
@@ -52,7 +52,7 @@ export interface CollectionReport {
   busy: boolean;
 }
 
-export class IdleCollector {
+export class StreamCollector {
   private readonly quietMs: number;
   private readonly minIntervalMs: number;
   private readonly growthBytes: number;
@@ -71,7 +71,7 @@ export class IdleCollector {
   private idleBaseline: number;
   private closed = false;
 
-  constructor(private readonly o: IdleCollectorOptions) {
+  constructor(private readonly o: StreamCollectorOptions) {
     this.quietMs = o.quietMs ?? 5_000;
     this.minIntervalMs = o.minIntervalMs ?? 60_000;
     this.growthBytes = o.growthBytes ?? 8 * 1_048_576;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { IdleCollector } from "./idle-gc";
+import { StreamCollector } from "./stream-gc";
 
 const MiB = 1_048_576;
 
@@ -9,7 +9,7 @@ function setup(opts: { memory: number[]; growth?: number; live?: number }) {
   const gcs: number[] = [];
   const reports: { beforeBytes: number; afterBytes: number; busy: boolean }[] = [];
   let live = opts.live ?? 10 * MiB;
-  const c = new IdleCollector({
+  const c = new StreamCollector({
     gc: () => {
       gcs.push(now);
       mem = live; // what is live after the collection
@@ -37,7 +37,7 @@ function setup(opts: { memory: number[]; growth?: number; live?: number }) {
   };
 }
 
-describe("IdleCollector", () => {
+describe("StreamCollector", () => {
   afterEach(() => vi.useRealTimers());
 
   it("collects once streams have been quiet, only when memory grew enough", () => {
