@@ -90,7 +90,13 @@ describe("the console catalog fed by the runtime's list rows", () => {
       expect(feeder.rowStreamsOpened).toBe(1);
       expect(c.gateway.catalog.cursor?.storeId).not.toBe("");
       // The inbox's live views: the open sessions, and only those, each read once.
-      await waitFor(() => feeder.followedCount === seeded.open.size, 30_000, "open sessions followed");
+      // A session is followed as soon as its row arrives, but its read starts only when one of the
+      // follower's concurrent slots frees up: wait for both before counting the reads.
+      await waitFor(
+        () => feeder.followedCount === seeded.open.size && feeder.openReads >= seeded.open.size,
+        30_000,
+        "open sessions followed and read",
+      );
       expect(feeder.openReads).toBe(seeded.open.size);
       expect(lines.some((l) => l.includes("session catalog complete") && l.includes("list rows"))).toBe(true);
 
