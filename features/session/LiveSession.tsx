@@ -1,15 +1,15 @@
 "use client";
 // The session page in two steps. The server-rendered first view (`preview`)
-// is what the browser paints; once the page has loaded and the browser is
-// idle, the live view's code is fetched (LiveSessionScreen: SessionScreen
-// with its query cache) and takes over, showing the preview until its own
+// is what the browser paints; as soon as the page has loaded (not waiting
+// for an idle period: the reader is waiting for it), the live view's code is
+// fetched (LiveSessionScreen: SessionScreen with its query cache) and takes over, showing the preview until its own
 // stream has caught up, or at once from the first view's handed-over state
 // (`handover`, lib/views/session-handover.ts), resuming the stream after its
 // last sequence. Without a preview (a very long session, or the
 // server could not read it in time) the live view loads at once.
 
 import { lazy, Suspense, useEffect, useState, type ReactNode } from "react";
-import { afterLoadAndIdle } from "@/lib/client/after-load";
+import { afterLoad } from "@/lib/client/after-load";
 
 const LiveSessionScreen = lazy(() => import("@/features/session/LiveSessionScreen").then((m) => ({ default: m.LiveSessionScreen })));
 
@@ -25,7 +25,7 @@ export function LiveSession({ sessionId, preview, handover }: { sessionId: strin
   const [live, setLive] = useState(preview === null);
   useEffect(() => {
     if (live) return;
-    return afterLoadAndIdle(window, () => setLive(true));
+    return afterLoad(window, () => setLive(true));
   }, [live]);
   if (!live) return <>{preview}</>;
   return (

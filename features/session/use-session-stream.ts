@@ -67,7 +67,12 @@ interface SessionStreamHandle {
   loadFullHistory(): Promise<SessionStreamState>;
 }
 
-/** Fold at least this often while events arrive. */
+/**
+ * Fold at least this often while events arrive. Live (caught up), the first
+ * event after a quiet spell is folded and published at once and only what
+ * follows it within these intervals waits (leading edge): a lone envelope
+ * reaches the DOM without waiting for either timer.
+ */
 const FOLD_MS = 16;
 /** Fold immediately once this many events are buffered. */
 const FOLD_MAX = 256;
@@ -86,10 +91,13 @@ function startSessionStream(qc: QueryClient, sessionId: string, signal: AbortSig
   let publishTimer: ReturnType<typeof setTimeout> | undefined;
   let pendingAnnouncement: string | undefined;
   let workSince = 0;
+  let lastFoldAt = -Infinity;
+  let lastPublishAt = -Infinity;
 
   const publish = (): void => {
     publishTimer = undefined;
     if (signal.aborted) return;
+    lastPublishAt = performance.now();
     qc.setQueryData<SessionStreamData>(key, data);
     if (pendingAnnouncement) {
       announce(pendingAnnouncement);
@@ -97,8 +105,17 @@ function startSessionStream(qc: QueryClient, sessionId: string, signal: AbortSig
     }
   };
   const schedulePublish = (): void => {
-    if (!publishTimer) publishTimer = setTimeout(publish, data.stream.caughtUp ? PUBLISH_MS : REPLAY_PUBLISH_MS);
+    if (publishTimer) return;
+    if (!data.stream.caughtUp) {
+      publishTimer = setTimeout(publish, REPLAY_PUBLISH_MS);
+      return;
+    }
+    const wait = lastPublishAt + PUBLISH_MS - performance.now();
+    if (wait <= 0) publish();
+    else publishTimer = setTimeout(publish, wait);
   };
+  /** Live and nothing folded within FOLD_MS: fold this event now rather than after the timer. */
+  const foldDue = (): boolean => data.stream.caughtUp && !foldTimer && performance.now() - lastFoldAt >= FOLD_MS;
 
   const fold = (): StreamDirective => {
     if (foldTimer) {
@@ -107,6 +124,7 @@ function startSessionStream(qc: QueryClient, sessionId: string, signal: AbortSig
     }
     if (buffer.length === 0) return "continue";
     const t0 = performance.now();
+    lastFoldAt = t0;
     const r = applySubscribeBatch(data.stream, buffer);
     buffer = [];
     workSince += performance.now() - t0;
@@ -150,7 +168,7 @@ function startSessionStream(qc: QueryClient, sessionId: string, signal: AbortSig
           buffer = [];
           return "continue";
         }
-        if (!isEvent || buffer.length >= FOLD_MAX) {
+        if (!isEvent || buffer.length >= FOLD_MAX || foldDue()) {
           const directive = fold();
           if (m.item.case === "caughtUp" || m.item.case === "metadata") {
             // History is complete (or the lifecycle changed): show it now.

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { afterLoadAndIdle, type LoadIdleWindow } from "@/lib/client/after-load";
+import { afterLoad, afterLoadAndIdle, type LoadIdleWindow } from "@/lib/client/after-load";
 
 function fakeWindow(readyState: string, idle: boolean) {
   const loadListeners = new Set<() => void>();
@@ -93,5 +93,32 @@ describe("afterLoadAndIdle", () => {
     expect(after.timers.size).toBe(0);
     after.flush();
     expect(run).not.toHaveBeenCalled();
+  });
+});
+
+describe("afterLoad", () => {
+  it("runs in a task right after the load event, without asking for an idle period", () => {
+    const f = fakeWindow("interactive", true);
+    const run = vi.fn();
+    afterLoad(f.win, run);
+    f.flush();
+    expect(run).not.toHaveBeenCalled();
+    f.load();
+    expect(f.idleQueue.size).toBe(0);
+    expect([...f.timers.values()].map((e) => e.ms)).toEqual([0]);
+    f.flush();
+    expect(run).toHaveBeenCalledTimes(1);
+  });
+
+  it("runs at the next task when the page has already loaded, and never after its canceller", () => {
+    const f = fakeWindow("complete", true);
+    const run = vi.fn();
+    afterLoad(f.win, run)();
+    f.flush();
+    expect(run).not.toHaveBeenCalled();
+    const again = vi.fn();
+    afterLoad(f.win, again);
+    f.flush();
+    expect(again).toHaveBeenCalledTimes(1);
   });
 });

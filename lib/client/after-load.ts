@@ -24,6 +24,20 @@ export const IDLE_TIMEOUT_MS = 1000;
  * where there is none). Returns a canceller; after it `run` is never called.
  */
 export function afterLoadAndIdle(win: LoadIdleWindow, run: () => void, timeoutMs = IDLE_TIMEOUT_MS): () => void {
+  return schedule(win, run, timeoutMs);
+}
+
+/**
+ * Calls `run` once, in a task right after the page has loaded, without
+ * waiting for an idle period: for what the user is waiting on (the session
+ * page's live view), which `load` must not wait for but which should not
+ * queue behind the browser's idle heuristics either. Returns a canceller.
+ */
+export function afterLoad(win: LoadIdleWindow, run: () => void): () => void {
+  return schedule(win, run, null);
+}
+
+function schedule(win: LoadIdleWindow, run: () => void, idleTimeoutMs: number | null): () => void {
   let cancelled = false;
   let cancelIdle: (() => void) | undefined;
   const fire = (): void => {
@@ -31,8 +45,8 @@ export function afterLoadAndIdle(win: LoadIdleWindow, run: () => void, timeoutMs
   };
   const whenIdle = (): void => {
     if (cancelled) return;
-    if (typeof win.requestIdleCallback === "function") {
-      const handle = win.requestIdleCallback(fire, { timeout: timeoutMs });
+    if (idleTimeoutMs !== null && typeof win.requestIdleCallback === "function") {
+      const handle = win.requestIdleCallback(fire, { timeout: idleTimeoutMs });
       cancelIdle = () => win.cancelIdleCallback?.(handle);
     } else {
       const handle = win.setTimeout(fire, 0);

@@ -69,6 +69,15 @@ export interface ColdRun {
   readyMs: number | null;
   /** Navigation start → the live view had taken over (`live`), when asked. */
   liveMs: number | null;
+  /** Navigation start → the first script asked for after `load` (the lazy live code), and the last one's end. */
+  lateScriptStartMs: number | null;
+  lateScriptEndMs: number | null;
+  /** Each script that arrived after `load`: asked, in (ms from navigation start), gzip -9 bytes. */
+  lateScripts: { file: string; startMs: number; endMs: number; gzipBytes: number }[];
+  /** Long animation frames (> 50 ms) from navigation start to the live view, with their longest scripts. */
+  longFrames: { startMs: number; durationMs: number; renderMs: number; scripts: string[] }[];
+  /** Navigation start → the page's first SubscribeSession request (the live view's stream), when it made one. */
+  streamAskedMs: number | null;
   /** True when the server sent the scripts compressed itself. */
   serverCompressed: boolean;
   /** Content-Encoding of the scripts before load, by count (e.g. { br: 9 }). */
@@ -122,6 +131,28 @@ function frameWatch(name: string, cond: PageCondition): string {
 })()`;
 }
 
+/**
+ * Page-side: records in window.__benchAt.stream when the page first asks for
+ * a SubscribeSession stream (connect-web calls the global fetch per request).
+ */
+const STREAM_WATCH = `(() => {
+  const at = (window.__benchAt = window.__benchAt || {});
+  const orig = window.fetch;
+  window.fetch = function (input, init) {
+    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    if (at.stream === undefined && url.includes("SubscribeSession")) at.stream = performance.now();
+    return orig.call(this, input, init);
+  };
+})()`;
+
+/** Page-side: keeps every long animation frame (with its scripts) in window.__benchLoaf. */
+const LOAF_WATCH = `(() => {
+  const frames = (window.__benchLoaf = []);
+  try {
+    new PerformanceObserver((list) => { for (const e of list.getEntries()) frames.push(e); }).observe({ type: "long-animation-frame", buffered: true });
+  } catch {}
+})()`;
+
 async function frameTime(page: Page, name: string, timeoutMs: number): Promise<number | null> {
   try {
     await page.waitForFunction((n) => (window as unknown as { __benchAt?: Record<string, number> }).__benchAt?.[n] !== undefined, name, {
@@ -167,7 +198,11 @@ export async function coldRun(
       }).observe({ type: "largest-contentful-paint", buffered: true });
     });
     await page.addInitScript({ content: frameWatch("ready", ready) });
-    if (live) await page.addInitScript({ content: frameWatch("live", live) });
+    if (live) {
+      await page.addInitScript({ content: frameWatch("live", live) });
+      await page.addInitScript({ content: STREAM_WATCH });
+      await page.addInitScript({ content: LOAF_WATCH });
+    }
     const scriptResponses = new Map<string, { encoding: string; body: () => Promise<Buffer> }>();
     const failed: string[] = [];
     page.on("response", (res) => {
@@ -181,6 +216,30 @@ export async function coldRun(
     const htmlEncoding = nav ? ((await nav.allHeaders())["content-encoding"] ?? "") : "";
     const readyMs = await frameTime(page, "ready", ready.timeoutMs);
     const liveMs = live ? await frameTime(page, "live", live.timeoutMs) : null;
+    const longFrames: ColdRun["longFrames"] = live
+      ? await page.evaluate(() =>
+          (
+            ((window as unknown as { __benchLoaf?: PerformanceEntry[] }).__benchLoaf ?? []) as (PerformanceEntry & {
+              renderStart: number;
+              scripts: { invoker: string; sourceURL: string; sourceFunctionName: string; duration: number }[];
+            })[]
+          ).map((f) => ({
+            startMs: f.startTime,
+            durationMs: f.duration,
+            renderMs: f.renderStart > 0 ? f.startTime + f.duration - f.renderStart : 0,
+            scripts: [...f.scripts]
+              .sort((a, b) => b.duration - a.duration)
+              .slice(0, 3)
+              .map(
+                (x) =>
+                  `${x.invoker || "?"} ${x.sourceFunctionName || ""} ${(x.sourceURL.split("/").pop() ?? "").slice(0, 20)} ${Math.round(x.duration)}ms`,
+              ),
+          })),
+        )
+      : [];
+    const streamAskedMs = live
+      ? await page.evaluate(() => (window as unknown as { __benchAt?: Record<string, number> }).__benchAt?.stream ?? null)
+      : null;
     await page.waitForTimeout(settleMs);
     const m = await page.evaluate(async () => {
       const lcp = await new Promise<{ t: number | null; el: string }>((resolve) => {
@@ -209,6 +268,7 @@ export async function coldRun(
       const fcp = performance.getEntriesByName("first-contentful-paint", "paint")[0]?.startTime ?? null;
       const resources = (performance.getEntriesByType("resource") as PerformanceResourceTiming[]).map((r) => ({
         name: r.name,
+        startTime: r.startTime,
         responseEnd: r.responseEnd,
         encodedBodySize: r.encodedBodySize,
         decodedBodySize: r.decodedBodySize,
@@ -230,6 +290,9 @@ export async function coldRun(
     const scriptEncodings: Record<string, number> = {};
     let afterCount = 0;
     let afterGz = 0;
+    const lateScripts: ColdRun["lateScripts"] = [];
+    let lateScriptStartMs: number | null = null;
+    let lateScriptEndMs: number | null = null;
     for (const r of m.resources) {
       const sr = scriptResponses.get(r.name);
       if (!sr) continue;
@@ -252,6 +315,14 @@ export async function coldRun(
       } else {
         afterCount += 1;
         afterGz += size.gz;
+        lateScripts.push({
+          file: new URL(r.name).pathname.split("/").pop() ?? r.name,
+          startMs: r.startTime,
+          endMs: r.responseEnd,
+          gzipBytes: size.gz,
+        });
+        lateScriptStartMs = Math.min(lateScriptStartMs ?? Infinity, r.startTime);
+        lateScriptEndMs = Math.max(lateScriptEndMs ?? 0, r.responseEnd);
       }
     }
     return {
@@ -276,6 +347,11 @@ export async function coldRun(
       domContentLoadedMs: m.domContentLoaded,
       readyMs,
       liveMs,
+      lateScriptStartMs,
+      lateScriptEndMs,
+      lateScripts,
+      longFrames,
+      streamAskedMs,
       serverCompressed,
       scriptEncodings,
       failedScripts: failed,

@@ -73,6 +73,8 @@ export const background: Record<string, number> = {};
 
 export type Condition = Omit<PageCondition, "timeoutMs">;
 
+const after = (t: number | null, load: number): number | null => (t === null ? null : t - load);
+
 export async function coldRuns(browser: Browser, label: string, url: string, ready: Condition, live?: Condition): Promise<PageSummary> {
   background[label] = await waitForQuiet(label);
   const runs: ColdRun[] = [];
@@ -87,8 +89,13 @@ export async function coldRuns(browser: Browser, label: string, url: string, rea
     if (r.failedScripts.length > 0)
       log(`WARNING ${label} run ${i + 1}: script errors (a concurrent rebuild of .next?): ${r.failedScripts.join(", ")}`);
     log(
-      `${label} run ${i + 1}/${opts.runs}: JS ${f1(kib(r.jsSentBytes))} KiB sent / ${f1(kib(r.jsGzipBytes))} KiB gzip-eq. (${r.scriptsBeforeLoad} scripts), HTML ${f1(kib(r.htmlSentBytes))} KiB sent, first byte ${f0(r.firstByteMs)} ms, first paint ${f0(r.firstPaintMs)} ms, load ${f0(r.loadMs)} ms, LCP ${f0(r.lcpMs)} ms, content ${f0(r.readyMs)} ms${live ? `, live view ${f0(r.liveMs)} ms` : ""}`,
+      `${label} run ${i + 1}/${opts.runs}: JS ${f1(kib(r.jsSentBytes))} KiB sent / ${f1(kib(r.jsGzipBytes))} KiB gzip-eq. (${r.scriptsBeforeLoad} scripts), HTML ${f1(kib(r.htmlSentBytes))} KiB sent, first byte ${f0(r.firstByteMs)} ms, first paint ${f0(r.firstPaintMs)} ms, load ${f0(r.loadMs)} ms, LCP ${f0(r.lcpMs)} ms, content ${f0(r.readyMs)} ms${live ? `, live view ${f0(r.liveMs)} ms (after load: live code asked +${f0(after(r.lateScriptStartMs, r.loadMs))}, in +${f0(after(r.lateScriptEndMs, r.loadMs))}, stream asked +${f0(after(r.streamAskedMs, r.loadMs))}, in place +${f0(after(r.liveMs, r.loadMs))} ms; late scripts ${r.lateScripts.map((x) => `${x.file} +${f0(x.startMs - r.loadMs)}..+${f0(x.endMs - r.loadMs)} ${f1(kib(x.gzipBytes))} KiB`).join(", ")})` : ""}`,
     );
+    if (live && process.env.BENCH_LONG_FRAMES === "1")
+      for (const f of r.longFrames)
+        log(
+          `  long frame at ${f0(f.startMs - r.loadMs)} ms after load: ${f0(f.durationMs)} ms (render ${f0(f.renderMs)}): ${f.scripts.join("; ")}`,
+        );
     runs.push(r);
   }
   return summarize(runs);
