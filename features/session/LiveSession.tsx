@@ -11,7 +11,15 @@
 import { lazy, Suspense, useEffect, useState, type ReactNode } from "react";
 import { afterLoad } from "@/lib/client/after-load";
 
-const LiveSessionScreen = lazy(() => import("@/features/session/LiveSessionScreen").then((m) => ({ default: m.LiveSessionScreen })));
+let liveCode: Promise<typeof import("@/features/session/LiveSessionScreen")> | undefined;
+/** The live view's code, fetched once (the same promise for the early fetch and the lazy component). */
+const loadLiveCode = () => (liveCode ??= import("@/features/session/LiveSessionScreen"));
+const LiveSessionScreen = lazy(() => loadLiveCode().then((m) => ({ default: m.LiveSessionScreen })));
+
+// Fetch and run the live view's code as soon as the page has loaded, while
+// React may still be hydrating the first view: by the time the effect below
+// asks for the live view (after hydration), its code is usually in.
+if (typeof window !== "undefined") afterLoad(window, () => void loadLiveCode().catch(() => undefined));
 
 function Loading() {
   return (

@@ -13,8 +13,12 @@ import { ActorLabelView } from "@/features/session/ActorLabelView";
 import { StaticPayload } from "@/features/session/StaticPayload";
 import { EventCardView, GroupHeaderView, RefusalNoteView, TimelineBar } from "@/features/session/TimelineRowViews";
 
-/** Rows shown before the live view: more than a tall screen holds. */
-export const PREVIEW_ROWS = 24;
+/**
+ * Rows shown before the live view: more than a tall screen holds (a row is
+ * 100–200 px tall). Each costs about 5 KiB of markup and as much again of the
+ * page's RSC payload, parsed and hydrated before the live view can start.
+ */
+export const PREVIEW_ROWS = 12;
 /**
  * Events the first view's timeline is built from (the first ones, or those
  * around a deep-linked event): the server's work per request stays the same

@@ -33,7 +33,7 @@ import {
 } from "@/lib/views/session-stream-state";
 
 /** Events handed over with the first view (the newest ones). */
-export const HANDOVER_EVENTS = 100;
+export const HANDOVER_EVENTS = 50;
 /** At most this many payload bytes among them (fewer events when payloads are large). */
 export const HANDOVER_PAYLOAD_BYTES = 192 * 1024;
 
