@@ -60,7 +60,8 @@ export function CommitmentBanner({
         <span>Authority scope: {c.authorityScope}</span>
         <Timestamp ms={c.timestampMs} />
         {seq !== undefined ? (
-          <Link href={sessionHref(sessionId, seq)} scroll={false} className="underline">
+          // The same page at another event: nothing to prefetch (each prefetch is a server render).
+          <Link href={sessionHref(sessionId, seq)} scroll={false} prefetch={false} className="underline">
             Event #{seq}
           </Link>
         ) : null}
@@ -114,6 +115,7 @@ export function HandoffSummary({
                   <Link
                     href={sessionHref(sessionId, seq)}
                     scroll={false}
+                    prefetch={false}
                     className="text-xs text-blue-800 underline dark:text-sky-300"
                     title={`Offer id ${o.handoffId}`}
                   >
