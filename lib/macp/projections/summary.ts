@@ -144,17 +144,28 @@ export function nextActors(meta: SessionMetadata, view: SessionView | undefined,
   const offers = view.handoff?.offers ?? [];
   const last = offers.at(-1);
   if (last && (last.status === "offered" || last.status === "context_sent")) out.add(last.target);
-  if (offers.some((o) => o.status === "accepted") || last?.status === "declined") commit(view.currentOwner ?? view.initiator);
+  const owner = view.currentOwner ?? view.initiator;
+  if (offers.some((o) => o.status === "accepted") || last?.status === "declined") commit(owner);
+  // A declined offer is back with its owner (re-offer or cancel), whoever commits.
+  if (last?.status === "declined" && !offers.some((o) => o.status === "accepted")) out.add(last.offeredBy || owner);
   const task = view.task?.task;
   if (task) {
     if (task.terminalReport) commit(task.requester);
-    else {
-      const assignee = task.activeAssignee ?? task.requestedAssignee;
-      if (assignee) out.add(assignee);
-    }
+    else if (task.activeAssignee !== undefined) out.add(task.activeAssignee);
+    else if (turnedDownByAssignee(task)) out.add(task.requester);
+    else if (task.requestedAssignee) out.add(task.requestedAssignee);
   }
   out.delete("");
   return [...out];
+}
+
+/** A task turned down by the one it was asked of: nobody else may take it, so it is back with its requester. */
+export function turnedDownByAssignee(task: {
+  requestedAssignee: string;
+  rejections: readonly { sender: string; assignee: string }[];
+}): boolean {
+  const asked = task.requestedAssignee;
+  return asked !== "" && task.rejections.some((r) => r.sender === asked || r.assignee === asked);
 }
 
 /** The envelope as a list row folds it: a context's bytes dropped (the list never shows them). */
