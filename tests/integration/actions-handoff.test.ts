@@ -132,6 +132,42 @@ describe("a rotation that needs the lead's approval, driven by people", () => {
     expect(summary).toMatchObject({ phase: "Committed", currentOwner: "human:dave", outcome: "positive" });
   });
 
+  it("the designated approver rejects an accepted offer: a negative commitment, and the owner keeps it (issue 12, item 6)", async () => {
+    const sid = await startRotation();
+    ok(await alice.actions().offer({ sessionId: sid, messageId: uuid(), target: "human:bob" }));
+    ok(await bob.actions().accept({ sessionId: sid, messageId: uuid(), reason: "I can take it" }));
+    const policyId = (await alice.console().getSessionSummary({ sessionId: sid })).summary?.metadata?.policyVersion ?? "";
+    // What the approver's Reject sends (features/session/actions/ApprovalForm.tsx): the negative
+    // outcome, the authority scope from the bound policy, the prefilled reason.
+    const rejected = ok(
+      await carol.actions().commit({
+        sessionId: sid,
+        messageId: uuid(),
+        outcome: HandoffOutcome.DECLINED,
+        authorityScope: `approver under ${policyId}`,
+        reason: "Rejected: Alice Ng (human:alice) keeps payments on-call.",
+      }),
+    );
+    expect(rejected.sessionState).toBe(SessionState.RESOLVED);
+    const envs = await history(sid, 5);
+    expect(envs.map((e) => [e.messageType, e.sender])).toEqual([
+      ["SessionStart", "human:alice"],
+      ["HandoffOffer", "human:alice"],
+      ["HandoffAccept", "human:bob"],
+      ["Commitment", "human:carol"],
+    ]);
+    const commitment = fromBinary(CommitmentPayloadSchema, (envs[3] as Envelope).payload);
+    expect(commitment).toMatchObject({ action: "handoff.declined", outcomePositive: false, authorityScope: `approver under ${policyId}` });
+    expect(commitment.reason).toContain("Rejected: Alice Ng (human:alice) keeps payments on-call.");
+    await waitFor(
+      async () => (await victor.console().getSessionSummary({ sessionId: sid })).summary?.phase === "Committed",
+      5_000,
+      "the catalog's row committed",
+    );
+    const summary = (await victor.console().getSessionSummary({ sessionId: sid })).summary;
+    expect(summary).toMatchObject({ currentOwner: "human:alice", outcome: "negative" });
+  });
+
   it("reuses the registered approval policy for the same approvers", async () => {
     const a = ok(
       await alice.actions().startSession({
