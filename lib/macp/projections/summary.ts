@@ -11,6 +11,7 @@ import { SessionState, type Envelope } from "@/lib/gen/macp/v1/envelope_pb";
 import { Draft } from "@/lib/macp/projections/draft";
 import { emptySessionView, reduceSessionDraft, type SessionView } from "@/lib/macp/projections/session";
 import { phaseDetail } from "@/lib/macp/projections/status";
+import { lastActivityMs } from "./activity";
 
 /**
  * Number of client envelopes in the session's accepted history, from
@@ -82,12 +83,7 @@ export class SessionFold {
   }
 }
 
-/** Latest server-side activity time in metadata (start or last message). */
-export function metadataActivityMs(meta: SessionMetadata): number {
-  let t = Number(meta.startedAtUnixMs);
-  for (const a of meta.participantActivity) t = Math.max(t, Number(a.lastMessageAtUnixMs));
-  return t;
-}
+export { metadataActivityMs } from "./activity";
 
 /**
  * The list row for a session: runtime metadata plus the projection fields.
@@ -104,8 +100,7 @@ export function toSummary(
   nowMs: number = Date.now(),
   committers?: readonly string[],
 ): SessionSummary {
-  const agentClaimed = Math.min(view?.lastActivityMs ?? 0, nowMs);
-  const activity = Math.max(metadataActivityMs(meta), agentClaimed);
+  const activity = lastActivityMs(meta, view?.lastActivityMs, nowMs);
   const started = view?.started === true;
   // When the status began: an agent's clock is clamped as activity is, and never before the start.
   const since =
