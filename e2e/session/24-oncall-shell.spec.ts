@@ -104,11 +104,15 @@ test("under lead approval a declined offer is back with its owner: she is told, 
     await expect(item).toContainText("Back with you");
     await expect(item).toContainText(`Bob Ito declined ${scope}; offer it to someone else or cancel the handoff.`);
     await expect(item.getByTestId("inbox-open")).toContainText("Offer it again or cancel");
-    for (const scheme of ["light", "dark"] as const) {
-      await a.emulateMedia({ colorScheme: scheme, reducedMotion: "reduce" });
-      await shoot(a, `24-inbox-declined-1440-${scheme}`);
-      await expectNoAxeViolations(a, `inbox with a declined offer (${scheme})`);
+    for (const width of [1440, 390]) {
+      await a.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      for (const scheme of ["light", "dark"] as const) {
+        await a.emulateMedia({ colorScheme: scheme, reducedMotion: "reduce" });
+        await shoot(a, `24-inbox-declined-${width}-${scheme}`);
+        await expectNoAxeViolations(a, `inbox with a declined offer (${width}, ${scheme})`);
+      }
     }
+    await a.setViewportSize({ width: 1440, height: 900 });
     await a.emulateMedia({ colorScheme: "light" });
 
     // She re-offers from the session page; the item leaves her inbox.
@@ -123,6 +127,16 @@ test("under lead approval a declined offer is back with its owner: she is told, 
     await a.goto("/inbox");
     await expect(a.getByTestId("inbox-count")).toBeVisible();
     await expect(a.locator(`[data-testid="inbox-item"][data-session="${sid}"]`)).toHaveCount(0);
+
+    // Closed, its card on a phone says so once: the pill, not again where the time left was.
+    await call(alice.context.request, "Cancel", { sessionId: sid, reason: "e2e clean-up" });
+    sid = "";
+    await a.setViewportSize({ width: 390, height: 844 });
+    await a.goto(`/?q=${tag}`);
+    const card = a.locator("[data-row]").first();
+    await expect(card.locator("[data-badge]")).toHaveText("Status: Cancelled");
+    expect(((await card.textContent()) ?? "").match(/cancelled/gi)).toHaveLength(1);
+    await shoot(a, "24-list-cancelled-390-light");
     expect(errors).toEqual([]);
   } finally {
     // Leave nothing waiting on anyone (later specs count inboxes).
