@@ -25,6 +25,10 @@ test("Enter expands an event, ? lists the shortcuts, / searches from a focused r
   await page.goto(`/sessions/${sid}`);
   await expect(page.locator("#e-3")).toBeVisible();
   await expect(page.getByTestId("keyboard-hint")).toBeVisible();
+  // Agents by their shortened id, the full id on hover, with a copy button (issue 12, item 2).
+  const facts = page.getByTestId("session-facts");
+  await expect(facts.locator('[title="agent://keys/alice"]')).toHaveText("keys/alice");
+  await expect(facts.getByRole("button", { name: "Copy the id agent://keys/alice" })).toBeVisible();
 
   // The newest event, then Enter: its raw envelope opens; Enter again folds it.
   await page.locator("body").click({ position: { x: 5, y: 300 } });

@@ -23,6 +23,7 @@ import { RelativeTime, TtlCountdown } from "@/components/ui/Time";
 import { FileInboxCard } from "@/features/inbox/FileInboxCard";
 import { InboxEmpty } from "@/features/inbox/InboxEmpty";
 import { clipLine } from "@/lib/views/clip";
+import { TASK_MODE } from "@/lib/macp/constants";
 
 const INBOX_KIND_LABEL: Readonly<Record<InboxItemKind, string>> = Object.freeze({
   [InboxItemKind.UNSPECIFIED]: "Waiting",
@@ -31,15 +32,17 @@ const INBOX_KIND_LABEL: Readonly<Record<InboxItemKind, string>> = Object.freeze(
   [InboxItemKind.TASK]: "Task for you",
   [InboxItemKind.APPROVAL_AHEAD]: "Your approval next",
   [InboxItemKind.ESCALATION]: "Unanswered offer",
+  [InboxItemKind.DECLINED]: "Back with you",
 });
 
-const INBOX_KIND_ICON: Readonly<Record<InboxItemKind, "send" | "seal" | "inbox" | "question">> = Object.freeze({
+const INBOX_KIND_ICON: Readonly<Record<InboxItemKind, "send" | "seal" | "inbox" | "question" | "x">> = Object.freeze({
   [InboxItemKind.UNSPECIFIED]: "question",
   [InboxItemKind.OFFER]: "send",
   [InboxItemKind.APPROVAL]: "seal",
   [InboxItemKind.TASK]: "inbox",
   [InboxItemKind.APPROVAL_AHEAD]: "seal",
   [InboxItemKind.ESCALATION]: "question",
+  [InboxItemKind.DECLINED]: "x",
 });
 
 const KIND_TONE = {
@@ -48,6 +51,7 @@ const KIND_TONE = {
   [InboxItemKind.TASK]: "progress",
   [InboxItemKind.APPROVAL_AHEAD]: "neutral",
   [InboxItemKind.ESCALATION]: "warning",
+  [InboxItemKind.DECLINED]: "warning",
   [InboxItemKind.UNSPECIFIED]: "neutral",
 } as const;
 
@@ -58,6 +62,7 @@ const ACTION_HINT: Record<InboxItemKind, string> = {
   [InboxItemKind.TASK]: "Work on the task",
   [InboxItemKind.APPROVAL_AHEAD]: "See the offer",
   [InboxItemKind.ESCALATION]: "Follow it up",
+  [InboxItemKind.DECLINED]: "Offer it again or cancel",
 };
 
 /** Above this many items the list is virtualized. */
@@ -96,7 +101,12 @@ function Row({ item, from }: { item: InboxItem; from: string }) {
         className="mt-2 inline-flex items-center gap-1 text-sm font-semibold text-blue-800 hover:underline dark:text-sky-300"
         data-testid="inbox-open"
       >
-        {item.asApprover && !ahead ? "Approve or reject" : ACTION_HINT[item.kind]} <Icon name="chevron-right" className="h-3.5 w-3.5" />
+        {item.asApprover && !ahead
+          ? "Approve or reject"
+          : item.kind === InboxItemKind.DECLINED && item.mode === TASK_MODE
+            ? "Cancel or ask someone else"
+            : ACTION_HINT[item.kind]}{" "}
+        <Icon name="chevron-right" className="h-3.5 w-3.5" />
         <span className="sr-only">: {clipLine(item.intent)}</span>
       </Link>
     </div>

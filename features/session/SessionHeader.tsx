@@ -13,6 +13,7 @@ import type { ConnectionInfo } from "@/lib/client/connection";
 import { modeLabel } from "@/lib/views/format";
 import { isTerminalSessionState, lifecycleToState, statusBadge } from "@/lib/views/labels";
 import { phaseDetail, sessionStatus } from "@/lib/macp/projections/status";
+import { lastActivityMs } from "@/lib/macp/projections/activity";
 import { Badge } from "@/components/ui/Badge";
 import { ConnectionBadge } from "@/components/ui/ConnectionIndicator";
 import { CopyButton } from "@/components/ui/CopyButton";
@@ -117,7 +118,7 @@ export function SessionHeader({
         <Fact label={isTask ? "Assignee" : "Current target"}>{target ? <Who id={target} nameOf={nameOf} /> : "—"}</Fact>
         <Fact label={isTask ? "Task" : "Scope"}>{view.scope ? clipLine(view.scope) : "—"}</Fact>
         <Fact label="Last activity">
-          <RelativeTime ms={view.lastActivityMs} />
+          <RelativeTime ms={lastActivityMs(metadata, view.lastActivityMs) || undefined} />
         </Fact>
       </dl>
       <details className="group rounded-lg border border-slate-200 dark:border-slate-800" data-testid="session-details">

@@ -17,6 +17,7 @@ import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { DEFAULT_POLICY_ID, HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import type { HandoffRecord } from "@/lib/macp/projections/handoff";
 import type { SessionLifecycle, SessionView } from "@/lib/macp/projections/session";
+import { turnedDownByAssignee } from "@/lib/macp/projections/summary";
 
 export function lifecycleOfState(state: SessionState | undefined): SessionLifecycle | undefined {
   switch (state) {
@@ -235,7 +236,7 @@ export function waitingFor(view: SessionView, policy: PolicySummary | undefined,
     if (task.activeAssignee !== undefined)
       return { on: [task.activeAssignee], sentence: `Waiting for ${nameOf(task.activeAssignee)} to finish the task.` };
     if (task.requestedAssignee !== "") {
-      if (task.rejections.some((r) => r.sender === task.requestedAssignee || r.assignee === task.requestedAssignee)) {
+      if (turnedDownByAssignee(task)) {
         return {
           on: [view.initiator],
           sentence: `${nameOf(task.requestedAssignee)} turned the task down; waiting for ${nameOf(view.initiator)} to cancel it or start another.`,

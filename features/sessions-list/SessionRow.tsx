@@ -13,7 +13,7 @@ import { TASK_MODE } from "@/lib/macp/constants";
 import { stuckLabel, stuckSince } from "@/lib/macp/projections/status";
 import { formatAge, formatTimestamp, modeLabel } from "@/lib/views/format";
 import { EMPTY_DIRECTORY, type Directory } from "@/lib/views/directory";
-import { isTerminalSessionState, SESSION_STATE, stateBadge, statusBadge, summaryStatusFacts } from "@/lib/views/labels";
+import { isTerminalSessionState, SESSION_STATE, statusBadge, summaryStatusFacts } from "@/lib/views/labels";
 import { useNowWhen } from "@/lib/client/use-now";
 import { useNow } from "@/lib/client/use-now";
 import { useUiStore } from "@/lib/client/ui-store";
@@ -145,15 +145,14 @@ export const SessionRow = memo(function SessionRow({
             {stuckLabel(stuckMs)}
           </span>
         ) : null}
-        <span className="ml-auto inline-flex items-center gap-1 text-xs text-slate-700 lg:hidden dark:text-slate-300">
-          <span className="sr-only">Time left: </span>
-          <Icon name="clock" className="h-3.5 w-3.5 text-slate-600 dark:text-slate-400" />
-          <TtlCountdown
-            expiresAt={m?.expiresAtUnixMs}
-            {...(terminal ? { terminalLabel: stateBadge(state).label.toLowerCase() } : {})}
-            frozen={state === SESSION_STATE.SUSPENDED}
-          />
-        </span>
+        {/* On a card, a closed session's state is the pill's to say: no time left to count. */}
+        {terminal ? null : (
+          <span className="ml-auto inline-flex items-center gap-1 text-xs text-slate-700 lg:hidden dark:text-slate-300">
+            <span className="sr-only">Time left: </span>
+            <Icon name="clock" className="h-3.5 w-3.5 text-slate-600 dark:text-slate-400" />
+            <TtlCountdown expiresAt={m?.expiresAtUnixMs} frozen={state === SESSION_STATE.SUSPENDED} />
+          </span>
+        )}
       </span>
       <span className="mt-1 flex min-w-0 items-baseline gap-1.5 lg:mt-0">
         <span className="shrink-0 rounded bg-slate-100 px-1 text-[11px] leading-4 font-medium text-slate-700 dark:bg-slate-800 dark:text-slate-300">

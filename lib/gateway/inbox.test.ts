@@ -131,6 +131,49 @@ describe("inboxItemsFor", () => {
     expect(inboxItemsFor(alice, m, reoffered, ctx).map((i) => i.kind)).toEqual([InboxItemKind.OFFER]);
   });
 
+  it("tells the owner a declined offer is back with them, also under lead approval where they may not commit (issue 12, problem 3)", () => {
+    const approval = policyDescriptorFor(HANDOFF_MODE, { kind: "approval", approvers: ["human:carol"] }, (id) => id);
+    const policyId = approval?.policyId ?? "";
+    const policy = summarizePolicyRules(approval?.rules ?? "");
+    const events = [
+      start(HANDOFF_MODE, ["human:alice", "human:bob", "human:carol"], "human:alice", policyId),
+      h("HandoffOffer", { handoffId: "h1", targetParticipant: "human:bob", scope: "pager" }, "human:alice"),
+      h("HandoffDecline", { handoffId: "h1", declinedBy: "human:bob", reason: "busy" }, "human:bob"),
+    ];
+    const m = meta(HANDOFF_MODE, SessionState.OPEN, policyId);
+    const declined = viewFromEvents(events);
+    expect(inboxItemsFor(alice, m, declined, { ...ctx, policy }).map((i) => [i.kind, i.fromParticipant, i.subjectId, i.summary])).toEqual([
+      [InboxItemKind.DECLINED, "human:bob", "h1", "Bob Ito declined pager; offer it to someone else or cancel the handoff."],
+    ]);
+    // Carol may still reject (the owner keeps it); Bob has nothing to do.
+    expect(inboxItemsFor(carol, m, declined, { ...ctx, policy }).map((i) => i.kind)).toEqual([InboxItemKind.APPROVAL]);
+    expect(inboxItemsFor(bob, m, declined, { ...ctx, policy })).toEqual([]);
+    // Under the default policy the owner commits: the item asks for that (not a second item).
+    const plain = viewFromEvents([start(HANDOFF_MODE, ["human:alice", "human:bob"]), ...events.slice(1)]);
+    expect(inboxItemsFor(alice, meta(HANDOFF_MODE), plain, ctx).map((i) => i.kind)).toEqual([InboxItemKind.APPROVAL]);
+    // Re-offered: the item leaves the owner's inbox.
+    const reoffered = viewFromEvents([
+      ...events,
+      h("HandoffOffer", { handoffId: "h2", targetParticipant: "human:carol", scope: "pager" }, "human:alice"),
+    ]);
+    expect(inboxItemsFor(alice, m, reoffered, { ...ctx, policy })).toEqual([]);
+    // Nothing in a closed session.
+    expect(inboxItemsFor(alice, meta(HANDOFF_MODE, SessionState.CANCELLED, policyId), declined, { ...ctx, policy })).toEqual([]);
+  });
+
+  it("tells the requester a task turned down by its assignee is back with them", () => {
+    const m = { ...meta(TASK_MODE), initiator: "human:carol" };
+    const rejected = viewFromEvents([
+      start(TASK_MODE, ["human:carol", "human:bob"], "human:carol"),
+      t("TaskRequest", { taskId: "t1", title: "Rotate certs", requestedAssignee: "human:bob" }, "human:carol"),
+      t("TaskReject", { taskId: "t1", assignee: "human:bob", reason: "no capacity" }, "human:bob"),
+    ]);
+    expect(inboxItemsFor(carol, m, rejected, ctx).map((i) => [i.kind, i.fromParticipant, i.subjectId, i.summary])).toEqual([
+      [InboxItemKind.DECLINED, "human:bob", "t1", 'Bob Ito turned down "Rotate certs"; cancel it, or ask someone else in a new task.'],
+    ]);
+    expect(inboxItemsFor(bob, m, rejected, ctx)).toEqual([]);
+  });
+
   it("shows a task to its assignee until it is finished, then to the requester if they may commit", () => {
     const m = { ...meta(TASK_MODE), initiator: "human:carol" };
     const base = [

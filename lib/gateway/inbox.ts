@@ -3,7 +3,10 @@
 //   - OFFER: a pending offer addressed to them;
 //   - APPROVAL: an answered offer (accepted or declined) or a finished task
 //     (completed or failed) in a session they may commit, not committed yet;
-//   - TASK: a task requested from them, or taken by them, not finished.
+//   - TASK: a task requested from them, or taken by them, not finished;
+//   - DECLINED: their offer was declined and they may not commit (lead
+//     approval), or the task they requested was turned down by its assignee:
+//     back with them, to offer it to someone else or cancel.
 // Every item is also something decide() lets them do right now (accept,
 // commit, take or report on the task), so the inbox never lists what the
 // person's buttons would refuse.
@@ -34,6 +37,7 @@ import { decide, shortParticipantName, type Actor, type DecideContext } from "@/
 import { commitmentAuthority, type PolicySummary } from "@/lib/authz/policy-summary";
 import { DEFAULT_POLICY_ID } from "@/lib/macp/constants";
 import type { SessionView } from "@/lib/macp/projections/session";
+import { turnedDownByAssignee } from "@/lib/macp/projections/summary";
 import type { GatewayLogger } from "./logger";
 import type { PolicyCache } from "./policies";
 import type { CatalogFeeder } from "./catalog/feeder";
@@ -137,6 +141,24 @@ export function inboxItemsFor(user: Actor, meta: SessionMetadata, view: SessionV
               : `${name(by)} declined ${what}; commit the outcome or offer it to someone else.`,
         }),
       );
+    } else if (answered && answered.status === "declined" && me === (answered.offeredBy || view.initiator)) {
+      // Back with the owner, who may not commit (lead approval: the approvers do):
+      // they offer it to someone else or cancel.
+      if (allowed("offer") || allowed("cancel")) {
+        const by = answered.declinedBy ?? answered.target;
+        out.push(
+          item({
+            kind: InboxItemKind.DECLINED,
+            meta,
+            view,
+            scope: answered.scope,
+            from: by,
+            subject: answered.handoffId,
+            since: answered.respondedAt ?? answered.offeredAt,
+            summary: `${name(by)} declined ${answered.scope || "the handoff"}; offer it to someone else or cancel the handoff.`,
+          }),
+        );
+      }
     }
   }
 
@@ -157,6 +179,22 @@ export function inboxItemsFor(user: Actor, meta: SessionMetadata, view: SessionV
             report.kind === "complete"
               ? `${name(report.assignee)} completed "${task.title}"; commit the result.`
               : `${name(report.assignee)} failed "${task.title}" (${report.errorCode}); commit the outcome.`,
+        }),
+      );
+    }
+    if (!report && me === task.requester && turnedDownByAssignee(task) && allowed("cancel")) {
+      // Turned down by the one asked (nobody else may take it): back with the requester.
+      const rejection = task.rejections.findLast((r) => r.sender === task.requestedAssignee || r.assignee === task.requestedAssignee);
+      out.push(
+        item({
+          kind: InboxItemKind.DECLINED,
+          meta,
+          view,
+          scope: task.title,
+          from: task.requestedAssignee,
+          subject: task.taskId,
+          since: rejection?.timestampMs ?? task.requestedAt,
+          summary: `${name(task.requestedAssignee)} turned down "${task.title}"; cancel it, or ask someone else in a new task.`,
         }),
       );
     }

@@ -20,6 +20,7 @@ describe("a rotation that needs the lead's approval, driven by people", () => {
     const sid = await startRotation();
     const bobInbox = watchInbox(bob);
     const carolInbox = watchInbox(carol);
+    const aliceInbox = watchInbox(alice);
     try {
       const offer1 = ok(await alice.actions().offer({ sessionId: sid, messageId: uuid(), target: "human:bob", reason: "end of my week" }));
       expect(offer1.handoffId).toBe(offer1.messageId);
@@ -56,12 +57,32 @@ describe("a rotation that needs the lead's approval, driven by people", () => {
         "carol's approval ahead cleared",
       );
       expect(carolInbox.error).toBeNull();
+      // Alice, who may not commit under lead approval, is told it is back with her (issue 12, problem 3).
+      await waitFor(
+        () => aliceInbox.latest?.some((i) => i.sessionId === sid && i.kind === InboxItemKind.DECLINED) === true,
+        5_000,
+        "the declined offer in alice's inbox",
+      );
+      expect(aliceInbox.latest?.find((i) => i.sessionId === sid)).toMatchObject({
+        fromParticipant: "human:bob",
+        subjectId: offer1.handoffId,
+        summary: "Bob Ito declined payments on-call; offer it to someone else or cancel the handoff.",
+      });
+
+      // Her re-offer takes it out of her inbox.
+      ok(await alice.actions().offer({ sessionId: sid, messageId: uuid(), target: "human:dave" }));
+      await waitFor(
+        () => aliceInbox.latest !== undefined && !aliceInbox.latest.some((i) => i.sessionId === sid),
+        5_000,
+        "alice's inbox cleared by the re-offer",
+      );
+      expect(aliceInbox.error).toBeNull();
     } finally {
       await bobInbox.stop();
       await carolInbox.stop();
+      await aliceInbox.stop();
     }
 
-    ok(await alice.actions().offer({ sessionId: sid, messageId: uuid(), target: "human:dave" }));
     ok(await dave.actions().accept({ sessionId: sid, messageId: uuid(), reason: "dashboards checked" }));
 
     // Alice owns the session, but its lead-approval policy designates Carol.
@@ -109,6 +130,42 @@ describe("a rotation that needs the lead's approval, driven by people", () => {
 
     const summary = (await victor.console().getSessionSummary({ sessionId: sid })).summary;
     expect(summary).toMatchObject({ phase: "Committed", currentOwner: "human:dave", outcome: "positive" });
+  });
+
+  it("the designated approver rejects an accepted offer: a negative commitment, and the owner keeps it (issue 12, item 6)", async () => {
+    const sid = await startRotation();
+    ok(await alice.actions().offer({ sessionId: sid, messageId: uuid(), target: "human:bob" }));
+    ok(await bob.actions().accept({ sessionId: sid, messageId: uuid(), reason: "I can take it" }));
+    const policyId = (await alice.console().getSessionSummary({ sessionId: sid })).summary?.metadata?.policyVersion ?? "";
+    // What the approver's Reject sends (features/session/actions/ApprovalForm.tsx): the negative
+    // outcome, the authority scope from the bound policy, the prefilled reason.
+    const rejected = ok(
+      await carol.actions().commit({
+        sessionId: sid,
+        messageId: uuid(),
+        outcome: HandoffOutcome.DECLINED,
+        authorityScope: `approver under ${policyId}`,
+        reason: "Rejected: Alice Ng (human:alice) keeps payments on-call.",
+      }),
+    );
+    expect(rejected.sessionState).toBe(SessionState.RESOLVED);
+    const envs = await history(sid, 5);
+    expect(envs.map((e) => [e.messageType, e.sender])).toEqual([
+      ["SessionStart", "human:alice"],
+      ["HandoffOffer", "human:alice"],
+      ["HandoffAccept", "human:bob"],
+      ["Commitment", "human:carol"],
+    ]);
+    const commitment = fromBinary(CommitmentPayloadSchema, (envs[3] as Envelope).payload);
+    expect(commitment).toMatchObject({ action: "handoff.declined", outcomePositive: false, authorityScope: `approver under ${policyId}` });
+    expect(commitment.reason).toContain("Rejected: Alice Ng (human:alice) keeps payments on-call.");
+    await waitFor(
+      async () => (await victor.console().getSessionSummary({ sessionId: sid })).summary?.phase === "Committed",
+      5_000,
+      "the catalog's row committed",
+    );
+    const summary = (await victor.console().getSessionSummary({ sessionId: sid })).summary;
+    expect(summary).toMatchObject({ currentOwner: "human:alice", outcome: "negative" });
   });
 
   it("reuses the registered approval policy for the same approvers", async () => {

@@ -143,6 +143,21 @@ describe("the action panel", () => {
     expect(offered()).not.toContain("action-taskFail");
   });
 
+  it("offers a new task's requester Request and Cancel, and nothing disabled (issue 12, problem 5)", async () => {
+    renderPanel(person("alice", "operator"), [start(["alice", "bob"], TASK_MODE)]);
+    await waitFor(() => expect(offered()).toContain("action-taskRequest"));
+    expect(offered()).toEqual(["action-taskRequest", "action-cancel"]);
+    expect(document.querySelectorAll("[aria-disabled='true'], button:disabled")).toHaveLength(0);
+    cleanup();
+
+    // The other participant has nothing to do yet: one line says whom the task waits for.
+    renderPanel(person("bob", "operator"), [start(["alice", "bob"], TASK_MODE)]);
+    const waiting = await screen.findByTestId("waiting-on");
+    expect(offered()).toEqual([]);
+    expect(screen.queryAllByRole("button")).toEqual([]);
+    expect(waiting.textContent).toBe("Waiting for Alice Ng to request the task.");
+  });
+
   it("asks a signed-out visitor to sign in, with no actions", () => {
     renderPanel(null, [start(), offer("h1", "bob")]);
     expect(screen.getByTestId("action-panel-signed-out").textContent).toContain("Sign in to act in this session.");

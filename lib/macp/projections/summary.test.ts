@@ -155,6 +155,8 @@ describe("nextActors", () => {
     const fold = new SessionFold(SESSION);
     for (const e of [s.start(), s.offer(), s.decline()]) fold.add(e);
     expect(nextActors(meta(SessionState.OPEN), fold.view)).toEqual([OWNER]);
+    // Under lead approval the approver may commit the negative outcome, and the owner may re-offer or cancel (issue 12: both are waited on, as the session page says).
+    expect(nextActors(meta(SessionState.OPEN), fold.view, ["human:carol"])).toEqual(["human:carol", OWNER]);
     expect(nextActors(meta(SessionState.CANCELLED), fold.view)).toEqual([]);
   });
 
@@ -174,6 +176,9 @@ describe("nextActors", () => {
     );
     fold.add(env("TaskRequest", OWNER, { taskId: "t1", title: "do it", instructions: "now", requestedAssignee: TARGET }));
     expect(nextActors(meta(SessionState.OPEN), fold.view)).toEqual([TARGET]);
+    // Turned down by the one asked: nobody else may take it, so it waits on the requester (cancel, or ask someone else), not on them.
+    fold.add(env("TaskReject", TARGET, { taskId: "t1", assignee: TARGET, reason: "no capacity" }));
+    expect(nextActors(meta(SessionState.OPEN), fold.view)).toEqual([OWNER]);
   });
 });
 

@@ -11,6 +11,7 @@ import { SessionState, type Envelope } from "@/lib/gen/macp/v1/envelope_pb";
 import { Draft } from "@/lib/macp/projections/draft";
 import { emptySessionView, reduceSessionDraft, type SessionView } from "@/lib/macp/projections/session";
 import { phaseDetail } from "@/lib/macp/projections/status";
+import { lastActivityMs } from "./activity";
 
 /**
  * Number of client envelopes in the session's accepted history, from
@@ -82,12 +83,7 @@ export class SessionFold {
   }
 }
 
-/** Latest server-side activity time in metadata (start or last message). */
-export function metadataActivityMs(meta: SessionMetadata): number {
-  let t = Number(meta.startedAtUnixMs);
-  for (const a of meta.participantActivity) t = Math.max(t, Number(a.lastMessageAtUnixMs));
-  return t;
-}
+export { metadataActivityMs } from "./activity";
 
 /**
  * The list row for a session: runtime metadata plus the projection fields.
@@ -104,8 +100,7 @@ export function toSummary(
   nowMs: number = Date.now(),
   committers?: readonly string[],
 ): SessionSummary {
-  const agentClaimed = Math.min(view?.lastActivityMs ?? 0, nowMs);
-  const activity = Math.max(metadataActivityMs(meta), agentClaimed);
+  const activity = lastActivityMs(meta, view?.lastActivityMs, nowMs);
   const started = view?.started === true;
   // When the status began: an agent's clock is clamped as activity is, and never before the start.
   const since =
@@ -144,17 +139,28 @@ export function nextActors(meta: SessionMetadata, view: SessionView | undefined,
   const offers = view.handoff?.offers ?? [];
   const last = offers.at(-1);
   if (last && (last.status === "offered" || last.status === "context_sent")) out.add(last.target);
-  if (offers.some((o) => o.status === "accepted") || last?.status === "declined") commit(view.currentOwner ?? view.initiator);
+  const owner = view.currentOwner ?? view.initiator;
+  if (offers.some((o) => o.status === "accepted") || last?.status === "declined") commit(owner);
+  // A declined offer is back with its owner (re-offer or cancel), whoever commits.
+  if (last?.status === "declined" && !offers.some((o) => o.status === "accepted")) out.add(last.offeredBy || owner);
   const task = view.task?.task;
   if (task) {
     if (task.terminalReport) commit(task.requester);
-    else {
-      const assignee = task.activeAssignee ?? task.requestedAssignee;
-      if (assignee) out.add(assignee);
-    }
+    else if (task.activeAssignee !== undefined) out.add(task.activeAssignee);
+    else if (turnedDownByAssignee(task)) out.add(task.requester);
+    else if (task.requestedAssignee) out.add(task.requestedAssignee);
   }
   out.delete("");
   return [...out];
+}
+
+/** A task turned down by the one it was asked of: nobody else may take it, so it is back with its requester. */
+export function turnedDownByAssignee(task: {
+  requestedAssignee: string;
+  rejections: readonly { sender: string; assignee: string }[];
+}): boolean {
+  const asked = task.requestedAssignee;
+  return asked !== "" && task.rejections.some((r) => r.sender === asked || r.assignee === asked);
 }
 
 /** The envelope as a list row folds it: a context's bytes dropped (the list never shows them). */
