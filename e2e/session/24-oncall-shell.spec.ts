@@ -3,7 +3,9 @@
 //   yet a declined offer is back with her; she is told (inbox item, the count
 //   in the navigation and the tab title, a notification she turned on from
 //   the header's account menu) and the list says it waits on her; her
-//   re-offer takes the item away (items 5 and 3);
+//   re-offer takes the item away (items 5 and 3); the new target's accept and
+//   the approver's commit reach her as news, not counted, and a dismissed
+//   news item stays dismissed (item 5);
 // - axe on the pages no other spec checks (password change, a missing
 //   session, an id that is not one, a page that does not exist: none offers
 //   "Try again");
@@ -128,15 +130,45 @@ test("under lead approval a declined offer is back with its owner: she is told, 
     await expect(a.getByTestId("inbox-count")).toBeVisible();
     await expect(a.locator(`[data-testid="inbox-item"][data-session="${sid}"]`)).toHaveCount(0);
 
-    // Closed, its card on a phone says so once: the pill, not again where the time left was.
-    await call(alice.context.request, "Cancel", { sessionId: sid, reason: "e2e clean-up" });
+    // Dave accepts and Carol, the approver, commits: Alice is told both, in the browser too, without
+    // anything waiting on her (news, not counted; item 5).
+    const dave = await signedInAs(browser, "dave");
+    const carol = await signedInAs(browser, "carol");
+    try {
+      await call(dave.context.request, "Accept", { sessionId: sid, reason: "I have the pager" });
+      await expect
+        .poll(() => a.evaluate(() => (window as unknown as { __notes: { body: string }[] }).__notes.map((n) => n.body)))
+        .toContainEqual(`Dave Park accepted ${scope}; the approver commits it, nothing to do for you.`);
+      await call(carol.context.request, "Commit", { sessionId: sid, outcome: "HANDOFF_OUTCOME_ACCEPTED", reason: "approved" });
+    } finally {
+      await dave.context.close();
+      await carol.context.close();
+    }
+    await expect
+      .poll(() => a.evaluate(() => (window as unknown as { __notes: { body: string }[] }).__notes.map((n) => n.body)))
+      .toContainEqual(`Dave Park now holds ${scope}: the handoff is committed.`);
+    const news = a.locator(`[data-testid="inbox-news"] [data-testid="inbox-item"][data-session="${sid}"]`);
+    await expect(news).toHaveAttribute("data-kind", "CLOSED");
+    await expect(
+      a.locator(`[data-testid="inbox-items"] [data-session="${sid}"], [aria-label="Waiting on me"] [data-session="${sid}"]`),
+    ).toHaveCount(0);
+    await shoot(a, "24-inbox-news-1440-light");
+    await expectNoAxeViolations(a, "inbox with news");
+    // Dismissed, it stays dismissed in this browser.
+    await news.getByTestId("inbox-news-dismiss").click();
+    await expect(news).toHaveCount(0);
+    await a.reload();
+    await expect(a.getByTestId("inbox-count")).toContainText(/waiting on you|Nothing is waiting/);
+    await expect(a.locator(`[data-testid="inbox-news"] [data-session="${sid}"]`)).toHaveCount(0);
     sid = "";
+
+    // Closed, its card on a phone says so once: the pill, not again where the time left was.
     await a.setViewportSize({ width: 390, height: 844 });
     await a.goto(`/?q=${tag}`);
     const card = a.locator("[data-row]").first();
-    await expect(card.locator("[data-badge]")).toHaveText("Status: Cancelled");
-    expect(((await card.textContent()) ?? "").match(/cancelled/gi)).toHaveLength(1);
-    await shoot(a, "24-list-cancelled-390-light");
+    await expect(card.locator("[data-badge]")).toHaveText("Status: Committed");
+    expect(((await card.textContent()) ?? "").match(/committed/gi)).toHaveLength(1);
+    await shoot(a, "24-list-committed-390-light");
     expect(errors).toEqual([]);
   } finally {
     // Leave nothing waiting on anyone (later specs count inboxes).

@@ -21,6 +21,7 @@ import { Badge } from "@/components/ui/Badge";
 import { Icon } from "@/components/ui/Icon";
 import { RelativeTime, TtlCountdown } from "@/components/ui/Time";
 import { FileInboxCard } from "@/features/inbox/FileInboxCard";
+import { newsKey, useDismissedNews } from "@/features/inbox/news-dismissed";
 import { InboxEmpty } from "@/features/inbox/InboxEmpty";
 import { clipLine } from "@/lib/views/clip";
 import { TASK_MODE } from "@/lib/macp/constants";
@@ -33,9 +34,11 @@ const INBOX_KIND_LABEL: Readonly<Record<InboxItemKind, string>> = Object.freeze(
   [InboxItemKind.APPROVAL_AHEAD]: "Your approval next",
   [InboxItemKind.ESCALATION]: "Unanswered offer",
   [InboxItemKind.DECLINED]: "Back with you",
+  [InboxItemKind.ACCEPTED]: "Accepted",
+  [InboxItemKind.CLOSED]: "Closed",
 });
 
-const INBOX_KIND_ICON: Readonly<Record<InboxItemKind, "send" | "seal" | "inbox" | "question" | "x">> = Object.freeze({
+const INBOX_KIND_ICON: Readonly<Record<InboxItemKind, "send" | "seal" | "inbox" | "question" | "x" | "check">> = Object.freeze({
   [InboxItemKind.UNSPECIFIED]: "question",
   [InboxItemKind.OFFER]: "send",
   [InboxItemKind.APPROVAL]: "seal",
@@ -43,6 +46,8 @@ const INBOX_KIND_ICON: Readonly<Record<InboxItemKind, "send" | "seal" | "inbox" 
   [InboxItemKind.APPROVAL_AHEAD]: "seal",
   [InboxItemKind.ESCALATION]: "question",
   [InboxItemKind.DECLINED]: "x",
+  [InboxItemKind.ACCEPTED]: "check",
+  [InboxItemKind.CLOSED]: "seal",
 });
 
 const KIND_TONE = {
@@ -52,6 +57,8 @@ const KIND_TONE = {
   [InboxItemKind.APPROVAL_AHEAD]: "neutral",
   [InboxItemKind.ESCALATION]: "warning",
   [InboxItemKind.DECLINED]: "warning",
+  [InboxItemKind.ACCEPTED]: "success",
+  [InboxItemKind.CLOSED]: "neutral",
   [InboxItemKind.UNSPECIFIED]: "neutral",
 } as const;
 
@@ -63,13 +70,15 @@ const ACTION_HINT: Record<InboxItemKind, string> = {
   [InboxItemKind.APPROVAL_AHEAD]: "See the offer",
   [InboxItemKind.ESCALATION]: "Follow it up",
   [InboxItemKind.DECLINED]: "Offer it again or cancel",
+  [InboxItemKind.ACCEPTED]: "See the session",
+  [InboxItemKind.CLOSED]: "See the session",
 };
 
 /** Above this many items the list is virtualized. */
 const VIRTUALIZE_ABOVE = 40;
 const ITEM_GAP = 8;
 
-function Row({ item, from }: { item: InboxItem; from: string }) {
+function Row({ item, from, onDismiss }: { item: InboxItem; from: string; onDismiss?: () => void }) {
   const ahead = item.kind === InboxItemKind.APPROVAL_AHEAD;
   const label = item.asApprover && !ahead ? "Needs your approval" : INBOX_KIND_LABEL[item.kind];
   return (
@@ -82,8 +91,23 @@ function Row({ item, from }: { item: InboxItem; from: string }) {
       <div className="flex flex-wrap items-center gap-x-3 gap-y-1.5">
         <Badge info={{ label, tone: KIND_TONE[item.kind], icon: INBOX_KIND_ICON[item.kind], hint: label }} />
         <span className="text-xs text-slate-700 dark:text-slate-300">
-          from <strong className="font-semibold">{from}</strong> · <RelativeTime ms={item.sinceUnixMs} />
+          {item.fromParticipant ? (
+            <>
+              from <strong className="font-semibold">{from}</strong> ·{" "}
+            </>
+          ) : null}
+          <RelativeTime ms={item.sinceUnixMs} />
         </span>
+        {onDismiss ? (
+          <button
+            type="button"
+            onClick={onDismiss}
+            className="ml-auto rounded px-2 py-0.5 text-xs font-medium text-slate-700 ring-1 ring-slate-300 hover:bg-slate-100 dark:text-slate-300 dark:ring-slate-700 dark:hover:bg-slate-800"
+            data-testid="inbox-news-dismiss"
+          >
+            Dismiss<span className="sr-only">: {clipLine(item.summary)}</span>
+          </button>
+        ) : null}
         {item.expiresAtUnixMs > 0n ? (
           <span className="inline-flex items-center gap-1 text-xs text-slate-700 dark:text-slate-300">
             <Icon name="clock" className="h-3.5 w-3.5" /> <span className="sr-only">Time left: </span>
@@ -157,11 +181,15 @@ export interface InboxItemsProps {
   items: readonly InboxItem[];
   /** Approvals that will be mine once an offer is answered (not counted). */
   ahead: readonly InboxItem[];
+  /** What happened to sessions I started (not counted; dismissible in this browser). */
+  news: readonly InboxItem[];
 }
 
-function Items({ loaded, items, ahead }: InboxItemsProps) {
+function Items({ loaded, items, ahead, news }: InboxItemsProps) {
   const { me } = useWhoAmI();
   const { directory } = useDirectory(Boolean(me));
+  const { dismissed, dismiss } = useDismissedNews(me?.participantId ?? "");
+  const shownNews = news.filter((item) => !dismissed.has(newsKey(item)));
   return (
     <>
       {loaded && items.length === 0 ? (
@@ -189,6 +217,23 @@ function Items({ loaded, items, ahead }: InboxItemsProps) {
             {ahead.map((item) => (
               <li key={inboxKey(item)}>
                 <Row item={item} from={nameIn(directory, item.fromParticipant)} />
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+      {shownNews.length > 0 ? (
+        <section aria-labelledby="inbox-news-title" className="space-y-2" data-testid="inbox-news">
+          <h2 id="inbox-news-title" className="pt-2 text-base font-semibold">
+            News about your sessions
+          </h2>
+          <p className="text-sm text-slate-700 dark:text-slate-300">
+            Nothing to do: what happened over the last day to sessions you started.
+          </p>
+          <ul className="space-y-2" aria-label="News about your sessions">
+            {shownNews.map((item) => (
+              <li key={newsKey(item)}>
+                <Row item={item} from={nameIn(directory, item.fromParticipant)} onDismiss={() => dismiss(item)} />
               </li>
             ))}
           </ul>

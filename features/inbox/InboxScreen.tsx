@@ -42,7 +42,7 @@ export function InboxScreen() {
         {inbox.loaded ? `${inboxCountLabel(inbox.items.length)}.` : waiting}
       </p>
       {Items ? (
-        <Items loaded={inbox.loaded} items={inbox.items} ahead={inbox.ahead} />
+        <Items loaded={inbox.loaded} items={inbox.items} ahead={inbox.ahead} news={inbox.news} />
       ) : inbox.loaded && inbox.items.length === 0 ? (
         <InboxEmpty />
       ) : null}

@@ -75,4 +75,32 @@ describe("inbox fold", () => {
     expect(inboxCountLabel(1)).toBe("1 item waiting on you");
     expect(inboxCountLabel(3)).toBe("3 items waiting on you");
   });
+
+  it("folds the news newest first and spots new news like new items, without counting it", () => {
+    const withNews = (news: ItemFields[]) =>
+      create(WatchInboxResponseSchema, {
+        item: {
+          case: "update",
+          value: {
+            items: [],
+            count: 0,
+            news: news.map((i) =>
+              create(InboxItemSchema, { kind: InboxItemKind.CLOSED, sessionId: "s", subjectId: "s", sinceUnixMs: 1n, ...i }),
+            ),
+          },
+        },
+      });
+    let s = applyInboxMessage(INITIAL_INBOX, withNews([{ sessionId: "a", subjectId: "a", sinceUnixMs: 1n }]));
+    expect(s.fresh).toEqual([]);
+    s = applyInboxMessage(
+      s,
+      withNews([
+        { sessionId: "a", subjectId: "a", sinceUnixMs: 1n },
+        { sessionId: "b", subjectId: "b", sinceUnixMs: 7n, kind: InboxItemKind.ACCEPTED },
+      ]),
+    );
+    expect(s.news.map((i) => i.sessionId)).toEqual(["b", "a"]);
+    expect(s.items).toEqual([]);
+    expect(s.fresh.map((i) => i.sessionId)).toEqual(["b"]);
+  });
 });

@@ -11,15 +11,24 @@ export interface InboxState {
   items: readonly InboxItem[];
   /** Told early, not counted: approvals that will be mine once an offer is answered. */
   ahead: readonly InboxItem[];
+  /** Told, not counted: what happened to sessions I started (offer accepted, committed, expired, cancelled). */
+  news: readonly InboxItem[];
   /** Keys of every item ever shown in this page's life (to spot new ones). */
   seen: ReadonlySet<string>;
-  /** Items (or items ahead) that arrived in the latest update and were never seen before. */
+  /** Items (items ahead, news) that arrived in the latest update and were never seen before. */
   fresh: readonly InboxItem[];
   /** An update has arrived (the first one is the inbox as it was; nothing in it is "new"). */
   loaded: boolean;
 }
 
-export const INITIAL_INBOX: InboxState = Object.freeze({ items: [], ahead: [], seen: new Set<string>(), fresh: [], loaded: false });
+export const INITIAL_INBOX: InboxState = Object.freeze({
+  items: [],
+  ahead: [],
+  news: [],
+  seen: new Set<string>(),
+  fresh: [],
+  loaded: false,
+});
 
 export function inboxKey(item: InboxItem): string {
   return `${item.kind}:${item.sessionId}:${item.subjectId}`;
@@ -30,16 +39,17 @@ export function applyInboxMessage(state: InboxState, m: WatchInboxResponse): Inb
   const newestFirst = (a: InboxItem, b: InboxItem) => Number(b.sinceUnixMs - a.sinceUnixMs);
   const items = [...m.item.value.items].sort(newestFirst);
   const ahead = [...m.item.value.ahead].sort(newestFirst);
+  const news = [...m.item.value.news].sort(newestFirst);
   const seen = new Set(state.seen);
   const fresh: InboxItem[] = [];
-  for (const it of [...items, ...ahead]) {
+  for (const it of [...items, ...ahead, ...news]) {
     const key = inboxKey(it);
     if (!seen.has(key)) {
       seen.add(key);
       if (state.loaded) fresh.push(it);
     }
   }
-  return { items, ahead, seen, fresh, loaded: true };
+  return { items, ahead, news, seen, fresh, loaded: true };
 }
 
 /** "Waiting on me (3)" style count text for the navigation. */

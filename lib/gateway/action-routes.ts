@@ -46,6 +46,7 @@ import {
 } from "./action-input";
 import type { ActionGateway } from "./actions";
 import type { Gateway } from "./gateway";
+import { RecentClosed } from "./inbox-news";
 import type { SignedInUser } from "./identity";
 import { watchInbox } from "./inbox";
 import { signedInOf, signedInUser, type RequestAuthOptions } from "./request-auth";
@@ -172,6 +173,9 @@ export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRout
     if (!options.templates) throw new ConnectError("This console keeps no hand-off templates.", Code.Unimplemented);
     return { store: options.templates, owner: auth.user.username };
   };
+
+  /** The catalog's recently closed sessions, read once for every inbox stream (their news). */
+  const recentClosed = new RecentClosed(gateway.catalog);
 
   const escalationsOf = (): Escalations => {
     if (!options.escalations) throw new ConnectError("This console runs no escalations.", Code.Unimplemented);
@@ -338,6 +342,7 @@ export function actionRoutes(options: ActionRoutesOptions): (router: ConnectRout
             logger: gateway.logger,
             ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
             ...(options.escalations ? { escalations: options.escalations } : {}),
+            recentClosed,
           },
           { role: auth.user.role, participantId: auth.user.participantId },
           nameOf,

@@ -42,6 +42,7 @@ import type { GatewayLogger } from "./logger";
 import type { PolicyCache } from "./policies";
 import type { CatalogFeeder } from "./catalog/feeder";
 import { lifecycleOf } from "./session-state";
+import { acceptedNewsFor, newsFor, type RecentClosed } from "./inbox-news";
 
 export interface InboxContext {
   /** Rules of the session's policy; undefined for policy.default or when not loaded yet. */
@@ -279,6 +280,8 @@ export interface InboxOptions {
   now?: () => number;
   /** Escalation chains whose "tell" step named people (lib/gateway/escalations/). */
   escalations?: EscalationNotices;
+  /** The catalog's recently closed sessions, for the news (lib/gateway/inbox-news.ts); no closed-session news without it. */
+  recentClosed?: RecentClosed;
 }
 
 /** Who an escalation chain told that a session's offer is unanswered, while the chain runs. */
@@ -305,8 +308,13 @@ export async function* watchInbox(
   const sessions = new Map<string, { meta: SessionMetadata; view: SessionView }>();
   const items = new Map<string, InboxItem[]>();
   const ahead = new Map<string, InboxItem>();
+  const accepted = new Map<string, InboxItem>();
+  let news: InboxItem[] = [];
   let loaded = false;
   let dirty = false;
+  /** A session closed (or the closed sessions' read was throttled): look at the news again at the next flush. */
+  let newsCheck = true;
+  let newsTimer: ReturnType<typeof setTimeout> | undefined;
   let wake: (() => void) | null = null;
   const poke = () => {
     const w = wake;
@@ -358,6 +366,13 @@ export async function* watchInbox(
       else items.set(id, next);
       dirty = true;
     }
+    const told = acceptedNewsFor(user, s.meta, s.view, decideContextOf(s.meta, ctx), names);
+    const knew = accepted.get(id);
+    if (signature(knew ? [knew] : []) !== signature(told ? [told] : [])) {
+      if (told) accepted.set(id, told);
+      else accepted.delete(id);
+      newsCheck = true;
+    }
     const soon = approvalAheadFor(user, s.meta, s.view, ctx);
     const was = ahead.get(id);
     if (signature(was ? [was] : []) !== signature(soon ? [soon] : [])) {
@@ -381,14 +396,15 @@ export async function* watchInbox(
         update(meta, view) {
           sessions.set(meta.sessionId, { meta, view });
           recompute(meta.sessionId);
-          if (dirty) poke();
+          if (dirty || newsCheck) poke();
         },
         closed(sessionId) {
           sessions.delete(sessionId);
-          if (items.delete(sessionId) || ahead.delete(sessionId)) {
-            dirty = true;
-            poke();
-          }
+          accepted.delete(sessionId);
+          // It may be news for this person now (committed, expired, cancelled).
+          newsCheck = options.recentClosed !== undefined || newsCheck;
+          if (items.delete(sessionId) || ahead.delete(sessionId)) dirty = true;
+          if (dirty || newsCheck) poke();
         },
         loaded() {
           loaded = true;
@@ -400,7 +416,7 @@ export async function* watchInbox(
     );
     let nextHeartbeat = Date.now() + heartbeatMs;
     while (!ended.signal.aborted) {
-      if (!(loaded && dirty)) {
+      if (!(loaded && (dirty || newsCheck))) {
         const wait = nextHeartbeat - Date.now();
         if (wait > 0) {
           await new Promise<void>((resolve) => {
@@ -427,18 +443,40 @@ export async function* watchInbox(
       // Let a burst of changes settle into one update.
       if (flushMs > 0) await new Promise((r) => setTimeout(r, flushMs));
       if (ended.signal.aborted) return;
+      if (newsCheck) {
+        newsCheck = false;
+        let closedRows: Parameters<typeof newsFor>[2] = [];
+        if (options.recentClosed) {
+          const read = options.recentClosed.read();
+          closedRows = read.rows;
+          // Read too recently to see the latest change: look again once a read is allowed.
+          if (read.staleForMs > 0 && !newsTimer)
+            newsTimer = setTimeout(() => {
+              newsTimer = undefined;
+              newsCheck = true;
+              poke();
+            }, read.staleForMs + 10);
+        }
+        const next = newsFor(user, accepted.values(), closedRows, names, now());
+        if (signature(next) !== signature(news)) {
+          news = next;
+          dirty = true;
+        }
+        if (!dirty) continue;
+      }
       dirty = false;
       const bySince = (a: InboxItem, b: InboxItem) => (a.sinceUnixMs < b.sinceUnixMs ? -1 : a.sinceUnixMs > b.sinceUnixMs ? 1 : 0);
       const all = [...items.values()].flat().sort(bySince);
       yield create(WatchInboxResponseSchema, {
         item: {
           case: "update",
-          value: create(InboxUpdateSchema, { items: all, count: all.length, ahead: [...ahead.values()].sort(bySince) }),
+          value: create(InboxUpdateSchema, { items: all, count: all.length, ahead: [...ahead.values()].sort(bySince), news }),
         },
       });
     }
   } finally {
     signal.removeEventListener("abort", stop);
+    if (newsTimer) clearTimeout(newsTimer);
     ended.abort();
   }
 }

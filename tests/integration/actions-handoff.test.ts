@@ -132,6 +132,41 @@ describe("a rotation that needs the lead's approval, driven by people", () => {
     expect(summary).toMatchObject({ phase: "Committed", currentOwner: "human:dave", outcome: "positive" });
   });
 
+  it("the owner who may not commit is told, not asked: her offer accepted, then committed by the approver (issue 12, item 5)", async () => {
+    const sid = await startRotation();
+    const aliceInbox = watchInbox(alice);
+    try {
+      ok(await alice.actions().offer({ sessionId: sid, messageId: uuid(), target: "human:bob" }));
+      ok(await bob.actions().accept({ sessionId: sid, messageId: uuid(), reason: "I can take it" }));
+      await waitFor(
+        () => aliceInbox.latestNews?.some((i) => i.sessionId === sid && i.kind === InboxItemKind.ACCEPTED) === true,
+        5_000,
+        "the accepted offer in alice's news",
+      );
+      expect(aliceInbox.latestNews?.find((i) => i.sessionId === sid)).toMatchObject({
+        fromParticipant: "human:bob",
+        summary: "Bob Ito accepted payments on-call; the approver commits it, nothing to do for you.",
+      });
+      // News is not something waiting on her.
+      expect(aliceInbox.latest?.some((i) => i.sessionId === sid)).toBe(false);
+
+      ok(await carol.actions().commit({ sessionId: sid, messageId: uuid(), outcome: HandoffOutcome.ACCEPTED, reason: "approved" }));
+      await waitFor(
+        () => aliceInbox.latestNews?.some((i) => i.sessionId === sid && i.kind === InboxItemKind.CLOSED) === true,
+        5_000,
+        "the commitment in alice's news",
+      );
+      const told = aliceInbox.latestNews?.filter((i) => i.sessionId === sid) ?? [];
+      expect(told.map((i) => [InboxItemKind[i.kind], i.summary])).toEqual([
+        ["CLOSED", "Bob Ito now holds payments on-call: the handoff is committed."],
+      ]);
+      expect(aliceInbox.latest?.some((i) => i.sessionId === sid)).toBe(false);
+      expect(aliceInbox.error).toBeNull();
+    } finally {
+      await aliceInbox.stop();
+    }
+  });
+
   it("the designated approver rejects an accepted offer: a negative commitment, and the owner keeps it (issue 12, item 6)", async () => {
     const sid = await startRotation();
     ok(await alice.actions().offer({ sessionId: sid, messageId: uuid(), target: "human:bob" }));

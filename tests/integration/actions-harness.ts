@@ -210,6 +210,7 @@ export async function signedIn(tc: TestConsole, username: string, password = PAS
 export function watchInbox(b: Browser) {
   const updates: InboxItem[][] = [];
   const aheads: InboxItem[][] = [];
+  const news: InboxItem[][] = [];
   const ac = new AbortController();
   let error: unknown = null;
   const done = (async () => {
@@ -218,6 +219,7 @@ export function watchInbox(b: Browser) {
         if (m.item.case === "update") {
           updates.push(m.item.value.items);
           aheads.push(m.item.value.ahead);
+          news.push(m.item.value.news);
         }
       }
     } catch (e) {
@@ -231,6 +233,9 @@ export function watchInbox(b: Browser) {
     },
     get latestAhead(): InboxItem[] | undefined {
       return aheads[aheads.length - 1];
+    },
+    get latestNews(): InboxItem[] | undefined {
+      return news[news.length - 1];
     },
     get error() {
       return error;

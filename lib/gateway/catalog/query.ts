@@ -65,6 +65,10 @@ export interface CatalogQuery {
    * ms) or earlier: `now - threshold` at the time of the read (status.ts stuckFor).
    */
   stuckBefore?: number;
+  /** Only closed sessions: resolved, expired or cancelled (the inbox's news). */
+  closed?: boolean;
+  /** Only sessions with activity at or after this time (Unix ms), through the activity index. */
+  activeSince?: number;
 }
 
 export const ALL_SESSIONS: CatalogQuery = { participant: "", text: "", sort: "activity", ascending: false };

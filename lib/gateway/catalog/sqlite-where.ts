@@ -8,7 +8,11 @@
 // matches); a needle shorter than a trigram scans with instr(). Browser text
 // is only ever bound as a quoted FTS phrase or an instr() argument, never
 // parsed as FTS or SQL syntax.
+import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import type { CatalogQuery, SortKey } from "./query";
+
+/** States after which nothing more happens in a session (numbers: bound into the SQL text, never from the browser). */
+const CLOSED_STATES = [SessionState.RESOLVED, SessionState.EXPIRED, SessionState.CANCELLED];
 
 /** Text filters shorter than this (in characters) cannot use the trigram index: they scan. */
 const TRIGRAM = 3;
@@ -62,6 +66,15 @@ export function whereOf(q: CatalogQuery): Where {
     parts.push("stuck_since_ms > 0 AND stuck_since_ms <= ?");
     params.push(q.stuckBefore);
     key.push("k");
+  }
+  if (q.closed === true) {
+    parts.push(`state IN (${CLOSED_STATES.join(", ")})`);
+    key.push("c");
+  }
+  if (q.activeSince !== undefined) {
+    parts.push("activity_ms >= ?");
+    params.push(q.activeSince);
+    key.push("a");
   }
   if (q.waitingOn !== undefined) {
     // Only sessions someone must act in (open ones: a few) are looked at, through sessions_waiting.
