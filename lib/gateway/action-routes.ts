@@ -48,7 +48,7 @@ import type { ActionGateway } from "./actions";
 import type { Gateway } from "./gateway";
 import { RecentClosed } from "./inbox-news";
 import type { SignedInUser } from "./identity";
-import { watchInbox } from "./inbox";
+import { watchInbox } from "./inbox-stream";
 import { signedInOf, signedInUser, type RequestAuthOptions } from "./request-auth";
 import { decide, shortParticipantName } from "@/lib/authz/decide";
 import type { EscalationStepInput } from "@/lib/actions/rules";
