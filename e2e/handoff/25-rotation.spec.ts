@@ -6,7 +6,8 @@
 // participant only because of the new field) and she re-offers to him; dave
 // sees offer 1's runbook marked as from an earlier offer and accepts; carol
 // approves from her card; a viewer sees the committed session. axe runs on the
-// dialog with the new field, shot at 1440 light and 390 dark.
+// dialog with the new field, shot at 1440 light and 390 dark; a template keeps
+// the rotation and its deep link prefills it.
 //
 // Inbox items are found by this session's id, never counted: other specs on
 // the same app may leave items of their own.
@@ -154,6 +155,23 @@ test("alice hands off to bob with dave on the rotation; bob declines on his phon
     expect(await p.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
     await shoot(p, "25-hand-off-rotation-390-dark");
     await expectNoAxeViolations(p, "hand-off dialog with the rotation (390, dark)");
+
+    // Kept in a template: its deep link prefills the rotation (dave ticked, bob still the target).
+    await d.getByLabel("What you hand over").fill(scope);
+    await d.getByTestId("hand-off-save-template").click();
+    await d.getByTestId("hand-off-template-name").fill(`Rotation ${tag}`);
+    await d.getByTestId("hand-off-template-save").click();
+    await expect(d.getByTestId("hand-off-notice")).toHaveText(`Saved as the template “Rotation ${tag}”.`);
+    await expect(p).toHaveURL(/\/handoff\?template=[0-9a-f-]{36}$/);
+    const templateUrl = p.url();
+    await p.goto("/");
+    await p.goto(templateUrl);
+    await expect(d.getByLabel("What you hand over")).toHaveValue(scope);
+    await expect(d.getByLabel("To", { exact: true })).toHaveValue("human:bob");
+    await expect(d.getByTestId("hand-off-rotation-dave")).toBeChecked();
+    await expect(d.getByTestId("hand-off-rotation-carol")).not.toBeChecked();
+    await d.getByTestId("hand-off-template-delete").click();
+    await expect(d.getByTestId("hand-off-notice")).toHaveText(`Deleted the template “Rotation ${tag}”.`);
   } finally {
     await phone.context.close();
   }
