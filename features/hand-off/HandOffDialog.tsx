@@ -1,7 +1,8 @@
 "use client";
 // "Hand off…": one dialog in which a signed-in person hands a responsibility
 // to someone in one go — who takes it over (people by name from the
-// directory, or an agent), scope, reason, the runbook (written here or read
+// directory, or an agent), who else is on the rotation (joins the session, so
+// it can be re-offered to them after a decline), scope, reason, the runbook (written here or read
 // from a .md/.txt file), who may commit, and the time to live. Pressing
 // "Hand off" sends SessionStart, the Offer and the runbook as Context, in that
 // order, as the person (features/hand-off/hand-off.ts, one attempt's ids fixed for
@@ -21,7 +22,7 @@ import { Icon } from "@/components/ui/Icon";
 import { Field, TextArea, TextInput } from "@/components/ui/forms";
 import { EscalationFields } from "@/features/hand-off/EscalationFields";
 import { PolicyChoiceFields, type PolicyOptions } from "@/features/hand-off/PolicyChoiceFields";
-import { RunbookField, TargetFields } from "@/features/hand-off/HandOffFields";
+import { RotationField, RunbookField, TargetFields } from "@/features/hand-off/HandOffFields";
 import { SaveTemplateRow, TemplatePicker } from "@/features/hand-off/HandOffTemplates";
 import { HandOffFooter } from "@/features/hand-off/HandOffFooter";
 import { useHandOffDialog, type HandOffDialogProps } from "@/features/hand-off/use-hand-off-dialog";
@@ -92,6 +93,15 @@ export function HandOffDialog({ onClose, ...props }: HandOffDialogProps) {
               directory={props.directory}
               onChoose={s.chooseTarget}
               onType={(id) => set("target", id)}
+            />
+
+            <RotationField
+              target={v.target}
+              rotation={v.rotation ?? []}
+              people={s.choices.people}
+              directory={props.directory}
+              error={errors.rotation}
+              onChange={(ids) => set("rotation", ids)}
             />
 
             <Field

@@ -1,16 +1,17 @@
 "use client";
 // The hand-off dialog's own fields: "To" (people by name from the directory,
-// agents seen recently, or a typed agent id) and the runbook (written here or
+// agents seen recently, or a typed agent id), "Also on the rotation" (more
+// people in the session, who may be offered it later) and the runbook (written here or
 // read from a .md/.txt file, with the room left). The values and problems are
 // the dialog's (use-hand-off-dialog.ts); these only draw them.
 
 import clsx from "clsx";
 import type { Errors, HandOffValues } from "@/lib/client/action-forms";
 import { ROLE_LABELS } from "@/lib/views/sign-in";
-import { nameIn, type Directory, type participantChoices } from "@/lib/views/directory";
+import { nameIn, type Directory, type Person, type participantChoices } from "@/lib/views/directory";
 import { formatBytes } from "@/lib/views/format";
 import { Icon } from "@/components/ui/Icon";
-import { Field, Select, TextArea, TextInput } from "@/components/ui/forms";
+import { CheckRow, Field, Select, TextArea, TextInput } from "@/components/ui/forms";
 
 const OTHER = "__other__";
 
@@ -84,6 +85,79 @@ export function TargetFields({
         </Field>
       ) : null}
     </>
+  );
+}
+
+/**
+ * "Also on the rotation": people who join the session besides the one it is
+ * offered to, so that after a decline the owner can offer it to one of them
+ * in the same session. The target is left out; ids kept by a template that
+ * are not in the list (an agent, a person since removed) stay as rows of
+ * their own, so they can be cleared.
+ */
+export function RotationField({
+  target,
+  rotation,
+  people,
+  directory,
+  error,
+  onChange,
+}: {
+  target: string;
+  rotation: readonly string[];
+  people: readonly Person[];
+  directory: Directory;
+  error: string | undefined;
+  onChange(rotation: string[]): void;
+}) {
+  const shown = people.filter((p) => p.participantId !== target);
+  const others = rotation.filter((id) => id !== target && !shown.some((p) => p.participantId === id));
+  if (shown.length === 0 && others.length === 0) return null;
+  const toggle = (id: string, on: boolean): void => {
+    const rest = rotation.filter((x) => x !== id);
+    onChange(on ? [...rest, id] : rest);
+  };
+  return (
+    <fieldset className="space-y-1" aria-describedby="ho-rotation-hint" data-testid="hand-off-rotation">
+      <legend className="text-sm font-medium">
+        Also on the rotation <span className="font-normal text-slate-600 dark:text-slate-400">(optional)</span>
+      </legend>
+      <p id="ho-rotation-hint" className="text-xs text-slate-600 dark:text-slate-400">
+        May be offered it later: they join the session, so if {nameIn(directory, target) || "the person you choose"} declines you can offer
+        it to one of them from the session.
+      </p>
+      <ul className="grid max-h-48 gap-0.5 overflow-y-auto sm:grid-cols-2">
+        {shown.map((p, i) => (
+          <CheckRow
+            key={p.participantId}
+            field={i === 0 ? "rotation" : undefined}
+            checked={rotation.includes(p.participantId)}
+            onChange={(on) => toggle(p.participantId, on)}
+            testId={`hand-off-rotation-${p.username}`}
+          >
+            <span className="font-medium">{p.displayName}</span>{" "}
+            <span className="text-slate-600 dark:text-slate-400">({ROLE_LABELS[p.role]})</span>
+          </CheckRow>
+        ))}
+        {others.map((id, i) => (
+          <CheckRow
+            key={id}
+            field={shown.length === 0 && i === 0 ? "rotation" : undefined}
+            checked
+            onChange={(on) => toggle(id, on)}
+            testId={`hand-off-rotation-other-${i}`}
+          >
+            <span className="font-medium break-all">{nameIn(directory, id)}</span>
+          </CheckRow>
+        ))}
+      </ul>
+      {error ? (
+        <p id="ho-rotation-error" className="flex items-start gap-1 text-xs font-medium text-red-800 dark:text-red-300" data-field-error>
+          <Icon name="alert" className="mt-px h-3.5 w-3.5 shrink-0" />
+          {error}
+        </p>
+      ) : null}
+    </fieldset>
   );
 }
 

@@ -29,6 +29,7 @@ import { useFormSequence } from "@/lib/client/use-action-form";
 
 export const INITIAL_HAND_OFF: HandOffValues = {
   target: "",
+  rotation: [],
   scope: "",
   reason: "",
   runbook: "",
@@ -45,6 +46,7 @@ export const INITIAL_HAND_OFF: HandOffValues = {
 
 const FIELD_ORDER = [
   "target",
+  "rotation",
   "scope",
   "reason",
   "runbook",
@@ -128,9 +130,12 @@ export function useHandOffDialog({
     },
     serverErrors: (failed) => {
       if (failed?.kind !== "invalid" || !failed.field) return null;
+      // participants[0] is the target; the rest are the rotation.
+      const rotationField = /^participants\[[1-9]\d*\]$/.test(failed.field);
       const field = failed.field.replace(/\[\d+\]$/, "");
-      const key =
-        field === "participants"
+      const key = rotationField
+        ? "rotation"
+        : field === "participants"
           ? "target"
           : field === "ttl_ms"
             ? "ttlMinutes"
@@ -161,6 +166,7 @@ export function useHandOffDialog({
         approvers: plan.start.approvers,
         implicitAcceptTimeoutMs: plan.start.implicitAcceptTimeoutMs,
         ttlMs: plan.start.ttlMs,
+        participants: plan.start.participants,
       }),
     );
   }, [handOff.partial, plan]);

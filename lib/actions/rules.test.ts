@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MAX_TTL_MS } from "@/lib/macp/constants";
 import {
+  checkRotation,
   checkContentType,
   checkContextBytes,
   checkJsonText,
@@ -164,5 +165,26 @@ describe("the escalation chain's schema", () => {
     expect(checkEscalationChain([{ kind: "page" as "notify", afterMinutes: 5, participants: ["human:carol"] }], ctx).problem?.field).toBe(
       "steps[0].kind",
     );
+  });
+});
+
+describe("checkRotation (Hand off…: also on the rotation)", () => {
+  it("trims, drops blanks, repeats, the owner and the target, and bounds the count", () => {
+    expect(
+      checkRotation([" human:dave ", "", "human:dave", "human:alice", "human:bob", "agent://ops/a"], {
+        owner: "human:alice",
+        target: "human:bob",
+      }),
+    ).toEqual({
+      value: ["human:dave", "agent://ops/a"],
+    });
+    expect(checkRotation(["human:dave", "two words"]).problem).toEqual({ index: 1, problem: { code: "not-participant" } });
+    const ids = Array.from({ length: LIMITS.rotation + 1 }, (_, i) => `human:p${i}`);
+    expect(checkRotation(ids).problem).toEqual({
+      index: -1,
+      problem: { code: "too-many", count: LIMITS.rotation + 1, max: LIMITS.rotation },
+    });
+    // The owner and the target do not count against the limit.
+    expect(checkRotation([...ids.slice(1), "human:alice"], { owner: "human:alice" }).problem).toBeUndefined();
   });
 });

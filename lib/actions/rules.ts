@@ -43,6 +43,8 @@ export const LIMITS = Object.freeze({
   escalationMaxMinutes: 1_440,
   /** People one NOTIFY step tells. */
   escalationNotify: 20,
+  /** "Hand off…": people also on the rotation (participants who may be offered it later), besides the target. */
+  rotation: 20,
 });
 
 /** One step of an escalation chain, as both edges hold it. */
@@ -113,6 +115,30 @@ export function checkEscalationChain(
   return { value: out };
 }
 
+/**
+ * "Also on the rotation" of a hand-off (or a template): participant ids that
+ * join the session besides the target, so the owner can re-offer to them
+ * after a decline. At most LIMITS.rotation; ids trimmed, blanks and repeats
+ * dropped, and the owner and the target left out (they are in the session
+ * anyway). Returns the cleaned list or the first problem with its index
+ * (-1: the list as a whole).
+ */
+export function checkRotation(
+  raw: readonly string[],
+  ctx: { owner?: string; target?: string } = {},
+): { value: string[]; problem?: { index: number; problem: Problem } } {
+  const value: string[] = [];
+  for (const [i, r] of raw.entries()) {
+    const c = checkParticipant(r, false);
+    if (c.problem) return { value, problem: { index: i, problem: c.problem } };
+    if (c.value === "" || c.value === ctx.owner || c.value === ctx.target || value.includes(c.value)) continue;
+    value.push(c.value);
+  }
+  if (value.length > LIMITS.rotation)
+    return { value, problem: { index: -1, problem: { code: "too-many", count: value.length, max: LIMITS.rotation } } };
+  return { value };
+}
+
 /** Runbook files "Hand off…" takes, by extension: text the runbook textarea can hold. */
 export const RUNBOOK_FILE_EXTENSIONS: readonly string[] = Object.freeze(["md", "markdown", "txt"]);
 
@@ -172,7 +198,8 @@ export type Problem =
   | { code: "nul" }
   | { code: "spaces" }
   | { code: "runbook-file" }
-  | { code: "escalation"; detail: string };
+  | { code: "escalation"; detail: string }
+  | { code: "too-many"; count: number; max: number };
 
 export interface Checked<T> {
   value: T;

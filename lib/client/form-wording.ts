@@ -55,6 +55,8 @@ export function sentence(
       return "Choose a .md, .markdown or .txt file.";
     case "escalation":
       return `${problem.detail.charAt(0).toUpperCase()}${problem.detail.slice(1)}.`;
+    case "too-many":
+      return `Choose at most ${problem.max} (${problem.count} chosen).`;
   }
 }
 

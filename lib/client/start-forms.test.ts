@@ -183,6 +183,35 @@ describe("hand off (one dialog)", () => {
     expect(readRunbookFile("a.md", new Uint8Array(), 1_048_576)).toEqual({ ok: false, errors: { runbook: "a.md is empty." } });
   });
 
+  it("adds who else is on the rotation to the session (not the offer), by the contract", () => {
+    const r = validateHandOff(
+      { ...form, rotation: ["human:dave", " human:erin ", "human:bob", "human:alice", "human:dave", ""] },
+      "human:alice",
+      1_048_576,
+    );
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    // The target first, then the rest of the rotation; the owner, the target again, repeats and blanks left out.
+    expect(r.value.start.participants).toEqual(["human:bob", "human:dave", "human:erin"]);
+    expect(r.value.offer.target).toBe("human:bob");
+    const bad = validateHandOff({ ...form, rotation: ["human:dave", "has space"] }, "human:alice", 1_048_576);
+    expect(bad).toMatchObject({ ok: false, errors: { rotation: expect.stringMatching(/has space/) } });
+    const many = Array.from({ length: LIMITS.rotation + 1 }, (_, i) => `human:p${i}`);
+    expect(validateHandOff({ ...form, rotation: many }, "human:alice", 1_048_576)).toEqual({
+      ok: false,
+      errors: { rotation: `Choose at most ${LIMITS.rotation} (${LIMITS.rotation + 1} chosen).` },
+    });
+    expect(validateHandOff({ ...form, rotation: many.slice(1) }, "human:alice", 1_048_576).ok).toBe(true);
+    // Kept in a template and prefilled from it.
+    const t = validateTemplate({ ...form, rotation: ["human:dave", "human:bob"] }, "Weekly", "");
+    expect(t).toMatchObject({ ok: true, value: { participants: ["human:dave"] } });
+    if (t.ok) expect(handOffValuesOf(t.value).rotation).toEqual(["human:dave"]);
+    expect(validateTemplate({ ...form, rotation: many }, "Weekly", "")).toMatchObject({
+      ok: false,
+      errors: { rotation: expect.any(String) },
+    });
+  });
+
   it("saves the form as a template (only the name is required) and reads it back", () => {
     const t = validateTemplate(form, " Weekly ", "");
     expect(t.ok).toBe(true);
@@ -194,7 +223,7 @@ describe("hand off (one dialog)", () => {
       policy: PolicyChoice.LEAD_APPROVAL,
       approvers: ["human:carol"],
     });
-    expect(handOffValuesOf(t.value)).toEqual(form);
+    expect(handOffValuesOf(t.value)).toEqual({ ...form, rotation: [] });
     expect(validateTemplate({ ...form, target: "" }, "", "")).toEqual({
       ok: false,
       errors: { templateName: "Enter a name for the template." },

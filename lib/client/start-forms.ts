@@ -9,6 +9,7 @@
 import {
   checkEscalationChain,
   checkParticipant,
+  checkRotation,
   checkRunbook,
   checkRunbookFileName,
   ENVELOPE_OVERHEAD_BYTES,
@@ -118,6 +119,8 @@ export function validateNewSession(v: NewSessionValues, me: string): Validation<
 /** "Hand off…": one form for SessionStart, Offer and the runbook as Context. */
 export interface HandOffValues {
   target: string;
+  /** "Also on the rotation": more participants of the session, who may be offered it later (after a decline). */
+  rotation?: readonly string[];
   scope: string;
   reason: string;
   /** Markdown; blank: no runbook. */
@@ -191,13 +194,14 @@ export function validateHandOff(v: HandOffValues, me: string, maxPayloadBytes: n
   const room = runbookRoom(maxPayloadBytes);
   const problem = checkRunbook(v.runbook, room);
   if (problem) errors.runbook = runbookSentence(problem, room);
-  // The session: the target (and any approvers) with the same rules as "New session".
+  const rotation = rotationOf(errors, v.rotation, me, target);
+  // The session: the target, the rest of the rotation (and any approvers) with the same rules as "New session".
   const start = validateNewSession(
     {
       kind: "handoff",
       intent: scope === "" ? "-" : scope,
       scope,
-      participants: target === "" ? [] : [target],
+      participants: target === "" ? [] : [target, ...rotation],
       ttlMinutes: v.ttlMinutes,
       policy: v.policy,
       approvers: v.approvers,
@@ -226,6 +230,17 @@ export function validateHandOff(v: HandOffValues, me: string, maxPayloadBytes: n
   };
 }
 
+/** "Also on the rotation" by the contract (checkRotation): the ids to add, or its problem under "rotation". */
+function rotationOf(errors: Errors, raw: readonly string[] | undefined, me: string, target: string): string[] {
+  const c = checkRotation(raw ?? [], { owner: me, target });
+  if (c.problem) {
+    const { index, problem } = c.problem;
+    errors.rotation =
+      index < 0 ? sentence(problem, "", "people") : sentence(problem, (raw ?? [])[index]?.trim() ?? "", "someone on the rotation");
+  }
+  return c.value;
+}
+
 /** A runbook file's text, or what is wrong with it (extension, size, encoding). */
 export function readRunbookFile(name: string, data: Uint8Array, maxPayloadBytes: number): Validation<string> {
   const room = runbookRoom(maxPayloadBytes);
@@ -251,6 +266,7 @@ export function validateTemplate(v: HandOffValues, name: string, id: string): Va
   const errors: Errors = {};
   const templateName = text(errors, "templateName", name, "a name for the template");
   const target = participant(errors, "target", v.target, "who takes it over", false);
+  const rotation = rotationOf(errors, v.rotation, "", target);
   const scope = text(errors, "scope", v.scope, "a scope");
   const reason = text(errors, "reason", v.reason, "a reason");
   const problem = checkRunbook(v.runbook, LIMITS.runbookBytes);
@@ -268,6 +284,7 @@ export function validateTemplate(v: HandOffValues, name: string, id: string): Va
     approvers,
     implicitAcceptTimeoutMs,
     ttlMs: minutes * 60_000,
+    participants: rotation,
   });
 }
 
@@ -275,6 +292,7 @@ export function validateTemplate(v: HandOffValues, name: string, id: string): Va
 export function handOffValuesOf(t: Omit<TemplateFields, "id" | "name">): HandOffValues {
   return {
     target: t.target,
+    rotation: t.participants.filter((p) => p !== t.target),
     scope: t.scope,
     reason: t.reason,
     runbook: t.runbookMarkdown,

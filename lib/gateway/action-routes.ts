@@ -154,6 +154,7 @@ function templateMessage(t: TemplateRecord) {
     approvers: t.approvers,
     implicitAcceptTimeoutMs: t.implicitAcceptTimeoutMs,
     ttlMs: t.ttlMs,
+    participants: t.participants,
     updatedUnixMs: BigInt(t.updatedMs),
   });
 }

@@ -61,6 +61,22 @@ describe("parseTemplate (the action contract at the edge)", () => {
     expect(fieldOf(() => parseTemplate(create(HandoffTemplateSchema, { ...base, id: "nope" })))).toMatch(/template\.id/);
     expect(fieldOf(() => parseTemplateId("../etc"))).toMatch(/^invalid:id/);
   });
+  it("keeps who else is on the rotation, checked by the contract (ids, count), without the target or repeats", () => {
+    const t = parseTemplate(
+      create(HandoffTemplateSchema, { ...base, participants: [" human:dave ", "human:bob", "", "human:dave", "human:erin"] }),
+    );
+    expect(t.participants).toEqual(["human:dave", "human:erin"]);
+    expect(fieldOf(() => parseTemplate(create(HandoffTemplateSchema, { ...base, participants: ["human:dave", "has space"] })))).toMatch(
+      /^invalid:template\.participants\[1\]: is not a participant id/,
+    );
+    const many = Array.from({ length: LIMITS.rotation + 1 }, (_, i) => `human:p${i}`);
+    expect(fieldOf(() => parseTemplate(create(HandoffTemplateSchema, { ...base, participants: many })))).toMatch(
+      new RegExp(`^invalid:template\\.participants: has ${LIMITS.rotation + 1}; at most ${LIMITS.rotation}`),
+    );
+    expect(parseTemplate(create(HandoffTemplateSchema, { ...base, participants: many.slice(1) })).participants).toHaveLength(
+      LIMITS.rotation,
+    );
+  });
 });
 
 describe("HandoffTemplateStore", () => {
@@ -88,6 +104,28 @@ describe("HandoffTemplateStore", () => {
     expect(store.delete("alice", a.id)).toBe(true);
     expect(store.list("alice").map((t) => t.id)).toEqual([c.id]);
     expect(() => store.save("alice", { ...parseTemplate(create(HandoffTemplateSchema, base)), id: a.id })).toThrow(/no template/);
+    store.close();
+  });
+  it("stores the rotation (not the owner), and reads templates saved before it had one as empty", () => {
+    const store = new HandoffTemplateStore(":memory:", () => 5, 3);
+    const t = store.save(
+      "human:alice",
+      parseTemplate(create(HandoffTemplateSchema, { ...base, participants: ["human:alice", "human:dave"] })),
+    );
+    expect(t.participants).toEqual(["human:dave"]);
+    expect(store.list("human:alice")[0]?.participants).toEqual(["human:dave"]);
+    // A row written by an older console: its JSON body has no participants.
+    const db = (store as unknown as { db: { prepare(sql: string): { run(...a: unknown[]): unknown } } }).db;
+    const { participants: _dropped, ...old } = parseTemplate(create(HandoffTemplateSchema, { ...base, name: "old" }));
+    const { id: _id, name: _name, ...body } = old;
+    db.prepare("INSERT INTO templates (owner, id, name, body, updated_ms) VALUES (?, ?, ?, ?, ?)").run(
+      "human:alice",
+      "00000000-0000-4000-8000-000000000000",
+      "old",
+      JSON.stringify(body),
+      1,
+    );
+    expect(store.list("human:alice").find((x) => x.name === "old")?.participants).toEqual([]);
     store.close();
   });
 });

@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import type Database from "better-sqlite3";
 import { openSideDatabase } from "@/lib/base/side-database";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { checkParticipant, checkRunbook, checkText, LIMITS, TEXT_FIELDS, type Problem } from "@/lib/actions/rules";
+import { checkParticipant, checkRotation, checkRunbook, checkText, LIMITS, TEXT_FIELDS, type Problem } from "@/lib/actions/rules";
 import { PolicyChoice, type HandoffTemplate } from "@/lib/gen/baton/v1/actions_pb";
 import { MAX_TTL_MS } from "@/lib/macp/constants";
 import { invalidField } from "./action-input";
@@ -40,6 +40,8 @@ function problemText(p: Problem): string {
       return "is not a participant id (no spaces, at most 512 characters)";
     case "nul":
       return "contains NUL characters";
+    case "too-many":
+      return `has ${p.count}; at most ${p.max} are allowed`;
     default:
       return "is not allowed";
   }
@@ -62,6 +64,11 @@ export function parseTemplate(t: HandoffTemplate | undefined): TemplateInput {
     const c = checkParticipant(t.target);
     if (c.problem) throw invalidField("template.target", problemText(c.problem));
     target = c.value;
+  }
+  const rotation = checkRotation(t.participants, { target });
+  if (rotation.problem) {
+    const { index, problem } = rotation.problem;
+    throw invalidField(index < 0 ? "template.participants" : `template.participants[${index}]`, problemText(problem));
   }
   const scope = text("template.scope", t.scope, TEXT_FIELDS.scope.rule);
   const reason = text("template.reason", t.reason, TEXT_FIELDS.reason.rule);
@@ -105,6 +112,7 @@ export function parseTemplate(t: HandoffTemplate | undefined): TemplateInput {
     approvers,
     implicitAcceptTimeoutMs,
     ttlMs,
+    participants: rotation.value,
   };
 }
 
@@ -138,8 +146,9 @@ interface Row {
 type Body = Omit<TemplateRecord, "id" | "name" | "updatedMs">;
 
 function fromRow(r: Row): TemplateRecord {
-  const b = JSON.parse(r.body) as Body;
-  return { id: r.id, name: r.name, updatedMs: r.updated_ms, ...b };
+  const b = JSON.parse(r.body) as Omit<Body, "participants"> & { participants?: string[] };
+  // Templates saved before "Also on the rotation" have no participants.
+  return { id: r.id, name: r.name, updatedMs: r.updated_ms, ...b, participants: b.participants ?? [] };
 }
 
 export class HandoffTemplateStore {
@@ -181,7 +190,9 @@ export class HandoffTemplateStore {
    * Renaming onto another template's name replaces that one.
    */
   save(owner: string, input: TemplateInput): TemplateRecord {
-    const { id: wanted, name, ...rest } = input;
+    const { id: wanted, name, ...given } = input;
+    // The owner is in every session they start: not kept as one more on the rotation.
+    const rest = { ...given, participants: given.participants.filter((p) => p !== owner) };
     const body = JSON.stringify(rest satisfies Body);
     const at = this.now();
     return this.db.transaction((): TemplateRecord => {

@@ -7,7 +7,8 @@
 // request), or after (a lost answer), around the real client.
 import { fromBinary } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PolicyChoice } from "@/lib/gen/baton/v1/actions_pb";
+import { HandoffOutcome, PolicyChoice, type ActionResult } from "@/lib/gen/baton/v1/actions_pb";
+import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { HandoffContextPayloadSchema, HandoffOfferPayloadSchema } from "@/lib/gen/macp/modes/handoff/v1/handoff_pb";
 import { SessionStartPayloadSchema } from "@/lib/gen/macp/v1/core_pb";
 import type { Envelope } from "@/lib/gen/macp/v1/envelope_pb";
@@ -29,6 +30,8 @@ const PEOPLE: Person[] = [
   { username: "alice", role: "operator", name: "Alice Ng" },
   { username: "bob", role: "operator", name: "Bob Ito" },
   { username: "carol", role: "approver", name: "Carol Lee" },
+  { username: "dave", role: "operator", name: "Dave Park" },
+  { username: "erin", role: "operator", name: "Erin Cho" },
 ];
 /** The steps of a hand-off with a runbook (no escalation here: tests/integration/escalation.test.ts). */
 const STEPS = ["start", "offer", "context"] as const satisfies readonly HandOffStep[];
@@ -46,10 +49,11 @@ afterAll(async () => {
   await tc?.close();
 });
 
-function planFor(runbook = RUNBOOK): HandOffPlan {
+function planFor(runbook = RUNBOOK, rotation: string[] = []): HandOffPlan {
   const checked = validateHandOff(
     {
       target: "human:bob",
+      rotation,
       scope: "payments-api primary on-call",
       reason: "end of my rotation",
       runbook,
@@ -163,6 +167,77 @@ describe("Hand off… over the real runtime", () => {
   }
 });
 
+function ok(r: ActionResult): ActionResult {
+  if (!r.ok) throw new Error(`refused: ${r.code} ${r.message}`);
+  return r;
+}
+
+describe("Hand off… with more people on the rotation (issue 12: bob declines, alice re-offers to dave)", () => {
+  it("puts them in the session, so the owner's re-offer to one of them is accepted and approved", async () => {
+    const [bob, dave, carol, erin] = await Promise.all(["bob", "dave", "carol", "erin"].map((u) => signedIn(tc, u)));
+    const plan = planFor(RUNBOOK, ["human:dave"]);
+    expect(plan.start.participants).toEqual(["human:bob", "human:dave"]);
+    const p = await runHandOff(plan, newProgress(plan.attemptId), sender());
+    expect(p.failed).toBeUndefined();
+    const sid = p.sessionId;
+    // The extra participant reached the runtime's SessionStart; the offer still goes to bob alone.
+    const [start, offer] = await history(sid, 3);
+    expect([...fromBinary(SessionStartPayloadSchema, start!.payload).participants].sort()).toEqual([
+      "human:alice",
+      "human:bob",
+      "human:carol",
+      "human:dave",
+    ]);
+    expect(fromBinary(HandoffOfferPayloadSchema, offer!.payload).targetParticipant).toBe("human:bob");
+
+    ok(await bob!.actions().decline({ sessionId: sid, messageId: uuid(), reason: "on leave next week" }));
+    // Erin is not on the rotation: not a participant, so the protocol refuses an offer to her…
+    const toErin = await alice
+      .actions()
+      .offer({ sessionId: sid, messageId: uuid(), target: "human:erin", scope: "payments-api primary on-call" })
+      .then(
+        (r) => (r.ok ? "sent" : `${r.code} ${r.message}`),
+        (e: Error) => e.message,
+      );
+    expect(toErin).not.toBe("sent");
+    expect(toErin).toMatch(/participant/i);
+    // …and she cannot answer for the session.
+    expect(
+      await erin!
+        .actions()
+        .accept({ sessionId: sid, messageId: uuid() })
+        .then(
+          (r) => r.ok,
+          () => false,
+        ),
+    ).toBe(false);
+    // Dave is: the re-offer to him is accepted, and carol approves.
+    ok(await alice.actions().offer({ sessionId: sid, messageId: uuid(), target: "human:dave", scope: "payments-api primary on-call" }));
+    ok(await dave!.actions().accept({ sessionId: sid, messageId: uuid(), reason: "dashboards checked" }));
+    const committed = ok(
+      await carol!.actions().commit({ sessionId: sid, messageId: uuid(), outcome: HandoffOutcome.ACCEPTED, reason: "approved" }),
+    );
+    expect(committed.sessionState).toBe(SessionState.RESOLVED);
+    const envs = await history(sid, 7);
+    expect(envs.map((e) => [e.messageType, e.sender])).toEqual([
+      ["SessionStart", "human:alice"],
+      ["HandoffOffer", "human:alice"],
+      ["HandoffContext", "human:alice"],
+      ["HandoffDecline", "human:bob"],
+      ["HandoffOffer", "human:alice"],
+      ["HandoffAccept", "human:dave"],
+      ["Commitment", "human:carol"],
+    ]);
+  });
+
+  it("refuses, naming the field, a rotation the gateway does not accept (an unknown person)", async () => {
+    const plan = planFor(RUNBOOK, ["human:zed"]);
+    const r = await runHandOff(plan, newProgress(plan.attemptId), sender());
+    expect(r.failed?.step).toBe("start");
+    expect(r.failed?.outcome).toMatchObject({ kind: "invalid", field: "participants[1]" });
+  });
+});
+
 describe("Hand off… templates over the ActionService", () => {
   it("saves, lists and deletes, each person only their own, CSRF checked", async () => {
     const bob = await signedIn(tc, "bob");
@@ -175,11 +250,17 @@ describe("Hand off… templates over the ActionService", () => {
         policy: PolicyChoice.LEAD_APPROVAL,
         approvers: ["human:carol"],
         ttlMs: 3_600_000,
+        participants: ["human:dave", "human:bob"],
       },
     });
     expect(saved.template?.id).toMatch(/^[0-9a-f-]{36}$/);
     const mine = await alice.actions().listHandoffTemplates({});
-    expect(mine.templates.map((t) => [t.name, t.runbookMarkdown, t.approvers])).toEqual([["Payments weekly", RUNBOOK, ["human:carol"]]]);
+    expect(mine.templates.map((t) => [t.name, t.runbookMarkdown, t.approvers, t.participants])).toEqual([
+      ["Payments weekly", RUNBOOK, ["human:carol"], ["human:dave"]],
+    ]);
+    await expect(
+      alice.actions().saveHandoffTemplate({ template: { name: "Bad rotation", scope: "x", participants: ["has space"] } }),
+    ).rejects.toThrow(/template\.participants\[0\]/);
     expect(mine.maxTemplates).toBe(20);
     expect((await bob.actions().listHandoffTemplates({})).templates).toEqual([]);
     expect((await bob.actions().deleteHandoffTemplate({ id: saved.template!.id })).deleted).toBe(false);

@@ -83,6 +83,8 @@ export function describe(problem: Problem, value: string, patternHint = "has cha
       return "must be a .md, .markdown or .txt file";
     case "escalation":
       return problem.detail;
+    case "too-many":
+      return `has ${problem.count}; at most ${problem.max} are allowed`;
   }
 }
 
