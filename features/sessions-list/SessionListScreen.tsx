@@ -35,15 +35,6 @@ import type { LiveSessionWindowProps } from "@/features/sessions-list/LiveSessio
 import { directoryFromPeople, EMPTY_DIRECTORY, type ListPerson } from "@/lib/views/directory";
 import { DEFAULT_STUCK_AFTER_MS } from "@/lib/macp/projections/status";
 
-/**
- * The end of the server's rows in the HTML. The page's first paint waits
- * until the parser has reached it (`<link rel="expect" blocking="render">`):
- * painted while the parser was still in the rows, the page would show the
- * first few, and the next ones painted a moment later would be a new, later
- * Largest Contentful Paint.
- */
-const FIRST_VIEW_END_ID = "session-list-first-view-end";
-
 const loadLive = componentLoader<LiveSessionWindowProps>(() =>
   import("@/features/sessions-list/LiveSessionWindow").then((m) => m.LiveSessionWindow),
 );
@@ -116,8 +107,6 @@ export function SessionListScreen({
 
   return (
     <div className="space-y-4">
-      {/* With the server's rows: the browser paints the page once their end is parsed, not halfway through (React puts the link in the head). */}
-      {first ? <link rel="expect" href={`#${FIRST_VIEW_END_ID}`} blocking="render" /> : null}
       {Live ? <Live query={query} paused={paused} first={first} onWindow={setLiveWin} /> : null}
       <div className="flex flex-wrap items-center gap-x-4 gap-y-2">
         <h1 className="text-xl font-semibold tracking-tight">Sessions</h1>
@@ -145,7 +134,6 @@ export function SessionListScreen({
       />
       <ListNotes win={win} loaded={loaded} now={now} paused={paused} />
       {body}
-      {first ? <span id={FIRST_VIEW_END_ID} hidden /> : null}
       {loaded && total > 0 ? (
         <p className="text-xs text-slate-600 dark:text-slate-400">
           Keyboard: <kbd className="font-mono">j</kbd>/<kbd className="font-mono">k</kbd> or arrows to move,{" "}
