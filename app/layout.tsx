@@ -34,6 +34,8 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   const nonce = (await headers()).get(NONCE_HEADER) ?? undefined;
   // "Files" in the header only when the console watches v0.1 handoff directories.
   const filesEnabled = pageData()?.fileHandoffsEnabled?.() ?? false;
+  // Whether the server found the request signed in: the inbox then shows its first view at once.
+  const signedIn = (await pageData()?.signedIn?.(await headers())) ?? false;
   return (
     <html lang="en" suppressHydrationWarning>
       <head>
@@ -45,7 +47,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           <SiteHeader filesEnabled={filesEnabled} />
           <RuntimeBanner />
           <main id="main" tabIndex={-1} className="mx-auto max-w-[1600px] px-3 pt-4 pb-16 outline-none sm:px-5">
-            <AuthGate>{children}</AuthGate>
+            <AuthGate serverSignedIn={signedIn}>{children}</AuthGate>
           </main>
           <InboxWatcher />
           <Announcer />

@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
-import { Suspense } from "react";
 import { SessionListScreen } from "@/features/sessions-list/SessionListScreen";
 import type { ListFirstView } from "@/features/sessions-list/list-first-view";
 import { parseListQuery, toSessionListQuery } from "@/lib/views/list-query";
@@ -35,13 +34,17 @@ export default async function SessionsPage({ searchParams }: { searchParams: Pro
     read?.kind === "ready"
       ? { key: listQueryKey(query), page: read.page, allCount: countOf(read.allCount), openCount: countOf(read.openCount) }
       : undefined;
+  // No Suspense boundary around the list: React streams a boundary whose
+  // HTML is larger than its progressive chunk (the rows are) after the shell,
+  // behind its fallback, and reveals it at least 300 ms after the shell's
+  // first paint (later on a busy main thread); in the shell, the rows are
+  // painted with it. The page is rendered per request (it reads the request's
+  // headers), so useSearchParams needs no boundary.
   return (
-    <Suspense fallback={<p className="text-sm text-slate-700 dark:text-slate-300">Loading sessions…</p>}>
-      <SessionListScreen
-        first={first}
-        stuckAfterMs={data?.stuckAfterMs?.() ?? DEFAULT_STUCK_AFTER_MS}
-        names={data?.people ? await data.people(await headers()) : null}
-      />
-    </Suspense>
+    <SessionListScreen
+      first={first}
+      stuckAfterMs={data?.stuckAfterMs?.() ?? DEFAULT_STUCK_AFTER_MS}
+      names={data?.people ? await data.people(await headers()) : null}
+    />
   );
 }

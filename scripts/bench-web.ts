@@ -134,14 +134,25 @@ async function main(): Promise<void> {
 
     // Conditions are tested on every frame from navigation start: textContent
     // (no layout), not innerText.
+    // In place means shown: not still in the hidden copy a streamed Suspense
+    // boundary waits in before it is revealed.
     const listReady: Condition = {
-      fn: (sessions) =>
-        document.querySelectorAll("[data-testid=session-list] [data-row]").length > 0 &&
-        new RegExp(`\\b${sessions} sessions\\b`).test(document.querySelector("[data-testid=list-count]")?.textContent ?? ""),
+      fn: (sessions) => {
+        const row = document.querySelector("[data-testid=session-list] [data-row]");
+        return (
+          row !== null &&
+          row.closest("[hidden]") === null &&
+          new RegExp(`\\b${sessions} sessions\\b`).test(document.querySelector("[data-testid=list-count]")?.textContent ?? "")
+        );
+      },
       arg: String(opts.sessions),
     };
     const inboxReady: Condition = {
-      fn: () => document.querySelector("[data-testid=inbox-count], [data-testid=inbox-empty], [data-testid=inbox-item]") !== null,
+      // What waits (or that nothing does) is shown; the count line alone is there while loading too.
+      fn: () => {
+        const el = document.querySelector("[data-testid=inbox-empty], [data-testid=inbox-item]");
+        return el !== null && el.closest("[hidden]") === null;
+      },
       arg: "",
     };
     const sessionReady = (events: number): Condition => ({

@@ -1,8 +1,19 @@
 import type { Metadata } from "next";
+import { headers } from "next/headers";
 import { InboxScreen } from "@/features/inbox/InboxScreen";
+import type { InboxFirstView } from "@/lib/views/inbox-first-view";
+import { pageData } from "@/lib/server/page-data";
 
 export const metadata: Metadata = { title: "Inbox" };
 
-export default function InboxPage() {
-  return <InboxScreen />;
+export default async function InboxPage() {
+  // The first view: what the inbox stream would send first to the signed-in
+  // person, read by the console process (same sign-in rule as WatchInbox).
+  // Without it (signed out, the console unavailable) the page waits for the
+  // live inbox.
+  const data = pageData();
+  const read = data?.inboxFirstView ? await data.inboxFirstView(await headers()) : undefined;
+  const first: InboxFirstView | undefined =
+    read?.kind === "ready" ? { count: read.count, items: read.items, ahead: read.ahead, names: read.names } : undefined;
+  return <InboxScreen first={first} />;
 }

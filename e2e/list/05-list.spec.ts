@@ -172,3 +172,40 @@ test("one status pill, From → To by name, and an offer left unanswered past th
   await alice.context.close();
   await bob.context.close();
 });
+
+test("the rows come in the page's first paint and the live list takes them over in place (the same elements, not drawn again)", async ({
+  page,
+}) => {
+  const tag = uniqueSuffix();
+  const alice = new Agent(`agent://list/alice-${tag}`);
+  const bob = new Agent("agent://list/bob");
+  // Three rows: more HTML than React streams in the shell when they sit in a Suspense boundary.
+  const ids = [newSessionId(), newSessionId(), newSessionId()];
+  for (const [i, id] of ids.entries()) await alice.start(id, HANDOFF_MODE, `E2E list in place ${tag} ${i}`, [alice.id, bob.id]);
+  // Each row element as the HTML parser first put it in the page (before any script ran), and whether it was shown then.
+  await page.addInitScript(() => {
+    const seen = new Map<string, { el: Element; hidden: boolean }>();
+    (window as unknown as { __parsedRows: typeof seen }).__parsedRows = seen;
+    new MutationObserver(() => {
+      for (const el of document.querySelectorAll("[data-row-id]")) {
+        const id = el.getAttribute("data-row-id") ?? "";
+        if (!seen.has(id)) seen.set(id, { el, hidden: el.closest("[hidden]") !== null });
+      }
+    }).observe(document, { childList: true, subtree: true });
+  });
+  await page.goto(`/?q=${tag}`);
+  for (const id of ids) await expect(listRow(page, id)).toBeVisible();
+  await listLive(page);
+  const rows = await page.evaluate((sessionIds) => {
+    const parsed = (window as unknown as { __parsedRows: Map<string, { el: Element; hidden: boolean }> }).__parsedRows;
+    return sessionIds.map((id) => {
+      const first = parsed.get(id);
+      return {
+        parsed: first !== undefined,
+        hiddenWhenParsed: first?.hidden,
+        sameElement: first !== undefined && first.el === document.querySelector(`[data-row-id="${id}"]`),
+      };
+    });
+  }, ids);
+  expect(rows).toEqual(ids.map(() => ({ parsed: true, hiddenWhenParsed: false, sameElement: true })));
+});

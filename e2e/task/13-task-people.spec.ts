@@ -27,6 +27,9 @@ test("a task driven by people: request, take, progress, complete, commit; the as
     // Dave opts in to notifications; nothing is asked before he clicks.
     const d = dave.page;
     await d.goto("/inbox");
+    // The server renders Dave's inbox into the page: nothing waits on him yet.
+    const inboxHtml = async (): Promise<string> => (await d.request.get("/inbox")).text();
+    expect(await inboxHtml()).toMatch(/data-testid="inbox-empty"/);
     expect(await d.evaluate(() => (window as unknown as { __notes: unknown[] }).__notes.length)).toBe(0);
     await d.getByTestId("enable-notifications").click();
     await expect(d.getByTestId("notifications-on")).toBeVisible();
@@ -61,6 +64,12 @@ test("a task driven by people: request, take, progress, complete, commit; the as
       .toEqual([expect.stringContaining("Alice Ng")]);
     const item = d.getByTestId("inbox-item").filter({ hasText: intent });
     await expect(item).toHaveAttribute("data-kind", "TASK");
+    // The page's HTML holds the item too (its first view, with who asked by name), not a "Loading…".
+    const html = await inboxHtml();
+    expect(html).toMatch(/data-testid="inbox-item" data-kind="TASK"/);
+    expect(html).toContain(intent);
+    expect(html).toContain("Alice Ng");
+    expect(html).not.toContain('data-testid="inbox-empty"');
     await item.getByTestId("inbox-open").click();
     await actionButton(d, "taskAccept").click();
     await d.getByTestId("task-accept-form-submit").click();

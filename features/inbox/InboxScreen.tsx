@@ -1,26 +1,55 @@
 "use client";
 // /inbox, "Waiting on me": offers made to me, commits waiting for my
 // approval, tasks assigned to me — live from WatchInbox, newest first.
-// The inbox stream starts after `load` (InboxWatcher, in the layout); the
-// items' code (InboxItems: the directory read through Connect and TanStack
-// Query, the virtualizer, the file handoffs card) is fetched then too, so
-// none of it is loaded before `load`. On a client-side navigation with the
-// inbox already live it is fetched at once.
+//
+// In two steps, as the session list: the server reads the inbox stream's
+// first update for the signed-in person (`first`, app/inbox/page.tsx) and the
+// HTML shows its items, or that nothing waits. The inbox stream starts after
+// `load` (InboxWatcher, in the layout) and takes over once its first update
+// arrives; the live code (InboxItems: the directory read through Connect and
+// TanStack Query, the virtualizer for a long inbox, the file handoffs card)
+// is fetched then too, so none of it is loaded before `load`. The rows are
+// the same elements before and after (InboxRows.tsx), so nothing is drawn
+// twice. Without a first view (a client-side navigation with the inbox
+// already live, the console unavailable) the page waits for the stream; with
+// the inbox already live, the live code is fetched at once.
 
+import { useMemo, useState } from "react";
 import { inboxCountLabel } from "@/features/inbox/inbox-state";
 import { componentLoader, useAfterLoadComponent } from "@/lib/client/after-load-import";
 import { useInbox } from "@/features/inbox/use-inbox";
+import { useWhoAmI } from "@/lib/client/use-whoami";
 import { useOutage } from "@/lib/client/runtime-status";
 import { ConnectionBadge } from "@/components/ui/ConnectionIndicator";
 import { NotificationToggle } from "@/features/inbox/NotificationToggle";
-import { InboxEmpty } from "@/features/inbox/InboxEmpty";
-import type { InboxItemsProps } from "@/features/inbox/InboxItems";
+import { InboxRows, type FromOf, type VirtualItemsProps } from "@/features/inbox/InboxRows";
+import type { InboxFirstView } from "@/lib/views/inbox-first-view";
+import type { InboxLiveProps } from "@/features/inbox/InboxItems";
+import { EMPTY_DIRECTORY, nameIn, type Directory } from "@/lib/views/directory";
 
-const loadItems = componentLoader<InboxItemsProps>(() => import("@/features/inbox/InboxItems").then((m) => m.InboxItems));
+const loadLive = componentLoader<InboxLiveProps>(() => import("@/features/inbox/InboxItems").then((m) => m.InboxLive));
+const loadVirtual = componentLoader<VirtualItemsProps>(() => import("@/features/inbox/InboxItems").then((m) => m.VirtualItems));
 
-export function InboxScreen() {
+export function InboxScreen({ first }: { first?: InboxFirstView | undefined }) {
   const { inbox, connection } = useInbox();
-  const Items = useAfterLoadComponent(loadItems, "the inbox's items", inbox.loaded);
+  const { me } = useWhoAmI();
+  const Live = useAfterLoadComponent(loadLive, "the inbox's live code", inbox.loaded);
+  const Virtual = useAfterLoadComponent(loadVirtual, "the inbox's long list", inbox.loaded);
+  const [directory, setDirectory] = useState<Directory | null>(null);
+  // Names: the console's directory once the live code has read it, the server's until then.
+  const fromOf: FromOf = useMemo(
+    () => (item) =>
+      directory
+        ? nameIn(directory, item.fromParticipant)
+        : (first?.names[item.fromParticipant] ?? nameIn(EMPTY_DIRECTORY, item.fromParticipant)),
+    [directory, first],
+  );
+  // The live inbox once its first update has arrived, the server's first view until then.
+  const shown = inbox.loaded
+    ? { loaded: true, count: inbox.items.length, items: inbox.items, ahead: inbox.ahead, news: inbox.news }
+    : first
+      ? { loaded: true, count: first.count, items: first.items, ahead: first.ahead, news: [] }
+      : { loaded: false, count: 0, items: [], ahead: [], news: [] };
   // Until the inbox has loaded, an outage says why it has not (instead of "Loading…" for ever).
   const outage = useOutage();
   const waiting =
@@ -39,13 +68,18 @@ export function InboxScreen() {
         </div>
       </div>
       <p className="text-sm text-slate-700 dark:text-slate-300" data-testid="inbox-count">
-        {inbox.loaded ? `${inboxCountLabel(inbox.items.length)}.` : waiting}
+        {shown.loaded ? `${inboxCountLabel(shown.count)}.` : waiting}
       </p>
-      {Items ? (
-        <Items loaded={inbox.loaded} items={inbox.items} ahead={inbox.ahead} news={inbox.news} />
-      ) : inbox.loaded && inbox.items.length === 0 ? (
-        <InboxEmpty />
-      ) : null}
+      <InboxRows
+        loaded={shown.loaded}
+        items={shown.items}
+        ahead={shown.ahead}
+        news={shown.news}
+        participantId={me?.participantId ?? ""}
+        fromOf={fromOf}
+        Virtual={Virtual}
+      />
+      {Live ? <Live onDirectory={setDirectory} /> : null}
     </div>
   );
 }

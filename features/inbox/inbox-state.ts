@@ -6,6 +6,7 @@
 // so it must not pull protobuf-es into every page.
 
 import type { InboxItem, WatchInboxResponse } from "@/lib/gen/baton/v1/actions_pb";
+import { newestFirst } from "@/lib/views/inbox-first-view";
 
 export interface InboxState {
   items: readonly InboxItem[];
@@ -36,7 +37,6 @@ export function inboxKey(item: InboxItem): string {
 
 export function applyInboxMessage(state: InboxState, m: WatchInboxResponse): InboxState {
   if (m.item.case !== "update") return state;
-  const newestFirst = (a: InboxItem, b: InboxItem) => Number(b.sinceUnixMs - a.sinceUnixMs);
   const items = [...m.item.value.items].sort(newestFirst);
   const ahead = [...m.item.value.ahead].sort(newestFirst);
   const news = [...m.item.value.news].sort(newestFirst);

@@ -105,6 +105,23 @@ export function SessionRows({
   stuckAfterMs: number;
 }) {
   const { hydrated, virtualizer, items, total, rowHeight, selectedIndex } = nav;
+  // The rows stay in flow once hydrated (the window's rows, with the space of
+  // those above and below as padding), where the server's HTML put them: a
+  // row moved by hydration (absolute positions from estimated heights) would
+  // be painted again where it lands, and Chromium counts a row that comes
+  // into view so as a new, later Largest Contentful Paint.
+  const margin = virtualizer.options.scrollMargin;
+  const firstItem = items[0];
+  const lastItem = items[items.length - 1];
+  const padding =
+    hydrated && firstItem && lastItem
+      ? {
+          paddingTop: firstItem.start - margin,
+          paddingBottom: Math.max(0, virtualizer.getTotalSize() - (lastItem.end - margin)),
+          // The padding changes as rows come and go: the browser must not move the scroll position for it.
+          overflowAnchor: "none" as const,
+        }
+      : undefined;
   return (
     <div className="rounded-lg border border-slate-200 dark:border-slate-800">
       <ColumnHeader query={query} setQuery={setQuery} />
@@ -116,8 +133,8 @@ export function SessionRows({
         onKeyDown={nav.onListKeyDown}
         aria-busy={win.stale || undefined}
         data-stale={win.stale || undefined}
-        className={clsx("relative", win.stale && "opacity-60")}
-        style={hydrated ? { height: virtualizer.getTotalSize() } : undefined}
+        className={clsx(win.stale && "opacity-60")}
+        style={padding}
         data-testid="session-list"
       >
         {items.map((vi) => {
@@ -129,8 +146,6 @@ export function SessionRows({
               ref={hydrated ? virtualizer.measureElement : undefined}
               aria-setsize={total}
               aria-posinset={vi.index + 1}
-              className={hydrated ? "absolute top-0 left-0 w-full" : undefined}
-              style={hydrated ? { transform: `translateY(${vi.start - virtualizer.options.scrollMargin}px)` } : undefined}
             >
               {s ? (
                 <SessionRow

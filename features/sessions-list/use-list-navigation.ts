@@ -76,9 +76,9 @@ export function useListNavigation(win: SessionWindow, searchRef: RefObject<HTMLI
   useEffect(() => virtualizer.measure(), [rowHeight, virtualizer]);
 
   // Until hydrated, the first rows in flow (the server knows no window size).
-  const items: readonly { key: Key; index: number; start: number }[] = hydrated
+  const items: readonly { key: Key; index: number; start: number; end: number }[] = hydrated
     ? virtualizer.getVirtualItems()
-    : Array.from({ length: Math.min(total, FIRST_VIEW_ROWS) }, (_, index) => ({ key: index, index, start: 0 }));
+    : Array.from({ length: Math.min(total, FIRST_VIEW_ROWS) }, (_, index) => ({ key: index, index, start: 0, end: 0 }));
   const firstVisible = items[0]?.index ?? 0;
   const lastVisible = items[items.length - 1]?.index ?? 0;
   useEffect(() => setVisible(firstVisible, lastVisible), [firstVisible, lastVisible, setVisible]);

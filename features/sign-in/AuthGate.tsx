@@ -1,14 +1,16 @@
 "use client";
 // Sends signed-out visitors to /login?returnTo=… (when reads need sign-in, or
 // the page acts) and people with a one-time password to the password change.
-// Reading pages render at once; pages that act wait for the sign-in check.
+// Reading pages render at once; pages that act wait for the sign-in check,
+// except the inbox when the server found the request signed in (its HTML is
+// that person's first view).
 
 import { usePathname, useRouter } from "next/navigation";
 import { useEffect, useState, type ReactNode } from "react";
 import { gateDecision } from "@/lib/views/sign-in";
 import { useAuthMethods, useWhoAmI } from "@/lib/client/use-whoami";
 
-export function AuthGate({ children }: { children: ReactNode }) {
+export function AuthGate({ children, serverSignedIn = false }: { children: ReactNode; serverSignedIn?: boolean }) {
   const pathname = usePathname();
   const router = useRouter();
   const { me, error } = useWhoAmI();
@@ -16,7 +18,7 @@ export function AuthGate({ children }: { children: ReactNode }) {
   // The query string is read after mount (useSearchParams would need a Suspense boundary here).
   const [search, setSearch] = useState("");
   useEffect(() => setSearch(window.location.search), [pathname]);
-  const decision = gateDecision({ pathname, search, me, methods });
+  const decision = gateDecision({ pathname, search, me, methods, serverSignedIn });
 
   const redirectTo = decision.kind === "redirect" ? decision.to : null;
   useEffect(() => {

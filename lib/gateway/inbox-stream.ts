@@ -8,6 +8,7 @@ import {
   InboxUpdateSchema,
   WatchInboxResponseSchema,
   type InboxItem,
+  type InboxUpdate,
   type WatchInboxResponse,
 } from "@/lib/gen/baton/v1/actions_pb";
 import { HeartbeatSchema } from "@/lib/gen/baton/v1/console_pb";
@@ -238,5 +239,36 @@ export async function* watchInbox(
     signal.removeEventListener("abort", stop);
     if (newsTimer) clearTimeout(newsTimer);
     ended.abort();
+  }
+}
+
+/**
+ * The inbox's first update for one person, as the stream would send it first
+ * (for the /inbox page's server-rendered first view): undefined when the
+ * session index has not loaded within `timeoutMs`, or `signal` ends first.
+ * Rides on the open sessions like the stream, and stops observing them once
+ * it has its answer.
+ */
+export async function firstInboxUpdate(
+  options: InboxOptions,
+  user: Actor,
+  nameOf: (participantId: string) => string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<InboxUpdate | undefined> {
+  const ac = new AbortController();
+  const stop = (): void => ac.abort();
+  const timer = setTimeout(stop, timeoutMs);
+  signal?.addEventListener("abort", stop, { once: true });
+  try {
+    // No coalescing window (the first update comes at once), no heartbeat before the timeout.
+    for await (const m of watchInbox({ ...options, flushMs: 0, heartbeatMs: timeoutMs + 60_000 }, user, nameOf, ac.signal)) {
+      if (m.item.case === "update") return m.item.value;
+    }
+    return undefined;
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", stop);
+    ac.abort();
   }
 }

@@ -263,3 +263,55 @@ describe("watchInbox over the catalog feeder", () => {
     gw.close();
   });
 });
+
+describe("firstInboxUpdate", () => {
+  it("answers with the stream's first update (what the /inbox page renders on the server) and stops observing", async () => {
+    const { FakeRuntime } = await import("./testing/fake-runtime");
+    const { handoffScript } = await import("./testing/scenario");
+    const { createGateway } = await import("./gateway");
+    const { PolicyCache } = await import("./policies");
+    const { firstInboxUpdate } = await import("./inbox-stream");
+    const rt = new FakeRuntime();
+    const me = "human:bob";
+    const offered = handoffScript(undefined, "human:alice", me);
+    rt.start(offered.start(), ["human:alice", me]);
+    rt.append(offered.offer());
+    const gw = createGateway({ runtime: rt });
+    const options = { feeder: gw.feeder, policies: new PolicyCache(async () => null), logger: gw.logger };
+    const user = { role: "operator" as const, participantId: me };
+    // The feeder follows the open session shortly after it starts: ask until it has.
+    let update = await firstInboxUpdate(options, user, (id) => id, 2_000);
+    for (let i = 0; i < 50 && update?.items.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      update = await firstInboxUpdate(options, user, (id) => id, 2_000);
+    }
+    expect(update?.items.map((i) => [i.kind, i.sessionId, i.summary])).toEqual([
+      [InboxItemKind.OFFER, offered.sessionId, "human:alice offered you " + (update?.items[0]?.scope || "a handoff") + "."],
+    ]);
+    expect(update?.count).toBe(1);
+    gw.close();
+  });
+
+  it("gives up (undefined) when the session index has not loaded in time, and releases what it observed", async () => {
+    const { PolicyCache } = await import("./policies");
+    const { firstInboxUpdate } = await import("./inbox-stream");
+    const { silentLogger } = await import("./logger");
+    let observing = 0;
+    const feeder = {
+      observeOpen(_o: unknown, signal: AbortSignal) {
+        observing += 1;
+        signal.addEventListener("abort", () => (observing -= 1), { once: true });
+      },
+    };
+    const started = Date.now();
+    const update = await firstInboxUpdate(
+      { feeder, policies: new PolicyCache(async () => null), logger: silentLogger },
+      { role: "operator", participantId: "human:bob" },
+      (id) => id,
+      60,
+    );
+    expect(update).toBeUndefined();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(55);
+    expect(observing).toBe(0);
+  });
+});

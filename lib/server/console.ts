@@ -33,6 +33,12 @@ import { planWebhooks, startWebhooks } from "./webhooks-setup";
 
 type Env = Record<string, string | undefined>;
 
+/** What the /inbox page's first view reads, as WatchInbox and ListDirectory do. */
+function inboxReads(acting: ConsoleActions) {
+  const { actions, escalations } = acting;
+  return { policies: actions.policies, escalations, directory: (signal?: AbortSignal) => actions.directory(signal) };
+}
+
 export interface RunningConsole {
   /** Base URL of the console, e.g. http://127.0.0.1:3000 */
   url: string;
@@ -245,6 +251,7 @@ export async function startConsole(options: StartConsoleOptions): Promise<Runnin
     accounts: auth?.accounts ?? null,
     agentNames: agents.names,
     fileHandoffsEnabled: () => fileHandoffs.files !== null,
+    inbox: auth && acting ? inboxReads(acting) : null,
     signal: shutdown.signal,
   });
   let nextHandler: ((req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>) | null = null;

@@ -10,6 +10,7 @@ import type { SessionPreview } from "@/lib/gateway/session-preview";
 import type { ListSessionPageResponse } from "@/lib/gen/baton/v1/console_pb";
 import type { SessionListQueryFields } from "@/lib/views/list-query";
 import type { ListPerson } from "@/lib/views/directory";
+import type { InboxFirstView } from "@/lib/views/inbox-first-view";
 
 /** The session list's first view: its first page and the whole catalog's counts, or why there is none. */
 export type SessionListFirstView =
@@ -17,11 +18,18 @@ export type SessionListFirstView =
   | { kind: "signed-out" }
   | { kind: "unavailable"; detail: string };
 
+/** The inbox's first view for the signed-in person, or why there is none. */
+export type InboxFirstViewRead = ({ kind: "ready" } & InboxFirstView) | { kind: "signed-out" } | { kind: "unavailable"; detail: string };
+
 export interface PageData {
   /** The session page's first view, or why there is none. */
   sessionPreview(headers: Headers, sessionId: string): Promise<SessionPreview | { kind: "signed-out" }>;
   /** The session list's first `limit` rows for `query` (read as ListSessionPage reads them). */
   sessionListFirstView?(headers: Headers, query: SessionListQueryFields, limit: number): Promise<SessionListFirstView>;
+  /** Whether the request comes from a signed-in person (who has replaced a one-time password). */
+  signedIn?(headers: Headers): Promise<boolean>;
+  /** What waits on the signed-in person, as the inbox stream's first update says it (the /inbox page's first view). */
+  inboxFirstView?(headers: Headers): Promise<InboxFirstViewRead>;
   /** The console watches v0.1 handoff directories (BATON_HANDOFF_DIRS): the header shows "Files". */
   fileHandoffsEnabled?(): boolean;
   /** The list's stuck threshold (BATON_STUCK_AFTER_MINUTES), in ms. */

@@ -136,6 +136,15 @@ describe("gateDecision", () => {
     expect(gateDecision({ pathname: "/", search: "", me: undefined, methods })).toEqual({ kind: "show" });
   });
 
+  it("shows the inbox's server-rendered first view while checking, when the server found the request signed in", () => {
+    expect(gateDecision({ pathname: "/inbox", search: "", me: undefined, methods, serverSignedIn: true })).toEqual({ kind: "show" });
+    expect(gateDecision({ pathname: "/inbox", search: "", me: undefined, methods, serverSignedIn: false })).toEqual({ kind: "wait" });
+    // Only the inbox: the other pages that act still wait for the browser's own check.
+    expect(gateDecision({ pathname: "/sessions/new", search: "", me: undefined, methods, serverSignedIn: true })).toEqual({ kind: "wait" });
+    // The browser's answer decides once it is in.
+    expect(gateDecision({ pathname: "/inbox", search: "", me: null, methods, serverSignedIn: true })).toMatchObject({ kind: "redirect" });
+  });
+
   it("sends people with a one-time password to change it first", () => {
     const fresh = { ...ME, mustChangePassword: true };
     expect(gateDecision({ pathname: "/inbox", search: "", me: fresh, methods })).toEqual({

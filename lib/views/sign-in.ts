@@ -263,6 +263,13 @@ function needsAccount(pathname: string): boolean {
 }
 
 /**
+ * Account pages whose server render is made for the person the server found
+ * signed in (the inbox's first view): shown while the browser's own check
+ * runs, when the server said so, instead of "Checking your sign-in…".
+ */
+const SERVER_CHECKED_PAGES = new Set(["/inbox"]);
+
+/**
  * What a page does with the sign-in state: show itself, wait for the answer,
  * or send the person to /login (signed out) or /account/password (one-time
  * password still to change). `me` undefined = not known yet.
@@ -272,11 +279,16 @@ export function gateDecision(input: {
   search: string;
   me: WhoAmI | null | undefined;
   methods: AuthMethods | undefined;
+  /** The server found this page's request signed in (by someone past a one-time password). */
+  serverSignedIn?: boolean;
 }): GateDecision {
   const { pathname, me } = input;
   if (PUBLIC_PAGES.has(pathname)) return { kind: "show" };
   const here = `${pathname}${input.search}`;
-  if (me === undefined) return needsAccount(pathname) ? { kind: "wait" } : { kind: "show" };
+  if (me === undefined)
+    return needsAccount(pathname) && !(input.serverSignedIn === true && SERVER_CHECKED_PAGES.has(pathname))
+      ? { kind: "wait" }
+      : { kind: "show" };
   if (me === null) {
     // Reading pages stay up while /auth/methods is unknown; the server already
     // redirected a signed-out visit when reads need sign-in.

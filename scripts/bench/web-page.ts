@@ -63,6 +63,10 @@ export interface ColdRun {
   fcpMs: number | null;
   lcpMs: number | null;
   lcpElement: string;
+  /** Every LCP candidate reported: when, its size, the element, and whether that element is still in the page at the end. */
+  lcpCandidates: { ms: number; size: number; el: string; connected: boolean }[];
+  /** The page's console errors and warnings (BENCH_LCP_TRACE=1 only). */
+  consoleLines: string[];
   loadMs: number;
   domContentLoadedMs: number;
   /** Navigation start → the page's content was in place (see `ready`), checked every frame from navigation start. */
@@ -183,12 +187,14 @@ export async function coldRun(
     // gone by the time the result is read (the session page's first view is
     // replaced by the live view).
     await page.addInitScript(() => {
-      const w = window as unknown as { __lcpDesc?: Map<number, string> };
+      const w = window as unknown as { __lcpDesc?: Map<number, string>; __lcpEls?: { t: number; size: number; el: Element }[] };
       w.__lcpDesc = new Map();
+      w.__lcpEls = [];
       new PerformanceObserver((list) => {
-        for (const e of list.getEntries() as (PerformanceEntry & { element?: Element | null })[]) {
+        for (const e of list.getEntries() as (PerformanceEntry & { element?: Element | null; size?: number })[]) {
           const el = e.element;
           if (!el) continue;
+          w.__lcpEls?.push({ t: e.startTime, size: e.size ?? 0, el });
           const testid = el.getAttribute("data-testid");
           w.__lcpDesc?.set(
             e.startTime,
@@ -203,6 +209,12 @@ export async function coldRun(
       await page.addInitScript({ content: STREAM_WATCH });
       await page.addInitScript({ content: LOAF_WATCH });
     }
+    // With BENCH_LCP_TRACE=1, the page's errors and warnings (a hydration mismatch redraws the page).
+    const consoleLines: string[] = [];
+    if (process.env.BENCH_LCP_TRACE === "1")
+      page.on("console", (msg) => {
+        if (msg.type() === "error" || msg.type() === "warning") consoleLines.push(`${msg.type()}: ${msg.text().slice(0, 300)}`);
+      });
     const scriptResponses = new Map<string, { encoding: string; body: () => Promise<Buffer> }>();
     const failed: string[] = [];
     page.on("response", (res) => {
@@ -262,6 +274,14 @@ export async function coldRun(
           resolve({ t: last.startTime, el: desc });
         }, 50);
       });
+      // Every candidate, and whether its element is still in the page (a
+      // later candidate for a replaced element means the DOM was redrawn).
+      const candidates = ((window as unknown as { __lcpEls?: { t: number; size: number; el: Element }[] }).__lcpEls ?? []).map((c) => ({
+        ms: c.t,
+        size: c.size,
+        el: `${(window as unknown as { __lcpDesc?: Map<number, string> }).__lcpDesc?.get(c.t) ?? c.el.tagName.toLowerCase()}`,
+        connected: c.el.isConnected,
+      }));
       const navEntry = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
       // (No named helper functions in here: tsx would wrap them in a helper the page does not have.)
       const firstPaint = performance.getEntriesByName("first-paint", "paint")[0]?.startTime ?? null;
@@ -275,6 +295,7 @@ export async function coldRun(
       }));
       return {
         lcp,
+        candidates,
         loadEventStart: navEntry.loadEventStart,
         domContentLoaded: navEntry.domContentLoadedEventStart,
         responseStart: navEntry.responseStart,
@@ -343,6 +364,8 @@ export async function coldRun(
       fcpMs: m.fcp,
       lcpMs: m.lcp.t,
       lcpElement: m.lcp.el,
+      lcpCandidates: m.candidates,
+      consoleLines,
       loadMs: m.loadEventStart,
       domContentLoadedMs: m.domContentLoaded,
       readyMs,

@@ -91,6 +91,10 @@ export async function coldRuns(browser: Browser, label: string, url: string, rea
     log(
       `${label} run ${i + 1}/${opts.runs}: JS ${f1(kib(r.jsSentBytes))} KiB sent / ${f1(kib(r.jsGzipBytes))} KiB gzip-eq. (${r.scriptsBeforeLoad} scripts), HTML ${f1(kib(r.htmlSentBytes))} KiB sent, first byte ${f0(r.firstByteMs)} ms, first paint ${f0(r.firstPaintMs)} ms, load ${f0(r.loadMs)} ms, LCP ${f0(r.lcpMs)} ms, content ${f0(r.readyMs)} ms${live ? `, live view ${f0(r.liveMs)} ms (after load: live code asked +${f0(after(r.lateScriptStartMs, r.loadMs))}, in +${f0(after(r.lateScriptEndMs, r.loadMs))}, stream asked +${f0(after(r.streamAskedMs, r.loadMs))}, in place +${f0(after(r.liveMs, r.loadMs))} ms; late scripts ${r.lateScripts.map((x) => `${x.file} +${f0(x.startMs - r.loadMs)}..+${f0(x.endMs - r.loadMs)} ${f1(kib(x.gzipBytes))} KiB`).join(", ")})` : ""}`,
     );
+    if (process.env.BENCH_LCP_TRACE === "1")
+      for (const c of r.lcpCandidates)
+        log(`  LCP candidate at ${f0(c.ms)} ms, ${f0(c.size)} px²: ${c.el}${c.connected ? "" : " (since removed from the page)"}`);
+    for (const line of r.consoleLines) log(`  console ${line}`);
     if (live && process.env.BENCH_LONG_FRAMES === "1")
       for (const f of r.longFrames)
         log(
