@@ -6,7 +6,7 @@
 import type { APIRequestContext, Browser, Page } from "@playwright/test";
 import { expect, test } from "../support/fixtures";
 import { expectNoAxeViolations, shoot, uniqueSuffix, watchErrors } from "../support/ui";
-import { actionButton, connectJson, csrfTokenOf, signedInAs } from "../support/session-ui";
+import { actionButton, callAction as call, signedInAs } from "../support/session-ui";
 import type { PersonKey } from "../support/people";
 
 const RUNBOOK = `# Payments on-call runbook
@@ -23,23 +23,6 @@ kubectl -n payments rollout status deploy/payments-api --timeout=120s
 `;
 
 const PHONE = { width: 390, height: 844 };
-
-/** One ActionService call; returns the new session's or offer's id. The console's view of a session may trail a just-sent message by a moment, so a refusal about the offer's id is retried. */
-async function call(req: APIRequestContext, method: string, body: Record<string, unknown>): Promise<string> {
-  const csrf = { "x-baton-csrf": await csrfTokenOf(req) };
-  for (let attempt = 0; ; attempt += 1) {
-    const res = await connectJson(req, method, { messageId: globalThis.crypto.randomUUID(), ...body }, csrf);
-    const text = await res.text();
-    if (res.status() === 400 && attempt < 20 && text.includes("handoff_id")) {
-      await new Promise((r) => setTimeout(r, 150));
-      continue;
-    }
-    expect(res.status(), `${method}: ${text}`).toBe(200);
-    const result = JSON.parse(text) as { ok?: boolean; sessionId?: string; handoffId?: string };
-    expect(result.ok, `${method}: ${text}`).toBe(true);
-    return method === "StartSession" ? (result.sessionId ?? "") : (result.handoffId ?? "");
-  }
-}
 
 async function as<T>(browser: Browser, who: PersonKey, fn: (req: APIRequestContext) => Promise<T>): Promise<T> {
   const p = await signedInAs(browser, who);

@@ -17,41 +17,10 @@
 //   checks against a runtime that really goes away) is replaced in the
 //   browser, and the inbox's stream is cut, as e2e/session/08-states.spec.ts
 //   cuts the list's.
-import type { APIRequestContext } from "@playwright/test";
 import { expect, test } from "../support/fixtures";
-import { actionButton, connectJson, csrfTokenOf, signedInAs } from "../support/session-ui";
+import { actionButton, callAction as call, FAKE_NOTIFICATIONS, signedInAs } from "../support/session-ui";
 import { expectNoAxeViolations, listRow, shoot, uniqueSuffix, watchErrors } from "../support/ui";
 import { newSessionId } from "../support/agent";
-
-// Records notifications instead of showing them (the browser's permission is granted).
-const FAKE_NOTIFICATIONS = `
-  window.__notes = [];
-  class FakeNotification {
-    static permission = "granted";
-    static requestPermission() { return Promise.resolve("granted"); }
-    constructor(title, options) { window.__notes.push({ title, body: (options && options.body) || "" }); }
-    close() {}
-  }
-  window.Notification = FakeNotification;
-`;
-
-/** One ActionService call as the person behind `req`; returns the result's session or handoff id. */
-async function call(req: APIRequestContext, method: string, body: Record<string, unknown>): Promise<string> {
-  const csrf = { "x-baton-csrf": await csrfTokenOf(req) };
-  for (let attempt = 0; ; attempt += 1) {
-    const res = await connectJson(req, method, { messageId: globalThis.crypto.randomUUID(), ...body }, csrf);
-    const text = await res.text();
-    // The console's view of a session may trail a just-sent message by a moment.
-    if (res.status() === 400 && attempt < 20 && text.includes("handoff_id")) {
-      await new Promise((r) => setTimeout(r, 150));
-      continue;
-    }
-    expect(res.status(), `${method}: ${text}`).toBe(200);
-    const result = JSON.parse(text) as { ok?: boolean; sessionId?: string; handoffId?: string };
-    expect(result.ok, `${method}: ${text}`).toBe(true);
-    return method === "StartSession" ? (result.sessionId ?? "") : (result.handoffId ?? "");
-  }
-}
 
 test("under lead approval a declined offer is back with its owner: she is told, the list says it waits on her, her re-offer clears it", async ({
   browser,

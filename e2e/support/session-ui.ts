@@ -60,3 +60,36 @@ export async function expectConnectError(res: APIResponse, status: number, code:
   expect(body.code).toBe(code);
   if (message) expect(body.message ?? "").toMatch(message);
 }
+
+/**
+ * One ActionService call as the person behind `req`; returns the new session's or offer's id. The
+ * console's view of a session may trail a just-sent message by a moment, so a refusal about the
+ * offer's id is retried.
+ */
+export async function callAction(req: APIRequestContext, method: string, body: Record<string, unknown>): Promise<string> {
+  const csrf = { "x-baton-csrf": await csrfTokenOf(req) };
+  for (let attempt = 0; ; attempt += 1) {
+    const res = await connectJson(req, method, { messageId: globalThis.crypto.randomUUID(), ...body }, csrf);
+    const text = await res.text();
+    if (res.status() === 400 && attempt < 20 && text.includes("handoff_id")) {
+      await new Promise((r) => setTimeout(r, 150));
+      continue;
+    }
+    expect(res.status(), `${method}: ${text}`).toBe(200);
+    const result = JSON.parse(text) as { ok?: boolean; sessionId?: string; handoffId?: string };
+    expect(result.ok, `${method}: ${text}`).toBe(true);
+    return method === "StartSession" ? (result.sessionId ?? "") : (result.handoffId ?? "");
+  }
+}
+
+/** An init script that records notifications in window.__notes instead of showing them (permission granted). */
+export const FAKE_NOTIFICATIONS = `
+  window.__notes = [];
+  class FakeNotification {
+    static permission = "granted";
+    static requestPermission() { return Promise.resolve("granted"); }
+    constructor(title, options) { window.__notes.push({ title, body: (options && options.body) || "" }); }
+    close() {}
+  }
+  window.Notification = FakeNotification;
+`;

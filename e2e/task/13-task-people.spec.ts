@@ -1,18 +1,6 @@
 import { expect, test } from "../support/fixtures";
 import { expectSessionPhase, uniqueSuffix, watchErrors } from "../support/ui";
-import { actionButton, signedInAs } from "../support/session-ui";
-
-// Records notifications instead of showing them (the browser's permission is granted).
-const FAKE_NOTIFICATIONS = `
-  window.__notes = [];
-  class FakeNotification {
-    static permission = "granted";
-    static requestPermission() { return Promise.resolve("granted"); }
-    constructor(title, options) { window.__notes.push({ title, body: (options && options.body) || "" }); }
-    close() {}
-  }
-  window.Notification = FakeNotification;
-`;
+import { actionButton, FAKE_NOTIFICATIONS, signedInAs } from "../support/session-ui";
 
 test("a task driven by people: request, take, progress, complete, commit; the assignee is notified after opting in", async ({
   browser,
