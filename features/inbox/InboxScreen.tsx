@@ -68,7 +68,8 @@ export function InboxScreen({ first }: { first?: InboxFirstView | undefined }) {
         </div>
       </div>
       <p className="text-sm text-slate-700 dark:text-slate-300" data-testid="inbox-count">
-        {shown.loaded ? `${inboxCountLabel(shown.count)}.` : waiting}
+        {/* Until the live inbox has loaded, an outage wins over the server's first view: that view is as of the console's last word from the runtime. */}
+        {inbox.loaded || (shown.loaded && !outage) ? `${inboxCountLabel(shown.count)}.` : waiting}
       </p>
       <InboxRows
         loaded={shown.loaded}
