@@ -9,7 +9,7 @@
 // newest FIRST_VIEW_ITEMS items are drawn in flow.
 
 import Link from "next/link";
-import type { ComponentType } from "react";
+import type { ComponentType, ReactNode } from "react";
 import type { InboxItem } from "@/lib/gen/baton/v1/actions_pb";
 import { FIRST_VIEW_ITEMS } from "@/lib/views/inbox-first-view";
 import { INBOX_ITEM_KIND, type InboxItemKindValue } from "@/features/inbox/inbox-kinds";
@@ -168,6 +168,21 @@ export interface InboxRowsProps {
   Virtual: ComponentType<VirtualItemsProps> | null;
 }
 
+/** A titled list below what waits on me: what comes up next, and the news. */
+function InboxSection({ id, title, note, children }: { id: string; title: string; note: string; children: ReactNode }) {
+  return (
+    <section aria-labelledby={`inbox-${id}-title`} className="space-y-2" data-testid={`inbox-${id}`}>
+      <h2 id={`inbox-${id}-title`} className="pt-2 text-base font-semibold">
+        {title}
+      </h2>
+      <p className="text-sm text-slate-700 dark:text-slate-300">{note}</p>
+      <ul className="space-y-2" aria-label={title}>
+        {children}
+      </ul>
+    </section>
+  );
+}
+
 export function InboxRows({ loaded, items, ahead, news, participantId, fromOf, Virtual }: InboxRowsProps) {
   const { dismissed, dismiss } = useDismissedNews(participantId);
   const shownNews = news.filter((item) => !dismissed.has(newsKey(item)));
@@ -187,38 +202,30 @@ export function InboxRows({ loaded, items, ahead, news, participantId, fromOf, V
         </ul>
       ) : null}
       {ahead.length > 0 ? (
-        <section aria-labelledby="inbox-ahead-title" className="space-y-2" data-testid="inbox-ahead">
-          <h2 id="inbox-ahead-title" className="pt-2 text-base font-semibold">
-            Coming up for you
-          </h2>
-          <p className="text-sm text-slate-700 dark:text-slate-300">
-            Nothing to do yet: you approve these once the person offered the handoff answers.
-          </p>
-          <ul className="space-y-2" aria-label="Coming up for you">
-            {ahead.slice(0, FIRST_VIEW_ITEMS).map((item) => (
-              <li key={inboxKey(item)}>
-                <InboxRow item={item} from={fromOf(item)} />
-              </li>
-            ))}
-          </ul>
-        </section>
+        <InboxSection
+          id="ahead"
+          title="Coming up for you"
+          note="Nothing to do yet: you approve these once the person offered the handoff answers."
+        >
+          {ahead.slice(0, FIRST_VIEW_ITEMS).map((item) => (
+            <li key={inboxKey(item)}>
+              <InboxRow item={item} from={fromOf(item)} />
+            </li>
+          ))}
+        </InboxSection>
       ) : null}
       {shownNews.length > 0 ? (
-        <section aria-labelledby="inbox-news-title" className="space-y-2" data-testid="inbox-news">
-          <h2 id="inbox-news-title" className="pt-2 text-base font-semibold">
-            News about your sessions
-          </h2>
-          <p className="text-sm text-slate-700 dark:text-slate-300">
-            Nothing to do: what happened over the last day to sessions you started.
-          </p>
-          <ul className="space-y-2" aria-label="News about your sessions">
-            {shownNews.map((item) => (
-              <li key={newsKey(item)}>
-                <InboxRow item={item} from={fromOf(item)} onDismiss={() => dismiss(item)} />
-              </li>
-            ))}
-          </ul>
-        </section>
+        <InboxSection
+          id="news"
+          title="News about your sessions"
+          note="Nothing to do: what happened over the last day to sessions you started."
+        >
+          {shownNews.map((item) => (
+            <li key={newsKey(item)}>
+              <InboxRow item={item} from={fromOf(item)} onDismiss={() => dismiss(item)} />
+            </li>
+          ))}
+        </InboxSection>
       ) : null}
     </>
   );

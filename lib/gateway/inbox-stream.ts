@@ -161,9 +161,8 @@ export async function* watchInbox(
         },
         closed(sessionId) {
           sessions.delete(sessionId);
-          accepted.delete(sessionId);
-          // It may be news for this person now (committed, expired, cancelled).
-          newsCheck = options.recentClosed !== undefined || newsCheck;
+          // Its accepted-offer news goes, and it may be news for this person now (committed, expired, cancelled).
+          if (accepted.delete(sessionId) || options.recentClosed) newsCheck = true;
           if (items.delete(sessionId) || ahead.delete(sessionId)) dirty = true;
           if (dirty || newsCheck) poke();
         },
