@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
-import { SessionListScreen } from "@/features/sessions-list/SessionListScreen";
+import { LiveSessionList } from "@/features/sessions-list/LiveSessionList";
+import { ListPreview } from "@/features/sessions-list/ListPreview";
 import type { ListFirstView } from "@/features/sessions-list/list-first-view";
 import { parseListQuery, toSessionListQuery } from "@/lib/views/list-query";
 import { countOf, listQueryKey } from "@/features/sessions-list/session-window";
@@ -40,11 +41,16 @@ export default async function SessionsPage({ searchParams }: { searchParams: Pro
   // first paint (later on a busy main thread); in the shell, the rows are
   // painted with it. The page is rendered per request (it reads the request's
   // headers), so useSearchParams needs no boundary.
+  const stuckAfterMs = data?.stuckAfterMs?.() ?? DEFAULT_STUCK_AFTER_MS;
+  const names = data?.people ? await data.people(await headers()) : null;
+  // The first view is drawn here (ListPreview: no JavaScript of the list's
+  // own before `load`); the live list takes over after `load`.
   return (
-    <SessionListScreen
+    <LiveSessionList
+      preview={<ListPreview first={first} query={query} stuckAfterMs={stuckAfterMs} names={names} />}
       first={first}
-      stuckAfterMs={data?.stuckAfterMs?.() ?? DEFAULT_STUCK_AFTER_MS}
-      names={data?.people ? await data.people(await headers()) : null}
+      stuckAfterMs={stuckAfterMs}
+      names={names}
     />
   );
 }

@@ -1,9 +1,9 @@
-"use client";
 // What the session list shows instead of rows, and the notes above them: the
 // first page could not be read (refused, or the server is unreachable, with
 // a retry), loading, no sessions yet (or none indexed yet), none matching the
 // filters (with "Clear filters"); the change stream reconnecting or ended,
-// pages that failed, and updates paused.
+// pages that failed, and updates paused. No hooks and no "use client": the
+// server's first view (ListPreview.tsx) draws them too.
 
 import clsx from "clsx";
 import type { ReactNode } from "react";
@@ -87,7 +87,7 @@ export function ListEmpty({ backfilling }: { backfilling: boolean }) {
   );
 }
 
-export function ListNoMatch({ allCount, onClear }: { allCount: number | undefined; onClear: () => void }) {
+export function ListNoMatch({ allCount, onClear }: { allCount: number | undefined; onClear?: (() => void) | undefined }) {
   return (
     <Panel>
       <p className="text-base font-semibold" data-testid="no-match">

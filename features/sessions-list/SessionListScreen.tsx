@@ -16,7 +16,6 @@
 // are use-list-navigation.ts; the rows SessionRows.tsx; the states instead of
 // rows and the notes above them ListStates.tsx.
 
-import clsx from "clsx";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { componentLoader, useAfterLoadComponent } from "@/lib/client/after-load-import";
 import { countLine, firstViewWindow, type ListFirstView, type SessionWindow } from "@/features/sessions-list/list-first-view";
@@ -25,9 +24,10 @@ import { backfillLine, listQueryKey } from "@/features/sessions-list/session-win
 import { useListQuery } from "@/features/sessions-list/use-list-query";
 import { useListNavigation } from "@/features/sessions-list/use-list-navigation";
 import { useUiStore } from "@/lib/client/ui-store";
-import { Icon } from "@/components/ui/Icon";
+import { ListFrame } from "@/features/sessions-list/ListFrame";
 import { NewSessionLink } from "@/features/sessions-list/NewSessionLink";
 import { SessionFilters } from "@/features/sessions-list/SessionFilters";
+import { restoreFocus, type CarriedState } from "@/features/sessions-list/carry-over";
 import { SessionRows } from "@/features/sessions-list/SessionRows";
 import { ListEmpty, ListLoading, ListNoMatch, ListNotes, ListNotLoaded } from "@/features/sessions-list/ListStates";
 import { useNow } from "@/lib/client/use-now";
@@ -39,17 +39,17 @@ const loadLive = componentLoader<LiveSessionWindowProps>(() =>
   import("@/features/sessions-list/LiveSessionWindow").then((m) => m.LiveSessionWindow),
 );
 
-export function SessionListScreen({
-  first,
-  stuckAfterMs = DEFAULT_STUCK_AFTER_MS,
-  names,
-}: {
+export interface SessionListScreenProps {
   first?: ListFirstView | undefined;
   /** The console's stuck threshold (BATON_STUCK_AFTER_MINUTES). */
-  stuckAfterMs?: number;
+  stuckAfterMs?: number | undefined;
   /** The console's people and the agents directory's names, read by the server (display names in the rows). */
   names?: { people: readonly ListPerson[]; agentNames: Readonly<Record<string, string>> } | null | undefined;
-}) {
+  /** What was typed, picked or focused in the server's first view before this screen took over (LiveSessionList.tsx). */
+  carried?: CarriedState | undefined;
+}
+
+export function SessionListScreen({ first, stuckAfterMs = DEFAULT_STUCK_AFTER_MS, names, carried }: SessionListScreenProps) {
   const [query, setQuery] = useListQuery();
   const directory = useMemo(() => (names ? directoryFromPeople(names.people, names.agentNames) : EMPTY_DIRECTORY), [names]);
   const paused = useUiStore((s) => s.paused);
@@ -66,6 +66,12 @@ export function SessionListScreen({
   const now = useNow();
 
   useEffect(() => () => setPaused(false), [setPaused]);
+  // Once in place of the first view: the focus where it was there.
+  useEffect(() => {
+    restoreFocus(document, carried?.focus);
+    // Once, on the first render after the first view.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
   const togglePause = useCallback(() => setPaused(!useUiStore.getState().paused), [setPaused]);
 
   const { head, connection } = win;
@@ -106,40 +112,26 @@ export function SessionListScreen({
   }
 
   return (
-    <div className="space-y-4">
-      {Live ? <Live query={query} paused={paused} first={first} onWindow={setLiveWin} /> : null}
-      <div className="flex flex-wrap items-center gap-x-4 gap-y-2">
-        <h1 className="text-xl font-semibold tracking-tight">Sessions</h1>
-        <p className="text-sm text-slate-700 dark:text-slate-300" data-testid="list-count">
-          {countLine(win, filtered)}
-        </p>
-        <NewSessionLink />
-      </div>
-      <p role="status" className={clsx("text-sm", backfill ? "text-blue-900 dark:text-sky-200" : "sr-only")} data-testid="catalog-status">
-        {backfill ? (
-          <>
-            <Icon name="refresh" className="mr-1.5 inline h-4 w-4 align-[-3px] motion-safe:animate-spin" />
-            {backfill}. The list shows what is indexed so far.
-          </>
-        ) : null}
-      </p>
-      <SessionFilters
-        query={query}
-        setQuery={setQuery}
-        searchRef={searchRef}
-        paused={paused}
-        onTogglePause={togglePause}
-        waiting={win.waiting}
-        stuckAfterMs={stuckAfterMs}
-      />
-      <ListNotes win={win} loaded={loaded} now={now} paused={paused} />
-      {body}
-      {loaded && total > 0 ? (
-        <p className="text-xs text-slate-600 dark:text-slate-400">
-          Keyboard: <kbd className="font-mono">j</kbd>/<kbd className="font-mono">k</kbd> or arrows to move,{" "}
-          <kbd className="font-mono">Enter</kbd> to open, <kbd className="font-mono">/</kbd> to search.
-        </p>
-      ) : null}
-    </div>
+    <ListFrame
+      live={Live ? <Live query={query} paused={paused} first={first} onWindow={setLiveWin} /> : null}
+      count={countLine(win, filtered)}
+      newSession={<NewSessionLink />}
+      backfill={backfill}
+      filters={
+        <SessionFilters
+          query={query}
+          setQuery={setQuery}
+          searchRef={searchRef}
+          paused={paused}
+          onTogglePause={togglePause}
+          waiting={win.waiting}
+          stuckAfterMs={stuckAfterMs}
+          carried={carried?.filters}
+        />
+      }
+      notes={<ListNotes win={win} loaded={loaded} now={now} paused={paused} />}
+      body={body}
+      hint={loaded && total > 0}
+    />
   );
 }

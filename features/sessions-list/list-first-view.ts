@@ -1,13 +1,20 @@
 // The session list's window as the screen reads it, and the window the page
 // shows before its live machinery has loaded: the first page the server read
 // for the URL's query (app/page.tsx), handed to the browser with the HTML.
-// Light on purpose (types from lib/gen only): this is part of the list's
-// JavaScript loaded before `load`; Connect, protobuf-es and TanStack Query
-// come later with features/sessions-list/LiveSessionWindow.tsx.
+// Light on purpose (types from lib/gen only, no client-only module): the
+// server draws the first view with it (ListPreview.tsx); Connect,
+// protobuf-es and TanStack Query come later with
+// features/sessions-list/LiveSessionWindow.tsx.
 
 import type { CatalogStatus, ListSessionPageResponse, SessionSummary } from "@/lib/gen/baton/v1/console_pb";
-import { INITIAL_CONNECTION, type ConnectionInfo } from "@/lib/client/connection";
+import type { ConnectionInfo } from "@/lib/client/connection";
 import { countOf, PAGE_SIZE, type ListHead } from "@/features/sessions-list/session-window";
+
+/** Rows the server's HTML shows (in flow, before the virtualizer measures the window): a tall screen's worth. */
+export const FIRST_VIEW_ROWS = 24;
+
+/** A grid row's height on wide screens before measuring (the server assumes a wide screen). */
+export const ROW_WIDE = 46;
 
 export type PageStatus = "loading" | "error" | "ready";
 
@@ -58,6 +65,9 @@ export interface ListFirstView {
 
 const noop = (): void => {};
 
+/** INITIAL_CONNECTION's value, not imported: the connection store is client-only and the server's first view (ListPreview.tsx) uses this module. */
+const NOT_CONNECTED: ConnectionInfo = Object.freeze({ state: "connecting", reconnects: 0 });
+
 /**
  * The window before the live machinery runs: the server's first page. For
  * another query than the one it was read for (the filters changed before the
@@ -79,7 +89,7 @@ export function firstViewWindow(first: ListFirstView | undefined, listKey: strin
     failedPages: 0,
     setVisible: noop,
     retry: noop,
-    connection: INITIAL_CONNECTION,
+    connection: NOT_CONNECTED,
     waiting: 0,
     openCount: first?.openCount,
     allCount: first?.allCount,

@@ -10,7 +10,7 @@
 import { useWindowVirtualizer } from "@tanstack/react-virtual";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useRef, useState, useSyncExternalStore, type Key, type KeyboardEvent, type RefObject } from "react";
-import type { SessionWindow } from "@/features/sessions-list/list-first-view";
+import { FIRST_VIEW_ROWS, ROW_WIDE, type SessionWindow } from "@/features/sessions-list/list-first-view";
 import { useElementOffsetTop } from "@/lib/client/use-offset-top";
 
 const noSubscription = (): (() => void) => () => {};
@@ -24,12 +24,8 @@ function useHydrated(): boolean {
   );
 }
 
-/** Rows the server's HTML shows (in flow, before the virtualizer measures the window): a tall screen's worth. */
-const FIRST_VIEW_ROWS = 24;
-
 const WIDE = "(min-width: 1024px)";
 /** Row heights before measuring: a grid row on wide screens, a card below. */
-const ROW_WIDE = 46;
 const ROW_CARD = 106;
 
 function subscribeWide(cb: () => void): () => void {

@@ -6,7 +6,7 @@
 // instead of breaking the page.
 
 import { useEffect, useState, type ComponentType } from "react";
-import { afterLoadAndIdle } from "@/lib/client/after-load";
+import { afterLoad, afterLoadAndIdle } from "@/lib/client/after-load";
 
 /** Waits before fetching the code again after a failed fetch. */
 const RETRY_DELAYS_MS = [2_000, 10_000, 30_000];
@@ -25,10 +25,16 @@ export function componentLoader<P>(fetchComponent: () => Promise<ComponentType<P
 
 /**
  * The component `load` resolves to, once fetched: after `load` and an idle
- * moment, or straight away when `now` (nothing to show until it arrives).
- * Null until then.
+ * moment (right after `load` when not `idle`: someone may be waiting on it),
+ * or straight away when `now` (nothing to show until it arrives). Null until
+ * then.
  */
-export function useAfterLoadComponent<P>(load: () => Promise<ComponentType<P>>, what: string, now = false): ComponentType<P> | null {
+export function useAfterLoadComponent<P>(
+  load: () => Promise<ComponentType<P>>,
+  what: string,
+  now = false,
+  idle = true,
+): ComponentType<P> | null {
   const [Component, setComponent] = useState<ComponentType<P> | null>(null);
   useEffect(() => {
     if (Component) return;
@@ -49,12 +55,12 @@ export function useAfterLoadComponent<P>(load: () => Promise<ComponentType<P>>, 
     };
     let cancelIdle = (): void => {};
     if (now) attempt(0);
-    else cancelIdle = afterLoadAndIdle(window, () => attempt(0));
+    else cancelIdle = (idle ? afterLoadAndIdle : afterLoad)(window, () => attempt(0));
     return () => {
       cancelled = true;
       cancelIdle();
       clearTimeout(retry);
     };
-  }, [Component, load, what, now]);
+  }, [Component, load, what, now, idle]);
   return Component;
 }
