@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
-import { InboxScreen } from "@/features/inbox/InboxScreen";
+import { LiveInbox } from "@/features/inbox/LiveInbox";
+import { InboxPreview } from "@/features/inbox/InboxPreview";
 import type { InboxFirstView } from "@/lib/views/inbox-first-view";
 import { pageData } from "@/lib/server/page-data";
 
@@ -15,5 +16,7 @@ export default async function InboxPage() {
   const read = data?.inboxFirstView ? await data.inboxFirstView(await headers()) : undefined;
   const first: InboxFirstView | undefined =
     read?.kind === "ready" ? { count: read.count, items: read.items, ahead: read.ahead, names: read.names } : undefined;
-  return <InboxScreen first={first} />;
+  // The first view is drawn here (InboxPreview: no inbox JavaScript of its
+  // own before `load`); the live inbox takes over after `load`.
+  return <LiveInbox first={first} preview={<InboxPreview first={first} />} />;
 }

@@ -13,7 +13,7 @@ import { roleAtLeast } from "@/lib/authz/roles";
 import { MINIMUM_ROLE } from "@/lib/authz/rules";
 import { useWhoAmI } from "@/lib/client/use-whoami";
 import { Icon } from "@/components/ui/Icon";
-import { buttonClass } from "@/components/ui/forms";
+import { buttonClass } from "@/components/ui/button";
 
 export function HandOffLink({ compact = false, className }: { compact?: boolean; className?: string }) {
   const { me } = useWhoAmI();

@@ -2,15 +2,15 @@
 // /inbox, "Waiting on me": offers made to me, commits waiting for my
 // approval, tasks assigned to me — live from WatchInbox, newest first.
 //
-// In two steps, as the session list: the server reads the inbox stream's
-// first update for the signed-in person (`first`, app/inbox/page.tsx) and the
-// HTML shows its items, or that nothing waits. The inbox stream starts after
-// `load` (InboxWatcher, in the layout) and takes over once its first update
-// arrives; the live code (InboxItems: the directory read through Connect and
-// TanStack Query, the virtualizer for a long inbox, the file handoffs card)
-// is fetched then too, so none of it is loaded before `load`. The rows are
-// the same elements before and after (InboxRows.tsx), so nothing is drawn
-// twice. Without a first view (a client-side navigation with the inbox
+// In steps, as the session list: the server reads the inbox stream's first
+// update for the signed-in person (`first`, app/inbox/page.tsx) and draws it
+// (InboxPreview.tsx); this screen is fetched right after `load`
+// (LiveInbox.tsx) and draws the same items, or that nothing waits, until the
+// inbox stream (InboxWatcher, in the layout, started after `load`) takes over
+// once its first update arrives; the live code (InboxItems: the directory
+// read through Connect and TanStack Query, the virtualizer for a long inbox,
+// the file handoffs card) is fetched then too, so none of it is loaded before
+// `load`. Without a first view (a client-side navigation with the inbox
 // already live, the console unavailable) the page waits for the stream; with
 // the inbox already live, the live code is fetched at once.
 
@@ -23,6 +23,7 @@ import { useOutage } from "@/lib/client/runtime-status";
 import { ConnectionBadge } from "@/components/ui/ConnectionIndicator";
 import { NotificationToggle } from "@/features/inbox/NotificationToggle";
 import { InboxRows, type FromOf, type VirtualItemsProps } from "@/features/inbox/InboxRows";
+import { INBOX_LOADING, InboxFrame } from "@/features/inbox/InboxFrame";
 import type { InboxFirstView } from "@/lib/views/inbox-first-view";
 import type { InboxLiveProps } from "@/features/inbox/InboxItems";
 import { EMPTY_DIRECTORY, nameIn, type Directory } from "@/lib/views/directory";
@@ -57,30 +58,25 @@ export function InboxScreen({ first }: { first?: InboxFirstView | undefined }) {
       ? `What waits on you can't be checked: the MACP runtime at ${outage.address} is unreachable. This fills in by itself when it answers again.`
       : outage?.kind === "console"
         ? "What waits on you can't be checked: Baton's console server is not answering. This fills in by itself when it answers again."
-        : "Loading what is waiting on you…";
+        : INBOX_LOADING;
   return (
-    <div className="mx-auto max-w-3xl space-y-4">
-      <div className="flex flex-wrap items-center gap-3">
-        <h1 className="text-xl font-semibold tracking-tight sm:text-2xl">Waiting on me</h1>
-        <ConnectionBadge info={connection} label="Inbox" />
-        <div className="ml-auto">
-          <NotificationToggle />
-        </div>
-      </div>
-      <p className="text-sm text-slate-700 dark:text-slate-300" data-testid="inbox-count">
-        {/* Until the live inbox has loaded, an outage wins over the server's first view: that view is as of the console's last word from the runtime. */}
-        {inbox.loaded || (shown.loaded && !outage) ? `${inboxCountLabel(shown.count)}.` : waiting}
-      </p>
-      <InboxRows
-        loaded={shown.loaded}
-        items={shown.items}
-        ahead={shown.ahead}
-        news={shown.news}
-        participantId={me?.participantId ?? ""}
-        fromOf={fromOf}
-        Virtual={Virtual}
-      />
-      {Live ? <Live onDirectory={setDirectory} /> : null}
-    </div>
+    <InboxFrame
+      badge={<ConnectionBadge info={connection} label="Inbox" />}
+      toggle={<NotificationToggle />}
+      // Until the live inbox has loaded, an outage wins over the server's first view: that view is as of the console's last word from the runtime.
+      count={inbox.loaded || (shown.loaded && !outage) ? `${inboxCountLabel(shown.count)}.` : waiting}
+      rows={
+        <InboxRows
+          loaded={shown.loaded}
+          items={shown.items}
+          ahead={shown.ahead}
+          news={shown.news}
+          participantId={me?.participantId ?? ""}
+          fromOf={fromOf}
+          Virtual={Virtual}
+        />
+      }
+      live={Live ? <Live onDirectory={setDirectory} /> : null}
+    />
   );
 }

@@ -12,7 +12,7 @@ import {
   type NotifyPermission,
 } from "@/features/inbox/notifications";
 import { Icon } from "@/components/ui/Icon";
-import { Button } from "@/components/ui/forms";
+import { Button } from "@/components/ui/button";
 
 export function NotificationToggle({ compact = false }: { compact?: boolean } = {}) {
   const [permission, setPermission] = useState<NotifyPermission | null>(null);

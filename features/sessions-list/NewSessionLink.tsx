@@ -7,7 +7,7 @@ import Link from "next/link";
 import { decide } from "@/lib/authz/decide";
 import { useWhoAmI } from "@/lib/client/use-whoami";
 import { Icon } from "@/components/ui/Icon";
-import { buttonClass } from "@/components/ui/forms";
+import { buttonClass } from "@/components/ui/button";
 import { HandOffLink } from "@/features/hand-off/HandOffLink";
 
 export function NewSessionLink() {

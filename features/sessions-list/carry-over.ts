@@ -16,9 +16,19 @@ export interface CarriedFocus {
 }
 
 export interface CarriedState {
-  /** Each control's value in the first view, by test id. */
+  /** The value of each control changed in the first view, by test id. */
   filters: Readonly<Record<string, string>>;
   focus: CarriedFocus | undefined;
+}
+
+/** What the control showed as drawn (its default), before anyone changed it. */
+function initialValue(el: HTMLInputElement | HTMLSelectElement): string {
+  if (el instanceof HTMLSelectElement) {
+    const options = Array.from(el.options);
+    // The `selected` attribute is what `defaultSelected` reflects.
+    return (options.find((o) => o.hasAttribute("selected")) ?? options[0])?.value ?? "";
+  }
+  return el.defaultValue;
 }
 
 /** Reads the first view's state under `root` (the element marked data-list-preview); none without one. */
@@ -27,7 +37,9 @@ export function carryOver(root: Element | null, active: Element | null): Carried
   const filters: Record<string, string> = {};
   for (const id of CONTROLS) {
     const el = root.querySelector<HTMLInputElement | HTMLSelectElement>(`[data-testid="${id}"]`);
-    if (el) filters[id] = el.value;
+    // Only what was changed there: a first view drawn for an older query
+    // (back to a list whose filters changed since) must not undo the URL's.
+    if (el && el.value !== initialValue(el)) filters[id] = el.value;
   }
   let focus: CarriedFocus | undefined;
   if (active && root.contains(active)) {

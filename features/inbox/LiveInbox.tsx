@@ -1,0 +1,20 @@
+"use client";
+// /inbox in two steps, as the session list (LiveSessionList.tsx): the
+// server-drawn first view (`preview`, InboxPreview.tsx) is what the browser
+// paints, with no inbox JavaScript of its own before `load`; right after
+// `load` the live inbox's screen (InboxScreen: the live count, an outage's
+// words, the news; its live code follows) is fetched and takes over. Without
+// a first view (signed out, the console unavailable) it loads at once.
+
+import type { ReactNode } from "react";
+import { componentLoader, useAfterLoadComponent } from "@/lib/client/after-load-import";
+import type { InboxFirstView } from "@/lib/views/inbox-first-view";
+
+const loadScreen = componentLoader<{ first?: InboxFirstView | undefined }>(() =>
+  import("@/features/inbox/InboxScreen").then((m) => m.InboxScreen),
+);
+
+export function LiveInbox({ first, preview }: { first: InboxFirstView | undefined; preview: ReactNode }) {
+  const Screen = useAfterLoadComponent(loadScreen, "the inbox", first === undefined, false);
+  return Screen ? <Screen first={first} /> : <>{preview}</>;
+}
