@@ -4,7 +4,8 @@
 // available from the account menu afterwards.
 
 import { useRef, useState, type FormEvent } from "react";
-import { AuthRequestError, newPasswordProblem, postPasswordChange, safeReturnTo } from "@/lib/views/sign-in";
+import { AuthRequestError, safeReturnTo } from "@/lib/views/sign-in";
+import { newPasswordProblem, postPasswordChange } from "@/lib/views/sign-in-forms";
 import { useWhoAmI } from "@/lib/client/use-whoami";
 import { Icon } from "@/components/ui/Icon";
 import { Button, Field, TextInput } from "@/components/ui/forms";

@@ -5,7 +5,8 @@
 // password change when the account still has a one-time password.
 
 import { useEffect, useRef, useState, type FormEvent } from "react";
-import { AuthRequestError, changePasswordHref, loginErrorMessage, oidcLoginHref, postLogin, safeReturnTo } from "@/lib/views/sign-in";
+import { AuthRequestError, changePasswordHref, oidcLoginHref, safeReturnTo } from "@/lib/views/sign-in";
+import { loginErrorMessage, postLogin } from "@/lib/views/sign-in-forms";
 import { useAuthMethods, useWhoAmI } from "@/lib/client/use-whoami";
 import { Icon } from "@/components/ui/Icon";
 import { Button, Field, TextInput, buttonClass } from "@/components/ui/forms";

@@ -7,7 +7,7 @@
 //   GET /auth/oidc/callback  → const { user, returnTo } = await oidc.completeLogin(req URL, readOidcStateCookie(headers));
 //                              accounts.startLogin(user), Set-Cookie session + clearOidcStateCookie, 302 to returnTo
 import * as client from "openid-client";
-import { OIDC_FAILURE_MESSAGES, type OidcFailure } from "@/lib/views/sign-in";
+import { OIDC_FAILURE_MESSAGES, type OidcFailure } from "@/lib/views/sign-in-forms";
 import type { UserRecord } from "@/lib/accounts/users-file";
 import type { Principal } from "@/lib/accounts/logins";
 import type { OidcSettings } from "./config";

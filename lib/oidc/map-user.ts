@@ -13,7 +13,7 @@ import { isValidParticipantId } from "@/lib/authz/decide";
 import { ROLES, higherRole, type Role } from "@/lib/authz/roles";
 import type { Principal } from "@/lib/accounts/logins";
 import type { UserRecord } from "@/lib/accounts/users-file";
-import { OIDC_FAILURE_MESSAGES, type OidcFailure } from "@/lib/views/sign-in";
+import { OIDC_FAILURE_MESSAGES, type OidcFailure } from "@/lib/views/sign-in-forms";
 import type { OidcSettings } from "./config";
 
 export type Claims = Readonly<Record<string, unknown>>;

@@ -1,13 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from "@/lib/accounts/password";
+import { PASSWORD_RULES, loginErrorMessage, newPasswordProblem } from "@/lib/views/sign-in-forms";
 import {
-  PASSWORD_RULES,
   changePasswordHref,
   gateDecision,
   initials,
-  loginErrorMessage,
   loginHref,
-  newPasswordProblem,
   oidcLoginHref,
   parseAuthMethods,
   parseWhoAmI,

@@ -9,7 +9,7 @@ import path from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { TEST_SCRYPT } from "@/lib/accounts/password";
-import { loginErrorMessage } from "@/lib/views/sign-in";
+import { loginErrorMessage } from "@/lib/views/sign-in-forms";
 import { SessionKind } from "@/lib/gen/baton/v1/actions_pb";
 import { bootstrapNotice, setupAccounts } from "@/lib/server/accounts-setup";
 import { startOidcProvider, type TestOidcProvider } from "@/tests/support/oidc-provider";
