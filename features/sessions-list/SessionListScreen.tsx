@@ -6,15 +6,18 @@
 // the index; keyboard selection (↑/↓ or j/k, Home/End, Enter opens), and
 // loading/empty/error states.
 //
-// In two steps, as the session page: the server reads the first page for the
-// URL's query (`first`, app/page.tsx) and the HTML shows its first rows; the
-// live machinery (LiveSessionWindow: ListSessionPage pages, the change
-// stream, Connect, protobuf-es, TanStack Query) is fetched once the page has
-// loaded and the browser is idle and hands its window to this same screen
-// once it has read the first page itself, so the DOM stays and nothing
-// flashes. Without a first view it loads at once. The window and keyboard
-// are use-list-navigation.ts; the rows SessionRows.tsx; the states instead of
-// rows and the notes above them ListStates.tsx.
+// In steps, as the session page: the server reads the first page for the
+// URL's query (`first`, app/page.tsx) and draws it (ListPreview.tsx, the same
+// markup without this code); this screen is fetched right after `load`
+// (LiveSessionList.tsx), takes over what was typed, picked or focused in that
+// first view (`carried`) and shows the same first page; the live machinery
+// (LiveSessionWindow: ListSessionPage pages, the change stream, Connect,
+// protobuf-es, TanStack Query) is fetched once the browser is idle and hands
+// its window to this same screen once it has read the first page itself, so
+// nothing flashes. Without a first view it loads at once. The window and
+// keyboard are use-list-navigation.ts; the rows SessionRows.tsx; the states
+// instead of rows and the notes above them ListStates.tsx; the page's frame
+// ListFrame.tsx.
 
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { componentLoader, useAfterLoadComponent } from "@/lib/client/after-load-import";
