@@ -14,6 +14,7 @@ const calls: string[] = [];
 
 vi.mock("@/features/session/open-session-stream", () => ({
   openSessionStream: (sessionId: string, handover: string | undefined) => calls.push(`open ${sessionId} ${handover ?? "-"}`),
+  closeOpenedStream: (sessionId: string) => calls.push(`close ${sessionId}`),
 }));
 vi.mock("@/features/session/LiveSessionScreen", () => ({
   LiveSessionScreen: ({ sessionId }: { sessionId: string }) => {
@@ -40,8 +41,11 @@ it("opens the stream before the live view renders, and shows the preview until t
   await settle();
   expect(screen.getByText("live view of s1")).toBeTruthy();
   expect(screen.queryByText("first view")).toBeNull();
-  expect(calls[0]).toBe("open s1 h1");
-  expect(calls.slice(1).every((c) => c === "render s1")).toBe(true);
+  // Opened (by the load event and/or the effect: openSessionStream is idempotent) before any render.
+  const firstRender = calls.indexOf("render s1");
+  expect(firstRender).toBeGreaterThan(0);
+  expect(calls.slice(0, firstRender).every((c) => c === "open s1 h1")).toBe(true);
+  expect(calls.slice(firstRender).every((c) => c === "render s1")).toBe(true);
 });
 
 it("keeps the first view and says so when the live view's code cannot be fetched", async () => {
@@ -54,4 +58,13 @@ it("keeps the first view and says so when the live view's code cannot be fetched
   expect(screen.getByText("first view")).toBeTruthy();
   expect(screen.getByRole("alert").textContent).toMatch(/^Live updates could not be loaded \(.+\)\. What you see may be out of date/);
   expect(calls.some((c) => c.startsWith("render"))).toBe(false);
+});
+
+it("closes a stream nobody took over when the page is left before the live view came", async () => {
+  const { LiveSession } = await import("@/features/session/LiveSession");
+  const { unmount } = render(<LiveSession sessionId="s3" preview={<p>first view</p>} handover="h3" />);
+  await act(() => new Promise((resolve) => setTimeout(resolve, 0)));
+  unmount();
+  expect(calls).toContain("close s3");
+  expect(calls).not.toContain("render s3");
 });

@@ -21,12 +21,21 @@ type StreamCode = typeof import("@/features/session/open-session-stream");
 const liveCode = moduleLoader<LiveCode>(() => import("@/features/session/LiveSessionScreen"));
 const streamCode = moduleLoader<StreamCode>(() => import("@/features/session/open-session-stream"));
 
+/** The session the page shows, as its first render said (the stream may open before React's effects run). */
+let shown: { sessionId: string; handover: string | undefined } | undefined;
+
 // Ask for the live view's code in the load event itself: only the scripts'
-// fetch starts here; they run when they are in, while React may still be
-// hydrating the first view.
+// fetch starts here. The stream opens as soon as its part is in, even while
+// React is still hydrating the first view (its effects, which swap the
+// screen in, run only once the whole page has hydrated).
 if (typeof window !== "undefined")
   onLoad(window, () => {
-    void streamCode().catch(() => undefined);
+    streamCode().then(
+      (m) => {
+        if (shown) m.openSessionStream(shown.sessionId, shown.handover);
+      },
+      () => undefined,
+    );
     void liveCode().catch(() => undefined);
   });
 
@@ -43,6 +52,8 @@ export function LiveSession({ sessionId, preview, handover }: { sessionId: strin
   const [code, setCode] = useState<LiveCode | undefined>(() => (preview === null ? liveCode.loaded() : undefined));
   const [failed, setFailed] = useState<string | undefined>();
   const hasPreview = preview !== null;
+  // Remembered for the load event above; the same values on every render of this page.
+  if (typeof window !== "undefined" && shown?.sessionId !== sessionId) shown = { sessionId, handover };
   useEffect(() => {
     if (code) return;
     let cancelled = false;
@@ -75,6 +86,14 @@ export function LiveSession({ sessionId, preview, handover }: { sessionId: strin
       clearTimeout(retry);
     };
   }, [code, hasPreview, sessionId, handover]);
+  useEffect(
+    () => () => {
+      // The page was left: a stream opened for it that the screen never took over is closed now, not after its timeout.
+      streamCode.loaded()?.closeOpenedStream(sessionId);
+      if (shown?.sessionId === sessionId) shown = undefined;
+    },
+    [sessionId],
+  );
   if (code) return <code.LiveSessionScreen sessionId={sessionId} preview={preview} handover={handover} />;
   return (
     <>

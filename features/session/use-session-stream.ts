@@ -299,6 +299,15 @@ export function openSessionStream(sessionId: string, handover: string | undefine
   opened.set(sessionId, { qc, controller, handle, timer });
 }
 
+/** Closes a stream openSessionStream opened that no view has taken over (its page was left first). */
+export function closeOpenedStream(sessionId: string): void {
+  const o = opened.get(sessionId);
+  if (!o) return;
+  opened.delete(sessionId);
+  clearTimeout(o.timer);
+  o.controller.abort();
+}
+
 /** The stream openSessionStream opened for this session and client, now owned by the caller. */
 function claimOpenedStream(qc: QueryClient, sessionId: string): OpenedStream | undefined {
   const o = opened.get(sessionId);
