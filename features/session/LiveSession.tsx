@@ -2,24 +2,42 @@
 // The session page in two steps. The server-rendered first view (`preview`)
 // is what the browser paints; as soon as the page has loaded (not waiting
 // for an idle period: the reader is waiting for it), the live view's code is
-// fetched (LiveSessionScreen: SessionScreen with its query cache) and takes over, showing the preview until its own
-// stream has caught up, or at once from the first view's handed-over state
-// (`handover`, lib/views/session-handover.ts), resuming the stream after its
-// last sequence. Without a preview (a very long session, or the
-// server could not read it in time) the live view loads at once.
+// fetched (LiveSessionScreen: SessionScreen with its query cache). Once it is
+// in, its stream is opened at once (resuming after the first view's handed
+// over state, lib/views/session-handover.ts) and the live view takes the
+// preview's place in one render: the component is swapped only when its
+// code is there, so React never suspends on it (a suspended render is
+// retried in slices that other updates restart). Without a preview (a very
+// long session, or the server could not read it in time) the live view's
+// code is asked for at once, with a loading line meanwhile.
 
-import { lazy, Suspense, useEffect, useState, type ReactNode } from "react";
-import { afterLoad } from "@/lib/client/after-load";
+import { useEffect, useState, type ReactNode } from "react";
+import { onLoad } from "@/lib/client/after-load";
+import { moduleLoader, RETRY_DELAYS_MS } from "@/lib/client/after-load-import";
 
-let liveCode: Promise<typeof import("@/features/session/LiveSessionScreen")> | undefined;
-/** The live view's code, fetched once (the same promise for the early fetch and the lazy component). */
-const loadLiveCode = () => (liveCode ??= import("@/features/session/LiveSessionScreen"));
-const LiveSessionScreen = lazy(() => loadLiveCode().then((m) => ({ default: m.LiveSessionScreen })));
+type LiveCode = typeof import("@/features/session/LiveSessionScreen");
+type StreamCode = typeof import("@/features/session/open-session-stream");
 
-// Fetch and run the live view's code as soon as the page has loaded, while
-// React may still be hydrating the first view: by the time the effect below
-// asks for the live view (after hydration), its code is usually in.
-if (typeof window !== "undefined") afterLoad(window, () => void loadLiveCode().catch(() => undefined));
+const liveCode = moduleLoader<LiveCode>(() => import("@/features/session/LiveSessionScreen"));
+const streamCode = moduleLoader<StreamCode>(() => import("@/features/session/open-session-stream"));
+
+/** The session the page shows, as its first render said (the stream may open before React's effects run). */
+let shown: { sessionId: string; handover: string | undefined } | undefined;
+
+// Ask for the live view's code in the load event itself: only the scripts'
+// fetch starts here. The stream opens as soon as its part is in, even while
+// React is still hydrating the first view (its effects, which swap the
+// screen in, run only once the whole page has hydrated).
+if (typeof window !== "undefined")
+  onLoad(window, () => {
+    streamCode().then(
+      (m) => {
+        if (shown) m.openSessionStream(shown.sessionId, shown.handover);
+      },
+      () => undefined,
+    );
+    void liveCode().catch(() => undefined);
+  });
 
 function Loading() {
   return (
@@ -30,15 +48,64 @@ function Loading() {
 }
 
 export function LiveSession({ sessionId, preview, handover }: { sessionId: string; preview: ReactNode; handover?: string | undefined }) {
-  const [live, setLive] = useState(preview === null);
+  // The screen's code once it is in; undefined while the first view shows.
+  const [code, setCode] = useState<LiveCode | undefined>(() => (preview === null ? liveCode.loaded() : undefined));
+  const [failed, setFailed] = useState<string | undefined>();
+  const hasPreview = preview !== null;
+  // Remembered for the load event above; the same values on every render of this page.
+  if (typeof window !== "undefined" && shown?.sessionId !== sessionId) shown = { sessionId, handover };
   useEffect(() => {
-    if (live) return;
-    return afterLoad(window, () => setLive(true));
-  }, [live]);
-  if (!live) return <>{preview}</>;
+    if (code) return;
+    let cancelled = false;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    const attempt = (n: number): void => {
+      // The stream is opened as soon as its part of the code is in, before
+      // the screen's part has run; the screen renders in a later task, once
+      // the request is out, so the round trip overlaps the render.
+      const opened = streamCode().then((m) => {
+        if (!cancelled) m.openSessionStream(sessionId, handover);
+      });
+      Promise.all([liveCode(), opened]).then(
+        ([m]) =>
+          setTimeout(() => {
+            if (!cancelled) setCode(m);
+          }, 0),
+        (e: unknown) => {
+          if (cancelled) return;
+          setFailed(e instanceof Error ? e.message : String(e));
+          const delay = RETRY_DELAYS_MS[n];
+          if (delay !== undefined) retry = setTimeout(() => attempt(n + 1), delay);
+        },
+      );
+    };
+    const start = (): void => attempt(0);
+    const cancel = hasPreview ? onLoad(window, start) : (start(), undefined);
+    return () => {
+      cancelled = true;
+      cancel?.();
+      clearTimeout(retry);
+    };
+  }, [code, hasPreview, sessionId, handover]);
+  useEffect(
+    () => () => {
+      // The page was left: a stream opened for it that the screen never took over is closed now, not after its timeout.
+      streamCode.loaded()?.closeOpenedStream(sessionId);
+      if (shown?.sessionId === sessionId) shown = undefined;
+    },
+    [sessionId],
+  );
+  if (code) return <code.LiveSessionScreen sessionId={sessionId} preview={preview} handover={handover} />;
   return (
-    <Suspense fallback={preview ?? <Loading />}>
-      <LiveSessionScreen sessionId={sessionId} preview={preview} handover={handover} />
-    </Suspense>
+    <>
+      {failed && (
+        <p
+          role="alert"
+          className="mb-3 rounded border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100"
+        >
+          Live updates could not be loaded ({failed}). What you see may be out of date; Baton tries again by itself, or reload the page.
+        </p>
+      )}
+      {preview ?? (failed ? null : <Loading />)}
+    </>
   );
 }

@@ -20,6 +20,7 @@ import { useSessionStream } from "@/features/session/use-session-stream";
 import { eventCount, isWindowed } from "@/lib/views/session-stream-state";
 import { useWhoAmI } from "@/lib/client/use-whoami";
 import { Icon } from "@/components/ui/Icon";
+import { FloatingLatest, latestVisibility } from "@/features/session/FloatingLatest";
 import { SessionHeader } from "@/features/session/SessionHeader";
 import { SessionSummaries } from "@/features/session/Summaries";
 import { TimelineBar } from "@/features/session/TimelineRowViews";
@@ -72,7 +73,8 @@ export function SessionScreen({
   const hashTarget = useHashTarget();
   const target = parseEventParam(params.get("event")) ?? hashTarget;
   const [handled, setHandled] = useState<number | undefined>(undefined);
-  const [latestVisible, setLatestVisible] = useState(true);
+  // Whether the newest event is on screen: read by the floating button only.
+  const [latest] = useState(latestVisibility);
   const handle = useRef<TimelineHandle | null>(null);
   const { me } = useWhoAmI();
   const { directory } = useDirectory(Boolean(me));
@@ -331,7 +333,7 @@ export function SessionScreen({
               target={pendingTarget}
               onTargetHandled={onTargetHandled}
               registerHandle={registerHandle}
-              onLatestVisibleChange={setLatestVisible}
+              onLatestVisibleChange={latest.set}
             />
             {connection.state === "ended" && !connection.fatal && events.length > 0 ? (
               <p className="pt-2 text-center text-sm text-slate-700 dark:text-slate-300" data-testid="stream-ended">
@@ -339,15 +341,8 @@ export function SessionScreen({
               </p>
             ) : null}
           </section>
-          {!latestVisible && timeline.newestSequence !== undefined ? (
-            <button
-              type="button"
-              onClick={() => handle.current?.jumpToLatest()}
-              className="fixed right-4 bottom-20 z-20 inline-flex sm:bottom-4 items-center gap-1.5 rounded-full bg-blue-700 px-4 py-2 text-sm font-semibold text-white shadow-lg hover:bg-blue-800 dark:bg-sky-300 dark:text-slate-950 dark:hover:bg-sky-200"
-              data-testid="jump-latest-floating"
-            >
-              <Icon name="arrow-down" /> Jump to latest
-            </button>
+          {timeline.newestSequence !== undefined ? (
+            <FloatingLatest visibility={latest} onJump={() => handle.current?.jumpToLatest()} />
           ) : null}
         </div>
       </EscalationMarks.Provider>

@@ -19,6 +19,7 @@ import type { SubscribeSessionResponse } from "@/lib/gen/baton/v1/console_pb";
 import { announce } from "@/lib/client/announcer";
 import { clearConnection, connectionFromRunner, INITIAL_CONNECTION, reportConnection, type ConnectionInfo } from "@/lib/client/connection";
 import { queryKeys } from "@/lib/client/query-keys";
+import { getQueryClient } from "@/lib/client/query-provider";
 import {
   applySubscribeBatch,
   beginConnection,
@@ -48,17 +49,31 @@ const initialData = (sessionId: string): SessionStreamData => ({
   earlier: IDLE,
 });
 
+/** The last handover decoded: the same page's state is decoded once, however often it is asked for. */
+let lastHanded: { sessionId: string; handover: string; data: SessionStreamData | undefined } | undefined;
+
 /** The page's handed-over state, or undefined when there is none or it does not check out (the stream then replays). */
 function handedOver(sessionId: string, handover: string | undefined): SessionStreamData | undefined {
   if (!handover) return undefined;
+  if (lastHanded?.sessionId === sessionId && lastHanded.handover === handover) return lastHanded.data;
+  let data: SessionStreamData | undefined;
   try {
-    return { ...initialData(sessionId), stream: decodeHandover(handover, sessionId) };
+    data = { ...initialData(sessionId), stream: decodeHandover(handover, sessionId) };
   } catch (e) {
     console.warn(
       `Session ${sessionId}: the first view's state could not be used (${e instanceof Error ? e.message : String(e)}); replaying the history`,
     );
-    return undefined;
   }
+  lastHanded = { sessionId, handover, data };
+  return data;
+}
+
+/** Seeds the cache with the first view's state unless this tab already holds a newer one. */
+function seedFromHandover(qc: QueryClient, sessionId: string, handover: string | undefined): void {
+  const handed = handedOver(sessionId, handover);
+  const key = queryKeys.session(sessionId);
+  const cached = qc.getQueryData<SessionStreamData>(key);
+  if (handed && (!cached || cached.stream.lastSequence < handed.stream.lastSequence)) qc.setQueryData(key, handed);
 }
 
 interface SessionStreamHandle {
@@ -253,6 +268,57 @@ function startSessionStream(qc: QueryClient, sessionId: string, signal: AbortSig
   return { runner, loadFullHistory };
 }
 
+/** A stream opened before its view mounted (openSessionStream), waiting for the view's effect to take it over. */
+interface OpenedStream {
+  qc: QueryClient;
+  controller: AbortController;
+  handle: SessionStreamHandle;
+  timer: ReturnType<typeof setTimeout>;
+}
+const opened = new Map<string, OpenedStream>();
+/** An opened stream no view took over within this time is closed. */
+const UNCLAIMED_MS = 15_000;
+
+/**
+ * Seeds the cache with the first view's state and opens the session's
+ * stream now, before the live view has rendered: the view's first effect
+ * takes it over (useSessionStream). Called by LiveSession as soon as the
+ * live view's code is in, so the stream's round trip overlaps React's render.
+ */
+export function openSessionStream(sessionId: string, handover: string | undefined): void {
+  const qc = getQueryClient();
+  seedFromHandover(qc, sessionId, handover);
+  if (opened.has(sessionId)) return;
+  const controller = new AbortController();
+  const handle = startSessionStream(qc, sessionId, controller.signal);
+  const timer = setTimeout(() => {
+    if (opened.get(sessionId)?.handle !== handle) return;
+    opened.delete(sessionId);
+    controller.abort();
+  }, UNCLAIMED_MS);
+  opened.set(sessionId, { qc, controller, handle, timer });
+}
+
+/** Closes a stream openSessionStream opened that no view has taken over (its page was left first). */
+export function closeOpenedStream(sessionId: string): void {
+  const o = opened.get(sessionId);
+  if (!o) return;
+  opened.delete(sessionId);
+  clearTimeout(o.timer);
+  o.controller.abort();
+}
+
+/** The stream openSessionStream opened for this session and client, now owned by the caller. */
+function claimOpenedStream(qc: QueryClient, sessionId: string): OpenedStream | undefined {
+  const o = opened.get(sessionId);
+  if (!o) return undefined;
+  opened.delete(sessionId);
+  clearTimeout(o.timer);
+  if (o.qc === qc && !o.controller.signal.aborted) return o;
+  o.controller.abort();
+  return undefined;
+}
+
 export interface SessionStreamResult extends SessionStreamData {
   retryNow(): void;
   /** Read the events before a handed-over window (the complete state; rejects when the read fails). */
@@ -262,11 +328,9 @@ export interface SessionStreamResult extends SessionStreamData {
 export function useSessionStream(sessionId: string, handover?: string): SessionStreamResult {
   const qc = useQueryClient();
   const key = queryKeys.session(sessionId);
-  // Hydration: the first view's state seeds the cache unless this tab already holds a newer one.
+  // Hydration: the first view's state seeds the cache (openSessionStream may have done so already).
   useState(() => {
-    const handed = handedOver(sessionId, handover);
-    const cached = qc.getQueryData<SessionStreamData>(key);
-    if (handed && (!cached || cached.stream.lastSequence < handed.stream.lastSequence)) qc.setQueryData(key, handed);
+    seedFromHandover(qc, sessionId, handover);
     return null;
   });
   const { data } = useQuery({
@@ -279,9 +343,10 @@ export function useSessionStream(sessionId: string, handover?: string): SessionS
   const [restart, setRestart] = useRestartCounter();
 
   useEffect(() => {
-    const ac = new AbortController();
+    const early = claimOpenedStream(qc, sessionId);
+    const ac = early?.controller ?? new AbortController();
     const disposePageHide = abortOnPageHide(ac);
-    handle.current = startSessionStream(qc, sessionId, ac.signal);
+    handle.current = early?.handle ?? startSessionStream(qc, sessionId, ac.signal);
     const onOnline = (): void => handle.current?.runner.retryNow();
     window.addEventListener("online", onOnline);
     return () => {

@@ -9,7 +9,7 @@ const THEME_LABEL: Record<ThemePreference, string> = { system: "System", light: 
 const THEME_ICON = { system: "monitor", light: "sun", dark: "moon" } as const;
 
 const buttonClass =
-  "inline-flex h-8 items-center gap-1.5 rounded-md px-2 text-xs font-medium text-slate-700 ring-1 ring-slate-300 ring-inset hover:bg-slate-100 dark:text-slate-200 dark:ring-slate-600 dark:hover:bg-slate-800";
+  "inline-flex h-8 items-center gap-1.5 rounded-md px-1.5 text-xs min-[400px]:px-2 font-medium text-slate-700 ring-1 ring-slate-300 ring-inset hover:bg-slate-100 dark:text-slate-200 dark:ring-slate-600 dark:hover:bg-slate-800";
 
 export function TimeZoneToggle() {
   const tz = useUiStore((s) => s.timeZone);

@@ -28,7 +28,8 @@ function Logo() {
 
 const navClass = (active: boolean): string =>
   clsx(
-    "rounded-md px-2 py-1.5 text-sm font-medium sm:px-2.5",
+    // Tighter on the narrowest phones, so Sessions, Inbox (with its count) and Files fit beside the controls.
+    "rounded-md px-1.5 py-1.5 text-sm font-medium min-[400px]:px-2 sm:px-2.5",
     active
       ? "bg-slate-100 text-slate-900 dark:bg-slate-800 dark:text-white"
       : "text-slate-700 hover:bg-slate-100 dark:text-slate-300 dark:hover:bg-slate-800",
@@ -47,7 +48,7 @@ export function SiteHeader({ filesEnabled = false }: { filesEnabled?: boolean })
       >
         Skip to content
       </a>
-      <div className="mx-auto flex h-14 max-w-[1600px] items-center gap-2 px-3 sm:gap-3 sm:px-5">
+      <div className="mx-auto flex h-14 max-w-[1600px] items-center gap-1.5 px-3 min-[400px]:gap-2 sm:gap-3 sm:px-5">
         <Link href="/" className="flex items-center gap-2 rounded-md font-semibold tracking-tight" aria-label="Baton home">
           <Logo />
           <span className="hidden text-lg min-[520px]:inline">Baton</span>
@@ -83,7 +84,7 @@ export function SiteHeader({ filesEnabled = false }: { filesEnabled?: boolean })
             </ul>
           </nav>
         )}
-        <div className="ml-auto flex items-center gap-1.5 sm:gap-2">
+        <div className="ml-auto flex items-center gap-1 min-[400px]:gap-1.5 sm:gap-2">
           {onLogin ? null : <HandOffLink compact />}
           {onLogin ? null : (
             /* With the extra "Files" link a 390 px header keeps only the status dot (the words stay for screen readers). */

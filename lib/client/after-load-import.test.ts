@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { componentLoader } from "@/lib/client/after-load-import";
+import { componentLoader, moduleLoader } from "@/lib/client/after-load-import";
 
 describe("componentLoader", () => {
   it("fetches once while a fetch is pending or done, and again after a failure", async () => {
@@ -18,5 +18,18 @@ describe("componentLoader", () => {
     expect(b).toBe(component);
     expect(await load()).toBe(component);
     expect(calls).toBe(2);
+  });
+});
+
+describe("moduleLoader", () => {
+  it("holds the module once a fetch succeeded, and nothing before", async () => {
+    const mod = { answer: 42 };
+    let release: (m: typeof mod) => void = () => undefined;
+    const load = moduleLoader(() => new Promise<typeof mod>((resolve) => (release = resolve)));
+    const pending = load();
+    expect(load.loaded()).toBeUndefined();
+    release(mod);
+    expect(await pending).toBe(mod);
+    expect(load.loaded()).toBe(mod);
   });
 });

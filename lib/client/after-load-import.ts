@@ -9,18 +9,34 @@ import { useEffect, useState, type ComponentType } from "react";
 import { afterLoad, afterLoadAndIdle } from "@/lib/client/after-load";
 
 /** Waits before fetching the code again after a failed fetch. */
-const RETRY_DELAYS_MS = [2_000, 10_000, 30_000];
+export const RETRY_DELAYS_MS = [2_000, 10_000, 30_000];
 
-/** One fetch of a module's component at a time; a failed one is forgotten, so the next call fetches again. */
-export function componentLoader<P>(fetchComponent: () => Promise<ComponentType<P>>): () => Promise<ComponentType<P>> {
-  let loading: Promise<ComponentType<P>> | undefined;
-  return () => {
-    loading ??= fetchComponent().catch((e: unknown) => {
-      loading = undefined;
-      throw e;
-    });
+/** A memoized dynamic import: one fetch at a time, a failed one forgotten (the next call fetches again). */
+export interface ModuleLoader<T> {
+  (): Promise<T>;
+  /** The module, once a fetch has succeeded. */
+  loaded(): T | undefined;
+}
+
+export function moduleLoader<T>(fetchModule: () => Promise<T>): ModuleLoader<T> {
+  let loading: Promise<T> | undefined;
+  let value: T | undefined;
+  const load = (): Promise<T> => {
+    loading ??= fetchModule().then(
+      (m) => (value = m),
+      (e: unknown) => {
+        loading = undefined;
+        throw e;
+      },
+    );
     return loading;
   };
+  return Object.assign(load, { loaded: () => value });
+}
+
+/** One fetch of a module's component at a time; a failed one is forgotten, so the next call fetches again. */
+export function componentLoader<P>(fetchComponent: () => Promise<ComponentType<P>>): ModuleLoader<ComponentType<P>> {
+  return moduleLoader(fetchComponent);
 }
 
 /**

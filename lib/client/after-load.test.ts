@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { afterLoad, afterLoadAndIdle, type LoadIdleWindow } from "@/lib/client/after-load";
+import { afterLoad, afterLoadAndIdle, onLoad, type LoadIdleWindow } from "@/lib/client/after-load";
 
 function fakeWindow(readyState: string, idle: boolean) {
   const loadListeners = new Set<() => void>();
@@ -120,5 +120,32 @@ describe("afterLoad", () => {
     afterLoad(f.win, again);
     f.flush();
     expect(again).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe("onLoad", () => {
+  it("runs inside the load event, in no later task, and not before it", () => {
+    const f = fakeWindow("interactive", true);
+    const run = vi.fn();
+    onLoad(f.win, run);
+    f.flush();
+    expect(run).not.toHaveBeenCalled();
+    f.load();
+    expect(run).toHaveBeenCalledTimes(1);
+    expect(f.timers.size).toBe(0);
+    expect(f.idleQueue.size).toBe(0);
+    expect(f.loadListeners.size).toBe(0);
+  });
+
+  it("runs at once when the page has already loaded, and never after its canceller", () => {
+    const done = fakeWindow("complete", false);
+    const now = vi.fn();
+    onLoad(done.win, now);
+    expect(now).toHaveBeenCalledTimes(1);
+    const f = fakeWindow("loading", false);
+    const cancelled = vi.fn();
+    onLoad(f.win, cancelled)();
+    f.load();
+    expect(cancelled).not.toHaveBeenCalled();
   });
 });

@@ -37,6 +37,25 @@ export function afterLoad(win: LoadIdleWindow, run: () => void): () => void {
   return schedule(win, run, null);
 }
 
+/**
+ * Calls `run` once, inside the window's `load` event (or at once when the
+ * page has already loaded): for cheap work that only starts something, such
+ * as asking for the live view's scripts, which should not wait a task more
+ * behind the page's hydration. Returns a canceller.
+ */
+export function onLoad(win: LoadIdleWindow, run: () => void): () => void {
+  if (win.document.readyState === "complete") {
+    run();
+    return () => undefined;
+  }
+  const listener = (): void => {
+    win.removeEventListener("load", listener);
+    run();
+  };
+  win.addEventListener("load", listener);
+  return () => win.removeEventListener("load", listener);
+}
+
 function schedule(win: LoadIdleWindow, run: () => void, idleTimeoutMs: number | null): () => void {
   let cancelled = false;
   let cancelIdle: (() => void) | undefined;

@@ -1,0 +1,70 @@
+// @vitest-environment happy-dom
+// LiveSession's hand-over from the server's first view to the live view:
+// the stream is opened as soon as its part of the code is in, the live
+// screen replaces the preview only once the request is out (a later task),
+// and a failed fetch of the code keeps the preview and says so. The two code
+// parts are replaced by recording stand-ins: what is tested is the order in
+// which LiveSession uses them, not the screen itself (tests/integration and
+// e2e/session/14-first-view run the real one).
+
+import { act, cleanup, render, screen } from "@testing-library/react";
+import { afterEach, beforeEach, expect, it, vi } from "vitest";
+
+const calls: string[] = [];
+
+vi.mock("@/features/session/open-session-stream", () => ({
+  openSessionStream: (sessionId: string, handover: string | undefined) => calls.push(`open ${sessionId} ${handover ?? "-"}`),
+  closeOpenedStream: (sessionId: string) => calls.push(`close ${sessionId}`),
+}));
+vi.mock("@/features/session/LiveSessionScreen", () => ({
+  LiveSessionScreen: ({ sessionId }: { sessionId: string }) => {
+    calls.push(`render ${sessionId}`);
+    return <p>live view of {sessionId}</p>;
+  },
+}));
+
+beforeEach(() => {
+  calls.length = 0;
+  vi.resetModules();
+});
+afterEach(cleanup);
+
+async function settle(): Promise<void> {
+  // Dynamic imports, then the task that swaps the view in.
+  for (let i = 0; i < 5; i++) await act(() => new Promise((resolve) => setTimeout(resolve, 0)));
+}
+
+it("opens the stream before the live view renders, and shows the preview until then", async () => {
+  const { LiveSession } = await import("@/features/session/LiveSession");
+  render(<LiveSession sessionId="s1" preview={<p>first view</p>} handover="h1" />);
+  expect(screen.getByText("first view")).toBeTruthy();
+  await settle();
+  expect(screen.getByText("live view of s1")).toBeTruthy();
+  expect(screen.queryByText("first view")).toBeNull();
+  // Opened (by the load event and/or the effect: openSessionStream is idempotent) before any render.
+  const firstRender = calls.indexOf("render s1");
+  expect(firstRender).toBeGreaterThan(0);
+  expect(calls.slice(0, firstRender).every((c) => c === "open s1 h1")).toBe(true);
+  expect(calls.slice(firstRender).every((c) => c === "render s1")).toBe(true);
+});
+
+it("keeps the first view and says so when the live view's code cannot be fetched", async () => {
+  vi.doMock("@/features/session/LiveSessionScreen", () => {
+    throw new Error("chunk failed");
+  });
+  const { LiveSession } = await import("@/features/session/LiveSession");
+  render(<LiveSession sessionId="s2" preview={<p>first view</p>} />);
+  await settle();
+  expect(screen.getByText("first view")).toBeTruthy();
+  expect(screen.getByRole("alert").textContent).toMatch(/^Live updates could not be loaded \(.+\)\. What you see may be out of date/);
+  expect(calls.some((c) => c.startsWith("render"))).toBe(false);
+});
+
+it("closes a stream nobody took over when the page is left before the live view came", async () => {
+  const { LiveSession } = await import("@/features/session/LiveSession");
+  const { unmount } = render(<LiveSession sessionId="s3" preview={<p>first view</p>} handover="h3" />);
+  await act(() => new Promise((resolve) => setTimeout(resolve, 0)));
+  unmount();
+  expect(calls).toContain("close s3");
+  expect(calls).not.toContain("render s3");
+});
