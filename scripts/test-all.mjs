@@ -63,8 +63,9 @@ for (const rc of staticChecks) {
 }
 
 // The production build (what `npm start` builds when it is out of date:
-// scripts/build.mjs --if-needed) runs while vitest does: vitest runs one
-// worker, so the second core builds, and Playwright's web servers then
+// scripts/build.mjs --if-needed) runs while vitest does (vitest's two
+// workers often wait on runtimes and timers, so the build takes its share of
+// the two cores off the critical path), and Playwright's web servers then
 // start on a current build. One build at a time (scripts/build.mjs holds a
 // lock): vitest's compression test starts the app with `npm start` too and
 // waits for this build rather than running a second one. Its output is

@@ -271,7 +271,10 @@ describe("escalation chains", () => {
   it("is cancelled by its owner only; a cancelled chain does nothing", async () => {
     const [alice, bob] = await Promise.all([as("alice"), as("bob")]);
     const sid = await handOff(alice);
-    await alice.actions().startEscalation({ sessionId: sid, steps: CHAIN(3, 1) });
+    // The first step is due 8 chain minutes (3.2 s) after the offer: the refusals and the cancel below
+    // must all come before it, also on a loaded machine (with 3 minutes, 1.2 s, they sometimes did not).
+    const set = await alice.actions().startEscalation({ sessionId: sid, steps: CHAIN(8, 1) });
+    const firstDue = Number(set.nextAtUnixMs);
     await expect(bob.actions().cancelEscalation({ sessionId: sid })).rejects.toThrow(/Only the person who set up this escalation/);
     // Without the CSRF token, refused too.
     alice.csrfOverride = "";
@@ -279,10 +282,13 @@ describe("escalation chains", () => {
     alice.csrfOverride = undefined;
     expect((await escalation(alice, sid))?.state).toBe(EscalationState.PENDING);
     await alice.actions().cancelEscalation({ sessionId: sid });
+    // The cancel came before the first step was due (else this test would not test a cancelled chain).
+    expect(Date.now()).toBeLessThan(firstDue);
     const c = await escalation(alice, sid);
     expect(c?.state).toBe(EscalationState.CANCELLED);
     expect(c?.detail).toBe("Cancelled by Alice Ng (human:alice).");
-    await new Promise((r) => setTimeout(r, 5 * MINUTE_MS));
+    // Past the time both steps would have been done (the second is due one minute after the first).
+    await new Promise((r) => setTimeout(r, firstDue + 3 * MINUTE_MS - Date.now()));
     expect((await escalation(alice, sid))?.done).toEqual([]);
     expect(receiver.escalated(sid)).toEqual([]);
     // A second chain on the same session is refused while one is kept.

@@ -109,8 +109,10 @@ describe("v0.1 file handoffs in the session list", () => {
     for (let i = 0; i < 10; i++) {
       taskId = uuid();
       rowId = `v0.1:${key}/${taskId}.json`;
-      const written = Date.now();
+      // From when the file is in place: python3 has renamed it and exited (its interpreter's start-up,
+      // half a second and more on a loaded machine, is not the console's delay).
       pythonWrites(`${taskId}.json`, offer(taskId));
+      const written = Date.now();
       const notice = await until("a change notice naming the file", async () => notices.find((n) => n.ids.includes(rowId)));
       delays.push(notice.at - written);
     }
