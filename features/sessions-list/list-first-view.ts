@@ -10,8 +10,14 @@ import type { CatalogStatus, ListSessionPageResponse, SessionSummary } from "@/l
 import type { ConnectionInfo } from "@/lib/client/connection";
 import { countOf, PAGE_SIZE, type ListHead } from "@/features/sessions-list/session-window";
 
-/** Rows the server's HTML shows (in flow, before the virtualizer measures the window): a tall screen's worth. */
-export const FIRST_VIEW_ROWS = 24;
+/**
+ * Rows the server's HTML shows (in flow, before the virtualizer measures the
+ * window): more than a 1440×900 screen shows below the filters (about five
+ * wide rows), and each row travels twice (HTML and the RSC payload), so 24
+ * rows made the list's HTML 380 KiB and its first paint later (bench:web,
+ * 2026-11-27); the live list draws the rest after `load`.
+ */
+export const FIRST_VIEW_ROWS = 12;
 
 /** A grid row's height on wide screens before measuring (the server assumes a wide screen). */
 export const ROW_WIDE = 46;
