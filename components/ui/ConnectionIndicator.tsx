@@ -4,7 +4,7 @@
 
 import clsx from "clsx";
 import { useConnections, type ConnectionInfo } from "@/lib/client/connection";
-import { useNow } from "@/lib/client/use-now";
+import { useNowWhen } from "@/lib/client/use-now";
 
 const LABEL: Record<ConnectionInfo["state"], string> = {
   connecting: "Connecting",
@@ -20,11 +20,12 @@ const STYLE: Record<ConnectionInfo["state"], string> = {
   ended: "text-slate-700 ring-slate-300 bg-slate-100 dark:text-slate-300 dark:ring-slate-600 dark:bg-slate-800",
 };
 
+/** Live: a dot that pings three times as it comes live (app/globals.css: never for ever); connecting: a spinner. */
 function Glyph({ state }: { state: ConnectionInfo["state"] }) {
   if (state === "live") {
     return (
       <span className="relative flex h-2.5 w-2.5" aria-hidden="true">
-        <span className="absolute inline-flex h-full w-full rounded-full bg-emerald-500 opacity-60 motion-safe:animate-ping" />
+        <span className="absolute inline-flex h-full w-full rounded-full bg-emerald-500 opacity-60 baton-live-ping" />
         <span className="relative inline-flex h-2.5 w-2.5 rounded-full bg-emerald-600 dark:bg-emerald-400" />
       </span>
     );
@@ -38,7 +39,8 @@ function Glyph({ state }: { state: ConnectionInfo["state"] }) {
 }
 
 export function ConnectionBadge({ info, label, className }: { info: ConnectionInfo; label?: string; className?: string }) {
-  const now = useNow();
+  // Ticks only while there is a countdown to show.
+  const now = useNowWhen(info.state === "reconnecting" && info.retryAt !== undefined);
   const retryIn = info.state === "reconnecting" && info.retryAt && now ? Math.max(0, Math.ceil((info.retryAt - now) / 1000)) : undefined;
   const text = info.state === "reconnecting" && retryIn !== undefined && retryIn > 0 ? `Reconnecting in ${retryIn}s` : LABEL[info.state];
   return (

@@ -33,7 +33,7 @@ import { SessionFilters } from "@/features/sessions-list/SessionFilters";
 import { restoreFocus, type CarriedState } from "@/features/sessions-list/carry-over";
 import { SessionRows } from "@/features/sessions-list/SessionRows";
 import { ListEmpty, ListLoading, ListNoMatch, ListNotes, ListNotLoaded } from "@/features/sessions-list/ListStates";
-import { useNow } from "@/lib/client/use-now";
+import { useNowWhen } from "@/lib/client/use-now";
 import type { LiveSessionWindowProps } from "@/features/sessions-list/LiveSessionWindow";
 import { directoryFromPeople, EMPTY_DIRECTORY, type ListPerson } from "@/lib/views/directory";
 import { DEFAULT_STUCK_AFTER_MS } from "@/lib/macp/projections/status";
@@ -66,7 +66,6 @@ export function SessionListScreen({ first, stuckAfterMs = DEFAULT_STUCK_AFTER_MS
   const win = liveWin && (liveWin.head !== undefined || liveWin.firstError !== undefined || first === undefined) ? liveWin : firstWin;
   const searchRef = useRef<HTMLInputElement | null>(null);
   const nav = useListNavigation(win, searchRef);
-  const now = useNow();
 
   useEffect(() => () => setPaused(false), [setPaused]);
   // Once in place of the first view: the focus where it was there.
@@ -78,6 +77,8 @@ export function SessionListScreen({ first, stuckAfterMs = DEFAULT_STUCK_AFTER_MS
   const togglePause = useCallback(() => setPaused(!useUiStore.getState().paused), [setPaused]);
 
   const { head, connection } = win;
+  // The clock only ticks (and re-renders the screen) while a reconnect countdown is shown.
+  const now = useNowWhen(connection.state === "reconnecting" && connection.retryAt !== undefined);
   const total = nav.total;
   const loaded = head !== undefined;
   const filtered = hasActiveFilters(query);
