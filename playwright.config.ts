@@ -37,12 +37,12 @@ const ports = e2ePorts();
 
 // The specs are grouped by domain: e2e/<domain>/NN-name.spec.ts (list,
 // handoff, task, session, sign-in, demo, files, visual). Which run on app "b";
-// every other spec runs on app "a". Balanced by the specs' durations with one
-// worker (2026-11-26, 2-core machine at load ~14): 19-file-handoffs 3.5 min,
-// 10-people-visual 2.6, 09-people 1.8 and 20-list-scale about 5 (its seeding
-// included) make about 12.7 min; the other seventeen specs about 12.3
-// (06-visual-a11y 1.9, 21-hand-off 1.5, 16-hostile-payloads 1.3, 17-brief 1.2,
-// 07-scale 1.1, ...). The SSO spec (11-sign-in) may run on either app.
+// every other spec runs on app "a". Balanced by the specs' durations with two
+// workers (2026-11-27, 2-core machine, tracing off): on "b" 10-people-visual
+// 121 s, 19-file-handoffs 101, 22-escalation 60, 20-list-scale 47 (and 12 s of
+// seeding), 09-people 44 and 25-rotation 24, about 410 s; on "a" the other
+// eighteen specs, about 410 s (17-brief 52, 06-visual-a11y 49, 21-hand-off 45,
+// 24-oncall-shell 39, ...). The SSO spec (11-sign-in) may run on either app.
 //
 // A project runs its files in path order, so the domain folders decide the
 // order within an app. Some specs need a place of their own, given by project
@@ -53,7 +53,7 @@ const ports = e2ePorts();
 //   19-file-handoffs leaves v0.1 offers in inboxes);
 // - last on their app: 07-scale and 20-list-scale put thousands of sessions
 //   into their app's runtime.
-const APP_B_SPECS = ["09-people", "10-people-visual", "19-file-handoffs", "20-list-scale"];
+const APP_B_SPECS = ["09-people", "10-people-visual", "19-file-handoffs", "20-list-scale", "22-escalation", "25-rotation"];
 const A_FIRST = ["01-empty", "13-task-people"];
 const A_LAST = ["07-scale"];
 const B_FIRST = ["09-people"];
@@ -70,6 +70,12 @@ for (const name of [...APP_B_SPECS, ...A_FIRST, ...A_LAST, ...B_FIRST, ...B_LAST
 
 const specPattern = (names: readonly string[]): RegExp =>
   new RegExp(`(^|/)(${names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})\\.spec\\.ts$`);
+
+function traceMode(value: string | undefined): "off" | "on" | "retain-on-failure" | "on-first-retry" {
+  if (value === undefined || value === "" || value === "off") return "off";
+  if (value === "on" || value === "retain-on-failure" || value === "on-first-retry") return value;
+  throw new Error(`BATON_E2E_TRACE must be off, on, retain-on-failure or on-first-retry, not ${JSON.stringify(value)}`);
+}
 
 function appServer(name: AppName) {
   const app = e2eApp(name);
@@ -124,12 +130,10 @@ export default defineConfig<object, E2eWorkerOptions>({
   outputDir: "test-results",
   globalSetup: "./e2e/global-setup.ts",
   fullyParallel: false,
-  // One worker by default: on a 2-core machine (CI) the two apps side by side
-  // were no faster (every test 2-3x slower; 09-people then ran out of its two
-  // minutes in a clean-clone run, 2026-11-26). Where there are cores to spare,
-  // `npx playwright test --workers=2` runs the apps' specs side by side (each
-  // project's `workers: 1` keeps one spec at a time per app).
-  workers: Number(process.env.BATON_E2E_WORKERS ?? 1),
+  // Two workers by default, one per app (each project's `workers: 1` keeps one spec at a time per
+  // app): 9.6 minutes on the 2-core machine with tracing off, where one worker took 15 with
+  // tracing on (2026-11-27). BATON_E2E_WORKERS=1 runs the apps one after the other.
+  workers: Number(process.env.BATON_E2E_WORKERS ?? 2),
   retries: 0,
   timeout: 120_000,
   expect: { timeout: 15_000 },
@@ -161,7 +165,11 @@ export default defineConfig<object, E2eWorkerOptions>({
       executablePath: CHROMIUM_PATH,
       args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
     },
-    trace: "retain-on-failure",
+    // Off unless asked for (BATON_E2E_TRACE=retain-on-failure, or --trace on the command line):
+    // tracing records a screencast and DOM snapshots of every step of every test, which cost a
+    // third of the suite's CPU on two cores (17-brief: 53 s traced, 37 s not; 2026-11-27). A
+    // failure still leaves its screenshot and the page's accessibility snapshot.
+    trace: traceMode(process.env.BATON_E2E_TRACE),
     screenshot: "only-on-failure",
   },
   webServer: [

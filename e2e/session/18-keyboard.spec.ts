@@ -6,7 +6,7 @@ import { expect, test } from "../support/fixtures";
 import { HANDOFF_MODE } from "@/lib/macp/constants";
 import { Agent, newSessionId } from "../support/agent";
 import { authFile } from "../support/people";
-import { uniqueSuffix, watchErrors } from "../support/ui";
+import { listLive, uniqueSuffix, watchErrors } from "../support/ui";
 
 async function seed(): Promise<{ sid: string; intent: string }> {
   const alice = new Agent("agent://keys/alice");
@@ -60,7 +60,9 @@ test("Enter expands an event, ? lists the shortcuts, / searches from a focused r
   await page.keyboard.press("Escape");
   await expect(search).not.toBeFocused();
 
-  // From a focused list row, "/" goes back to the search box.
+  // From a focused list row, "/" goes back to the search box. The list's keys belong to its live
+  // screen, which comes after the server's first view (in place at once on an idle machine).
+  await listLive(page);
   await page.keyboard.press("j");
   await expect(page.locator("[data-row-id]").first()).toBeFocused();
   await page.keyboard.press("/");
