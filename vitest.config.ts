@@ -63,6 +63,8 @@ export default defineConfig({
           exclude: ISOLATED_UNITS,
           pool: "threads",
           isolate: false,
+          // First, alone: run beside the forks below it would make four workers on two cores.
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -71,6 +73,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "isolated",
+          sequence: { groupOrder: 1 },
           include: ["components/**/*.test.tsx", "features/**/*.test.tsx", ...ISOLATED_UNITS],
         },
       },
@@ -78,6 +81,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "integration",
+          sequence: { groupOrder: 1 },
           include: ["tests/**/*.test.ts"],
         },
       },
@@ -85,6 +89,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "no closed-session cache",
+          sequence: { groupOrder: 1 },
           include: RUNTIME_SUITES,
           env: { TZ: "UTC", MACP_CLOSED_SESSION_CACHE: "0" },
         },
