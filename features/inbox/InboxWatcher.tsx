@@ -8,24 +8,10 @@
 // instead of breaking the page.
 
 import { useEffect, useState, type ComponentType } from "react";
-import { afterLoadAndIdle } from "@/lib/client/after-load";
+import { componentLoader, fetchWithRetries } from "@/lib/client/after-load-import";
 import { useWhoAmI } from "@/lib/client/use-whoami";
 
-/** Waits before re-fetching the watcher's code after a failed fetch. */
-const RETRY_DELAYS_MS = [2_000, 10_000, 30_000];
-
-let loading: Promise<ComponentType> | undefined;
-
-function loadStreamWatcher(): Promise<ComponentType> {
-  loading ??= import("@/features/inbox/InboxStreamWatcher").then(
-    (m) => m.InboxStreamWatcher,
-    (e: unknown) => {
-      loading = undefined;
-      throw e;
-    },
-  );
-  return loading;
-}
+const loadStreamWatcher = componentLoader(() => import("@/features/inbox/InboxStreamWatcher").then((m) => m.InboxStreamWatcher));
 
 export function InboxWatcher() {
   const { me } = useWhoAmI();
@@ -33,27 +19,15 @@ export function InboxWatcher() {
   const [Watcher, setWatcher] = useState<ComponentType | null>(null);
   useEffect(() => {
     if (!wanted || Watcher) return;
-    let cancelled = false;
-    let retry: ReturnType<typeof setTimeout> | undefined;
-    const attempt = (n: number): void => {
-      loadStreamWatcher().then(
-        (c) => {
-          if (!cancelled) setWatcher(() => c);
-        },
-        (e: unknown) => {
-          const delay = RETRY_DELAYS_MS[n];
-          if (cancelled) return;
-          if (delay === undefined) console.warn("inbox: could not load the live inbox", e);
-          else retry = setTimeout(() => attempt(n + 1), delay);
-        },
-      );
-    };
-    const cancelIdle = afterLoadAndIdle(window, () => attempt(0));
-    return () => {
-      cancelled = true;
-      cancelIdle();
-      clearTimeout(retry);
-    };
+    return fetchWithRetries(
+      window,
+      "after-load-idle",
+      loadStreamWatcher,
+      (c) => setWatcher(() => c),
+      (e, retrying) => {
+        if (!retrying) console.warn("inbox: could not load the live inbox", e);
+      },
+    );
   }, [wanted, Watcher]);
   return wanted && Watcher ? <Watcher /> : null;
 }

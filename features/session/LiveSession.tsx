@@ -13,7 +13,7 @@
 
 import { useEffect, useState, type ReactNode } from "react";
 import { onLoad } from "@/lib/client/after-load";
-import { moduleLoader, RETRY_DELAYS_MS } from "@/lib/client/after-load-import";
+import { fetchWithRetries, moduleLoader } from "@/lib/client/after-load-import";
 
 type LiveCode = typeof import("@/features/session/LiveSessionScreen");
 type StreamCode = typeof import("@/features/session/open-session-stream");
@@ -56,34 +56,28 @@ export function LiveSession({ sessionId, preview, handover }: { sessionId: strin
   if (typeof window !== "undefined" && shown?.sessionId !== sessionId) shown = { sessionId, handover };
   useEffect(() => {
     if (code) return;
-    let cancelled = false;
-    let retry: ReturnType<typeof setTimeout> | undefined;
-    const attempt = (n: number): void => {
+    let active = true;
+    const cancel = fetchWithRetries(
+      window,
+      hasPreview ? "load" : "now",
       // The stream is opened as soon as its part of the code is in, before
       // the screen's part has run; the screen renders in a later task, once
       // the request is out, so the round trip overlaps the render.
-      const opened = streamCode().then((m) => {
-        if (!cancelled) m.openSessionStream(sessionId, handover);
-      });
-      Promise.all([liveCode(), opened]).then(
-        ([m]) =>
-          setTimeout(() => {
-            if (!cancelled) setCode(m);
-          }, 0),
-        (e: unknown) => {
-          if (cancelled) return;
-          setFailed(e instanceof Error ? e.message : String(e));
-          const delay = RETRY_DELAYS_MS[n];
-          if (delay !== undefined) retry = setTimeout(() => attempt(n + 1), delay);
-        },
-      );
-    };
-    const start = (): void => attempt(0);
-    const cancel = hasPreview ? onLoad(window, start) : (start(), undefined);
+      () => {
+        const opened = streamCode().then((m) => {
+          if (active) m.openSessionStream(sessionId, handover);
+        });
+        return Promise.all([liveCode(), opened]).then(([m]) => m);
+      },
+      (m) =>
+        setTimeout(() => {
+          if (active) setCode(m);
+        }, 0),
+      (e) => setFailed(e instanceof Error ? e.message : String(e)),
+    );
     return () => {
-      cancelled = true;
-      cancel?.();
-      clearTimeout(retry);
+      active = false;
+      cancel();
     };
   }, [code, hasPreview, sessionId, handover]);
   useEffect(

@@ -6,7 +6,7 @@
 // instead of breaking the page.
 
 import { useEffect, useState, type ComponentType } from "react";
-import { afterLoad, afterLoadAndIdle } from "@/lib/client/after-load";
+import { afterLoad, afterLoadAndIdle, onLoad, type LoadIdleWindow } from "@/lib/client/after-load";
 
 /** Waits before fetching the code again after a failed fetch. */
 export const RETRY_DELAYS_MS = [2_000, 10_000, 30_000];
@@ -39,6 +39,50 @@ export function componentLoader<P>(fetchComponent: () => Promise<ComponentType<P
   return moduleLoader(fetchComponent);
 }
 
+/** When the first fetch starts: at once, inside the `load` event, right after `load`, or after `load` and an idle moment. */
+export type FetchStart = "now" | "load" | "after-load" | "after-load-idle";
+
+const SCHEDULE = { load: onLoad, "after-load": afterLoad, "after-load-idle": afterLoadAndIdle } as const;
+
+/**
+ * Calls `fetch` at `start`, and again after each of RETRY_DELAYS_MS while it fails, until it
+ * succeeds (`onValue`) or the delays run out. `onFailure` hears of every failure, and whether
+ * another attempt follows. Returns a canceller: after it nothing is fetched and neither callback is
+ * called.
+ */
+export function fetchWithRetries<T>(
+  win: LoadIdleWindow,
+  start: FetchStart,
+  fetch: () => Promise<T>,
+  onValue: (value: T) => void,
+  onFailure: (error: unknown, retrying: boolean) => void,
+): () => void {
+  let cancelled = false;
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  const attempt = (n: number): void => {
+    fetch().then(
+      (value) => {
+        if (!cancelled) onValue(value);
+      },
+      (e: unknown) => {
+        if (cancelled) return;
+        const delay = RETRY_DELAYS_MS[n];
+        onFailure(e, delay !== undefined);
+        if (delay !== undefined) retry = setTimeout(() => attempt(n + 1), delay);
+      },
+    );
+  };
+  const first = (): void => attempt(0);
+  let cancelStart = (): void => undefined;
+  if (start === "now") first();
+  else cancelStart = SCHEDULE[start](win, first);
+  return () => {
+    cancelled = true;
+    cancelStart();
+    clearTimeout(retry);
+  };
+}
+
 /**
  * The component `load` resolves to, once fetched: after `load` and an idle
  * moment (right after `load` when not `idle`: someone may be waiting on it),
@@ -54,29 +98,15 @@ export function useAfterLoadComponent<P>(
   const [Component, setComponent] = useState<ComponentType<P> | null>(null);
   useEffect(() => {
     if (Component) return;
-    let cancelled = false;
-    let retry: ReturnType<typeof setTimeout> | undefined;
-    const attempt = (n: number): void => {
-      load().then(
-        (c) => {
-          if (!cancelled) setComponent(() => c);
-        },
-        (e: unknown) => {
-          const delay = RETRY_DELAYS_MS[n];
-          if (cancelled) return;
-          if (delay === undefined) console.warn(`could not load ${what}`, e);
-          else retry = setTimeout(() => attempt(n + 1), delay);
-        },
-      );
-    };
-    let cancelIdle = (): void => {};
-    if (now) attempt(0);
-    else cancelIdle = (idle ? afterLoadAndIdle : afterLoad)(window, () => attempt(0));
-    return () => {
-      cancelled = true;
-      cancelIdle();
-      clearTimeout(retry);
-    };
+    return fetchWithRetries(
+      window,
+      now ? "now" : idle ? "after-load-idle" : "after-load",
+      load,
+      (c) => setComponent(() => c),
+      (e, retrying) => {
+        if (!retrying) console.warn(`could not load ${what}`, e);
+      },
+    );
   }, [Component, load, what, now, idle]);
   return Component;
 }
