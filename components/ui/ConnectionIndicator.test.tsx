@@ -15,11 +15,11 @@ afterEach(() => {
 const css = fs.readFileSync(path.join(process.cwd(), "app", "globals.css"), "utf8");
 
 /** The declarations of the first rule whose selector list is exactly `selector`. */
-function rule(selector: string, within = css): string {
-  const at = within.indexOf(`\n${selector} {`);
+function rule(selector: string): string {
+  const at = css.indexOf(`\n${selector} {`);
   if (at < 0) return "";
-  const open = within.indexOf("{", at);
-  return within.slice(open + 1, within.indexOf("}", open));
+  const open = css.indexOf("{", at);
+  return css.slice(open + 1, css.indexOf("}", open));
 }
 
 describe("ConnectionBadge", () => {

@@ -58,7 +58,7 @@ export function fetchWithRetries<T>(
   onFailure: (error: unknown, retrying: boolean) => void,
 ): () => void {
   let cancelled = false;
-  let retry: ReturnType<typeof setTimeout> | undefined;
+  let retry: number | undefined;
   const attempt = (n: number): void => {
     fetch().then(
       (value) => {
@@ -68,7 +68,7 @@ export function fetchWithRetries<T>(
         if (cancelled) return;
         const delay = RETRY_DELAYS_MS[n];
         onFailure(e, delay !== undefined);
-        if (delay !== undefined) retry = setTimeout(() => attempt(n + 1), delay);
+        if (delay !== undefined) retry = win.setTimeout(() => attempt(n + 1), delay);
       },
     );
   };
@@ -79,7 +79,7 @@ export function fetchWithRetries<T>(
   return () => {
     cancelled = true;
     cancelStart();
-    clearTimeout(retry);
+    if (retry !== undefined) win.clearTimeout(retry);
   };
 }
 
