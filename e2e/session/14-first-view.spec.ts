@@ -2,7 +2,7 @@
 // off (header, phase, timeline rows, rendered runbook), then replaced by the
 // live view after `load` without a reload, a hydration error or a lost event.
 import { fromBinary } from "@bufbuild/protobuf";
-import type { Request } from "@playwright/test";
+import type { Page, Request } from "@playwright/test";
 import { SubscribeSessionRequestSchema } from "@/lib/gen/baton/v1/console_pb";
 import { expect, test } from "../support/fixtures";
 import { HANDOFF_MODE } from "@/lib/macp/constants";
@@ -24,6 +24,20 @@ const RUNBOOK = `## Before you accept
 function afterSequenceOf(request: Request): bigint | undefined {
   const raw = request.postDataBuffer();
   return raw && raw.length >= 5 ? fromBinary(SubscribeSessionRequestSchema, raw.subarray(5)).afterSequence : undefined;
+}
+
+/**
+ * Wait until the server renders the session's first view. The first render
+ * after a session was written folds its history once; on a busy machine that
+ * may outlast the page's budget (BATON_PREVIEW_TIMEOUT_MS), and the page then
+ * comes without a first view while the fold finishes in the background.
+ */
+async function firstViewReady(page: Page, sid: string) {
+  await expect
+    .poll(async () => (await page.request.get(`/sessions/${sid}`)).text().then((html) => html.includes('data-testid="session-preview"')), {
+      timeout: 30_000,
+    })
+    .toBe(true);
 }
 
 async function seed() {
@@ -48,6 +62,7 @@ test("with JavaScript off the session page still shows the header, phase and tim
   const { sid, intent } = await seed();
   const context = await browser.newContext({ javaScriptEnabled: false, storageState: authFile("wendy") });
   const page = await context.newPage();
+  await firstViewReady(page, sid);
   await page.goto(`/sessions/${sid}`);
   await expect(page.getByTestId("session-intent")).toHaveText(intent);
   await expect(page.getByTestId("session-badges")).toHaveAttribute("data-phase", "Accepted");
@@ -77,6 +92,7 @@ test("the live view takes over from the first view without a reload or a lost ev
     await held;
     await route.continue();
   });
+  await firstViewReady(page, sid);
   await page.goto(`/sessions/${sid}`);
   await expect(page.getByTestId("timeline-preview")).toBeVisible();
   await expect(page.getByTestId("session-intent")).toHaveText(intent);
@@ -113,14 +129,7 @@ test("a long session's live view starts from the first view's window and reads t
   page.on("request", (r) => {
     if (r.url().endsWith("/baton.v1.ConsoleService/SubscribeSession")) asked.push(afterSequenceOf(r));
   });
-  // A session's first view after it was written folds its history once; on a
-  // busy machine that may outlast the page's budget (the page then comes
-  // without a first view and the fold finishes in the background).
-  await expect
-    .poll(async () => (await page.request.get(`/sessions/${sid}`)).text().then((html) => html.includes('data-testid="session-preview"')), {
-      timeout: 30_000,
-    })
-    .toBe(true);
+  await firstViewReady(page, sid);
   await page.goto(`/sessions/${sid}`);
   await expect(page.getByTestId("timeline")).toBeVisible();
   await expect(page.getByTestId("earlier-events")).toContainText("Showing the latest 50 of 150 events");
