@@ -15,7 +15,7 @@ import { Agent, newSessionId } from "../support/agent";
 import { currentApp } from "../support/apps";
 import { expect, test } from "../support/fixtures";
 import { signedInAs } from "../support/session-ui";
-import { expectNoAxeViolations, shoot, uniqueSuffix, watchErrors } from "../support/ui";
+import { expectNoAxeViolations, inEachScheme, shoot, uniqueSuffix, watchErrors, type Scheme } from "../support/ui";
 
 const AGENT = path.join(process.cwd(), "tests", "support", "v01_agent.py");
 
@@ -181,46 +181,48 @@ test("an invalid file is listed with its reason, and left alone", async ({ brows
   }
 });
 
-for (const scheme of ["light", "dark"] as const) {
-  test(`file handoff pages render well in ${scheme} mode (1440 and 390 px) and pass axe`, async ({ browser }) => {
-    const taskId = agent(
-      "offer",
-      handoffDir(),
-      `Renew the on-call rota (${scheme})\nSee the wiki page for the rules.`,
-      "--from",
-      "agent://planner",
-      "--context",
-      "ticket=OPS-31",
-    );
-    const bob = await signedInAs(browser, "bob");
-    const page = bob.page;
-    const errors = watchErrors(page);
-    try {
-      await page.emulateMedia({ colorScheme: scheme, reducedMotion: "reduce" });
-      for (const width of [1440, 390]) {
-        await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-        const suffix = width === 390 ? `${scheme}-390` : scheme;
-        await page.goto("/files");
-        await expect(page.locator(`[data-testid="file-row"][data-task="${taskId}"]`)).toBeVisible();
+test("file handoff pages render well in light and dark mode (1440 and 390 px) and pass axe", async ({ browser }) => {
+  const taskId = agent(
+    "offer",
+    handoffDir(),
+    "Renew the on-call rota\nSee the wiki page for the rules.",
+    "--from",
+    "agent://planner",
+    "--context",
+    "ticket=OPS-31",
+  );
+  const bob = await signedInAs(browser, "bob");
+  const page = bob.page;
+  const errors = watchErrors(page);
+  try {
+    await page.emulateMedia({ reducedMotion: "reduce" });
+    for (const width of [1440, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      const suffix = (scheme: Scheme): string => (width === 390 ? `${scheme}-390` : scheme);
+      await page.goto("/files");
+      await expect(page.locator(`[data-testid="file-row"][data-task="${taskId}"]`)).toBeVisible();
+      await inEachScheme(page, async (scheme) => {
         await settle(page);
-        await shoot(page, `files-list-${suffix}`);
+        await shoot(page, `files-list-${suffix(scheme)}`);
         // Nothing wider than the window (the header has one more link here).
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
-        await expectNoAxeViolations(page, `/files (${suffix})`);
-        await page.locator(`[data-testid="file-row"][data-task="${taskId}"]`).getByTestId("file-open").click();
-        await expect(page.getByTestId("file-handoff")).toBeVisible();
-        await expect(page.getByTestId("file-actions")).toBeVisible();
+        await expectNoAxeViolations(page, `/files (${suffix(scheme)})`);
+      });
+      await page.locator(`[data-testid="file-row"][data-task="${taskId}"]`).getByTestId("file-open").click();
+      await expect(page.getByTestId("file-handoff")).toBeVisible();
+      await expect(page.getByTestId("file-actions")).toBeVisible();
+      await inEachScheme(page, async (scheme) => {
         await settle(page);
-        await shoot(page, `files-handoff-${suffix}`, true);
+        await shoot(page, `files-handoff-${suffix(scheme)}`, true);
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
-        await expectNoAxeViolations(page, `file handoff (${suffix})`);
-      }
-      expect(errors).toEqual([]);
-    } finally {
-      await bob.context.close();
+        await expectNoAxeViolations(page, `file handoff (${suffix(scheme)})`);
+      });
     }
-  });
-}
+    expect(errors).toEqual([]);
+  } finally {
+    await bob.context.close();
+  }
+});
 
 test("a v0.1 agent's offer appears live in the main session list with its mode label and pill; the mode filter and search find it; the row opens its page", async ({
   browser,
@@ -281,37 +283,37 @@ test("a v0.1 agent's offer appears live in the main session list with its mode l
   }
 });
 
-for (const scheme of ["light", "dark"] as const) {
-  test(`the session list with v0.1 file rows renders well in ${scheme} mode (1440 and 390 px) and passes axe`, async ({ browser }) => {
-    const tag = uniqueSuffix();
-    // MACP sessions and v0.1 files side by side.
-    const planner = new Agent("agent://planner");
-    const oncall = new Agent(`agent://oncall-${tag}`);
-    const handoff = newSessionId();
-    await planner.start(handoff, HANDOFF_MODE, `Hand over the pager ${tag}`, [planner.id, oncall.id]);
-    await planner.offer(handoff, "h1", oncall.id, "pager", "night shift");
-    await planner.start(newSessionId(), TASK_MODE, `Patch the staging hosts ${tag}`, [planner.id, oncall.id]);
-    agent("offer", handoffDir(), `Rotate the staging keys ${tag}`, "--from", "agent://planner");
-    fs.writeFileSync(path.join(handoffDir(), `broken-${tag}.json`), '{"task_id": "');
-    const bob = await signedInAs(browser, "bob");
-    const page = bob.page;
-    const errors = watchErrors(page);
-    try {
-      await page.emulateMedia({ colorScheme: scheme, reducedMotion: "reduce" });
-      for (const width of [1440, 390]) {
-        await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-        const suffix = width === 390 ? `${scheme}-390` : scheme;
-        await page.goto(`/?q=${tag}`);
-        await expect(page.locator(`[data-row-id$="/broken-${tag}.json"] [data-badge="Invalid"]`)).toBeVisible();
-        await expect(page.locator("[data-row-id]")).toHaveCount(4);
+test("the session list with v0.1 file rows renders well in light and dark mode (1440 and 390 px) and passes axe", async ({ browser }) => {
+  const tag = uniqueSuffix();
+  // MACP sessions and v0.1 files side by side.
+  const planner = new Agent("agent://planner");
+  const oncall = new Agent(`agent://oncall-${tag}`);
+  const handoff = newSessionId();
+  await planner.start(handoff, HANDOFF_MODE, `Hand over the pager ${tag}`, [planner.id, oncall.id]);
+  await planner.offer(handoff, "h1", oncall.id, "pager", "night shift");
+  await planner.start(newSessionId(), TASK_MODE, `Patch the staging hosts ${tag}`, [planner.id, oncall.id]);
+  agent("offer", handoffDir(), `Rotate the staging keys ${tag}`, "--from", "agent://planner");
+  fs.writeFileSync(path.join(handoffDir(), `broken-${tag}.json`), '{"task_id": "');
+  const bob = await signedInAs(browser, "bob");
+  const page = bob.page;
+  const errors = watchErrors(page);
+  try {
+    await page.emulateMedia({ reducedMotion: "reduce" });
+    for (const width of [1440, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      const suffix = (scheme: Scheme): string => (width === 390 ? `${scheme}-390` : scheme);
+      await page.goto(`/?q=${tag}`);
+      await expect(page.locator(`[data-row-id$="/broken-${tag}.json"] [data-badge="Invalid"]`)).toBeVisible();
+      await expect(page.locator("[data-row-id]")).toHaveCount(4);
+      await inEachScheme(page, async (scheme) => {
         await settle(page);
-        await shoot(page, `sessions-list-files-${suffix}`);
+        await shoot(page, `sessions-list-files-${suffix(scheme)}`);
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
-        await expectNoAxeViolations(page, `/ with file rows (${suffix})`);
-      }
-      expect(errors).toEqual([]);
-    } finally {
-      await bob.context.close();
+        await expectNoAxeViolations(page, `/ with file rows (${suffix(scheme)})`);
+      });
     }
-  });
-}
+    expect(errors).toEqual([]);
+  } finally {
+    await bob.context.close();
+  }
+});

@@ -16,6 +16,23 @@ export async function shoot(page: Page, name: string, fullPage = false): Promise
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage, animations: "disabled" });
 }
 
+export const SCHEMES = ["light", "dark"] as const;
+export type Scheme = (typeof SCHEMES)[number];
+
+/**
+ * Runs `check` in light and then in dark mode on the page as it is, without a reload: while its
+ * theme is "system" the console follows the system's colour scheme live (features/shell/Providers.tsx),
+ * so one page load serves both modes' screenshots and axe checks. Motion is reduced throughout.
+ */
+export async function inEachScheme(page: Page, check: (scheme: Scheme) => Promise<void>): Promise<void> {
+  for (const scheme of SCHEMES) {
+    await page.emulateMedia({ colorScheme: scheme, reducedMotion: "reduce" });
+    if (scheme === "dark") await expect(page.locator("html")).toHaveClass(/\bdark\b/);
+    else await expect(page.locator("html")).not.toHaveClass(/\bdark\b/);
+    await check(scheme);
+  }
+}
+
 export function listRow(page: Page, sessionId: string): Locator {
   return page.locator(`[data-row-id="${sessionId}"]`);
 }
