@@ -15,7 +15,7 @@ import { Agent, newSessionId } from "../support/agent";
 import { currentApp } from "../support/apps";
 import { expect, test } from "../support/fixtures";
 import { signedInAs } from "../support/session-ui";
-import { expectNoAxeViolations, inEachScheme, shoot, uniqueSuffix, watchErrors, type Scheme } from "../support/ui";
+import { atEachWidth, expectNoAxeViolations, inEachScheme, shoot, uniqueSuffix, watchErrors } from "../support/ui";
 
 const AGENT = path.join(process.cwd(), "tests", "support", "v01_agent.py");
 
@@ -195,10 +195,7 @@ test("file handoff pages render well in light and dark mode (1440 and 390 px) an
   const page = bob.page;
   const errors = watchErrors(page);
   try {
-    await page.emulateMedia({ reducedMotion: "reduce" });
-    for (const width of [1440, 390]) {
-      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-      const suffix = (scheme: Scheme): string => (width === 390 ? `${scheme}-390` : scheme);
+    await atEachWidth(page, async (width, suffix) => {
       await page.goto("/files");
       await expect(page.locator(`[data-testid="file-row"][data-task="${taskId}"]`)).toBeVisible();
       await inEachScheme(page, async (scheme) => {
@@ -217,7 +214,7 @@ test("file handoff pages render well in light and dark mode (1440 and 390 px) an
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
         await expectNoAxeViolations(page, `file handoff (${suffix(scheme)})`);
       });
-    }
+    });
     expect(errors).toEqual([]);
   } finally {
     await bob.context.close();
@@ -298,10 +295,7 @@ test("the session list with v0.1 file rows renders well in light and dark mode (
   const page = bob.page;
   const errors = watchErrors(page);
   try {
-    await page.emulateMedia({ reducedMotion: "reduce" });
-    for (const width of [1440, 390]) {
-      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-      const suffix = (scheme: Scheme): string => (width === 390 ? `${scheme}-390` : scheme);
+    await atEachWidth(page, async (width, suffix) => {
       await page.goto(`/?q=${tag}`);
       await expect(page.locator(`[data-row-id$="/broken-${tag}.json"] [data-badge="Invalid"]`)).toBeVisible();
       await expect(page.locator("[data-row-id]")).toHaveCount(4);
@@ -311,7 +305,7 @@ test("the session list with v0.1 file rows renders well in light and dark mode (
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
         await expectNoAxeViolations(page, `/ with file rows (${suffix(scheme)})`);
       });
-    }
+    });
     expect(errors).toEqual([]);
   } finally {
     await bob.context.close();

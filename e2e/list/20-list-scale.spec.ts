@@ -15,7 +15,7 @@ import { HANDOFF_MODE } from "@/lib/macp/constants";
 import { Agent, newSessionId, runtimeUrl } from "../support/agent";
 import { seedSessions, seededSession, type SeedPlan } from "../support/bulk-seed";
 import { signedInAs } from "../support/session-ui";
-import { expectNoAxeViolations, inEachScheme, listLive, listRow, shoot, uniqueSuffix, watchErrors } from "../support/ui";
+import { expectNoAxeViolations, inEachScheme, listLive, listRow, shoot, uniqueSuffix, viewportAt, watchErrors } from "../support/ui";
 
 /**
  * Sessions seeded. The suite runs 2,000 (the seeding is this spec's slow part); the 20,000 the
@@ -168,7 +168,7 @@ test("the 20,000-session list renders well and passes axe in light and dark mode
     await shoot(page, `list-20k-middle-${scheme}`);
   });
 
-  await page.setViewportSize({ width: 390, height: 844 });
+  await page.setViewportSize(viewportAt(390));
   await page.goto("/");
   await expect(page.locator("[data-row-id]").first()).toBeVisible();
   await inEachScheme(page, async (scheme) => {

@@ -33,6 +33,28 @@ export async function inEachScheme(page: Page, check: (scheme: Scheme) => Promis
   }
 }
 
+/** The window of the visual checks at `width`: 900 px high on a desktop, 844 on a phone (390 px). */
+export function viewportAt(width: number): { width: number; height: number } {
+  return { width, height: width === 390 ? 844 : 900 };
+}
+
+/** A screenshot's mode suffix at `width`: "dark" on a desktop, "dark-390" on a phone. */
+export function modeSuffix(width: number, scheme: Scheme): string {
+  return width === 390 ? `${scheme}-390` : scheme;
+}
+
+/**
+ * Sets the page to each width of the visual checks in turn (1440, then 390 px), with reduced
+ * motion, and runs `check` there with the screenshot suffix of a mode at that width.
+ */
+export async function atEachWidth(page: Page, check: (width: number, suffix: (scheme: Scheme) => string) => Promise<void>): Promise<void> {
+  await page.emulateMedia({ reducedMotion: "reduce" });
+  for (const width of [1440, 390]) {
+    await page.setViewportSize(viewportAt(width));
+    await check(width, (scheme) => modeSuffix(width, scheme));
+  }
+}
+
 export function listRow(page: Page, sessionId: string): Locator {
   return page.locator(`[data-row-id="${sessionId}"]`);
 }

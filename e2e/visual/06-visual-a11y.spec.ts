@@ -2,7 +2,7 @@ import type { Page } from "@playwright/test";
 import { expect, test } from "../support/fixtures";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import { Agent, newSessionId } from "../support/agent";
-import { expectNoAxeViolations, inEachScheme, shoot, uniqueSuffix, watchErrors, type Scheme } from "../support/ui";
+import { expectNoAxeViolations, inEachScheme, modeSuffix, shoot, uniqueSuffix, viewportAt, watchErrors, type Scheme } from "../support/ui";
 
 const RUNBOOK = `# Orders DB on-call
 
@@ -64,8 +64,8 @@ async function settle(page: Page): Promise<void> {
 for (const width of [1440, 390]) {
   test(`list and session pages render well in light and dark mode at ${width} px and pass axe`, async ({ page }) => {
     const errors = watchErrors(page);
-    const suffix = (scheme: Scheme): string => (width === 390 ? `${scheme}-390` : scheme);
-    await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+    const suffix = (scheme: Scheme): string => modeSuffix(width, scheme);
+    await page.setViewportSize(viewportAt(width));
     await page.emulateMedia({ reducedMotion: "reduce" });
 
     await page.goto("/");

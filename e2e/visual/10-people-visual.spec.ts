@@ -1,6 +1,6 @@
 import type { Page } from "@playwright/test";
 import { expect, test } from "../support/fixtures";
-import { expectNoAxeViolations, inEachScheme, shoot, uniqueSuffix, watchErrors, type Scheme } from "../support/ui";
+import { expectNoAxeViolations, inEachScheme, modeSuffix, shoot, uniqueSuffix, viewportAt, watchErrors, type Scheme } from "../support/ui";
 import { actionButton, connectJson, csrfTokenOf, signedInAs } from "../support/session-ui";
 
 // Screenshots (light and dark, 1440 and 390 px) and axe checks of the pages
@@ -63,8 +63,8 @@ for (const width of [1440, 390]) {
   test(`sign-in, new session, action panel, inbox and Run demo render well in light and dark mode at ${width} px and pass axe`, async ({
     browser,
   }) => {
-    const suffix = (scheme: Scheme): string => (width === 390 ? `${scheme}-390` : scheme);
-    const viewport = { width, height: width === 390 ? 844 : 900 };
+    const suffix = (scheme: Scheme): string => modeSuffix(width, scheme);
+    const viewport = viewportAt(width);
 
     // Sign-in page, signed out (with an error from a failed form post).
     const anon = await browser.newContext({ storageState: { cookies: [], origins: [] }, viewport, reducedMotion: "reduce" });
