@@ -33,7 +33,7 @@ const RUNTIME_SUITES = [
   "tests/integration/list-rows-migration.test.ts",
 ];
 
-/** Unit files that need a process of their own: they mock modules, or set up a DOM. */
+/** Unit files that need a module graph of their own: they mock modules, or set up a DOM. */
 const ISOLATED_UNITS = ["lib/client/use-whoami.test.ts", "features/sessions-list/carry-over.test.ts"];
 
 export default defineConfig({
@@ -73,9 +73,8 @@ export default defineConfig({
       },
       {
         // Component tests (a DOM per file, Testing Library's cleanup) and the files that mock
-        // modules: each file in a fresh worker thread, with a module graph of its own. First, with
-        // the units: beside the processes of the integration projects they would make four
-        // workers on two cores.
+        // modules: each file in a fresh worker thread, with a module graph of its own (about 15 s
+        // in all, run beside the units).
         extends: true,
         test: {
           name: "isolated",
