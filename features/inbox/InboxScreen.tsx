@@ -34,8 +34,8 @@ const loadVirtual = componentLoader<VirtualItemsProps>(() => import("@/features/
 export function InboxScreen({ first }: { first?: InboxFirstView | undefined }) {
   const { inbox, connection } = useInbox();
   const { me } = useWhoAmI();
-  const Live = useAfterLoadComponent(loadLive, "the inbox's live code", inbox.loaded);
-  const Virtual = useAfterLoadComponent(loadVirtual, "the inbox's long list", inbox.loaded);
+  const Live = useAfterLoadComponent(loadLive, "the inbox's live code", inbox.loaded ? "now" : "after-load-idle");
+  const Virtual = useAfterLoadComponent(loadVirtual, "the inbox's long list", inbox.loaded ? "now" : "after-load-idle");
   const [directory, setDirectory] = useState<Directory | null>(null);
   // Names: the console's directory once the live code has read it, the server's until then.
   const fromOf: FromOf = useMemo(

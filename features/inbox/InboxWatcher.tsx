@@ -7,8 +7,7 @@
 // chunk fetch (flaky network, a deploy in between) is retried a few times
 // instead of breaking the page.
 
-import { useEffect, useState, type ComponentType } from "react";
-import { componentLoader, fetchWithRetries } from "@/lib/client/after-load-import";
+import { componentLoader, useAfterLoadComponent } from "@/lib/client/after-load-import";
 import { useWhoAmI } from "@/lib/client/use-whoami";
 
 const loadStreamWatcher = componentLoader(() => import("@/features/inbox/InboxStreamWatcher").then((m) => m.InboxStreamWatcher));
@@ -16,18 +15,6 @@ const loadStreamWatcher = componentLoader(() => import("@/features/inbox/InboxSt
 export function InboxWatcher() {
   const { me } = useWhoAmI();
   const wanted = Boolean(me && !me.mustChangePassword);
-  const [Watcher, setWatcher] = useState<ComponentType | null>(null);
-  useEffect(() => {
-    if (!wanted || Watcher) return;
-    return fetchWithRetries(
-      window,
-      "after-load-idle",
-      loadStreamWatcher,
-      (c) => setWatcher(() => c),
-      (e, retrying) => {
-        if (!retrying) console.warn("inbox: could not load the live inbox", e);
-      },
-    );
-  }, [wanted, Watcher]);
+  const Watcher = useAfterLoadComponent(loadStreamWatcher, "the live inbox", "after-load-idle", wanted);
   return wanted && Watcher ? <Watcher /> : null;
 }

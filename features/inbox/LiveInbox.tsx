@@ -15,6 +15,6 @@ const loadScreen = componentLoader<{ first?: InboxFirstView | undefined }>(() =>
 );
 
 export function LiveInbox({ first, preview }: { first: InboxFirstView | undefined; preview: ReactNode }) {
-  const Screen = useAfterLoadComponent(loadScreen, "the inbox", first === undefined, false);
+  const Screen = useAfterLoadComponent(loadScreen, "the inbox", first === undefined ? "now" : "after-load");
   return Screen ? <Screen first={first} /> : <>{preview}</>;
 }

@@ -19,7 +19,7 @@ const loadScreen = componentLoader<SessionListScreenProps>(() =>
 );
 
 export function LiveSessionList({ preview, ...props }: Omit<SessionListScreenProps, "carried"> & { preview: ReactNode }) {
-  const Screen = useAfterLoadComponent(loadScreen, "the session list", props.first === undefined, false);
+  const Screen = useAfterLoadComponent(loadScreen, "the session list", props.first === undefined ? "now" : "after-load");
   // Read in the render that swaps the first view out, while it is still in the document.
   const carried = useMemo(
     () => (Screen ? carryOver(document.querySelector("[data-list-preview]"), document.activeElement) : undefined),

@@ -60,7 +60,7 @@ export function SessionListScreen({ first, stuckAfterMs = DEFAULT_STUCK_AFTER_MS
   const listKey = listQueryKey(query);
   const firstWin = useMemo(() => firstViewWindow(first, listKey), [first, listKey]);
   const [liveWin, setLiveWin] = useState<SessionWindow | null>(null);
-  const Live = useAfterLoadComponent(loadLive, "the live session list", first === undefined);
+  const Live = useAfterLoadComponent(loadLive, "the live session list", first === undefined ? "now" : "after-load-idle");
   // The server's first view stays until the live window has read the list
   // itself (or failed to: then it says why).
   const win = liveWin && (liveWin.head !== undefined || liveWin.firstError !== undefined || first === undefined) ? liveWin : firstWin;

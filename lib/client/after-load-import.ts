@@ -84,29 +84,29 @@ export function fetchWithRetries<T>(
 }
 
 /**
- * The component `load` resolves to, once fetched: after `load` and an idle
- * moment (right after `load` when not `idle`: someone may be waiting on it),
- * or straight away when `now` (nothing to show until it arrives). Null until
- * then.
+ * The component `load` resolves to, once fetched from `start` on: by default
+ * after `load` and an idle moment; right after `load` when someone may be
+ * waiting on it; "now" when there is nothing to show until it arrives. Nothing
+ * is fetched while `enabled` is false. Null until then.
  */
 export function useAfterLoadComponent<P>(
   load: () => Promise<ComponentType<P>>,
   what: string,
-  now = false,
-  idle = true,
+  start: FetchStart = "after-load-idle",
+  enabled = true,
 ): ComponentType<P> | null {
   const [Component, setComponent] = useState<ComponentType<P> | null>(null);
   useEffect(() => {
-    if (Component) return;
+    if (Component || !enabled) return;
     return fetchWithRetries(
       window,
-      now ? "now" : idle ? "after-load-idle" : "after-load",
+      start,
       load,
       (c) => setComponent(() => c),
       (e, retrying) => {
         if (!retrying) console.warn(`could not load ${what}`, e);
       },
     );
-  }, [Component, load, what, now, idle]);
+  }, [Component, load, what, start, enabled]);
   return Component;
 }
