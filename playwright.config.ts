@@ -5,7 +5,7 @@ import { defineConfig } from "@playwright/test";
 import { APP_NAMES, e2eApp, type AppName } from "./e2e/support/apps";
 import type { E2eWorkerOptions } from "./e2e/support/fixtures";
 import { OIDC, authFile } from "./e2e/support/people";
-import { CHROMIUM_PATH, e2ePorts } from "./e2e/support/ports";
+import { E2E_CHROMIUM_PATH, e2ePorts } from "./e2e/support/ports";
 
 // The app runs exactly as the README says (`npm start`), twice: apps "a" and
 // "b" (e2e/support/apps.ts), each the whole console with its own embedded
@@ -38,11 +38,12 @@ const ports = e2ePorts();
 // The specs are grouped by domain: e2e/<domain>/NN-name.spec.ts (list,
 // handoff, task, session, sign-in, demo, files, visual). Which run on app "b";
 // every other spec runs on app "a". Balanced by the specs' durations with two
-// workers (2026-11-27, 2-core machine, tracing off): on "b" 10-people-visual
-// 121 s, 19-file-handoffs 101, 22-escalation 60, 20-list-scale 47 (and 12 s of
-// seeding), 09-people 44 and 25-rotation 24, about 410 s; on "a" the other
-// eighteen specs, about 410 s (17-brief 52, 06-visual-a11y 49, 21-hand-off 45,
-// 24-oncall-shell 39, ...). The SSO spec (11-sign-in) may run on either app.
+// workers (2026-11-27, 2-core machine, headless shell, tracing off): on "b"
+// 10-people-visual 67 s, 19-file-handoffs 59, 22-escalation 46, 20-list-scale
+// 40 (and about 20 s of seeding), 09-people 26 and 25-rotation 21, about 260 s;
+// on "a" the other nineteen specs, about 290 s (24-oncall-shell 36,
+// 06-visual-a11y 36, 17-brief 31, 21-hand-off 28, ...). The SSO spec
+// (11-sign-in) may run on either app.
 //
 // A project runs its files in path order, so the domain folders decide the
 // order within an app. Some specs need a place of their own, given by project
@@ -131,8 +132,9 @@ export default defineConfig<object, E2eWorkerOptions>({
   globalSetup: "./e2e/global-setup.ts",
   fullyParallel: false,
   // Two workers by default, one per app (each project's `workers: 1` keeps one spec at a time per
-  // app): 9.6 minutes on the 2-core machine with tracing off, where one worker took 15 with
-  // tracing on (2026-11-27). BATON_E2E_WORKERS=1 runs the apps one after the other.
+  // app): 6 minutes on the 2-core machine in the headless shell with tracing off (8 in the whole
+  // browser), where one worker took 15 with tracing on (2026-11-27). BATON_E2E_WORKERS=1 runs the
+  // apps one after the other.
   workers: Number(process.env.BATON_E2E_WORKERS ?? 2),
   retries: 0,
   timeout: 120_000,
@@ -162,7 +164,7 @@ export default defineConfig<object, E2eWorkerOptions>({
     browserName: "chromium",
     viewport: { width: 1440, height: 900 },
     launchOptions: {
-      executablePath: CHROMIUM_PATH,
+      executablePath: E2E_CHROMIUM_PATH,
       args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
     },
     // Off unless asked for (BATON_E2E_TRACE=retain-on-failure, or --trace on the command line):
