@@ -15,8 +15,15 @@ fs.mkdirSync(out, { recursive: true });
 const bin = (name) => path.join(root, "node_modules", ".bin", name);
 const env = { ...process.env, TZ: "UTC", FORCE_COLOR: process.env.CI ? "0" : process.env.FORCE_COLOR };
 
+// Each step's header says when it started, counted from the start of `npm test` (m:ss).
+const suiteStarted = Date.now();
+const clock = () => {
+  const s = Math.round((Date.now() - suiteStarted) / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+};
+
 function run(label, cmd, args, extraEnv = {}) {
-  process.stdout.write(`\n=== ${label}\n`);
+  process.stdout.write(`\n=== ${label} · at ${clock()}\n`);
   const r = spawnSync(cmd, args, { cwd: root, stdio: "inherit", env: { ...env, ...extraEnv } });
   return r.status ?? 1;
 }
@@ -85,7 +92,7 @@ const building = e2e
 
 /** Like run(), without blocking, printing as it goes and also keeping what was printed: resolves with the exit code and the text. */
 function runTee(label, cmd, args) {
-  process.stdout.write(`\n=== ${label}\n`);
+  process.stdout.write(`\n=== ${label} · at ${clock()}\n`);
   return new Promise((resolve) => {
     // Piped, so colours are asked for when our own output is a terminal.
     const color = process.stdout.isTTY && !process.env.CI ? { FORCE_COLOR: "1" } : {};
@@ -149,5 +156,5 @@ if (built) {
 }
 
 if (vitestErrors) process.stdout.write(`\n=== vitest: errors outside the tests (counted as one failure)\n${vitestErrors}\n`);
-process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
+process.stdout.write(`\nnpm test took ${clock()}\n\n${passed} passed, ${failed} failed\n`);
 process.exit(status || failed ? 1 : 0);
