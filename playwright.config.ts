@@ -36,37 +36,61 @@ process.env.BATON_E2E_RUN ??= `run-${Date.now()}-${process.pid}`;
 const ports = e2ePorts();
 
 // The specs are grouped by domain: e2e/<domain>/NN-name.spec.ts (list,
-// handoff, task, session, sign-in, demo, files, visual). Which run on app "b";
-// every other spec runs on app "a". Balanced by the specs' durations with two
-// workers (2026-11-27, 2-core machine, headless shell, tracing off): on "b"
-// 10-people-visual 67 s, 19-file-handoffs 59, 22-escalation 46, 20-list-scale
-// 40 (and about 20 s of seeding), 09-people 26 and 25-rotation 21, about 260 s;
-// on "a" the other nineteen specs, about 290 s (24-oncall-shell 36,
-// 06-visual-a11y 36, 17-brief 31, 21-hand-off 28, ...). The SSO spec
-// (11-sign-in) may run on either app.
+// handoff, task, session, sign-in, demo, files, visual). PLAN says which run on
+// app "b"; every other spec runs on app "a". A project runs its files in path
+// order, so the domain folders decide the order within a project. Some specs
+// need a place of their own on their app, given by project dependencies:
+// - first: 01-empty expects a runtime nothing has used yet, and the specs that
+//   count a person's inbox exactly (13-task-people on "a", 09-people on "b";
+//   the other specs leave nothing waiting on anyone, but 19-file-handoffs
+//   leaves v0.1 offers in inboxes) run before every spec after them in path
+//   order;
+// - last: 20-list-scale puts thousands of sessions into its app's runtime.
 //
-// A project runs its files in path order, so the domain folders decide the
-// order within an app. Some specs need a place of their own, given by project
-// dependencies (a project starts once the ones it depends on passed):
-// - first on their app: 01-empty expects a runtime nothing has used yet, and
-//   the specs that count a person's inbox exactly (13-task-people on "a",
-//   09-people on "b"; the other specs leave nothing waiting on anyone, but
-//   19-file-handoffs leaves v0.1 offers in inboxes);
-// - last on their app: 07-scale and 20-list-scale put thousands of sessions
-//   into their app's runtime.
-const APP_B_SPECS = ["09-people", "10-people-visual", "19-file-handoffs", "20-list-scale", "22-escalation", "25-rotation"];
-const A_FIRST = ["01-empty", "13-task-people"];
-const A_LAST = ["07-scale"];
-const B_FIRST = ["09-people"];
-const B_LAST = ["20-list-scale"];
+// Playwright runs projects in phases: the projects with no dependencies, then
+// those whose dependencies all ran, and so on, and a phase starts only once
+// every project of the one before it has finished, on both apps. So each phase
+// is balanced across the apps, with specs that need no place of their own.
+// Durations (2026-11-27, 2-core machine, headless shell, tracing off),
+// first / middle / last phase:
+// - "a": 01-empty 6 + 13-task-people 12 + 06-visual-a11y 36 / the other
+//   fourteen, 168 (21-hand-off 28, 25-rotation 21, 05-list 19, ...) /
+//   07-scale 21 + 24-oncall-shell 36;
+// - "b": 09-people 26 + 17-brief 31 / 10-people-visual 67 + 19-file-handoffs
+//   59 + 22-escalation 46 / 20-list-scale 40 and about 20 of seeding.
+// Two apps, one worker each, on two cores; a third app made each spec slower
+// by as much as it gained (332 s against about 310 s for these phases).
+interface AppPlan {
+  /** The specs of this app ("a" takes every spec no other app names). */
+  specs?: readonly string[];
+  /** Those of them run in the first phase, in path order. */
+  first: readonly string[];
+  /** Those of them run in the last phase, in path order. */
+  last: readonly string[];
+}
+const PLAN: Record<AppName, AppPlan> = {
+  a: { first: ["01-empty", "13-task-people", "06-visual-a11y"], last: ["07-scale", "24-oncall-shell"] },
+  b: {
+    specs: ["09-people", "17-brief", "10-people-visual", "19-file-handoffs", "22-escalation", "20-list-scale"],
+    first: ["09-people", "17-brief"],
+    last: ["20-list-scale"],
+  },
+};
+const NAMED_ELSEWHERE = APP_NAMES.flatMap((n) => PLAN[n].specs ?? []);
 
 const specFiles = (fs.readdirSync(fileURLToPath(new URL("./e2e", import.meta.url)), { recursive: true }) as string[]).filter((f) =>
   f.endsWith(".spec.ts"),
 );
 const specNames = specFiles.map((f) => path.basename(f, ".spec.ts"));
 if (new Set(specNames).size !== specNames.length) throw new Error("playwright.config.ts: two e2e specs have the same file name");
-for (const name of [...APP_B_SPECS, ...A_FIRST, ...A_LAST, ...B_FIRST, ...B_LAST]) {
+for (const name of APP_NAMES.flatMap((n) => [...(PLAN[n].specs ?? []), ...PLAN[n].first, ...PLAN[n].last])) {
   if (!specNames.includes(name)) throw new Error(`playwright.config.ts: no e2e spec is named ${name}.spec.ts`);
+}
+if (new Set(NAMED_ELSEWHERE).size !== NAMED_ELSEWHERE.length) throw new Error("playwright.config.ts: a spec is planned on two apps");
+for (const n of APP_NAMES) {
+  const { specs, first, last } = PLAN[n];
+  const stray = [...first, ...last].filter((x) => (specs ? !specs.includes(x) : NAMED_ELSEWHERE.includes(x)));
+  if (stray.length) throw new Error(`playwright.config.ts: app "${n}" runs ${stray.join(", ")} first or last, but not among its specs`);
 }
 
 const specPattern = (names: readonly string[]): RegExp =>
@@ -126,40 +150,46 @@ function appUse(name: AppName) {
   };
 }
 
+/**
+ * One app's projects: its first specs, then the others in path order, then its last ones, one
+ * spec at a time (`workers: 1`), each project starting once the one before it passed.
+ */
+function appProjects(name: AppName) {
+  const plan = PLAN[name];
+  const own = plan.specs;
+  const middle = {
+    name: `app-${name}`,
+    workers: 1,
+    use: appUse(name),
+    ...(own
+      ? { testMatch: specPattern(own.filter((n) => !plan.first.includes(n) && !plan.last.includes(n))) }
+      : { testIgnore: specPattern([...NAMED_ELSEWHERE, ...plan.first, ...plan.last]) }),
+    ...(plan.first.length ? { dependencies: [`app-${name}-first`] } : {}),
+  };
+  return [
+    ...(plan.first.length ? [{ name: `app-${name}-first`, testMatch: specPattern(plan.first), workers: 1, use: appUse(name) }] : []),
+    middle,
+    ...(plan.last.length
+      ? [{ name: `app-${name}-last`, testMatch: specPattern(plan.last), dependencies: [`app-${name}`], workers: 1, use: appUse(name) }]
+      : []),
+  ];
+}
+
 export default defineConfig<object, E2eWorkerOptions>({
   testDir: "e2e",
   outputDir: "test-results",
   globalSetup: "./e2e/global-setup.ts",
   fullyParallel: false,
-  // Two workers by default, one per app (each project's `workers: 1` keeps one spec at a time per
-  // app): 6 minutes on the 2-core machine in the headless shell with tracing off (8 in the whole
-  // browser), where one worker took 15 with tracing on (2026-11-27). BATON_E2E_WORKERS=1 runs the
-  // apps one after the other.
-  workers: Number(process.env.BATON_E2E_WORKERS ?? 2),
+  // One worker per app by default (each project's `workers: 1` keeps one spec at a time per app).
+  // On the 2-core machine with tracing off (2026-11-27): 333 s in the headless shell with the
+  // phases balanced, 357 s before, 483 s in the whole browser; one worker took 15 minutes with
+  // tracing on. BATON_E2E_WORKERS=1 runs the apps one after the other.
+  workers: Number(process.env.BATON_E2E_WORKERS ?? APP_NAMES.length),
   retries: 0,
   timeout: 120_000,
   expect: { timeout: 15_000 },
   reporter: [["list"]],
-  projects: [
-    { name: "app-a-first", testMatch: specPattern(A_FIRST), workers: 1, use: appUse("a") },
-    {
-      name: "app-a",
-      testIgnore: specPattern([...APP_B_SPECS, ...A_FIRST, ...A_LAST]),
-      dependencies: ["app-a-first"],
-      workers: 1,
-      use: appUse("a"),
-    },
-    { name: "app-a-last", testMatch: specPattern(A_LAST), dependencies: ["app-a"], workers: 1, use: appUse("a") },
-    { name: "app-b-first", testMatch: specPattern(B_FIRST), workers: 1, use: appUse("b") },
-    {
-      name: "app-b",
-      testMatch: specPattern(APP_B_SPECS.filter((n) => !B_FIRST.includes(n) && !B_LAST.includes(n))),
-      dependencies: ["app-b-first"],
-      workers: 1,
-      use: appUse("b"),
-    },
-    { name: "app-b-last", testMatch: specPattern(B_LAST), dependencies: ["app-b"], workers: 1, use: appUse("b") },
-  ],
+  projects: APP_NAMES.flatMap(appProjects),
   use: {
     browserName: "chromium",
     viewport: { width: 1440, height: 900 },

@@ -1,9 +1,9 @@
-// The two apps an e2e run starts (playwright.config.ts): "a" and "b", each
-// the whole console with its own embedded runtime, started with `npm start`
-// on ports of its own (e2e/support/ports.ts), with its own data folder,
-// users file, sign-ins and v0.1 handoff directory. The specs are split
-// between them, and each app's specs run one after the other in a worker of
-// their own, so the two halves run at the same time and never see each
+// The apps an e2e run starts (playwright.config.ts): "a" and "b" (APP_NAMES,
+// e2e/support/ports.ts), each the whole console with its own
+// embedded runtime, started with `npm start` on ports of its own, with its own
+// data folder, users file, sign-ins and v0.1 handoff directory. The specs are
+// split between them, and each app's specs run one after the other in a worker
+// of their own, so the apps' shares run at the same time and never see each
 // other's sessions (several specs count a person's inbox exactly).
 //
 // Everything here derives from the run id and the ports, which the config
@@ -15,10 +15,9 @@
 // that app's.
 
 import path from "node:path";
-import { e2ePorts } from "./ports";
+import { e2ePorts, type AppName } from "./ports";
 
-export const APP_NAMES = ["a", "b"] as const;
-export type AppName = (typeof APP_NAMES)[number];
+export { APP_NAMES, type AppName } from "./ports";
 
 export interface E2eApp {
   name: AppName;

@@ -14,7 +14,7 @@ export { expect };
 
 /** Options a project of playwright.config.ts sets in `use`. */
 export interface E2eWorkerOptions {
-  /** Which of the run's two apps the project's specs talk to (e2e/support/apps.ts). */
+  /** Which of the run's apps the project's specs talk to (e2e/support/apps.ts). */
   e2eApp: AppName;
 }
 

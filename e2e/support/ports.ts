@@ -1,25 +1,27 @@
 // Ports for one e2e run, chosen when Playwright loads its config: for each of
-// the two apps the suite runs (e2e/support/apps.ts) its console and its
+// the apps the suite runs (APP_NAMES; e2e/support/apps.ts) its console and its
 // embedded runtime's gRPC port, and the local OpenID Connect provider's.
 // Playwright evaluates the config in its main process and again in every
 // worker, so the first evaluation picks free ports and publishes them in the
 // environment, which the workers and web servers inherit. Setting
-// BATON_E2E_PORTS="aConsole,aRuntime,bConsole,bRuntime,oidc" beforehand pins them.
+// BATON_E2E_PORTS="aConsole,aRuntime,bConsole,bRuntime,oidc" beforehand pins
+// them.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
+
+/** The apps an e2e run starts, each the whole console with its own runtime (e2e/support/apps.ts). */
+export const APP_NAMES = ["a", "b"] as const;
+export type AppName = (typeof APP_NAMES)[number];
 
 export interface AppPorts {
   console: number;
   runtime: number;
 }
 
-export interface E2ePorts {
-  a: AppPorts;
-  b: AppPorts;
-  oidc: number;
-}
+export type E2ePorts = Record<AppName, AppPorts> & { oidc: number };
 
-const COUNT = 5;
+const COUNT = APP_NAMES.length * 2 + 1;
+const PINNED_FORMAT = [...APP_NAMES.flatMap((n) => [`${n}Console`, `${n}Runtime`]), "oidc"].join(",");
 
 const FREE_PORTS_SCRIPT = `
 const net = require("node:net");
@@ -38,27 +40,35 @@ for (let i = 0; i < ${COUNT}; i++) {
   });
 }`;
 
+/** Ports in PINNED_FORMAT's order: each app's console and runtime, then the OIDC provider's. */
 function parse(raw: string): E2ePorts | null {
   const parts = raw.split(",").map((p) => Number(p.trim()));
   if (parts.length !== COUNT || parts.some((p) => !Number.isInteger(p) || p <= 0 || p > 65_535)) return null;
   if (new Set(parts).size !== COUNT) return null;
-  const [ac, ar, bc, br, o] = parts as [number, number, number, number, number];
-  return { a: { console: ac, runtime: ar }, b: { console: bc, runtime: br }, oidc: o };
+  const at = (i: number): number => parts[i] ?? 0;
+  const apps = {} as Record<AppName, AppPorts>;
+  APP_NAMES.forEach((name, i) => {
+    apps[name] = { console: at(2 * i), runtime: at(2 * i + 1) };
+  });
+  return { ...apps, oidc: at(COUNT - 1) };
 }
 
-/** The run's ports: from BATON_E2E_PORTS, or five free loopback ports (then published there). */
+function serialize(p: E2ePorts): string {
+  return [...APP_NAMES.flatMap((n) => [p[n].console, p[n].runtime]), p.oidc].join(",");
+}
+
+/** The run's ports: from BATON_E2E_PORTS, or free loopback ports (then published there). */
 export function e2ePorts(): E2ePorts {
   const pinned = process.env.BATON_E2E_PORTS;
   if (pinned) {
     const p = parse(pinned);
-    if (!p)
-      throw new Error(`BATON_E2E_PORTS must be "aConsole,aRuntime,bConsole,bRuntime,oidc": five different port numbers, got "${pinned}"`);
+    if (!p) throw new Error(`BATON_E2E_PORTS must be "${PINNED_FORMAT}": ${COUNT} different port numbers, got "${pinned}"`);
     return p;
   }
   const r = spawnSync(process.execPath, ["-e", FREE_PORTS_SCRIPT], { encoding: "utf8" });
   const p = r.status === 0 ? parse(r.stdout) : null;
   if (!p) throw new Error(`could not find free ports for the e2e run: ${r.stderr || r.stdout}`);
-  process.env.BATON_E2E_PORTS = [p.a.console, p.a.runtime, p.b.console, p.b.runtime, p.oidc].join(",");
+  process.env.BATON_E2E_PORTS = serialize(p);
   return p;
 }
 
