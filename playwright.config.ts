@@ -59,7 +59,7 @@ const ports = e2ePorts();
 // - "b": 09-people 26 + 17-brief 31 / 10-people-visual 67 + 19-file-handoffs
 //   59 + 22-escalation 46 / 20-list-scale 40 and about 20 of seeding.
 // Two apps, one worker each, on two cores; a third app made each spec slower
-// by as much as it gained (332 s against about 310 s for these phases).
+// by as much as it gained (332 s, against 333 s for these phases).
 interface AppPlan {
   /** The specs of this app ("a" takes every spec no other app names). */
   specs?: readonly string[];
