@@ -6,7 +6,7 @@
 import { expect, test } from "../support/fixtures";
 import { HANDOFF_MODE } from "@/lib/macp/constants";
 import { Agent, newSessionId } from "../support/agent";
-import { expectNoAxeViolations, shoot, uniqueSuffix, watchErrors } from "../support/ui";
+import { expectNoAxeViolations, shoot, uniqueSuffix, viewportAt, watchErrors, WIDTHS } from "../support/ui";
 
 const RUNBOOK = `# Payments on-call runbook
 
@@ -67,8 +67,8 @@ test("the printable handover report says who handed what to whom, with the runbo
 
   for (const scheme of ["light", "dark"] as const) {
     await page.emulateMedia({ colorScheme: scheme, reducedMotion: "reduce" });
-    for (const width of [1440, 390]) {
-      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+    for (const width of WIDTHS) {
+      await page.setViewportSize(viewportAt(width));
       await expect(report.locator("h1")).toBeVisible();
       await expectNoAxeViolations(page, `report ${scheme} ${width}`);
       await shoot(page, `23-report-${scheme}-${width}`);

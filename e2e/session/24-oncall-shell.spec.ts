@@ -19,7 +19,7 @@
 //   cuts the list's.
 import { expect, test } from "../support/fixtures";
 import { actionButton, callAction as call, FAKE_NOTIFICATIONS, signedInAs } from "../support/session-ui";
-import { expectNoAxeViolations, listRow, shoot, uniqueSuffix, watchErrors } from "../support/ui";
+import { atEachWidth, expectNoAxeViolations, inEachScheme, listRow, shoot, uniqueSuffix, watchErrors } from "../support/ui";
 import { newSessionId } from "../support/agent";
 
 test("under lead approval a declined offer is back with its owner: she is told, the list says it waits on her, her re-offer clears it", async ({
@@ -75,14 +75,12 @@ test("under lead approval a declined offer is back with its owner: she is told, 
     await expect(item).toContainText("Back with you");
     await expect(item).toContainText(`Bob Ito declined ${scope}; offer it to someone else or cancel the handoff.`);
     await expect(item.getByTestId("inbox-open")).toContainText("Offer it again or cancel");
-    for (const width of [1440, 390]) {
-      await a.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-      for (const scheme of ["light", "dark"] as const) {
-        await a.emulateMedia({ colorScheme: scheme, reducedMotion: "reduce" });
+    await atEachWidth(a, (width) =>
+      inEachScheme(a, async (scheme) => {
         await shoot(a, `24-inbox-declined-${width}-${scheme}`);
         await expectNoAxeViolations(a, `inbox with a declined offer (${width}, ${scheme})`);
-      }
-    }
+      }),
+    );
     await a.setViewportSize({ width: 1440, height: 900 });
     await a.emulateMedia({ colorScheme: "light" });
 

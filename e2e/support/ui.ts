@@ -33,6 +33,9 @@ export async function inEachScheme(page: Page, check: (scheme: Scheme) => Promis
   }
 }
 
+/** The widths of the visual checks: a desktop, then a phone. */
+export const WIDTHS = [1440, 390] as const;
+
 /** The window of the visual checks at `width`: 900 px high on a desktop, 844 on a phone (390 px). */
 export function viewportAt(width: number): { width: number; height: number } {
   return { width, height: width === 390 ? 844 : 900 };
@@ -49,7 +52,7 @@ export function modeSuffix(width: number, scheme: Scheme): string {
  */
 export async function atEachWidth(page: Page, check: (width: number, suffix: (scheme: Scheme) => string) => Promise<void>): Promise<void> {
   await page.emulateMedia({ reducedMotion: "reduce" });
-  for (const width of [1440, 390]) {
+  for (const width of WIDTHS) {
     await page.setViewportSize(viewportAt(width));
     await check(width, (scheme) => modeSuffix(width, scheme));
   }

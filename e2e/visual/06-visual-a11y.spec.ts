@@ -2,7 +2,17 @@ import type { Page } from "@playwright/test";
 import { expect, test } from "../support/fixtures";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import { Agent, newSessionId } from "../support/agent";
-import { expectNoAxeViolations, inEachScheme, modeSuffix, shoot, uniqueSuffix, viewportAt, watchErrors, type Scheme } from "../support/ui";
+import {
+  expectNoAxeViolations,
+  inEachScheme,
+  modeSuffix,
+  shoot,
+  uniqueSuffix,
+  viewportAt,
+  watchErrors,
+  WIDTHS,
+  type Scheme,
+} from "../support/ui";
 
 const RUNBOOK = `# Orders DB on-call
 
@@ -61,7 +71,7 @@ async function settle(page: Page): Promise<void> {
 }
 
 // Each page is loaded once per width and checked in both modes.
-for (const width of [1440, 390]) {
+for (const width of WIDTHS) {
   test(`list and session pages render well in light and dark mode at ${width} px and pass axe`, async ({ page }) => {
     const errors = watchErrors(page);
     const suffix = (scheme: Scheme): string => modeSuffix(width, scheme);

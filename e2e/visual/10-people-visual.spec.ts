@@ -1,6 +1,16 @@
 import type { Page } from "@playwright/test";
 import { expect, test } from "../support/fixtures";
-import { expectNoAxeViolations, inEachScheme, modeSuffix, shoot, uniqueSuffix, viewportAt, watchErrors, type Scheme } from "../support/ui";
+import {
+  expectNoAxeViolations,
+  inEachScheme,
+  modeSuffix,
+  shoot,
+  uniqueSuffix,
+  viewportAt,
+  watchErrors,
+  WIDTHS,
+  type Scheme,
+} from "../support/ui";
 import { actionButton, connectJson, csrfTokenOf, signedInAs } from "../support/session-ui";
 
 // Screenshots (light and dark, 1440 and 390 px) and axe checks of the pages
@@ -59,7 +69,7 @@ async function settle(page: Page): Promise<void> {
   await page.waitForTimeout(400);
 }
 
-for (const width of [1440, 390]) {
+for (const width of WIDTHS) {
   test(`sign-in, new session, action panel, inbox and Run demo render well in light and dark mode at ${width} px and pass axe`, async ({
     browser,
   }) => {
