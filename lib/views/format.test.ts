@@ -10,6 +10,7 @@ import {
   formatTimestamp,
   humanizePhase,
   modeLabel,
+  offsetLabel,
   toIso,
   ttlStatus,
   zoneFor,
@@ -38,6 +39,30 @@ describe("formatTimestamp", () => {
 
   it("uses the process zone for local when nothing is pinned (TZ=UTC here)", () => {
     expect(formatTimestamp(T, "local", { zone: false })).toBe("2025-01-31 14:05:09");
+  });
+
+  it("reads the process zone from Date, labelled by its offset (no Intl formatter)", () => {
+    expect(formatTimestamp(T, "local")).toBe("2025-01-31 14:05:09 UTC");
+    const saved = process.env.TZ;
+    try {
+      process.env.TZ = "Europe/Berlin";
+      // The same wall clock and label as Intl's pinned zone above.
+      expect(formatTimestamp(T, "local")).toBe(formatTimestamp(T, "local", { pinnedZone: "Europe/Berlin" }));
+      process.env.TZ = "America/New_York";
+      expect(formatTimestamp(T, "local")).toBe("2025-01-31 09:05:09 GMT-5");
+      process.env.TZ = "Pacific/Kiritimati";
+      expect(formatCompact(T, "local", T)).toBe("04:05:09");
+    } finally {
+      process.env.TZ = saved;
+    }
+  });
+
+  it("labels an offset the way en-US does for zones without a name", () => {
+    expect(offsetLabel(0)).toBe("UTC");
+    expect(offsetLabel(60)).toBe("GMT+1");
+    expect(offsetLabel(-300)).toBe("GMT-5");
+    expect(offsetLabel(330)).toBe("GMT+5:30");
+    expect(offsetLabel(-570)).toBe("GMT-9:30");
   });
 
   it("ignores an invalid pinned zone", () => {
