@@ -7,6 +7,14 @@ import clsx from "clsx";
 import type { ReactNode } from "react";
 import { Icon } from "@/components/ui/Icon";
 
+/**
+ * The id of the element after the server's first view. The first view holds
+ * the browser's first paint until the parser has reached it (ListPreview's
+ * `<link rel="expect" blocking="render">`), so the rows are painted at once,
+ * not a few at a time while the framework's scripts run in between.
+ */
+export const FIRST_VIEW_END_ID = "list-first-view-end";
+
 export function ListFrame({
   count,
   newSession,
@@ -61,6 +69,7 @@ export function ListFrame({
           <kbd className="font-mono">Enter</kbd> to open, <kbd className="font-mono">/</kbd> to search.
         </p>
       ) : null}
+      {preview ? <span id={FIRST_VIEW_END_ID} hidden /> : null}
     </div>
   );
 }

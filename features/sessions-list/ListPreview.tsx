@@ -10,7 +10,7 @@ import { countLine, firstViewWindow, FIRST_VIEW_ROWS, ROW_WIDE, type ListFirstVi
 import { hasActiveFilters, type ListQuery } from "@/lib/views/list-query";
 import { backfillLine, listQueryKey } from "@/features/sessions-list/session-window";
 import { directoryFromPeople, EMPTY_DIRECTORY, type ListPerson } from "@/lib/views/directory";
-import { ListFrame } from "@/features/sessions-list/ListFrame";
+import { FIRST_VIEW_END_ID, ListFrame } from "@/features/sessions-list/ListFrame";
 import { FiltersView } from "@/features/sessions-list/FiltersView";
 import { ColumnHeader, RowPlaceholder, rowsLabel } from "@/features/sessions-list/RowsView";
 import { SessionRowView } from "@/features/sessions-list/SessionRowView";
@@ -64,24 +64,28 @@ export function ListPreview({
     );
   }
   return (
-    <ListFrame
-      preview
-      count={countLine(win, filtered)}
-      backfill={backfillLine(win.head?.status)}
-      filters={
-        <FiltersView
-          query={query}
-          q={query.q}
-          participant={query.participant}
-          mine=""
-          moreOpen={false}
-          paused={false}
-          waiting={0}
-          stuckAfterMs={stuckAfterMs}
-        />
-      }
-      body={body}
-      hint={loaded && total > 0}
-    />
+    <>
+      {/* Hoisted into <head> by React: the first paint waits for the whole first view (see FIRST_VIEW_END_ID). */}
+      <link rel="expect" href={`#${FIRST_VIEW_END_ID}`} blocking="render" />
+      <ListFrame
+        preview
+        count={countLine(win, filtered)}
+        backfill={backfillLine(win.head?.status)}
+        filters={
+          <FiltersView
+            query={query}
+            q={query.q}
+            participant={query.participant}
+            mine=""
+            moreOpen={false}
+            paused={false}
+            waiting={0}
+            stuckAfterMs={stuckAfterMs}
+          />
+        }
+        body={body}
+        hint={loaded && total > 0}
+      />
+    </>
   );
 }
