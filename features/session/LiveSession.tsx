@@ -13,18 +13,14 @@
 
 import { useEffect, useState, type ReactNode } from "react";
 import { onLoad } from "@/lib/client/after-load";
-import { fetchWithRetries, moduleLoader } from "@/lib/client/after-load-import";
-
-type LiveCode = typeof import("@/features/session/LiveSessionScreen");
-type StreamCode = typeof import("@/features/session/open-session-stream");
-
-const liveCode = moduleLoader<LiveCode>(() => import("@/features/session/LiveSessionScreen"));
-const streamCode = moduleLoader<StreamCode>(() => import("@/features/session/open-session-stream"));
+import { fetchWithRetries } from "@/lib/client/after-load-import";
+import { liveCode, streamCode, type LiveCode } from "@/features/session/live-code";
 
 /** The session the page shows, as its first render said (the stream may open before React's effects run). */
 let shown: { sessionId: string; handover: string | undefined } | undefined;
 
-// Ask for the live view's code in the load event itself: only the scripts'
+// Ask for the live view's code in the load event itself (the shell has
+// usually asked already, features/shell/page-code.ts): only the scripts'
 // fetch starts here. The stream opens as soon as its part is in, even while
 // React is still hydrating the first view (its effects, which swap the
 // screen in, run only once the whole page has hydrated).

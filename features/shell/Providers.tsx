@@ -8,6 +8,8 @@
 import { useEffect, type ReactNode } from "react";
 import { applyTheme, resolveTheme } from "@/lib/client/theme";
 import { hydrateUiStore, useUiStore } from "@/lib/client/ui-store";
+// At the page's `load` event, the code its live view needs (evaluated with the shell, before the page's own modules).
+import "@/features/shell/page-code";
 
 function ThemeSync() {
   const theme = useUiStore((s) => s.theme);
