@@ -18,6 +18,7 @@ export function InboxNavLink({ active, className }: { active: boolean; className
   return (
     <Link
       href="/inbox"
+      prefetch={false}
       aria-current={active ? "page" : undefined}
       className={clsx(className, "inline-flex items-center gap-1.5")}
       data-testid="nav-inbox"

@@ -81,7 +81,7 @@ export function SessionHeader({
   return (
     <header className="space-y-3">
       <nav aria-label="Breadcrumb" className="text-sm">
-        <Link href="/" className="inline-flex items-center gap-1 text-blue-800 hover:underline dark:text-sky-300">
+        <Link href="/" prefetch={false} className="inline-flex items-center gap-1 text-blue-800 hover:underline dark:text-sky-300">
           <span aria-hidden="true">←</span> Sessions
         </Link>
       </nav>

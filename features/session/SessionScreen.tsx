@@ -260,6 +260,7 @@ export function SessionScreen({
                 </button>
                 <Link
                   href={`/sessions/${encodeURIComponent(sessionId)}/report`}
+                  prefetch={false}
                   className={toolButton}
                   data-testid="open-report"
                   title="The handover report as a page to read or print"

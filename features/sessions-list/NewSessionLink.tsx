@@ -17,7 +17,7 @@ export function NewSessionLink() {
     <span className="ml-auto flex flex-wrap items-center gap-2">
       {/* From 640 px up the header has its own Hand off…; here it is a phone's way in. */}
       <HandOffLink className="sm:hidden" />
-      <Link href="/sessions/new" className={buttonClass("secondary")} data-testid="new-session">
+      <Link href="/sessions/new" prefetch={false} className={buttonClass("secondary")} data-testid="new-session">
         <Icon name="plus" /> New session
       </Link>
     </span>

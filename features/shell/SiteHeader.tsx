@@ -2,6 +2,11 @@
 // Top bar: brand, navigation (sessions, the inbox with its live count, the
 // v0.1 file handoffs when the console watches directories),
 // connection indicator, preferences, and the signed-in person.
+//
+// No link here prefetches (prefetch={false}): a prefetch is a server render of
+// the page it points to, twice (route tree and segment) for these dynamic
+// pages, and they came for every page view while its own live view was
+// loading, on the same cores.
 
 import clsx from "clsx";
 import Link from "next/link";
@@ -49,7 +54,7 @@ export function SiteHeader({ filesEnabled = false }: { filesEnabled?: boolean })
         Skip to content
       </a>
       <div className="mx-auto flex h-14 max-w-[1600px] items-center gap-1.5 px-3 min-[400px]:gap-2 sm:gap-3 sm:px-5">
-        <Link href="/" className="flex items-center gap-2 rounded-md font-semibold tracking-tight" aria-label="Baton home">
+        <Link href="/" prefetch={false} className="flex items-center gap-2 rounded-md font-semibold tracking-tight" aria-label="Baton home">
           <Logo />
           <span className="hidden text-lg min-[520px]:inline">Baton</span>
         </Link>
@@ -58,7 +63,7 @@ export function SiteHeader({ filesEnabled = false }: { filesEnabled?: boolean })
           <nav aria-label="Main" className={clsx("sm:ml-3", filesEnabled && "min-w-0 overflow-x-auto")}>
             <ul className="flex items-center gap-0.5 sm:gap-1">
               <li>
-                <Link href="/" aria-current={onSessions ? "page" : undefined} className={navClass(onSessions)}>
+                <Link href="/" prefetch={false} aria-current={onSessions ? "page" : undefined} className={navClass(onSessions)}>
                   Sessions
                 </Link>
               </li>
@@ -71,6 +76,7 @@ export function SiteHeader({ filesEnabled = false }: { filesEnabled?: boolean })
                 <li>
                   <Link
                     href="/files"
+                    prefetch={false}
                     aria-current={pathname.startsWith("/files") ? "page" : undefined}
                     className={clsx(navClass(pathname.startsWith("/files")), "inline-flex items-center gap-1")}
                     data-testid="nav-files"
