@@ -19,6 +19,7 @@ import { useElementOffsetTop } from "@/lib/client/use-offset-top";
 import { useWhoAmI } from "@/lib/client/use-whoami";
 import { FileInboxCard } from "@/features/inbox/FileInboxCard";
 import { InboxRow, type VirtualItemsProps } from "@/features/inbox/InboxRows";
+import { formatCount } from "@/lib/views/format";
 
 const ITEM_GAP = 8;
 
@@ -39,7 +40,7 @@ export function VirtualItems({ items, fromOf }: VirtualItemsProps) {
       ref={setListEl}
       className="relative"
       style={{ height: virtualizer.getTotalSize() }}
-      aria-label={`Waiting on me, ${items.length.toLocaleString("en-US")} items`}
+      aria-label={`Waiting on me, ${formatCount(items.length)} items`}
     >
       {virtualizer.getVirtualItems().map((vi) => {
         const item = items[vi.index] as InboxItem;

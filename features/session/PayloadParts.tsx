@@ -22,6 +22,7 @@ import {
 } from "@/lib/views/json-outline";
 import type { PayloadBlob } from "@/lib/views/event-details";
 import { MarkdownView } from "@/features/session/Markdown";
+import { formatCount } from "@/lib/views/format";
 
 /** How much of a payload a view shows (agents choose the payloads: everything is bounded). */
 export interface PayloadLimits {
@@ -43,7 +44,7 @@ const LEAF_CLASS: Record<JsonLeaf["type"], string> = {
 };
 const MUTED = "text-slate-600 dark:text-slate-400";
 
-const count = (n: number, one: string, many: string) => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
+const count = (n: number, one: string, many: string) => `${formatCount(n)} ${n === 1 ? one : many}`;
 
 /**
  * One node of a bounded JSON outline (lib/views/json-outline.ts). It

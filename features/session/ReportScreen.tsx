@@ -17,6 +17,7 @@ import { useDirectory } from "@/lib/client/use-console-data";
 import { useSessionStream } from "@/features/session/use-session-stream";
 import { useWhoAmI } from "@/lib/client/use-whoami";
 import { MarkdownView } from "@/features/session/Markdown";
+import { formatCount } from "@/lib/views/format";
 
 /** Rows of "Every step" on the page; the Markdown download keeps every one. */
 export const REPORT_PAGE_MAX_STEPS = 500;
@@ -87,7 +88,7 @@ function Report({ sessionId }: { sessionId: string }) {
         </div>
       ) : !ready ? (
         <p className="text-sm text-slate-700 dark:text-slate-300" aria-busy="true" role="status">
-          Reading the session’s history… {events.length > 0 ? `${events.length.toLocaleString("en-US")} events so far` : ""}
+          Reading the session’s history… {events.length > 0 ? `${formatCount(events.length)} events so far` : ""}
         </p>
       ) : (
         <div className="rounded-lg border border-slate-200 bg-white p-5 sm:p-8 dark:border-slate-800 dark:bg-slate-950 print:border-0 print:p-0">

@@ -21,6 +21,7 @@ import { Icon } from "@/components/ui/Icon";
 import { RelativeTime, Timestamp, TtlCountdown } from "@/components/ui/Time";
 import { clipLine } from "@/lib/views/clip";
 import { plainName, type NameOf } from "@/lib/views/event-details";
+import { formatCount } from "@/lib/views/format";
 
 function Fact({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -131,7 +132,7 @@ export function SessionHeader({
           <Fact label="Started">
             <Timestamp ms={metadata?.startedAtUnixMs ?? view.startedAt} />
           </Fact>
-          <Fact label="Events">{eventCount.toLocaleString("en-US")}</Fact>
+          <Fact label="Events">{formatCount(eventCount)}</Fact>
           <Fact label="Expires">
             <Timestamp ms={expiresAt} />
           </Fact>

@@ -12,6 +12,7 @@ import { SessionSummaries } from "@/features/session/Summaries";
 import { ActorLabelView } from "@/features/session/ActorLabelView";
 import { StaticPayload } from "@/features/session/StaticPayload";
 import { EventCardView, GroupHeaderView, RefusalNoteView, TimelineBar } from "@/features/session/TimelineRowViews";
+import { formatCount } from "@/lib/views/format";
 
 /**
  * Rows shown before the live view: more than a tall screen holds (a row is
@@ -84,7 +85,7 @@ export function SessionPreview({ state, aroundSequence }: { state: SessionStream
         </div>
         {hidden > 0 ? (
           <p className="pt-2 text-center text-sm text-slate-700 dark:text-slate-300">
-            {hidden.toLocaleString("en-US")} more event{hidden === 1 ? " appears" : "s appear"} with the live timeline.
+            {formatCount(hidden)} more event{hidden === 1 ? " appears" : "s appear"} with the live timeline.
           </p>
         ) : null}
       </section>

@@ -31,6 +31,7 @@ import { UntypedPayloadView } from "@/features/session/PayloadView";
 import { EscalationMarks, EscalationPanel, escalationMarks, useEscalation } from "@/features/session/EscalationPanel";
 import { useNowWhen } from "@/lib/client/use-now";
 import type { PayloadBlob } from "@/lib/views/event-details";
+import { formatCount } from "@/lib/views/format";
 
 const toolButton =
   "inline-flex h-8 items-center gap-1.5 rounded-md px-2.5 text-sm font-medium text-slate-800 ring-1 ring-slate-300 ring-inset hover:bg-slate-100 disabled:opacity-50 dark:text-slate-100 dark:ring-slate-600 dark:hover:bg-slate-800";
@@ -312,7 +313,7 @@ export function SessionScreen({
                 data-testid="earlier-events"
               >
                 <span className="text-slate-700 dark:text-slate-300">
-                  Showing the latest {events.length.toLocaleString("en-US")} of {total.toLocaleString("en-US")} events.
+                  Showing the latest {formatCount(events.length)} of {formatCount(total)} events.
                   {earlier.state === "failed" ? ` The earlier ones could not be read (${earlier.error}).` : ""}
                 </span>
                 <button
@@ -324,7 +325,7 @@ export function SessionScreen({
                 >
                   {earlier.state === "loading"
                     ? "Loading earlier events…"
-                    : `Load the ${(total - events.length).toLocaleString("en-US")} earlier events`}
+                    : `Load the ${formatCount(total - events.length)} earlier events`}
                 </button>
               </div>
             ) : null}

@@ -18,6 +18,7 @@ import { Icon } from "@/components/ui/Icon";
 import { ProgressBar } from "@/components/ui/ProgressBar";
 import { Timestamp } from "@/components/ui/Time";
 import { clipLine } from "@/lib/views/clip";
+import { formatCount } from "@/lib/views/format";
 
 const STATUS_BADGE: Record<HandoffRecord["status"], { label: string; tone: Tone; icon: "send" | "document" | "check" | "x" }> = {
   offered: { label: "Offered", tone: "info", icon: "send" },
@@ -250,7 +251,7 @@ export function TimelineBar({
         Timeline
       </h2>
       <span className="text-sm text-slate-700 dark:text-slate-300">
-        {count.toLocaleString("en-US")} event{count === 1 ? "" : "s"}
+        {formatCount(count)} event{count === 1 ? "" : "s"}
         {loading && count > 0 ? " · loading history…" : ""}
       </span>
       {children}

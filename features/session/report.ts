@@ -10,6 +10,7 @@ import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import type { SessionView } from "@/lib/macp/projections/session";
 import type { SessionEvent } from "@/lib/macp/projections/types";
 import type { ActorKind } from "@/lib/views/directory";
+import { formatCount } from "@/lib/views/format";
 
 export interface ReportInput {
   sessionId: string;
@@ -151,7 +152,7 @@ export function handoverReport({ sessionId, view, events, nameOf, kindOf, maxSte
     const more = events.length - shown.length;
     lines.push(
       "",
-      `…and ${more.toLocaleString("en-US")} later ${more === 1 ? "step" : "steps"} not listed here: the Markdown, JSON and NDJSON exports hold every one.`,
+      `…and ${formatCount(more)} later ${more === 1 ? "step" : "steps"} not listed here: the Markdown, JSON and NDJSON exports hold every one.`,
     );
   }
   return `${lines.join("\n")}\n`;

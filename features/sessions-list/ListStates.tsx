@@ -9,8 +9,9 @@ import clsx from "clsx";
 import type { ReactNode } from "react";
 import type { ListError, SessionWindow } from "@/features/sessions-list/list-first-view";
 import { Icon } from "@/components/ui/Icon";
+import { formatCount } from "@/lib/views/format";
 
-const fmt = (n: number): string => n.toLocaleString("en-US");
+const fmt = (n: number): string => formatCount(n);
 
 function Panel({ children, tone = "neutral" }: { children: ReactNode; tone?: "neutral" | "warning" }) {
   return (

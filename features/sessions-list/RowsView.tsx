@@ -9,6 +9,7 @@ import type { ListQuery, SortKey } from "@/lib/views/list-query";
 import { SORT_LABELS } from "@/features/sessions-list/FiltersView";
 import { LIST_GRID } from "@/features/sessions-list/SessionRowView";
 import { Icon } from "@/components/ui/Icon";
+import { formatCount } from "@/lib/views/format";
 
 const COLUMNS: { key: SortKey | null; label: string; title?: string }[] = [
   { key: "state", label: "Status" },
@@ -21,7 +22,7 @@ const COLUMNS: { key: SortKey | null; label: string; title?: string }[] = [
   { key: "activity", label: "Activity", title: "Last activity" },
 ];
 
-const fmt = (n: number): string => n.toLocaleString("en-US");
+const fmt = (n: number): string => formatCount(n);
 
 /** The ordered list's accessible name. */
 export function rowsLabel(total: number, filtered: boolean, sort: SortKey): string {

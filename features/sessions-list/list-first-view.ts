@@ -9,6 +9,7 @@
 import type { CatalogStatus, ListSessionPageResponse, SessionSummary } from "@/lib/gen/baton/v1/console_pb";
 import type { ConnectionInfo } from "@/lib/client/connection";
 import { countOf, PAGE_SIZE, type ListHead } from "@/features/sessions-list/session-window";
+import { formatCount } from "@/lib/views/format";
 
 /**
  * Rows the server's HTML shows (in flow, before the virtualizer measures the
@@ -102,7 +103,7 @@ export function firstViewWindow(first: ListFirstView | undefined, listKey: strin
   };
 }
 
-const fmt = (n: number): string => n.toLocaleString("en-US");
+const fmt = (n: number): string => formatCount(n);
 
 /** The line beside the list's title: how many sessions (of how many, how many open), or what is loading. */
 export function countLine(win: SessionWindow, filtered: boolean): string {

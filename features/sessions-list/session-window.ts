@@ -8,6 +8,7 @@
 
 import type { ListQuery, SortKey } from "@/lib/views/list-query";
 import { queryKeys } from "@/lib/client/query-keys";
+import { formatCount } from "@/lib/views/format";
 
 /** Rows per page asked of ListSessionPage (the server caps a page at 500). */
 export const PAGE_SIZE = 100;
@@ -162,11 +163,9 @@ export interface BackfillInfo {
 /** "Indexing history: 12,400 of 40,000 sessions" while a backfill runs, else null. */
 export function backfillLine(status: BackfillInfo | undefined): string | null {
   if (!status?.backfilling) return null;
-  const indexed = countOf(status.sessionsIndexed).toLocaleString("en-US");
+  const indexed = formatCount(countOf(status.sessionsIndexed));
   const known = countOf(status.sessionsKnown);
   const base =
-    known > 0
-      ? `Indexing history: ${indexed} of ${known.toLocaleString("en-US")} sessions`
-      : `Indexing history: ${indexed} sessions so far`;
+    known > 0 ? `Indexing history: ${indexed} of ${formatCount(known)} sessions` : `Indexing history: ${indexed} sessions so far`;
   return status.message ? `${base} (${status.message})` : base;
 }

@@ -4,12 +4,12 @@
 // (start-forms.ts) and the session's action forms (action-forms.ts). Pure.
 
 import { checkJsonText, checkParticipant, checkText, TEXT_FIELDS, type Problem } from "@/lib/actions/rules";
-import { formatBytes } from "@/lib/views/format";
+import { formatBytes, formatCount } from "@/lib/views/format";
 
 export type Errors = Partial<Record<string, string>>;
 export type Validation<T> = { ok: true; value: T } | { ok: false; errors: Errors };
 
-const n = (v: number): string => v.toLocaleString("en-US");
+const n = (v: number): string => formatCount(v);
 
 /** How a field's problem reads to a person. `label` names what to enter ("a reason"). */
 export function sentence(

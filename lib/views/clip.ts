@@ -5,6 +5,8 @@
 // and say how much is left out; the raw envelope and the audit export keep
 // the whole text. Pure.
 
+import { formatCount } from "@/lib/views/format";
+
 /** One-line places: list rows, headers, titles, inbox items. */
 export const MAX_LINE_CHARS = 500;
 /** Paragraph places: reasons, instructions, event fields. */
@@ -17,7 +19,7 @@ export function clipForDisplay(text: string, max: number): string {
   const code = text.charCodeAt(end - 1);
   if (code >= 0xd800 && code <= 0xdbff) end--;
   const more = text.length - end;
-  return `${text.slice(0, end)}… (${more.toLocaleString("en-US")} more characters)`;
+  return `${text.slice(0, end)}… (${formatCount(more)} more characters)`;
 }
 
 export const clipLine = (text: string): string => clipForDisplay(text, MAX_LINE_CHARS);

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   formatBytes,
   formatClock,
+  formatCount,
   formatCompact,
   formatAge,
   formatDuration,
@@ -91,6 +92,15 @@ describe("formatTimestamp", () => {
     expect(formatTimestamp(Number.NaN, "utc")).toBe("—");
     expect(toIso(0)).toBe("");
     expect(toIso(T)).toBe("2025-01-31T14:05:09.042Z");
+  });
+});
+
+describe("formatCount", () => {
+  it("groups thousands the way en-US does", () => {
+    for (const n of [0, 7, 999, 1000, 1234, 99_999, 1_000_000, 1_234_567_890, -1234, -999, 1234.5, 0.25, Number.MAX_SAFE_INTEGER])
+      expect(formatCount(n)).toBe(n.toLocaleString("en-US", { maximumFractionDigits: 20 }));
+    expect(formatCount(Number.NaN)).toBe("NaN");
+    expect(formatCount(1e21)).toBe("1e+21");
   });
 });
 
