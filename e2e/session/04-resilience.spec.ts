@@ -4,7 +4,7 @@ import { Agent, newSessionId } from "../support/agent";
 import { authFile } from "../support/people";
 import { currentApp } from "../support/apps";
 import { TcpProxy } from "../support/tcp-proxy";
-import { expectRowPhase, expectSessionPhase, timelineSequences, uniqueSuffix } from "../support/ui";
+import { expectRowPhase, expectSessionPhase, timelineEventTypes, timelineSequences, uniqueSuffix } from "../support/ui";
 
 // The browser talks to the console through a TCP proxy the test controls, so
 // the live streams can be cut for real (an offline flag alone leaves an open
@@ -60,8 +60,7 @@ test("cutting the stream connections loses no event and duplicates none", async 
     const seqs = await timelineSequences(page);
     expect(seqs).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect(new Set(seqs).size).toBe(seqs.length);
-    await page.evaluate(() => window.scrollTo(0, 0));
-    expect(await page.locator("[data-type]").evaluateAll((els) => els.map((e) => e.getAttribute("data-type")))).toEqual([
+    expect(await timelineEventTypes(page)).toEqual([
       "SessionStart",
       "HandoffOffer",
       "HandoffContext",

@@ -90,19 +90,37 @@ export async function expectSessionPhase(page: Page, phase: string, label: strin
  * virtualized list: handoff group ids ("h1") and event sequences ("3").
  */
 export async function timelineOrder(page: Page): Promise<string[]> {
+  return scanTimeline(page, "order");
+}
+
+/** The event types (`data-type`) of the whole timeline, in order, scrolling through it as timelineOrder does. */
+export async function timelineEventTypes(page: Page): Promise<string[]> {
+  return (await scanTimeline(page, "type")).filter((t) => t !== "");
+}
+
+/**
+ * Scrolls through the virtualized timeline from the top (it draws only the
+ * rows in view and a few more) and collects each row once, by its index:
+ * "order" gives a group's name or an event's sequence, "type" an event's type.
+ */
+async function scanTimeline(page: Page, what: "order" | "type"): Promise<string[]> {
   const seen = new Map<number, string>();
   await page.evaluate(() => window.scrollTo(0, 0));
   for (let i = 0; i < 200; i += 1) {
     await page.waitForTimeout(60);
     const items = await page
       .locator('[data-testid="timeline"] > [data-index]')
-      .evaluateAll((els) =>
-        els.map((e): [number, string] => [
-          Number(e.getAttribute("data-index")),
-          e.querySelector("[data-group]")?.getAttribute("data-group") ??
-            e.querySelector("[data-sequence]")?.getAttribute("data-sequence") ??
-            "",
-        ]),
+      .evaluateAll(
+        (els, w) =>
+          els.map((e): [number, string] => [
+            Number(e.getAttribute("data-index")),
+            w === "type"
+              ? (e.querySelector("[data-type]")?.getAttribute("data-type") ?? "")
+              : (e.querySelector("[data-group]")?.getAttribute("data-group") ??
+                e.querySelector("[data-sequence]")?.getAttribute("data-sequence") ??
+                ""),
+          ]),
+        what,
       );
     for (const [index, label] of items) seen.set(index, label);
     const moved = await page.evaluate(() => {
@@ -115,7 +133,6 @@ export async function timelineOrder(page: Page): Promise<string[]> {
   return [...seen.entries()].sort((a, b) => a[0] - b[0]).map(([, label]) => label);
 }
 
-/** Every event sequence in the timeline, in display order. */
 export async function timelineSequences(page: Page): Promise<number[]> {
   return (await timelineOrder(page)).filter((l) => /^\d+$/.test(l)).map(Number);
 }
