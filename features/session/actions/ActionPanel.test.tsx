@@ -8,8 +8,8 @@
 import { create } from "@bufbuild/protobuf";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
-import { afterEach, describe, expect, it } from "vitest";
-import { GetCapabilitiesResponseSchema } from "@/lib/gen/baton/v1/actions_pb";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { ActionResultSchema, GetCapabilitiesResponseSchema, type ActionResult } from "@/lib/gen/baton/v1/actions_pb";
 import { SessionState, type Envelope } from "@/lib/gen/macp/v1/envelope_pb";
 import { TASK_MODE } from "@/lib/macp/constants";
 import { applySubscribeBatch, beginConnection, initialSessionStreamState } from "@/lib/views/session-stream-state";
@@ -20,6 +20,22 @@ import { SID, accept, commitment, eventMsg, metadata, offer, start, taskEnv } fr
 import { queryKeys } from "@/lib/client/query-keys";
 import { setWhoAmI } from "@/lib/client/use-whoami";
 import { ActionPanel } from "@/features/session/actions/ActionPanel";
+
+// The action service: a task update answers when the test says so; other calls never answer.
+const updates: ((r: ActionResult) => void)[] = [];
+vi.mock("@/lib/client/transport", async (original) => ({
+  ...(await original<typeof import("@/lib/client/transport")>()),
+  actionClient: () =>
+    new Proxy(
+      {},
+      {
+        get: (_, name) =>
+          name === "taskUpdate"
+            ? () => new Promise<ActionResult>((resolve) => updates.push(resolve))
+            : () => new Promise<never>(() => undefined),
+      },
+    ),
+}));
 
 const PEOPLE = [
   { participantId: "alice", displayName: "Alice Ng", role: "operator" },
@@ -162,5 +178,22 @@ describe("the action panel", () => {
     renderPanel(null, [start(), offer("h1", "bob")]);
     expect(screen.getByTestId("action-panel-signed-out").textContent).toContain("Sign in to act in this session.");
     expect(offered()).toEqual([]);
+  });
+  it("keeps the form a person opened while an earlier action was still being answered", async () => {
+    renderPanel(person("bob", "operator"), [start(["alice", "bob"], TASK_MODE), taskEnv.request(), taskEnv.accept()]);
+    fireEvent.click(await screen.findByTestId("action-taskUpdate"));
+    fireEvent.change(screen.getByLabelText("Progress (%)"), { target: { value: "40" } });
+    fireEvent.click(screen.getByTestId("task-update-form-submit"));
+    await waitFor(() => expect(updates).toHaveLength(1));
+    // The answer is slow; meanwhile Bob opens Complete.
+    fireEvent.click(screen.getByTestId("action-taskComplete"));
+    expect(screen.getByTestId("task-complete-form")).toBeTruthy();
+    await act(async () => {
+      updates[0]?.(create(ActionResultSchema, { ok: true }));
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    });
+    // The update's answer says so, and leaves the form Bob is in open.
+    expect(await screen.findByTestId("action-done")).toBeTruthy();
+    expect(screen.getByTestId("task-complete-form")).toBeTruthy();
   });
 });

@@ -145,7 +145,15 @@ function PanelBody({
     if (open !== null && !openStillAllowed) setOpen(null);
   }, [open, openStillAllowed]);
 
+  // Closes `action`'s form, and only it: an action whose answer comes back
+  // after the person has opened another form (a slow server) must not close
+  // that one.
+  const openNow = useRef<Choice | null>(open);
+  useEffect(() => {
+    openNow.current = open;
+  }, [open]);
   const close = useCallback((action: Choice) => {
+    if (openNow.current !== action) return;
     setOpen(null);
     requestAnimationFrame(() => {
       const b = buttons.current.get(action);
