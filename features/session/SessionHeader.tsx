@@ -10,7 +10,7 @@ import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { TASK_MODE } from "@/lib/macp/constants";
 import type { SessionView } from "@/lib/macp/projections/session";
 import type { ConnectionInfo } from "@/lib/client/connection";
-import { modeLabel } from "@/lib/views/format";
+import { formatCount, modeLabel } from "@/lib/views/format";
 import { isTerminalSessionState, lifecycleToState, statusBadge } from "@/lib/views/labels";
 import { phaseDetail, sessionStatus } from "@/lib/macp/projections/status";
 import { lastActivityMs } from "@/lib/macp/projections/activity";
@@ -21,7 +21,6 @@ import { Icon } from "@/components/ui/Icon";
 import { RelativeTime, Timestamp, TtlCountdown } from "@/components/ui/Time";
 import { clipLine } from "@/lib/views/clip";
 import { plainName, type NameOf } from "@/lib/views/event-details";
-import { formatCount } from "@/lib/views/format";
 
 function Fact({ label, children }: { label: string; children: React.ReactNode }) {
   return (

@@ -11,8 +11,6 @@ import type { ListError, SessionWindow } from "@/features/sessions-list/list-fir
 import { Icon } from "@/components/ui/Icon";
 import { formatCount } from "@/lib/views/format";
 
-const fmt = (n: number): string => formatCount(n);
-
 function Panel({ children, tone = "neutral" }: { children: ReactNode; tone?: "neutral" | "warning" }) {
   return (
     <div
@@ -95,7 +93,7 @@ export function ListNoMatch({ allCount, onClear }: { allCount: number | undefine
         No sessions match these filters
       </p>
       {allCount !== undefined && allCount > 0 ? (
-        <p className="mt-2 text-sm">{fmt(allCount)} sessions are hidden by the current filters.</p>
+        <p className="mt-2 text-sm">{formatCount(allCount)} sessions are hidden by the current filters.</p>
       ) : null}
       <button
         type="button"

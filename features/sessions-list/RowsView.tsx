@@ -22,11 +22,9 @@ const COLUMNS: { key: SortKey | null; label: string; title?: string }[] = [
   { key: "activity", label: "Activity", title: "Last activity" },
 ];
 
-const fmt = (n: number): string => formatCount(n);
-
 /** The ordered list's accessible name. */
 export function rowsLabel(total: number, filtered: boolean, sort: SortKey): string {
-  return `Sessions, ${fmt(total)} ${filtered ? "matching" : "in all"}, sorted by ${SORT_LABELS[sort].toLowerCase()}`;
+  return `Sessions, ${formatCount(total)} ${filtered ? "matching" : "in all"}, sorted by ${SORT_LABELS[sort].toLowerCase()}`;
 }
 
 export function ColumnHeader({ query, onSort }: { query: ListQuery; onSort?: ((key: SortKey) => void) | undefined }) {

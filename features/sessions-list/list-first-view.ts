@@ -103,8 +103,6 @@ export function firstViewWindow(first: ListFirstView | undefined, listKey: strin
   };
 }
 
-const fmt = (n: number): string => formatCount(n);
-
 /** The line beside the list's title: how many sessions (of how many, how many open), or what is loading. */
 export function countLine(win: SessionWindow, filtered: boolean): string {
   const total = win.head?.total ?? 0;
@@ -113,9 +111,9 @@ export function countLine(win: SessionWindow, filtered: boolean): string {
   let count = filtered
     ? win.allCount !== undefined
       ? // The whole-catalog count is read at most every 2 s: never show fewer than match.
-        `${fmt(total)} of ${fmt(Math.max(total, win.allCount))} sessions`
-      : `${fmt(total)} matching sessions`
-    : `${fmt(total)} sessions`;
-  if (win.openCount !== undefined) count += ` · ${fmt(win.openCount)} open`;
+        `${formatCount(total)} of ${formatCount(Math.max(total, win.allCount))} sessions`
+      : `${formatCount(total)} matching sessions`
+    : `${formatCount(total)} sessions`;
+  if (win.openCount !== undefined) count += ` · ${formatCount(win.openCount)} open`;
   return count;
 }

@@ -9,8 +9,6 @@ import { formatBytes, formatCount } from "@/lib/views/format";
 export type Errors = Partial<Record<string, string>>;
 export type Validation<T> = { ok: true; value: T } | { ok: false; errors: Errors };
 
-const n = (v: number): string => formatCount(v);
-
 /** How a field's problem reads to a person. `label` names what to enter ("a reason"). */
 export function sentence(
   problem: Problem,
@@ -22,7 +20,7 @@ export function sentence(
     case "required":
       return `Enter ${label}.`;
     case "too-long":
-      return `Use at most ${n(problem.max)} characters (now ${n(problem.length)}).`;
+      return `Use at most ${formatCount(problem.max)} characters (now ${formatCount(problem.length)}).`;
     case "too-large":
       return `It is ${formatBytes(problem.bytes)}; at most ${formatBytes(problem.max)} fit.`;
     case "control":
@@ -98,7 +96,7 @@ export function wholeNumber(errors: Errors, field: string, raw: string, min: num
   const t = raw.trim();
   const v = Number(t);
   if (t === "" || !Number.isInteger(v) || v < min || v > max) {
-    errors[field] = `Enter ${what} from ${n(min)} to ${n(max)}.`;
+    errors[field] = `Enter ${what} from ${formatCount(min)} to ${formatCount(max)}.`;
     return min;
   }
   return v;
