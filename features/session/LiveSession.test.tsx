@@ -16,16 +16,18 @@ vi.mock("@/features/session/open-session-stream", () => ({
   openSessionStream: (sessionId: string, handover: string | undefined) => calls.push(`open ${sessionId} ${handover ?? "-"}`),
   closeOpenedStream: (sessionId: string) => calls.push(`close ${sessionId}`),
 }));
-vi.mock("@/features/session/LiveSessionScreen", () => ({
+const screenStandIn = () => ({
   LiveSessionScreen: ({ sessionId }: { sessionId: string }) => {
     calls.push(`render ${sessionId}`);
     return <p>live view of {sessionId}</p>;
   },
-}));
+});
 
 beforeEach(() => {
   calls.length = 0;
   vi.resetModules();
+  // Again before each test: one test replaces it with a module that fails to load.
+  vi.doMock("@/features/session/LiveSessionScreen", screenStandIn);
 });
 afterEach(cleanup);
 
@@ -67,4 +69,33 @@ it("closes a stream nobody took over when the page is left before the live view 
   unmount();
   expect(calls).toContain("close s3");
   expect(calls).not.toContain("render s3");
+});
+
+it("hydrates a page without a first view as the server rendered it, even when the live code is already in", async () => {
+  const { renderToString } = await import("react-dom/server");
+  const { hydrateRoot } = await import("react-dom/client");
+  const { liveCode } = await import("@/features/session/live-code");
+  const { LiveSession } = await import("@/features/session/LiveSession");
+  const html = renderToString(<LiveSession sessionId="s4" preview={null} />);
+  expect(html).toContain("Loading session");
+  // The shell asked for the code at `load`, and it came before hydration reached the page.
+  await liveCode();
+  const container = document.createElement("div");
+  container.innerHTML = html;
+  document.body.append(container);
+  const errors: unknown[] = [];
+  const root = hydrateRoot(container, <LiveSession sessionId="s4" preview={null} />, { onRecoverableError: (e) => errors.push(e) });
+  await settle();
+  expect(errors).toEqual([]);
+  expect(container.textContent).toBe("live view of s4");
+  act(() => root.unmount());
+  container.remove();
+});
+
+it("shows the live view at once when a page without a first view is opened in the browser and its code is in", async () => {
+  const { liveCode } = await import("@/features/session/live-code");
+  const { LiveSession } = await import("@/features/session/LiveSession");
+  await liveCode();
+  render(<LiveSession sessionId="s5" preview={null} />);
+  expect(screen.getByText("live view of s5")).toBeTruthy();
 });

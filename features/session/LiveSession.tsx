@@ -11,7 +11,7 @@
 // long session, or the server could not read it in time) the live view's
 // code is asked for at once, with a loading line meanwhile.
 
-import { useEffect, useState, type ReactNode } from "react";
+import { useEffect, useState, useSyncExternalStore, type ReactNode } from "react";
 import { onLoad } from "@/lib/client/after-load";
 import { fetchWithRetries } from "@/lib/client/after-load-import";
 import { liveCode, streamCode, type LiveCode } from "@/features/session/live-code";
@@ -35,6 +35,10 @@ if (typeof window !== "undefined")
     void liveCode().catch(() => undefined);
   });
 
+const noSubscription = () => () => undefined;
+const onClient = () => true;
+const onServer = () => false;
+
 function Loading() {
   return (
     <p className="text-sm text-slate-700 dark:text-slate-300" aria-busy="true">
@@ -44,8 +48,12 @@ function Loading() {
 }
 
 export function LiveSession({ sessionId, preview, handover }: { sessionId: string; preview: ReactNode; handover?: string | undefined }) {
-  // The screen's code once it is in; undefined while the first view shows.
-  const [code, setCode] = useState<LiveCode | undefined>(() => (preview === null ? liveCode.loaded() : undefined));
+  // Whether this render is React's own, not the hydration of the server's HTML (false while hydrating).
+  const clientRender = useSyncExternalStore(noSubscription, onClient, onServer);
+  // The screen's code once it is in; undefined while the first view shows. Without a preview, code
+  // already fetched (on an earlier page, or by the shell at `load`) is used at once, but never while
+  // hydrating: the server rendered the loading line, and anything else is a hydration error.
+  const [code, setCode] = useState<LiveCode | undefined>(() => (preview === null && clientRender ? liveCode.loaded() : undefined));
   const [failed, setFailed] = useState<string | undefined>();
   const hasPreview = preview !== null;
   // Remembered for the load event above; the same values on every render of this page.
