@@ -37,7 +37,6 @@ function fileOnDisk(taskId: string): Record<string, unknown> {
 
 async function settle(page: Page): Promise<void> {
   await expect(page.getByTestId("site-connection").locator("[data-connection]")).toHaveAttribute("data-connection", /live|ended/);
-  await page.waitForTimeout(300);
 }
 
 test("a v0.1 agent's file appears live, a person accepts it from the browser, the agent completes it, and the console shows the whole history", async ({

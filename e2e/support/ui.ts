@@ -9,8 +9,8 @@ export const ARTIFACTS = path.join(process.cwd(), "e2e-artifacts");
 
 export async function shoot(page: Page, name: string, fullPage = false): Promise<void> {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
-  // Let countdowns and fonts settle; no animations in screenshots.
-  await page.waitForTimeout(200);
+  // No fixed wait: a screenshot waits for the page's fonts and draws a new frame. No animations in
+  // screenshots: Playwright finishes transitions (a colour scheme's change) and stops infinite ones.
   // A full-page shot from the top, so the sticky header is where it belongs.
   if (fullPage) await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage, animations: "disabled" });

@@ -67,7 +67,6 @@ test.beforeAll(async () => {
 
 async function settle(page: Page): Promise<void> {
   await expect(page.getByTestId("site-connection").locator("[data-connection]")).toHaveAttribute("data-connection", /live|ended/);
-  await page.waitForTimeout(400);
 }
 
 // Each page is loaded once per width and checked in both modes.

@@ -1,4 +1,3 @@
-import type { Page } from "@playwright/test";
 import { expect, test } from "../support/fixtures";
 import {
   expectNoAxeViolations,
@@ -65,10 +64,6 @@ test.beforeAll(async ({ browser }) => {
   }
 });
 
-async function settle(page: Page): Promise<void> {
-  await page.waitForTimeout(400);
-}
-
 for (const width of WIDTHS) {
   test(`sign-in, new session, action panel, inbox and Run demo render well in light and dark mode at ${width} px and pass axe`, async ({
     browser,
@@ -84,7 +79,6 @@ for (const width of WIDTHS) {
     await expect(login.getByTestId("login-error")).toHaveText("Incorrect username or password.");
     await expect(login.getByTestId("sso-login")).toBeVisible();
     await inEachScheme(login, async (scheme) => {
-      await settle(login);
       await shoot(login, `login-${suffix(scheme)}`);
       await expectNoAxeViolations(login, `login (${suffix(scheme)})`);
     });
@@ -106,7 +100,6 @@ for (const width of WIDTHS) {
     await form.getByLabel("Frozen context (JSON)").blur();
     await expect(form.getByText("This isn't valid JSON")).toBeVisible();
     await inEachScheme(a, async (scheme) => {
-      await settle(a);
       await shoot(a, `new-session-${suffix(scheme)}`, true);
       await expectNoAxeViolations(a, `new session (${suffix(scheme)})`);
     });
@@ -121,7 +114,6 @@ for (const width of WIDTHS) {
     await a.getByTestId("markdown-preview-toggle").click();
     await expect(a.getByTestId("markdown-preview").locator("h2")).toHaveText("Escalation");
     await inEachScheme(a, async (scheme) => {
-      await settle(a);
       await shoot(a, `session-actions-${suffix(scheme)}`);
       await expectNoAxeViolations(a, `session with action panel (${suffix(scheme)})`);
     });
@@ -135,14 +127,12 @@ for (const width of WIDTHS) {
     await expect(b.getByTestId("inbox-item").filter({ hasText: tag })).toHaveAttribute("data-kind", "OFFER");
     await expect(b.getByTestId("nav-inbox-count")).toBeVisible();
     await inEachScheme(b, async (scheme) => {
-      await settle(b);
       await shoot(b, `inbox-${suffix(scheme)}`);
       await expectNoAxeViolations(b, `inbox (${suffix(scheme)})`);
     });
     await b.goto(`/sessions/${sessionId}`);
     await expect(actionButton(b, "accept")).toHaveAttribute("data-allowed", "true");
     await inEachScheme(b, async (scheme) => {
-      await settle(b);
       await shoot(b, `session-target-${suffix(scheme)}`);
     });
     await bob.context.close();
@@ -153,7 +143,6 @@ for (const width of WIDTHS) {
     await r.goto("/admin");
     await expect(r.getByLabel("Scenario")).toBeVisible();
     await inEachScheme(r, async (scheme) => {
-      await settle(r);
       await shoot(r, `run-demo-${suffix(scheme)}`);
       await expectNoAxeViolations(r, `run demo (${suffix(scheme)})`);
     });
