@@ -11,8 +11,11 @@ const nextConfig: NextConfig = {
   compress: true,
   poweredByHeader: false,
   reactStrictMode: true,
-  // A type error fails the build (as it fails `npm test`'s tsc step).
-  typescript: { ignoreBuildErrors: false },
+  // Types are checked once, by `npm test`'s `tsc --noEmit` over the whole
+  // project (pages, runtime, scripts and tests), where a type error fails the
+  // suite. `next build` would check the same files again: 54 s of a clean
+  // clone's 176 s of installing and building (2026-11-27, 2 cores).
+  typescript: { ignoreBuildErrors: true },
   // Native / worker-thread packages stay plain Node requires on the server.
   serverExternalPackages: ["better-sqlite3", "pino"],
 };
