@@ -63,9 +63,12 @@ it("keeps the first view and says so when the live view's code cannot be fetched
 });
 
 it("closes a stream nobody took over when the page is left before the live view came", async () => {
+  // The screen's code never comes; the stream's does.
+  vi.doMock("@/features/session/LiveSessionScreen", () => new Promise<never>(() => undefined));
   const { LiveSession } = await import("@/features/session/LiveSession");
   const { unmount } = render(<LiveSession sessionId="s3" preview={<p>first view</p>} handover="h3" />);
-  await act(() => new Promise((resolve) => setTimeout(resolve, 0)));
+  await settle();
+  expect(calls).toContain("open s3 h3");
   unmount();
   expect(calls).toContain("close s3");
   expect(calls).not.toContain("render s3");
