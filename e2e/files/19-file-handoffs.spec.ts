@@ -35,7 +35,7 @@ function fileOnDisk(taskId: string): Record<string, unknown> {
   return JSON.parse(fs.readFileSync(path.join(handoffDir(), `${taskId}.json`), "utf8")) as Record<string, unknown>;
 }
 
-async function settle(page: Page): Promise<void> {
+async function connectionSettled(page: Page): Promise<void> {
   await expect(page.getByTestId("site-connection").locator("[data-connection]")).toHaveAttribute("data-connection", /live|ended/);
 }
 
@@ -56,7 +56,7 @@ test("a v0.1 agent's file appears live, a person accepts it from the browser, th
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Files" }).click();
     await expect(page).toHaveURL(/\/files$/);
     await expect(page.getByRole("heading", { name: "File handoffs" })).toBeVisible();
-    await settle(page);
+    await connectionSettled(page);
 
     // The agent offers work to anyone by writing a file (its own field order, null to_agent, an extra field).
     const taskId = agent(
@@ -198,7 +198,7 @@ test("file handoff pages render well in light and dark mode (1440 and 390 px) an
       await page.goto("/files");
       await expect(page.locator(`[data-testid="file-row"][data-task="${taskId}"]`)).toBeVisible();
       await inEachScheme(page, async (scheme) => {
-        await settle(page);
+        await connectionSettled(page);
         await shoot(page, `files-list-${suffix(scheme)}`);
         // Nothing wider than the window (the header has one more link here).
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
@@ -208,7 +208,7 @@ test("file handoff pages render well in light and dark mode (1440 and 390 px) an
       await expect(page.getByTestId("file-handoff")).toBeVisible();
       await expect(page.getByTestId("file-actions")).toBeVisible();
       await inEachScheme(page, async (scheme) => {
-        await settle(page);
+        await connectionSettled(page);
         await shoot(page, `files-handoff-${suffix(scheme)}`, true);
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
         await expectNoAxeViolations(page, `file handoff (${suffix(scheme)})`);
@@ -231,7 +231,7 @@ test("a v0.1 agent's offer appears live in the main session list with its mode l
   try {
     // The list is open (and live) before the agent writes anything.
     await page.goto("/");
-    await settle(page);
+    await connectionSettled(page);
     const taskId = agent("offer", handoffDir(), description, "--from", "agent://planner", "--context", "ticket=OPS-77");
     const row = page.locator(`[data-row-id$="/${taskId}.json"]`);
     await expect(row).toBeVisible();
@@ -299,7 +299,7 @@ test("the session list with v0.1 file rows renders well in light and dark mode (
       await expect(page.locator(`[data-row-id$="/broken-${tag}.json"] [data-badge="Invalid"]`)).toBeVisible();
       await expect(page.locator("[data-row-id]")).toHaveCount(4);
       await inEachScheme(page, async (scheme) => {
-        await settle(page);
+        await connectionSettled(page);
         await shoot(page, `sessions-list-files-${suffix(scheme)}`);
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
         await expectNoAxeViolations(page, `/ with file rows (${suffix(scheme)})`);

@@ -65,7 +65,7 @@ test.beforeAll(async () => {
   }
 });
 
-async function settle(page: Page): Promise<void> {
+async function connectionSettled(page: Page): Promise<void> {
   await expect(page.getByTestId("site-connection").locator("[data-connection]")).toHaveAttribute("data-connection", /live|ended/);
 }
 
@@ -80,7 +80,7 @@ for (const width of WIDTHS) {
     await page.goto("/");
     await expect(page.locator(`[data-row-id="${handoffId}"]`)).toBeVisible();
     await inEachScheme(page, async (scheme) => {
-      await settle(page);
+      await connectionSettled(page);
       await shoot(page, `list-${suffix(scheme)}`);
       await expectNoAxeViolations(page, `list (${suffix(scheme)})`);
     });
@@ -88,7 +88,7 @@ for (const width of WIDTHS) {
     await page.goto(`/sessions/${handoffId}`);
     await expect(page.getByTestId("commitment")).toBeVisible();
     await inEachScheme(page, async (scheme) => {
-      await settle(page);
+      await connectionSettled(page);
       await page.evaluate(() => window.scrollTo(0, 0));
       await shoot(page, `session-handoff-${suffix(scheme)}`);
       await page.locator("#e-3").scrollIntoViewIfNeeded();
@@ -100,7 +100,7 @@ for (const width of WIDTHS) {
       await page.goto(`/sessions/${taskId}`);
       await expect(page.getByTestId("task-summary")).toContainText("45%");
       await inEachScheme(page, async (scheme) => {
-        await settle(page);
+        await connectionSettled(page);
         await shoot(page, `session-task-${suffix(scheme)}`);
         await expectNoAxeViolations(page, `task session (${suffix(scheme)})`);
       });
