@@ -9,13 +9,12 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import type { Page } from "@playwright/test";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import { Agent, newSessionId } from "../support/agent";
 import { currentApp } from "../support/apps";
 import { expect, test } from "../support/fixtures";
 import { signedInAs } from "../support/session-ui";
-import { atEachWidth, expectNoAxeViolations, inEachScheme, shoot, uniqueSuffix, watchErrors } from "../support/ui";
+import { atEachWidth, connectionSettled, expectNoAxeViolations, inEachScheme, shoot, uniqueSuffix, watchErrors } from "../support/ui";
 
 const AGENT = path.join(process.cwd(), "tests", "support", "v01_agent.py");
 
@@ -33,10 +32,6 @@ function agent(...args: string[]): string {
 
 function fileOnDisk(taskId: string): Record<string, unknown> {
   return JSON.parse(fs.readFileSync(path.join(handoffDir(), `${taskId}.json`), "utf8")) as Record<string, unknown>;
-}
-
-async function connectionSettled(page: Page): Promise<void> {
-  await expect(page.getByTestId("site-connection").locator("[data-connection]")).toHaveAttribute("data-connection", /live|ended/);
 }
 
 test("a v0.1 agent's file appears live, a person accepts it from the browser, the agent completes it, and the console shows the whole history", async ({

@@ -131,7 +131,7 @@ test("hostile text in every agent-controlled field and content type stays text o
     // Bob is the target: the brief above renders the same hostile runbooks first (issue 12), so
     // the (virtualized) timeline starts further down; bring it into view before counting its rows.
     await expect(page.getByTestId("brief-runbook")).toHaveCount(contexts.length);
-    // Tall enough that the virtualized timeline draws every row at once (it draws what is in view and 3 rows more).
+    // Tall enough that the virtualized timeline draws every row at once (it draws what is in view and a few rows more).
     await page.setViewportSize({ width: 1280, height: 4000 });
     await page.getByTestId("timeline").evaluate((el) => el.scrollIntoView());
     await expect(page.locator("[data-testid=timeline] article[data-sequence]")).toHaveCount(2 + contexts.length);

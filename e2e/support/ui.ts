@@ -58,6 +58,11 @@ export async function atEachWidth(page: Page, check: (width: number, suffix: (sc
   }
 }
 
+/** The header's connection badge says the page's streams are live (or ended for good): not connecting or reconnecting. */
+export async function connectionSettled(page: Page): Promise<void> {
+  await expect(page.getByTestId("site-connection").locator("[data-connection]")).toHaveAttribute("data-connection", /live|ended/);
+}
+
 export function listRow(page: Page, sessionId: string): Locator {
   return page.locator(`[data-row-id="${sessionId}"]`);
 }
@@ -133,6 +138,7 @@ async function scanTimeline(page: Page, what: "order" | "type"): Promise<string[
   return [...seen.entries()].sort((a, b) => a[0] - b[0]).map(([, label]) => label);
 }
 
+/** Every event sequence in the timeline, in display order. */
 export async function timelineSequences(page: Page): Promise<number[]> {
   return (await timelineOrder(page)).filter((l) => /^\d+$/.test(l)).map(Number);
 }

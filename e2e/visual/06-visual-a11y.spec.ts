@@ -1,8 +1,8 @@
-import type { Page } from "@playwright/test";
 import { expect, test } from "../support/fixtures";
 import { HANDOFF_MODE, TASK_MODE } from "@/lib/macp/constants";
 import { Agent, newSessionId } from "../support/agent";
 import {
+  connectionSettled,
   expectNoAxeViolations,
   inEachScheme,
   modeSuffix,
@@ -64,10 +64,6 @@ test.beforeAll(async () => {
     if (i % 2 === 0) await alice.offer(id, "h1", bob.id, "payments-api secondary", "cover");
   }
 });
-
-async function connectionSettled(page: Page): Promise<void> {
-  await expect(page.getByTestId("site-connection").locator("[data-connection]")).toHaveAttribute("data-connection", /live|ended/);
-}
 
 // Each page is loaded once per width and checked in both modes.
 for (const width of WIDTHS) {
