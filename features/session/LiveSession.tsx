@@ -1,20 +1,25 @@
 "use client";
 // The session page in two steps. The server-rendered first view (`preview`)
-// is what the browser paints; as soon as the page has loaded (not waiting
-// for an idle period: the reader is waiting for it), the live view's code is
-// fetched (LiveSessionScreen: SessionScreen with its query cache). Once it is
-// in, its stream is opened at once (resuming after the first view's handed
-// over state, lib/views/session-handover.ts) and the live view takes the
-// preview's place in one render: the component is swapped only when its
-// code is there, so React never suspends on it (a suspended render is
-// retried in slices that other updates restart). Without a preview (a very
-// long session, or the server could not read it in time) the live view's
-// code is asked for at once, with a loading line meanwhile.
+// is what the browser paints, and it is not hydrated (ServerHtml): React
+// keeps the server's markup as it is and renders none of its components, as
+// the live view replaces it. As soon as the page has loaded (not waiting for
+// an idle period: the reader is waiting for it), the live view's code is
+// fetched (LiveSessionScreen: SessionScreen with its query cache). Once its
+// stream part is in, the stream is opened at once (resuming after the first
+// view's handed-over state, lib/views/session-handover.ts), and the live
+// view takes the preview's place in one render once the screen's part is in
+// too and the stream has caught up (SETTLE_MS at most): its first render is
+// then already current. The component is swapped only when its code is
+// there, so React never suspends on it (a suspended render is retried in
+// slices that other updates restart). Without a preview (a very long
+// session, or the server could not read it in time) the live view's code is
+// asked for at once, with a loading line meanwhile.
 
 import { useEffect, useState, useSyncExternalStore, type ReactNode } from "react";
 import { onLoad } from "@/lib/client/after-load";
 import { fetchWithRetries } from "@/lib/client/after-load-import";
 import { liveCode, streamCode, type LiveCode } from "@/features/session/live-code";
+import { ServerHtml } from "@/components/ServerHtml";
 
 /** The session the page shows, as its first render said (the stream may open before React's effects run). */
 let shown: { sessionId: string; handover: string | undefined } | undefined;
@@ -34,6 +39,13 @@ if (typeof window !== "undefined")
     );
     void liveCode().catch(() => undefined);
   });
+
+/**
+ * How long the swap waits at most, once the code is in, for a resumed
+ * stream to catch up (it answers in about 20 ms on an idle machine); a
+ * stream slower than that is shown catching up in the live view.
+ */
+const SETTLE_MS = 250;
 
 const noSubscription = () => () => undefined;
 const onClient = () => true;
@@ -65,13 +77,18 @@ export function LiveSession({ sessionId, preview, handover }: { sessionId: strin
       window,
       hasPreview ? "load" : "now",
       // The stream is opened as soon as its part of the code is in, before
-      // the screen's part has run; the screen renders in a later task, once
-      // the request is out, so the round trip overlaps the render.
+      // the screen's part has run, so the round trip overlaps evaluating it.
+      // With a handed-over first view the swap also waits for the stream to
+      // catch up (SETTLE_MS at most): rendered before, the live view shows
+      // "loading history" and renders again a moment later.
       () => {
         const opened = streamCode().then((m) => {
           if (active) m.openSessionStream(sessionId, handover);
+          return m;
         });
-        return Promise.all([liveCode(), opened]).then(([m]) => m);
+        return Promise.all([liveCode(), opened]).then(([live, stream]) =>
+          handover === undefined ? live : stream.openedStreamSettled(sessionId, SETTLE_MS).then(() => live),
+        );
       },
       (m) =>
         setTimeout(() => {
@@ -103,7 +120,14 @@ export function LiveSession({ sessionId, preview, handover }: { sessionId: strin
           Live updates could not be loaded ({failed}). What you see may be out of date; Baton tries again by itself, or reload the page.
         </p>
       )}
-      {preview ?? (failed ? null : <Loading />)}
+      {preview !== null ? (
+        // Shown as the server sent it: hydrating it would only delay the live view that replaces it.
+        <ServerHtml id={sessionId} className="contents">
+          {preview}
+        </ServerHtml>
+      ) : failed ? null : (
+        <Loading />
+      )}
     </>
   );
 }
