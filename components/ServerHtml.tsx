@@ -16,11 +16,22 @@ import { useState, type ReactNode } from "react";
 const ATTRIBUTE = "data-server-html";
 const EMPTY = { __html: "" };
 
-export function ServerHtml({ id, className, children }: { id: string; className?: string; children: ReactNode }) {
+export function ServerHtml({
+  id,
+  className,
+  data,
+  children,
+}: {
+  id: string;
+  className?: string;
+  /** More data-* attributes of the <div> (e.g. for scripts that read the page before React has run). */
+  data?: Record<`data-${string}`, string>;
+  children: ReactNode;
+}) {
   // Whether the server's markup for `id` is in the document when this first renders: only while
   // React hydrates it (a client render mounts the <div> later, in its commit).
   const [kept] = useState(() => typeof document !== "undefined" && document.querySelector(`[${ATTRIBUTE}="${CSS.escape(id)}"]`) !== null);
-  const attrs = { [ATTRIBUTE]: id, className };
+  const attrs = { ...data, [ATTRIBUTE]: id, className };
   if (kept) return <div {...attrs} dangerouslySetInnerHTML={EMPTY} suppressHydrationWarning />;
   return <div {...attrs}>{children}</div>;
 }

@@ -92,8 +92,10 @@ it("hydrates the first view as the server sent it, without rendering its compone
     previewRenders++;
     return <p>first view</p>;
   }
-  const html = renderToString(<LiveSession sessionId="s8" preview={<Preview />} handover="h8" />);
+  const html = renderToString(<LiveSession sessionId="s8" preview={<Preview />} handover="h8" resumeAfter={8} />);
   expect(html).toContain("first view");
+  // Where the handed-over state ends, for the shell's early stream request (early-session-stream.ts).
+  expect(html).toContain('data-resume-after="8"');
   const container = document.createElement("div");
   container.innerHTML = html;
   document.body.append(container);
@@ -101,7 +103,7 @@ it("hydrates the first view as the server sent it, without rendering its compone
   const errors: unknown[] = [];
   let root!: ReturnType<typeof hydrateRoot>;
   act(() => {
-    root = hydrateRoot(container, <LiveSession sessionId="s8" preview={<Preview />} handover="h8" />, {
+    root = hydrateRoot(container, <LiveSession sessionId="s8" preview={<Preview />} handover="h8" resumeAfter={8} />, {
       onRecoverableError: (e) => errors.push(e),
     });
   });

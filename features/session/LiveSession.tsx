@@ -20,6 +20,7 @@ import { onLoad } from "@/lib/client/after-load";
 import { fetchWithRetries } from "@/lib/client/after-load-import";
 import { liveCode, streamCode, type LiveCode } from "@/features/session/live-code";
 import { ServerHtml } from "@/components/ServerHtml";
+import { RESUME_AFTER_ATTRIBUTE } from "@/features/session/early-session-stream";
 
 /** The session the page shows, as its first render said (the stream may open before React's effects run). */
 let shown: { sessionId: string; handover: string | undefined } | undefined;
@@ -59,7 +60,18 @@ function Loading() {
   );
 }
 
-export function LiveSession({ sessionId, preview, handover }: { sessionId: string; preview: ReactNode; handover?: string | undefined }) {
+export function LiveSession({
+  sessionId,
+  preview,
+  handover,
+  resumeAfter,
+}: {
+  sessionId: string;
+  preview: ReactNode;
+  handover?: string | undefined;
+  /** The last sequence of the handed-over state: the shell sends the stream request for it at `load` (early-session-stream.ts). */
+  resumeAfter?: number | undefined;
+}) {
   // Whether this render is React's own, not the hydration of the server's HTML (false while hydrating).
   const clientRender = useSyncExternalStore(noSubscription, onClient, onServer);
   // The screen's code once it is in; undefined while the first view shows. Without a preview, code
@@ -122,7 +134,11 @@ export function LiveSession({ sessionId, preview, handover }: { sessionId: strin
       )}
       {preview !== null ? (
         // Shown as the server sent it: hydrating it would only delay the live view that replaces it.
-        <ServerHtml id={sessionId} className="contents">
+        <ServerHtml
+          id={sessionId}
+          className="contents"
+          {...(handover !== undefined && resumeAfter !== undefined ? { data: { [RESUME_AFTER_ATTRIBUTE]: String(resumeAfter) } } : {})}
+        >
           {preview}
         </ServerHtml>
       ) : failed ? null : (

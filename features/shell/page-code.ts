@@ -4,14 +4,18 @@
 // evaluated only when hydration reaches them: on the 2-core machine that was
 // up to 265 ms after `load` for the session page (2026-11-27), and its live
 // view waited for it. Only fetches start here; the page itself uses what
-// came (the loaders are shared).
+// came (the loaders are shared). The session page's stream request is sent
+// here too, before its code is in (features/session/early-session-stream.ts).
 
 import { onLoad } from "@/lib/client/after-load";
-import { isSessionPagePath, liveCode, streamCode } from "@/features/session/live-code";
+import { liveCode, sessionOfPagePath, streamCode } from "@/features/session/live-code";
+import { sendSessionStreamEarly } from "@/features/session/early-session-stream";
 
-/** Starts fetching the code of the page at `pathname` that waits for `load`, if any. */
+/** Starts fetching the code of the page at `pathname` that waits for `load`, if any (and the session page's stream). */
 export function askForPageCode(pathname: string): void {
-  if (isSessionPagePath(pathname)) {
+  const sessionId = sessionOfPagePath(pathname);
+  if (sessionId !== undefined) {
+    sendSessionStreamEarly(document, window.location.origin, sessionId);
     // Failures are the page's to handle (LiveSession retries and says so).
     streamCode().catch(() => undefined);
     liveCode().catch(() => undefined);
