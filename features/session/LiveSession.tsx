@@ -1,26 +1,20 @@
 "use client";
 // The session page in two steps. The server-rendered first view (`preview`)
-// is what the browser paints, and it is not hydrated (ServerHtml): React
-// keeps the server's markup as it is and renders none of its components, as
-// the live view replaces it. As soon as the page has loaded (not waiting for
-// an idle period: the reader is waiting for it), the live view's code is
-// fetched (LiveSessionScreen: SessionScreen with its query cache). Once its
-// stream part is in, the stream is opened at once (resuming after the first
-// view's handed-over state, lib/views/session-handover.ts), and the live
-// view takes the preview's place in one render once the screen's part is in
-// too and the stream has caught up (SETTLE_MS at most): its first render is
-// then already current. The component is swapped only when its code is
-// there, so React never suspends on it (a suspended render is retried in
-// slices that other updates restart). Without a preview (a very long
-// session, or the server could not read it in time) the live view's code is
-// asked for at once, with a loading line meanwhile.
+// is what the browser paints; as soon as the page has loaded (not waiting
+// for an idle period: the reader is waiting for it), the live view's code is
+// fetched (LiveSessionScreen: SessionScreen with its query cache). Once it is
+// in, its stream is opened at once (resuming after the first view's handed
+// over state, lib/views/session-handover.ts) and the live view takes the
+// preview's place in one render: the component is swapped only when its
+// code is there, so React never suspends on it (a suspended render is
+// retried in slices that other updates restart). Without a preview (a very
+// long session, or the server could not read it in time) the live view's
+// code is asked for at once, with a loading line meanwhile.
 
 import { useEffect, useState, useSyncExternalStore, type ReactNode } from "react";
 import { onLoad } from "@/lib/client/after-load";
 import { fetchWithRetries } from "@/lib/client/after-load-import";
 import { liveCode, streamCode, type LiveCode } from "@/features/session/live-code";
-import { ServerHtml } from "@/components/ServerHtml";
-import { RESUME_AFTER_ATTRIBUTE } from "@/features/session/early-session-stream";
 
 /** The session the page shows, as its first render said (the stream may open before React's effects run). */
 let shown: { sessionId: string; handover: string | undefined } | undefined;
@@ -41,13 +35,6 @@ if (typeof window !== "undefined")
     void liveCode().catch(() => undefined);
   });
 
-/**
- * How long the swap waits at most, once the code is in, for a resumed
- * stream to catch up (it answers in about 20 ms on an idle machine); a
- * stream slower than that is shown catching up in the live view.
- */
-const SETTLE_MS = 250;
-
 const noSubscription = () => () => undefined;
 const onClient = () => true;
 const onServer = () => false;
@@ -60,18 +47,7 @@ function Loading() {
   );
 }
 
-export function LiveSession({
-  sessionId,
-  preview,
-  handover,
-  resumeAfter,
-}: {
-  sessionId: string;
-  preview: ReactNode;
-  handover?: string | undefined;
-  /** The last sequence of the handed-over state: the shell sends the stream request for it at `load` (early-session-stream.ts). */
-  resumeAfter?: number | undefined;
-}) {
+export function LiveSession({ sessionId, preview, handover }: { sessionId: string; preview: ReactNode; handover?: string | undefined }) {
   // Whether this render is React's own, not the hydration of the server's HTML (false while hydrating).
   const clientRender = useSyncExternalStore(noSubscription, onClient, onServer);
   // The screen's code once it is in; undefined while the first view shows. Without a preview, code
@@ -89,18 +65,13 @@ export function LiveSession({
       window,
       hasPreview ? "load" : "now",
       // The stream is opened as soon as its part of the code is in, before
-      // the screen's part has run, so the round trip overlaps evaluating it.
-      // With a handed-over first view the swap also waits for the stream to
-      // catch up (SETTLE_MS at most): rendered before, the live view shows
-      // "loading history" and renders again a moment later.
+      // the screen's part has run; the screen renders in a later task, once
+      // the request is out, so the round trip overlaps the render.
       () => {
         const opened = streamCode().then((m) => {
           if (active) m.openSessionStream(sessionId, handover);
-          return m;
         });
-        return Promise.all([liveCode(), opened]).then(([live, stream]) =>
-          handover === undefined ? live : stream.openedStreamSettled(sessionId, SETTLE_MS).then(() => live),
-        );
+        return Promise.all([liveCode(), opened]).then(([m]) => m);
       },
       (m) =>
         setTimeout(() => {
@@ -132,18 +103,7 @@ export function LiveSession({
           Live updates could not be loaded ({failed}). What you see may be out of date; Baton tries again by itself, or reload the page.
         </p>
       )}
-      {preview !== null ? (
-        // Shown as the server sent it: hydrating it would only delay the live view that replaces it.
-        <ServerHtml
-          id={sessionId}
-          className="contents"
-          {...(handover !== undefined && resumeAfter !== undefined ? { data: { [RESUME_AFTER_ATTRIBUTE]: String(resumeAfter) } } : {})}
-        >
-          {preview}
-        </ServerHtml>
-      ) : failed ? null : (
-        <Loading />
-      )}
+      {preview ?? (failed ? null : <Loading />)}
     </>
   );
 }

@@ -17,8 +17,8 @@ export type StreamCode = typeof import("@/features/session/open-session-stream")
 export const liveCode = moduleLoader<LiveCode>(() => import("@/features/session/LiveSessionScreen"));
 export const streamCode = moduleLoader<StreamCode>(() => import("@/features/session/open-session-stream"));
 
-/** The session whose page `pathname` is (/sessions/<id>, whose live view this code is), if it is one. */
-export function sessionOfPagePath(pathname: string): string | undefined {
+/** Whether `pathname` is a session's page (/sessions/<id>), whose live view this code is. */
+export function isSessionPagePath(pathname: string): boolean {
   const m = /^\/sessions\/([^/]+)\/?$/.exec(pathname);
-  return m ? parseSessionIdParam(m[1]) : undefined;
+  return m !== null && parseSessionIdParam(m[1]) !== undefined;
 }

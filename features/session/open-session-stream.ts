@@ -5,4 +5,4 @@
 // opens the stream as soon as this part is in, while the screen's larger part
 // is still being fetched and evaluated.
 
-export { closeOpenedStream, openedStreamSettled, openSessionStream } from "@/features/session/use-session-stream";
+export { closeOpenedStream, openSessionStream } from "@/features/session/use-session-stream";

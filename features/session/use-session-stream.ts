@@ -78,8 +78,6 @@ function seedFromHandover(qc: QueryClient, sessionId: string, handover: string |
 
 interface SessionStreamHandle {
   runner: RunnerHandle;
-  /** Resolves once this stream has caught up for the first time, or its first connection failed, or it was stopped. */
-  settled: Promise<void>;
   /** Read the events before the window and adopt them; resolves with the complete state. */
   loadFullHistory(): Promise<SessionStreamState>;
 }
@@ -110,8 +108,6 @@ function startSessionStream(qc: QueryClient, sessionId: string, signal: AbortSig
   let workSince = 0;
   let lastFoldAt = -Infinity;
   let lastPublishAt = -Infinity;
-  let settle!: () => void;
-  const settled = new Promise<void>((resolve) => (settle = resolve));
 
   const publish = (): void => {
     publishTimer = undefined;
@@ -168,7 +164,6 @@ function startSessionStream(qc: QueryClient, sessionId: string, signal: AbortSig
     () => {
       if (foldTimer) clearTimeout(foldTimer);
       if (publishTimer) clearTimeout(publishTimer);
-      settle();
     },
     { once: true },
   );
@@ -194,7 +189,6 @@ function startSessionStream(qc: QueryClient, sessionId: string, signal: AbortSig
             // History is complete (or the lifecycle changed): show it now.
             if (publishTimer) clearTimeout(publishTimer);
             publish();
-            if (data.stream.caughtUp) settle();
           }
           if (workSince > YIELD_AFTER_MS) {
             workSince = 0;
@@ -210,8 +204,6 @@ function startSessionStream(qc: QueryClient, sessionId: string, signal: AbortSig
         data = { ...data, connection: connectionFromRunner(data.connection, status) };
         reportConnection(`session:${sessionId}`, "Session", data.connection);
         publish();
-        // A failed connection is the view's to show (what went wrong, when it tries again).
-        if (status.phase === "waiting" || status.phase === "ended") settle();
       },
     },
     signal,
@@ -273,7 +265,7 @@ function startSessionStream(qc: QueryClient, sessionId: string, signal: AbortSig
       });
     return loading;
   };
-  return { runner, settled, loadFullHistory };
+  return { runner, loadFullHistory };
 }
 
 /** A stream opened before its view mounted (openSessionStream), waiting for the view's effect to take it over. */
@@ -305,23 +297,6 @@ export function openSessionStream(sessionId: string, handover: string | undefine
     controller.abort();
   }, UNCLAIMED_MS);
   opened.set(sessionId, { qc, controller, handle, timer });
-}
-
-/**
- * Resolves once the stream openSessionStream opened for `sessionId` has
- * caught up (or its connection failed, or it was closed), and after `capMs`
- * at the latest; at once when there is none. LiveSession swaps the first
- * view for the live view then, so the live view's first render is already
- * current: rendered before, it showed "loading history" and the caught-up
- * message waited behind that render, then the screen rendered again.
- */
-export function openedStreamSettled(sessionId: string, capMs: number): Promise<void> {
-  const o = opened.get(sessionId);
-  if (!o) return Promise.resolve();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([o.handle.settled, new Promise<void>((resolve) => (timer = setTimeout(resolve, capMs)))]).finally(() =>
-    clearTimeout(timer),
-  );
 }
 
 /** Closes a stream openSessionStream opened that no view has taken over (its page was left first). */

@@ -4,18 +4,14 @@
 // evaluated only when hydration reaches them: on the 2-core machine that was
 // up to 265 ms after `load` for the session page (2026-11-27), and its live
 // view waited for it. Only fetches start here; the page itself uses what
-// came (the loaders are shared). The session page's stream request is sent
-// here too, before its code is in (features/session/early-session-stream.ts).
+// came (the loaders are shared).
 
 import { onLoad } from "@/lib/client/after-load";
-import { liveCode, sessionOfPagePath, streamCode } from "@/features/session/live-code";
-import { sendSessionStreamEarly } from "@/features/session/early-session-stream";
+import { isSessionPagePath, liveCode, streamCode } from "@/features/session/live-code";
 
-/** Starts fetching the code of the page at `pathname` that waits for `load`, if any (and the session page's stream). */
+/** Starts fetching the code of the page at `pathname` that waits for `load`, if any. */
 export function askForPageCode(pathname: string): void {
-  const sessionId = sessionOfPagePath(pathname);
-  if (sessionId !== undefined) {
-    sendSessionStreamEarly(document, window.location.origin, sessionId);
+  if (isSessionPagePath(pathname)) {
     // Failures are the page's to handle (LiveSession retries and says so).
     streamCode().catch(() => undefined);
     liveCode().catch(() => undefined);

@@ -12,7 +12,6 @@ import { ActionService } from "@/lib/gen/baton/v1/actions_pb";
 import { ConsoleService } from "@/lib/gen/baton/v1/console_pb";
 import { FileHandoffService } from "@/lib/gen/baton/v1/files_pb";
 import { csrfInterceptor } from "@/lib/client/csrf";
-import { takeEarly } from "@/lib/client/early-call";
 import { csrfStore } from "@/lib/client/csrf-store";
 import { reauthInterceptor } from "@/lib/client/reauth";
 import { refreshWhoAmI } from "@/lib/client/use-whoami";
@@ -31,10 +30,7 @@ function browserTransport(): Transport {
   transport ??= createConnectTransport({
     baseUrl: window.location.origin,
     useBinaryFormat: true,
-    // A call the page sent before this code was in (lib/client/early-call.ts) answers the same request.
-    fetch: (input, init) =>
-      takeEarly(typeof input === "string" ? input : input instanceof URL ? input.href : input.url, init?.body, init?.signal) ??
-      globalThis.fetch(input, { ...init, credentials: "same-origin" }),
+    fetch: (input, init) => globalThis.fetch(input, { ...init, credentials: "same-origin" }),
     interceptors: [
       csrfInterceptor(csrfStore, new Set([ActionService.typeName, FileHandoffService.typeName])),
       reauthInterceptor(() => void refreshWhoAmI()),

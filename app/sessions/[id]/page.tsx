@@ -31,13 +31,5 @@ export default async function SessionPage({
   // A deep link before the window is shown from the whole fold (the live view then reads the earlier events).
   const shown = handed && around !== undefined && around < (handed.heldFrom ?? 1) && first?.kind === "ready" ? first.state : handed;
   const preview = shown ? <SessionPreview state={shown} {...(around !== undefined ? { aroundSequence: around } : {})} /> : null;
-  return (
-    <LiveSession
-      key={sessionId}
-      sessionId={sessionId}
-      preview={preview}
-      handover={handed ? encodeHandover(handed) : undefined}
-      resumeAfter={handed?.lastSequence}
-    />
-  );
+  return <LiveSession key={sessionId} sessionId={sessionId} preview={preview} handover={handed ? encodeHandover(handed) : undefined} />;
 }
