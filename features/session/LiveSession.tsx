@@ -11,10 +11,11 @@
 // long session, or the server could not read it in time) the live view's
 // code is asked for at once, with a loading line meanwhile.
 
-import { useEffect, useState, useSyncExternalStore, type ReactNode } from "react";
+import { useEffect, useState, type ReactNode } from "react";
 import { onLoad } from "@/lib/client/after-load";
 import { fetchWithRetries } from "@/lib/client/after-load-import";
 import { liveCode, streamCode, type LiveCode } from "@/features/session/live-code";
+import { useHydrated } from "@/lib/client/use-hydrated";
 
 /** The session the page shows, as its first render said (the stream may open before React's effects run). */
 let shown: { sessionId: string; handover: string | undefined } | undefined;
@@ -35,10 +36,6 @@ if (typeof window !== "undefined")
     void liveCode().catch(() => undefined);
   });
 
-const noSubscription = () => () => undefined;
-const onClient = () => true;
-const onServer = () => false;
-
 function Loading() {
   return (
     <p className="text-sm text-slate-700 dark:text-slate-300" aria-busy="true">
@@ -49,7 +46,7 @@ function Loading() {
 
 export function LiveSession({ sessionId, preview, handover }: { sessionId: string; preview: ReactNode; handover?: string | undefined }) {
   // Whether this render is React's own, not the hydration of the server's HTML (false while hydrating).
-  const clientRender = useSyncExternalStore(noSubscription, onClient, onServer);
+  const clientRender = useHydrated();
   // The screen's code once it is in; undefined while the first view shows. Without a preview, code
   // already fetched (on an earlier page, or by the shell at `load`) is used at once, but never while
   // hydrating: the server rendered the loading line, and anything else is a hydration error.

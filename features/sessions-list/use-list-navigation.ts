@@ -12,17 +12,7 @@ import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useRef, useState, useSyncExternalStore, type Key, type KeyboardEvent, type RefObject } from "react";
 import { FIRST_VIEW_ROWS, ROW_WIDE, type SessionWindow } from "@/features/sessions-list/list-first-view";
 import { useElementOffsetTop } from "@/lib/client/use-offset-top";
-
-const noSubscription = (): (() => void) => () => {};
-
-/** False while the server's HTML is hydrated, true from the first client render after it. */
-function useHydrated(): boolean {
-  return useSyncExternalStore(
-    noSubscription,
-    () => true,
-    () => false,
-  );
-}
+import { useHydrated } from "@/lib/client/use-hydrated";
 
 const WIDE = "(min-width: 1024px)";
 /** Row heights before measuring: a grid row on wide screens, a card below. */
