@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `npm run build`: the production build, in three parts.
 //   1. `next build`: the pages (browser bundles and server rendering).
-//   1b. The browser files of that build compressed ahead of time: for every
+//   1b. Baton's chunks of that build (not the framework's) marked for eager
+//      compilation (EAGER_COMPILE_HINT below), then the browser files
+//      compressed ahead of time: for every
 //      compressible file of .next/static, `name.br` (brotli, quality 11) and
 //      `name.gz` (gzip, level 9) next to it, when smaller; the console server
 //      picks one by Accept-Encoding (lib/server/static-assets.ts). Recorded
@@ -167,6 +169,45 @@ export async function compressStatic(dir, { concurrency = 2 } = {}) {
   return totals;
 }
 
+// V8's explicit compile hint (Chrome 136 and later; to other engines it is a
+// comment): when a script starts with this line, all of its functions are
+// compiled while it downloads, on the script streaming thread, instead of
+// one at a time on the main thread when each is first called. Lazy compiles
+// were about 230 ms of the session page's main thread between \`load\` and
+// its live view (trace, 2026-11-28). It goes on Baton's own chunks (a
+// route's client components, the code loaded on demand such as the live
+// views), whose functions run on the page that loads them; not on the
+// framework's shared chunks (React DOM, the router, polyfills), large and
+// only partly used by any one page.
+export const EAGER_COMPILE_HINT = "//# allFunctionsCalledOnLoad\n";
+
+/** The framework's chunk files (names under static/chunks) of a `next build` in `nextDir`, from its build-manifest.json. */
+export function frameworkChunkNames(nextDir) {
+  const build = JSON.parse(fs.readFileSync(path.join(nextDir, "build-manifest.json"), "utf8"));
+  const files = [...(build.rootMainFiles ?? []), ...(build.polyfillFiles ?? [])].filter((p) => typeof p === "string" && p.endsWith(".js"));
+  // Without them every chunk would be marked, React DOM's too: refuse instead.
+  if (files.length === 0) throw new Error(`${nextDir}/build-manifest.json names no framework chunks; is this a next build?`);
+  return new Set(files.map((p) => path.posix.basename(p)));
+}
+
+/** Put EAGER_COMPILE_HINT first in every chunk but the framework's (idempotent): how many were marked now, and in all. */
+export function markEagerChunks(nextDir) {
+  const framework = frameworkChunkNames(nextDir);
+  const dir = path.join(nextDir, "static", "chunks");
+  let marked = 0;
+  let eager = 0;
+  for (const name of fs.readdirSync(dir)) {
+    if (!name.endsWith(".js") || framework.has(name)) continue;
+    eager++;
+    const file = path.join(dir, name);
+    const body = fs.readFileSync(file, "utf8");
+    if (body.startsWith(EAGER_COMPILE_HINT)) continue;
+    fs.writeFileSync(file, EAGER_COMPILE_HINT + body);
+    marked++;
+  }
+  return { marked, eager, framework: framework.size };
+}
+
 function currentBuildId() {
   try {
     return fs.readFileSync(path.join(root, ".next", "BUILD_ID"), "utf8").trim();
@@ -179,6 +220,10 @@ const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 
 async function compressPart(m, log) {
   const started = Date.now();
+  const hints = markEagerChunks(path.join(root, ".next"));
+  log(
+    `baton: ${hints.eager} of Baton's chunks marked for eager compilation (${hints.marked} now; the framework's ${hints.framework} left lazy)`,
+  );
   const t = await compressStatic(path.join(root, ".next", "static"));
   m.static = { buildId: currentBuildId(), builtAt: started, ...t };
   log(

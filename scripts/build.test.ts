@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 // @ts-expect-error -- plain ESM script without type declarations
-import { acquireBuildLock, staleReason } from "./build.mjs";
+import { acquireBuildLock, EAGER_COMPILE_HINT, markEagerChunks, staleReason } from "./build.mjs";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -88,5 +88,41 @@ describe("the build lock (one build at a time)", () => {
     const release = await acquire(() => {}, file);
     expect(fs.readFileSync(file, "utf8")).toBe(String(process.pid));
     release();
+  });
+});
+
+type Mark = (nextDir: string) => { marked: number; eager: number; framework: number };
+const mark = markEagerChunks as Mark;
+const HINT = EAGER_COMPILE_HINT as string;
+
+describe("the eager compile hint on Baton's chunks", () => {
+  function nextBuild(manifest: unknown): string {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), "baton-next-"));
+    dirs.push(d);
+    fs.mkdirSync(path.join(d, "static", "chunks"), { recursive: true });
+    fs.writeFileSync(path.join(d, "build-manifest.json"), JSON.stringify(manifest));
+    for (const f of ["react.js", "polyfill.js", "live.js", "page.js", "style.css"])
+      fs.writeFileSync(path.join(d, "static", "chunks", f), `/* ${f} */`);
+    return d;
+  }
+  const read = (d: string, f: string) => fs.readFileSync(path.join(d, "static", "chunks", f), "utf8");
+
+  it("goes first in every chunk but the framework's, once", () => {
+    const d = nextBuild({ rootMainFiles: ["static/chunks/react.js"], polyfillFiles: ["static/chunks/polyfill.js"], pages: {} });
+    expect(HINT).toBe("//# allFunctionsCalledOnLoad\n");
+    expect(mark(d)).toEqual({ marked: 2, eager: 2, framework: 2 });
+    expect(read(d, "live.js")).toBe(`${HINT}/* live.js */`);
+    expect(read(d, "page.js")).toBe(`${HINT}/* page.js */`);
+    expect(read(d, "react.js")).toBe("/* react.js */");
+    expect(read(d, "polyfill.js")).toBe("/* polyfill.js */");
+    expect(read(d, "style.css")).toBe("/* style.css */");
+    // A second run (an interrupted build compressed again) changes nothing.
+    expect(mark(d)).toEqual({ marked: 0, eager: 2, framework: 2 });
+    expect(read(d, "live.js")).toBe(`${HINT}/* live.js */`);
+  });
+  it("refuses a manifest that names no framework chunk rather than mark them all", () => {
+    const d = nextBuild({ pages: {} });
+    expect(() => mark(d)).toThrow(/names no framework chunks/);
+    expect(read(d, "react.js")).toBe("/* react.js */");
   });
 });

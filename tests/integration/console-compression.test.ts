@@ -7,6 +7,7 @@
 //    hashed JavaScript pre-compressed (br or gzip by Accept-Encoding, identity
 //    otherwise) with immutable cache headers, and its HTML gzipped.
 // Requests go through node:http so nothing decompresses behind the test's back.
+import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import zlib from "node:zlib";
@@ -202,6 +203,31 @@ describe("the production app (npm start)", () => {
       expect(Number(r.headers["content-length"])).toBe(r.body.length);
       expect(r.body.length).toBeLessThan(plain.body.length / 2);
       expect(decode(r.body).equals(plain.body)).toBe(true);
+    }
+  });
+
+  it("serves Baton's chunks with the eager compile hint first, the framework's without", async () => {
+    const page = await request(`${app.baseUrl}/inbox`, { headers: { cookie } });
+    const html = page.body.toString();
+    const scripts = [...html.matchAll(/src="(\/_next\/static\/chunks\/[^"]+\.js)"/g)].map((m) => m[1] ?? "");
+    const bodies = await Promise.all(
+      scripts.map(async (s) => (await request(`${app.baseUrl}${s}`, { headers: { "accept-encoding": "br" } })).body),
+    );
+    const texts = bodies.map((b) => zlib.brotliDecompressSync(b).toString());
+    // React DOM is in the framework's chunks: left to V8's lazy compilation.
+    const reactDom = texts.find((t) => t.includes("react-dom") || t.includes("__reactFiber"));
+    expect(reactDom).toBeDefined();
+    expect(reactDom?.startsWith("//# allFunctionsCalledOnLoad\n")).toBe(false);
+    // The session page's live view is loaded on demand; its chunk, as served, starts with the hint.
+    const chunks = path.resolve(__dirname, "..", "..", ".next", "static", "chunks");
+    const live = fs
+      .readdirSync(chunks)
+      .filter((f) => f.endsWith(".js") && fs.readFileSync(path.join(chunks, f), "utf8").includes("Printable report"));
+    expect(live.length).toBeGreaterThan(0);
+    for (const f of live) {
+      const r = await request(`${app.baseUrl}/_next/static/chunks/${f}`, { headers: { "accept-encoding": "br" } });
+      expect(r.headers["content-encoding"]).toBe("br");
+      expect(zlib.brotliDecompressSync(r.body).toString().startsWith("//# allFunctionsCalledOnLoad\n")).toBe(true);
     }
   });
 });
