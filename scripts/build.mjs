@@ -173,7 +173,7 @@ export async function compressStatic(dir, { concurrency = 2 } = {}) {
 // comment): when a script starts with this line, all of its functions are
 // compiled while it downloads, on the script streaming thread, instead of
 // one at a time on the main thread when each is first called. Lazy compiles
-// were about 230 ms of the session page's main thread between \`load\` and
+// were about 230 ms of the session page's main thread between `load` and
 // its live view (trace, 2026-11-28). It goes on Baton's own chunks (a
 // route's client components, the code loaded on demand such as the live
 // views), whose functions run on the page that loads them; not on the
