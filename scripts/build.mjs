@@ -182,7 +182,7 @@ export async function compressStatic(dir, { concurrency = 2 } = {}) {
 export const EAGER_COMPILE_HINT = "//# allFunctionsCalledOnLoad\n";
 
 /** The framework's chunk files (names under static/chunks) of a `next build` in `nextDir`, from its build-manifest.json. */
-export function frameworkChunkNames(nextDir) {
+function frameworkChunkNames(nextDir) {
   const build = JSON.parse(fs.readFileSync(path.join(nextDir, "build-manifest.json"), "utf8"));
   const files = [...(build.rootMainFiles ?? []), ...(build.polyfillFiles ?? [])].filter((p) => typeof p === "string" && p.endsWith(".js"));
   // Without them every chunk would be marked, React DOM's too: refuse instead.
