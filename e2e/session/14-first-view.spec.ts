@@ -134,7 +134,7 @@ test("a long session's live view starts from the first view's window and reads t
   await firstViewReady(page, sid);
   await page.goto(`/sessions/${sid}`);
   await expect(page.getByTestId("timeline")).toBeVisible();
-  await expect(page.getByTestId("earlier-events")).toContainText("Showing the latest 30 of 150 events");
+  await expect(page.getByTestId("earlier-events")).toContainText("Showing the latest 50 of 150 events");
   await expect(page.getByText("150 events", { exact: true })).toBeVisible();
   expect(asked[0]).toBe(150n);
   // The offer's context count is the whole history's, not the window's.
@@ -142,9 +142,9 @@ test("a long session's live view starts from the first view's window and reads t
   // A live event joins the window once.
   await alice.context(sid, "h1", "text/plain", "live note 151");
   await expect(page.getByText("151 events", { exact: true })).toBeVisible();
-  await expect(page.getByTestId("earlier-events")).toContainText("Showing the latest 31 of 151 events");
+  await expect(page.getByTestId("earlier-events")).toContainText("Showing the latest 51 of 151 events");
   // The earlier events, on demand: read once from the start, nothing doubled.
-  await page.getByRole("button", { name: "Load the 120 earlier events" }).click();
+  await page.getByRole("button", { name: "Load the 100 earlier events" }).click();
   await expect(page.getByTestId("earlier-events")).toHaveCount(0);
   expect(asked).toContain(0n);
   await expect(page.getByText("151 events", { exact: true })).toBeVisible();

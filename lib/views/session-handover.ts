@@ -32,14 +32,8 @@ import {
   type SessionStreamState,
 } from "@/lib/views/session-stream-state";
 
-/**
- * Events handed over with the first view (the newest ones): more than the
- * live timeline shows on a tall screen before the reader scrolls or asks for
- * the earlier ones. Each is about 1.2 KiB of the page (base64 in the RSC
- * payload): 50 took 59 KiB of a 1,000-event session's page, 30 take 38 KiB
- * (2026-11-28).
- */
-export const HANDOVER_EVENTS = 30;
+/** Events handed over with the first view (the newest ones). */
+export const HANDOVER_EVENTS = 50;
 /** At most this many payload bytes among them (fewer events when payloads are large). */
 export const HANDOVER_PAYLOAD_BYTES = 192 * 1024;
 
