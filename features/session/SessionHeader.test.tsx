@@ -4,7 +4,6 @@
 
 import { create } from "@bufbuild/protobuf";
 import { cleanup, render } from "@testing-library/react";
-import { AppRouterContext, type AppRouterInstance } from "next/dist/shared/lib/app-router-context.shared-runtime";
 import { afterEach, expect, it } from "vitest";
 import { ParticipantActivitySchema } from "@/lib/gen/macp/v1/core_pb";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
@@ -12,18 +11,9 @@ import { toSummary } from "@/lib/macp/projections/summary";
 import { applySubscribeBatch, beginConnection, initialSessionStreamState } from "@/lib/views/session-stream-state";
 import { SID, eventMsg, metadata, offer, start } from "@/lib/views/test/fixtures";
 import { SessionHeader } from "@/features/session/SessionHeader";
+import { WithAppRouter } from "@/lib/client/test/app-router";
 
 afterEach(cleanup);
-
-const router: AppRouterInstance = {
-  back: () => undefined,
-  forward: () => undefined,
-  refresh: () => undefined,
-  push: () => undefined,
-  replace: () => undefined,
-  prefetch: () => undefined,
-  bfcacheId: "test",
-};
 
 it("shows the list row's last activity: an agent's clock behind the runtime's receipt does not make them differ", () => {
   const envs = [start(), offer("h1", "bob")];
@@ -41,9 +31,9 @@ it("shows the list row's last activity: an agent's clock behind the runtime's re
   expect(row).toBe(eventsMs + 600_000);
 
   const { getByTestId } = render(
-    <AppRouterContext.Provider value={router}>
+    <WithAppRouter>
       <SessionHeader sessionId={SID} view={view} metadata={md} connection={{ state: "live", reconnects: 0 }} eventCount={2} />
-    </AppRouterContext.Provider>,
+    </WithAppRouter>,
   );
   const facts = getByTestId("session-facts");
   const shown = [...facts.querySelectorAll("dt")]

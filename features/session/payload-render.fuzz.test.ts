@@ -13,7 +13,6 @@
 // 200; `npm run fuzz:render` runs 5,000).
 import { createElement, type ReactElement } from "react";
 import { renderToString } from "react-dom/server";
-import { AppRouterContext, type AppRouterInstance } from "next/dist/shared/lib/app-router-context.shared-runtime";
 import { describe, expect, it } from "vitest";
 import { applySubscribeBatch, initialSessionStreamState } from "@/lib/views/session-stream-state";
 import { caughtUpMsg, env, eventMsg, metadataMsg, SID } from "@/lib/views/test/fixtures";
@@ -24,16 +23,7 @@ import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { JsonView, PayloadView, UntypedPayloadView } from "@/features/session/PayloadView";
 import { SessionPreview } from "@/features/session/SessionPreview";
 import { StaticPayload } from "@/features/session/StaticPayload";
-
-const INERT_ROUTER: AppRouterInstance = {
-  bfcacheId: "fuzz",
-  back: () => undefined,
-  forward: () => undefined,
-  refresh: () => undefined,
-  push: () => undefined,
-  replace: () => undefined,
-  prefetch: () => undefined,
-};
+import { WithAppRouter } from "@/lib/client/test/app-router";
 
 const SEED = Number(process.env.BATON_RENDER_FUZZ_SEED ?? 0x5eed_0010);
 const CASES = Math.max(1, Number(process.env.BATON_RENDER_FUZZ_CASES ?? 200));
@@ -395,7 +385,7 @@ describe("rendering agent payloads (fuzzed)", { timeout: 120_000 }, () => {
       const { state } = applySubscribeBatch(initialSessionStreamState(SID), batch);
       // A first view shows up to 24 rows; each is bounded, so the page is.
       // Next.js's router context, as the app provides it (links in rows read it; nothing navigates here).
-      const page = createElement(AppRouterContext.Provider, { value: INERT_ROUTER }, createElement(SessionPreview, { state }));
+      const page = createElement(WithAppRouter, null, createElement(SessionPreview, { state }));
       check(`session ${s}`, page, { maxHtml: 24 * FIRST_VIEW.maxHtml, maxDepth: FIRST_VIEW.maxDepth + 20 });
     }
   });

@@ -4,30 +4,19 @@
 // slot, which on an open session counts down, does not say it again.
 
 import { cleanup, render } from "@testing-library/react";
-import { AppRouterContext, type AppRouterInstance } from "next/dist/shared/lib/app-router-context.shared-runtime";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionState } from "@/lib/gen/macp/v1/envelope_pb";
 import { summary } from "@/lib/views/test/fixtures";
 import { SessionRow } from "@/features/sessions-list/SessionRow";
+import { WithAppRouter } from "@/lib/client/test/app-router";
 
 afterEach(cleanup);
 
-// The row's link navigates through the app router; nothing here clicks it.
-const router: AppRouterInstance = {
-  back: () => undefined,
-  forward: () => undefined,
-  refresh: () => undefined,
-  push: () => undefined,
-  replace: () => undefined,
-  prefetch: () => undefined,
-  bfcacheId: "test",
-};
-
 function card(s: ReturnType<typeof summary>): string {
   const { container } = render(
-    <AppRouterContext.Provider value={router}>
+    <WithAppRouter>
       <SessionRow summary={s} selected={false} onSelect={() => undefined} stuckAfterMs={900_000} />
-    </AppRouterContext.Provider>,
+    </WithAppRouter>,
   );
   return container.textContent ?? "";
 }
