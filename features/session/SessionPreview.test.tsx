@@ -32,7 +32,9 @@ function session(contexts: number) {
 }
 
 const sequencesShown = (container: HTMLElement): number[] =>
-  [...container.querySelectorAll("[data-testid=timeline-preview] article[data-sequence]")].map((a) => Number(a.getAttribute("data-sequence")));
+  [...container.querySelectorAll("[data-testid=timeline-preview] article[data-sequence]")].map((a) =>
+    Number(a.getAttribute("data-sequence")),
+  );
 
 describe("the session page's first view", () => {
   it("shows at most PREVIEW_ROWS rows of a long session and says how many more the live timeline shows", () => {
