@@ -2,7 +2,7 @@
 // The session page's first view holds a bounded number of timeline rows,
 // whatever the history's length (each row is markup the server renders
 // before the page's first byte), says how many events the live timeline
-// adds, and shows a deep-linked event with the rows around it.
+// adds, and shows a deep-linked event with the rows before it.
 
 import { renderToStaticMarkup } from "react-dom/server";
 import type { ReactElement } from "react";
@@ -52,7 +52,7 @@ describe("the session page's first view", () => {
     expect(container.textContent).not.toContain("more event");
   });
 
-  it("shows a deep-linked event with the rows before it, highlighted", () => {
+  it("shows a deep-linked event with the rows before it", () => {
     const { container } = render(<SessionPreview state={session(40)} aroundSequence={30} />);
     const shown = sequencesShown(container);
     expect(shown).toContain(30);
