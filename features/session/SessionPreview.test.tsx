@@ -43,6 +43,7 @@ describe("the session page's first view", () => {
     const rows = container.querySelectorAll("[data-testid=timeline-preview] > *");
     expect(rows.length).toBe(PREVIEW_ROWS);
     expect(shown[0]).toBe(1);
+    // 42 events: the start, the offer and 40 contexts.
     expect(container.textContent).toContain(`${42 - shown.length} more events appear with the live timeline.`);
   });
 

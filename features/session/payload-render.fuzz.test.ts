@@ -383,7 +383,7 @@ describe("rendering agent payloads (fuzzed)", { timeout: 120_000 }, () => {
       }
       const batch = [metadataMsg(SessionState.OPEN), ...events.map((e, i) => eventMsg(i + 1, e)), caughtUpMsg(events.length)];
       const { state } = applySubscribeBatch(initialSessionStreamState(SID), batch);
-      // A first view shows up to 24 rows; each is bounded, so the page is.
+      // A first view shows at most PREVIEW_ROWS rows (SessionPreview.tsx); each is bounded, so the page is.
       // Next.js's router context, as the app provides it (links in rows read it; nothing navigates here).
       const page = createElement(WithAppRouter, null, createElement(SessionPreview, { state }));
       check(`session ${s}`, page, { maxHtml: 24 * FIRST_VIEW.maxHtml, maxDepth: FIRST_VIEW.maxDepth + 20 });

@@ -4,7 +4,7 @@
 import type { ReactNode } from "react";
 import { AppRouterContext, type AppRouterInstance } from "next/dist/shared/lib/app-router-context.shared-runtime";
 
-export const inertRouter: AppRouterInstance = {
+const inertRouter: AppRouterInstance = {
   back: () => undefined,
   forward: () => undefined,
   refresh: () => undefined,
