@@ -10,9 +10,17 @@
 // retried in slices that other updates restart). Without a preview (a very
 // long session, or the server could not read it in time) the live view's
 // code is asked for at once, with a loading line meanwhile.
+//
+// The live stream's request does not wait for that code: the server built it
+// (features/session/early-stream.ts) and the browser sends it from the
+// page's data block before React hydrates anything (instrumentation-client.ts),
+// or, after a client-side navigation, with this component's first render. Its
+// answer is there when the stream's code opens the stream and takes it over
+// (lib/client/early-fetch.ts).
 
 import { useEffect, useState, type ReactNode } from "react";
 import { onLoad } from "@/lib/client/after-load";
+import { dropEarlyFetches, startEarlyFetch, type EarlyRequest } from "@/lib/client/early-fetch";
 import { fetchWithRetries } from "@/lib/client/after-load-import";
 import { liveCode, streamCode, type LiveCode } from "@/features/session/live-code";
 import { useHydrated } from "@/lib/client/use-hydrated";
@@ -44,7 +52,18 @@ function Loading() {
   );
 }
 
-export function LiveSession({ sessionId, preview, handover }: { sessionId: string; preview: ReactNode; handover?: string | undefined }) {
+export function LiveSession({
+  sessionId,
+  preview,
+  handover,
+  early,
+}: {
+  sessionId: string;
+  preview: ReactNode;
+  handover?: string | undefined;
+  /** The live stream's request, sent at once (the stream's code takes its response over). */
+  early?: EarlyRequest | undefined;
+}) {
   // Whether this render is React's own, not the hydration of the server's HTML (false while hydrating).
   const clientRender = useHydrated();
   // The screen's code once it is in; undefined while the first view shows. Without a preview, code
@@ -53,8 +72,12 @@ export function LiveSession({ sessionId, preview, handover }: { sessionId: strin
   const [code, setCode] = useState<LiveCode | undefined>(() => (preview === null && clientRender ? liveCode.loaded() : undefined));
   const [failed, setFailed] = useState<string | undefined>();
   const hasPreview = preview !== null;
-  // Remembered for the load event above; the same values on every render of this page.
-  if (typeof window !== "undefined" && shown?.sessionId !== sessionId) shown = { sessionId, handover };
+  // Remembered for the load event above; the same values on every render of this page. The first
+  // render in the browser also sends the stream's request (once: a later render finds it waiting).
+  if (typeof window !== "undefined" && shown?.sessionId !== sessionId) {
+    shown = { sessionId, handover };
+    if (early) startEarlyFetch(early, window.location.origin);
+  }
   useEffect(() => {
     if (code) return;
     let active = true;
@@ -85,6 +108,7 @@ export function LiveSession({ sessionId, preview, handover }: { sessionId: strin
     () => () => {
       // The page was left: a stream opened for it that the screen never took over is closed now, not after its timeout.
       streamCode.loaded()?.closeOpenedStream(sessionId);
+      dropEarlyFetches();
       if (shown?.sessionId === sessionId) shown = undefined;
     },
     [sessionId],

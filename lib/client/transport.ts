@@ -13,6 +13,7 @@ import { ConsoleService } from "@/lib/gen/baton/v1/console_pb";
 import { FileHandoffService } from "@/lib/gen/baton/v1/files_pb";
 import { csrfInterceptor } from "@/lib/client/csrf";
 import { csrfStore } from "@/lib/client/csrf-store";
+import { claimEarlyFetch } from "@/lib/client/early-fetch";
 import { reauthInterceptor } from "@/lib/client/reauth";
 import { refreshWhoAmI } from "@/lib/client/use-whoami";
 
@@ -30,7 +31,8 @@ function browserTransport(): Transport {
   transport ??= createConnectTransport({
     baseUrl: window.location.origin,
     useBinaryFormat: true,
-    fetch: (input, init) => globalThis.fetch(input, { ...init, credentials: "same-origin" }),
+    // A request the page already sent (the session page's stream, lib/client/early-fetch.ts) is taken over, not sent again.
+    fetch: (input, init) => claimEarlyFetch(String(input), init) ?? globalThis.fetch(input, { ...init, credentials: "same-origin" }),
     interceptors: [
       csrfInterceptor(csrfStore, new Set([ActionService.typeName, FileHandoffService.typeName])),
       reauthInterceptor(() => void refreshWhoAmI()),

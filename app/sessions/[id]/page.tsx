@@ -6,6 +6,9 @@ import { pageData } from "@/lib/server/page-data";
 import { LiveSession } from "@/features/session/LiveSession";
 import { SessionPreview } from "@/features/session/SessionPreview";
 import { encodeHandover, windowForHandover } from "@/lib/views/session-handover";
+import { resumeAfterSequence } from "@/lib/views/session-stream-state";
+import { earlySubscribeRequest } from "@/features/session/early-stream";
+import { EARLY_REQUEST_ELEMENT, earlyRequestJson } from "@/lib/client/early-fetch";
 
 export const metadata: Metadata = { title: "Session" };
 
@@ -31,5 +34,19 @@ export default async function SessionPage({
   // A deep link before the window is shown from the whole fold (the live view then reads the earlier events).
   const shown = handed && around !== undefined && around < (handed.heldFrom ?? 1) && first?.kind === "ready" ? first.state : handed;
   const preview = shown ? <SessionPreview state={shown} {...(around !== undefined ? { aroundSequence: around } : {})} /> : null;
-  return <LiveSession key={sessionId} sessionId={sessionId} preview={preview} handover={handed ? encodeHandover(handed) : undefined} />;
+  // The live stream's request, for the browser to send at once (LiveSession): it resumes where the handover ends.
+  const early = earlySubscribeRequest(sessionId, handed ? resumeAfterSequence(handed) : 0n);
+  return (
+    <>
+      {/* Data, not script: read by LiveSession's module before hydration. */}
+      <script type="application/json" id={EARLY_REQUEST_ELEMENT} dangerouslySetInnerHTML={{ __html: earlyRequestJson(early) }} />
+      <LiveSession
+        key={sessionId}
+        sessionId={sessionId}
+        preview={preview}
+        handover={handed ? encodeHandover(handed) : undefined}
+        early={early}
+      />
+    </>
+  );
 }
