@@ -4,7 +4,7 @@
 // context both start from in web-browser.ts. Benchmark code only.
 
 import zlib from "node:zlib";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { freshContext } from "./web-browser";
 
 /** Rough content labels for a chunk, from strings its libraries keep when minified. */
@@ -116,9 +116,10 @@ export interface PageCondition {
 
 /**
  * Page-side, from navigation start: tests `cond` on every animation frame
- * and records the first frame it holds in window.__benchAt[name]. A source
- * string (added with addInitScript, which the page's CSP does not apply to);
- * the condition is a plain arrow function, so its source stands alone.
+ * and records the first frame it holds in window.__benchAt[name], then tells
+ * the bench that time through the SEEN_BINDING binding. A source string (added with
+ * addInitScript, which the page's CSP does not apply to); the condition is a
+ * plain arrow function, so its source stands alone.
  */
 function frameWatch(name: string, cond: PageCondition): string {
   return `(() => {
@@ -128,11 +129,49 @@ function frameWatch(name: string, cond: PageCondition): string {
   const tick = () => {
     let ok = false;
     try { ok = Boolean(document.body) && fn(arg); } catch {}
-    if (ok) at[${JSON.stringify(name)}] = performance.now();
-    else requestAnimationFrame(tick);
+    if (ok) {
+      const t = (at[${JSON.stringify(name)}] = performance.now());
+      try { window.${SEEN_BINDING}(${JSON.stringify(name)}, t); } catch {}
+    } else requestAnimationFrame(tick);
   };
   requestAnimationFrame(tick);
 })()`;
+}
+
+/**
+ * How the page tells the bench that a watched condition holds. Not
+ * page.waitForFunction: its first use in a document makes Playwright inject
+ * its own script, several hundred KB that the page's main thread parses and
+ * compiles (40–190 ms on the 2-core machine, traced 2026-11-28), and after
+ * `load` that lands in the middle of what is being measured (so would
+ * page.evaluate's smaller helper). A binding is a CDP event: nothing runs in
+ * the page but the call.
+ */
+const SEEN_BINDING = "__benchSeen";
+
+/** The times the page reported through SEEN_BINDING, by name. */
+class SeenWaiter {
+  private readonly waits = new Map<string, { promise: Promise<number>; resolve: (t: number) => void }>();
+  private entry(name: string): { promise: Promise<number>; resolve: (t: number) => void } {
+    let e = this.waits.get(name);
+    if (!e) {
+      let resolve!: (t: number) => void;
+      const promise = new Promise<number>((r) => (resolve = r));
+      e = { promise, resolve };
+      this.waits.set(name, e);
+    }
+    return e;
+  }
+  seen(name: unknown, t: unknown): void {
+    if (typeof name === "string" && typeof t === "number") this.entry(name).resolve(t);
+  }
+  /** The time reported for `name` (ms from navigation start), or null when none came within `timeoutMs`. */
+  wait(name: string, timeoutMs: number): Promise<number | null> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    return Promise.race([this.entry(name).promise, new Promise<null>((r) => (timer = setTimeout(() => r(null), timeoutMs)))]).finally(() =>
+      clearTimeout(timer),
+    );
+  }
 }
 
 /**
@@ -156,17 +195,6 @@ const LOAF_WATCH = `(() => {
     new PerformanceObserver((list) => { for (const e of list.getEntries()) frames.push(e); }).observe({ type: "long-animation-frame", buffered: true });
   } catch {}
 })()`;
-
-async function frameTime(page: Page, name: string, timeoutMs: number): Promise<number | null> {
-  try {
-    await page.waitForFunction((n) => (window as unknown as { __benchAt?: Record<string, number> }).__benchAt?.[n] !== undefined, name, {
-      timeout: timeoutMs,
-    });
-    return await page.evaluate((n) => (window as unknown as { __benchAt: Record<string, number> }).__benchAt[n] ?? null, name);
-  } catch {
-    return null;
-  }
-}
 
 /**
  * One cold load in a fresh context with the cache disabled. `ready` is a
@@ -203,6 +231,8 @@ export async function coldRun(
         }
       }).observe({ type: "largest-contentful-paint", buffered: true });
     });
+    const seen = new SeenWaiter();
+    await page.exposeBinding(SEEN_BINDING, (_source, name: unknown, t: unknown) => seen.seen(name, t));
     await page.addInitScript({ content: frameWatch("ready", ready) });
     if (live) {
       await page.addInitScript({ content: frameWatch("live", live) });
@@ -226,8 +256,8 @@ export async function coldRun(
     if (new URL(page.url()).pathname === "/login") throw new Error(`${url} redirected to /login: the browser is not signed in`);
     const html = nav ? await nav.body() : Buffer.alloc(0);
     const htmlEncoding = nav ? ((await nav.allHeaders())["content-encoding"] ?? "") : "";
-    const readyMs = await frameTime(page, "ready", ready.timeoutMs);
-    const liveMs = live ? await frameTime(page, "live", live.timeoutMs) : null;
+    const readyMs = await seen.wait("ready", ready.timeoutMs);
+    const liveMs = live ? await seen.wait("live", live.timeoutMs) : null;
     const longFrames: ColdRun["longFrames"] = live
       ? await page.evaluate(() =>
           (
