@@ -13,7 +13,7 @@
 //
 // The live stream's request does not wait for that code: the server built it
 // (features/session/early-stream.ts) and the browser sends it from the
-// page's data block before React hydrates anything (instrumentation-client.ts),
+// page's HTML before React hydrates anything (instrumentation-client.ts),
 // or, after a client-side navigation, with this component's first render. Its
 // answer is there when the stream's code opens the stream and takes it over
 // (lib/client/early-fetch.ts).

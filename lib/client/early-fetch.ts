@@ -10,9 +10,9 @@
 // body (the Connect transport's fetch, lib/client/transport.ts). Nothing here
 // reads or decodes the answer.
 //
-// The page carries its request twice: as a JSON data block in its HTML
-// (EARLY_REQUEST_ELEMENT, read by instrumentation-client.ts, which Next.js
-// runs before React hydrates anything) and as a prop of the component that
+// The page carries its request twice: as JSON in an attribute of an empty,
+// hidden element of its HTML (EARLY_REQUEST_ELEMENT, read by
+// instrumentation-client.ts, which Next.js runs before React hydrates anything) and as a prop of the component that
 // sends it when it renders (a page reached by client-side navigation has no
 // new HTML; the same request found waiting is not sent twice).
 //
@@ -41,15 +41,11 @@ export const MAX_PENDING = 4;
 
 const pending: Pending[] = [];
 
-/** The id of the page's JSON data block holding its early request. */
+/** The id of the page's element holding its early request, as JSON in its EARLY_REQUEST_ATTRIBUTE. */
 export const EARLY_REQUEST_ELEMENT = "baton-early-request";
+export const EARLY_REQUEST_ATTRIBUTE = "data-request";
 
-/** `req` as the text of a JSON data block: `<` escaped, so nothing in it can end the block. */
-export function earlyRequestJson(req: EarlyRequest): string {
-  return JSON.stringify(req).replace(/</g, "\\u003c");
-}
-
-/** The request in a page's data block, or undefined when there is none or it is not one. */
+/** The request in a page's element, or undefined when there is none or it is not one. */
 export function parseEarlyRequest(text: string | null | undefined): EarlyRequest | undefined {
   if (!text) return undefined;
   let v: unknown;
@@ -150,9 +146,9 @@ export function claimEarlyFetch(url: string, init: RequestInit | undefined): Pro
   return p.response;
 }
 
-/** Sends the request of the document's data block, if it has one. */
+/** Sends the request the document carries, if it has one. */
 export function startEarlyFetchOfPage(doc: Document, origin: string): void {
-  const req = parseEarlyRequest(doc.getElementById(EARLY_REQUEST_ELEMENT)?.textContent);
+  const req = parseEarlyRequest(doc.getElementById(EARLY_REQUEST_ELEMENT)?.getAttribute(EARLY_REQUEST_ATTRIBUTE));
   if (req) startEarlyFetch(req, origin);
 }
 

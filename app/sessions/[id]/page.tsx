@@ -8,7 +8,7 @@ import { SessionPreview } from "@/features/session/SessionPreview";
 import { encodeHandover, windowForHandover } from "@/lib/views/session-handover";
 import { resumeAfterSequence } from "@/lib/views/session-stream-state";
 import { earlySubscribeRequest } from "@/features/session/early-stream";
-import { EARLY_REQUEST_ELEMENT, earlyRequestJson } from "@/lib/client/early-fetch";
+import { EARLY_REQUEST_ATTRIBUTE, EARLY_REQUEST_ELEMENT } from "@/lib/client/early-fetch";
 
 export const metadata: Metadata = { title: "Session" };
 
@@ -34,12 +34,12 @@ export default async function SessionPage({
   // A deep link before the window is shown from the whole fold (the live view then reads the earlier events).
   const shown = handed && around !== undefined && around < (handed.heldFrom ?? 1) && first?.kind === "ready" ? first.state : handed;
   const preview = shown ? <SessionPreview state={shown} {...(around !== undefined ? { aroundSequence: around } : {})} /> : null;
-  // The live stream's request, for the browser to send at once (LiveSession): it resumes where the handover ends.
+  // The live stream's request, for the browser to send before it hydrates the page (lib/client/early-fetch.ts): it resumes where the handover ends.
   const early = earlySubscribeRequest(sessionId, handed ? resumeAfterSequence(handed) : 0n);
   return (
     <>
-      {/* Data, not script: read by LiveSession's module before hydration. */}
-      <script type="application/json" id={EARLY_REQUEST_ELEMENT} dangerouslySetInnerHTML={{ __html: earlyRequestJson(early) }} />
+      {/* Read by instrumentation-client.ts before hydration (LiveSession gets it as a prop, for client-side navigations). */}
+      <div hidden id={EARLY_REQUEST_ELEMENT} {...{ [EARLY_REQUEST_ATTRIBUTE]: JSON.stringify(early) }} />
       <LiveSession
         key={sessionId}
         sessionId={sessionId}
