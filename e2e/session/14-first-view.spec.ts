@@ -115,7 +115,7 @@ test("the live view takes over from the first view without a reload or a lost ev
   await expect(page.getByTestId("session-intent")).toHaveText(intent);
   // Same document all along: no reload happened.
   expect(await page.evaluate(() => (window as unknown as { __marker?: number }).__marker)).toBe(42);
-  // One request: the one the page sent with its first render (lib/client/early-fetch.ts) was taken over by the live view's stream.
+  // One request: the one the page sent before hydrating (lib/client/early-fetch.ts) was taken over by the live view's stream.
   expect(asked).toEqual([5n]);
   expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
   expect(errors).toEqual([]);

@@ -1,5 +1,5 @@
 // The session page's live stream request, built by the server so that the
-// browser can send it with the page's first render (lib/client/early-fetch.ts),
+// browser can send it before it hydrates the page (lib/client/early-fetch.ts),
 // before its Connect and protobuf code has come: the SubscribeSession call
 // the live view would make, resuming after the first view's last sequence
 // (`afterSequence`, 0 without a first view). It is built with Connect's own

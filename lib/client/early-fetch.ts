@@ -1,9 +1,8 @@
 // Requests a page sends before the code that reads their answers has come.
 //
-// The session page's live stream can leave with the page's first render
-// (features/session/LiveSession.tsx) instead of after its Connect and
-// protobuf code has been fetched and run, so its answer is already there when
-// that code asks for it. The request itself is built by the server with
+// The session page's live stream request leaves before React hydrates the
+// page instead of after its Connect and protobuf code has been fetched and
+// run, so its answer is already there when that code asks for it. The request itself is built by the server with
 // Connect's and protobuf-es's own functions (features/session/early-stream.ts),
 // as the browser's Connect client would build it: this module only sends it,
 // and hands its response to the first fetch that asks for the same URL and
@@ -12,9 +11,10 @@
 //
 // The page carries its request twice: as JSON in an attribute of an empty,
 // hidden element of its HTML (EARLY_REQUEST_ELEMENT, read by
-// instrumentation-client.ts, which Next.js runs before React hydrates anything) and as a prop of the component that
-// sends it when it renders (a page reached by client-side navigation has no
-// new HTML; the same request found waiting is not sent twice).
+// instrumentation-client.ts, which Next.js runs before React hydrates
+// anything), and as a prop of LiveSession, which sends it when it first
+// renders (a page reached by client-side navigation has no new HTML; the same
+// request found waiting is not sent twice).
 //
 // A request nobody claims is aborted after UNCLAIMED_MS, when the page that
 // sent it goes away (dropEarlyFetches), or when more than MAX_PENDING wait.
