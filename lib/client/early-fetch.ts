@@ -86,6 +86,12 @@ function remove(p: Pending): void {
   clearTimeout(p.timer);
 }
 
+/** Gives a waiting request up: no longer waiting, and aborted. */
+function abandon(p: Pending): void {
+  remove(p);
+  p.controller.abort();
+}
+
 /**
  * Sends `req` now, relative to `origin`, unless the same request already waits.
  * Uses the same fetch options as the Connect transport: same-origin
@@ -98,11 +104,7 @@ export function startEarlyFetch(req: EarlyRequest, origin: string, fetchFn: type
   const url = target.href;
   const body = base64Bytes(req.body);
   if (pending.some((p) => p.url === url && sameBytes(p.body, body))) return;
-  while (pending.length >= MAX_PENDING) {
-    const oldest = pending[0]!;
-    remove(oldest);
-    oldest.controller.abort();
-  }
+  while (pending.length >= MAX_PENDING) abandon(pending[0]!);
   const controller = new AbortController();
   const response = fetchFn(url, {
     method: "POST",
@@ -119,10 +121,7 @@ export function startEarlyFetch(req: EarlyRequest, origin: string, fetchFn: type
     body,
     controller,
     response,
-    timer: setTimeout(() => {
-      remove(p);
-      controller.abort();
-    }, UNCLAIMED_MS),
+    timer: setTimeout(() => abandon(p), UNCLAIMED_MS),
   };
   pending.push(p);
 }
@@ -154,10 +153,7 @@ export function startEarlyFetchOfPage(doc: Document, origin: string): void {
 
 /** Aborts every early request nobody has claimed (the page that sent them was left). */
 export function dropEarlyFetches(): void {
-  for (const p of pending.splice(0)) {
-    clearTimeout(p.timer);
-    p.controller.abort();
-  }
+  for (const p of [...pending]) abandon(p);
 }
 
 /** How many early requests wait (for tests). */
