@@ -19,6 +19,8 @@
 // A request nobody claims is aborted after UNCLAIMED_MS, when the page that
 // sent it goes away (dropEarlyFetches), or when more than MAX_PENDING wait.
 
+import { base64Decode } from "@bufbuild/protobuf/wire";
+
 /** A request as the server built it: an absolute path, its headers, and its body in base64. */
 export interface EarlyRequest {
   url: string;
@@ -67,13 +69,6 @@ export function parseEarlyRequest(text: string | null | undefined): EarlyRequest
   return { url, headers: h, body };
 }
 
-function base64Bytes(b64: string): Uint8Array<ArrayBuffer> {
-  const bin = atob(b64);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
-
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
@@ -102,7 +97,8 @@ export function startEarlyFetch(req: EarlyRequest, origin: string, fetchFn: type
   // Only ever to the page's own origin.
   if (target.origin !== new URL(origin).origin) return;
   const url = target.href;
-  const body = base64Bytes(req.body);
+  // A copy with its own ArrayBuffer: what fetch's body type asks for.
+  const body = new Uint8Array(base64Decode(req.body));
   if (pending.some((p) => p.url === url && sameBytes(p.body, body))) return;
   while (pending.length >= MAX_PENDING) abandon(pending[0]!);
   const controller = new AbortController();
