@@ -6,6 +6,7 @@
 // `partial_output_text`) instead of base64; binary content keeps its bytes
 // (base64, as in the protocol's JSON mapping). Pure.
 
+import { base64Decode } from "@bufbuild/protobuf/wire";
 import type { Envelope } from "@/lib/gen/macp/v1/envelope_pb";
 import { toCanonicalMessage, toCanonicalTranscript, type CanonicalMessage, type CanonicalTranscript } from "@/lib/macp/transcript";
 import type { SessionEvent } from "@/lib/macp/projections/types";
@@ -23,17 +24,6 @@ function senderOf(e: Ev): string {
 
 const TEXT_TYPES = new Set(["application/json", "application/x-ndjson", "application/markdown"]);
 
-function fromBase64(b64: string): Uint8Array | undefined {
-  try {
-    const bin = atob(b64);
-    const out = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i += 1) out[i] = bin.charCodeAt(i);
-    return out;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Replace a base64 bytes field by its text when it is UTF-8 text (and, for a typed context, of a text type). */
 function decodeField(payload: Record<string, unknown>, field: string, typed: string | undefined): void {
   const b64 = payload[field];
@@ -42,8 +32,8 @@ function decodeField(payload: Record<string, unknown>, field: string, typed: str
     const type = mediaTypeOf(typed);
     if (!(type.startsWith("text/") || TEXT_TYPES.has(type) || type.endsWith("+json"))) return;
   }
-  const bytes = fromBase64(b64);
-  const text = bytes && decodeUtf8(bytes);
+  // The canonical mapping wrote it (lib/macp/transcript.ts), so it is base64 by construction.
+  const text = decodeUtf8(base64Decode(b64));
   if (text === undefined) return;
   delete payload[field];
   payload[`${field}_text`] = text;
