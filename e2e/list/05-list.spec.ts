@@ -209,3 +209,46 @@ test("the rows come shown as the HTML is parsed (not in a hidden streamed copy r
   expect(rows).toEqual(ids.map(() => ({ parsed: true, hiddenWhenParsed: false })));
   for (const id of ids) await expect(listRow(page, id)).toBeVisible();
 });
+
+test("a row pressed in the first view while the live list comes in still opens: the swap waits for the click", async ({ page }) => {
+  const tag = uniqueSuffix();
+  const alice = new Agent(`agent://list/alice-${tag}`);
+  const bob = new Agent("agent://list/bob");
+  const id = newSessionId();
+  await alice.start(id, HANDOFF_MODE, `E2E press during the swap ${tag}`, [alice.id, bob.id]);
+  const url = `/?q=${tag}`;
+  // The scripts the page's HTML names load as usual; the code asked for after them (the live
+  // list's) is held until the row is pressed.
+  const html = await (await page.request.get(url)).text();
+  const named = new Set(html.match(/\/_next\/static\/[^"'\s]+\.js/g) ?? []);
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const held: Promise<unknown>[] = [];
+  let askedLate!: () => void;
+  const lateAsked = new Promise<void>((resolve) => (askedLate = resolve));
+  await page.route("**/_next/static/**/*.js", async (route) => {
+    if (named.has(new URL(route.request().url()).pathname)) return route.continue();
+    askedLate();
+    const done = released.then(() => route.continue());
+    held.push(done);
+    await done;
+  });
+  await page.goto(url);
+  const row = listRow(page, id);
+  await expect(row).toBeVisible();
+  await expect(page.locator("[data-list-preview]")).toBeVisible();
+  await lateAsked;
+  // The press begins on the first view's row; the live list's code comes in while it is held down.
+  const box = await row.boundingBox();
+  if (!box) throw new Error("the row has no box");
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  release();
+  await Promise.all(held);
+  // Time enough for the live list to have taken over, had it not waited for the click.
+  await page.waitForTimeout(750);
+  await expect(page.locator("[data-list-preview]")).toBeVisible();
+  await page.mouse.up();
+  await expect(page).toHaveURL(new RegExp(`/sessions/${id}$`));
+  await expect(page.getByTestId("session-badges")).toBeVisible();
+});

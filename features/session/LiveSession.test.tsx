@@ -50,6 +50,20 @@ it("opens the stream before the live view renders, and shows the preview until t
   expect(calls.slice(firstRender).every((c) => c === "render s1")).toBe(true);
 });
 
+it("keeps the first view while a press on it is in progress, and swaps the live view in just after its click", async () => {
+  const { LiveSession } = await import("@/features/session/LiveSession");
+  render(<LiveSession sessionId="s5" preview={<p>first view</p>} handover="h5" />);
+  // Pressed before the live code is in: the link under the pointer must still be there at the release.
+  act(() => void window.dispatchEvent(new Event("pointerdown")));
+  await settle();
+  expect(calls).toContain("open s5 h5");
+  expect(screen.getByText("first view")).toBeTruthy();
+  act(() => void window.dispatchEvent(new Event("pointerup")));
+  expect(screen.getByText("first view")).toBeTruthy();
+  await settle();
+  expect(screen.getByText("live view of s5")).toBeTruthy();
+});
+
 it("keeps the first view and says so when the live view's code cannot be fetched", async () => {
   vi.doMock("@/features/session/LiveSessionScreen", () => {
     throw new Error("chunk failed");

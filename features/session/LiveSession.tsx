@@ -9,7 +9,8 @@
 // code is there, so React never suspends on it (a suspended render is
 // retried in slices that other updates restart). Without a preview (a very
 // long session, or the server could not read it in time) the live view's
-// code is asked for at once, with a loading line meanwhile.
+// code is asked for at once, with a loading line meanwhile. A press on the
+// first view holds the swap back until its click (lib/client/swap-after-press.ts).
 //
 // The live stream's request does not wait for that code: the server built it
 // (features/session/early-stream.ts) and the browser sends it from the
@@ -24,6 +25,7 @@ import { dropEarlyFetches, startEarlyFetch, type EarlyRequest } from "@/lib/clie
 import { fetchWithRetries } from "@/lib/client/after-load-import";
 import { liveCode, streamCode, type LiveCode } from "@/features/session/live-code";
 import { useHydrated } from "@/lib/client/use-hydrated";
+import { useSwapWhenUnpressed } from "@/lib/client/swap-after-press";
 
 /** The session the page shows, as its first render said (the stream may open before React's effects run). */
 let shown: { sessionId: string; handover: string | undefined } | undefined;
@@ -72,6 +74,7 @@ export function LiveSession({
   const [code, setCode] = useState<LiveCode | undefined>(() => (preview === null && clientRender ? liveCode.loaded() : undefined));
   const [failed, setFailed] = useState<string | undefined>();
   const hasPreview = preview !== null;
+  const swap = useSwapWhenUnpressed(code !== undefined);
   // Remembered for the load event above; the same values on every render of this page. The first
   // render in the browser also sends the stream's request (once: a later render finds it waiting).
   if (typeof window !== "undefined" && shown?.sessionId !== sessionId) {
@@ -113,7 +116,7 @@ export function LiveSession({
     },
     [sessionId],
   );
-  if (code) return <code.LiveSessionScreen sessionId={sessionId} preview={preview} handover={handover} />;
+  if (code && (swap || !hasPreview)) return <code.LiveSessionScreen sessionId={sessionId} preview={preview} handover={handover} />;
   return (
     <>
       {failed && (
