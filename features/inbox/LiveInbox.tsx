@@ -3,11 +3,13 @@
 // server-drawn first view (`preview`, InboxPreview.tsx) is what the browser
 // paints, with no inbox JavaScript of its own before `load`; right after
 // `load` the live inbox's screen (InboxScreen: the live count, an outage's
-// words, the news; its live code follows) is fetched and takes over. Without
-// a first view (signed out, the console unavailable) it loads at once.
+// words, the news; its live code follows) is fetched and takes over (not
+// while a press is in progress: lib/client/swap-after-press.ts). Without a
+// first view (signed out, the console unavailable) it loads at once.
 
 import type { ReactNode } from "react";
 import { componentLoader, useAfterLoadComponent } from "@/lib/client/after-load-import";
+import { useSwapWhenUnpressed } from "@/lib/client/swap-after-press";
 import type { InboxFirstView } from "@/lib/views/inbox-first-view";
 
 const loadScreen = componentLoader<{ first?: InboxFirstView | undefined }>(() =>
@@ -15,6 +17,7 @@ const loadScreen = componentLoader<{ first?: InboxFirstView | undefined }>(() =>
 );
 
 export function LiveInbox({ first, preview }: { first: InboxFirstView | undefined; preview: ReactNode }) {
-  const Screen = useAfterLoadComponent(loadScreen, "the inbox", first === undefined ? "now" : "after-load");
+  const loaded = useAfterLoadComponent(loadScreen, "the inbox", first === undefined ? "now" : "after-load");
+  const Screen = useSwapWhenUnpressed(loaded !== null) ? loaded : null;
   return Screen ? <Screen first={first} /> : <>{preview}</>;
 }
