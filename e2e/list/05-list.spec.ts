@@ -224,11 +224,13 @@ test("a row pressed in the first view while the live list comes in still opens: 
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
   const held: Promise<unknown>[] = [];
+  const heldUrls: string[] = [];
   let askedLate!: () => void;
   const lateAsked = new Promise<void>((resolve) => (askedLate = resolve));
   await page.route("**/_next/static/**/*.js", async (route) => {
     if (named.has(new URL(route.request().url()).pathname)) return route.continue();
     askedLate();
+    heldUrls.push(route.request().url());
     const done = released.then(() => route.continue());
     held.push(done);
     await done;
@@ -245,8 +247,12 @@ test("a row pressed in the first view while the live list comes in still opens: 
   await page.mouse.down();
   release();
   await Promise.all(held);
-  // Time enough for the live list to have taken over, had it not waited for the click.
-  await page.waitForTimeout(750);
+  // The held code is in the page (a script runs as it arrives), then a few frames: had the swap
+  // not waited for the click, the live list would have taken over by then.
+  await expect.poll(() => page.evaluate((urls) => urls.every((u) => performance.getEntriesByName(u).length > 0), heldUrls)).toBe(true);
+  await page.evaluate(
+    () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 100)))),
+  );
   await expect(page.locator("[data-list-preview]")).toBeVisible();
   await page.mouse.up();
   await expect(page).toHaveURL(new RegExp(`/sessions/${id}$`));

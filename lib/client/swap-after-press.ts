@@ -1,7 +1,7 @@
 "use client";
 // Whether no press is in progress on the page. A server-drawn first view is
 // swapped for its live screen once the live code is in (the session list,
-// the session page); the swap replaces the elements under the pointer. A
+// the inbox, the session page); the swap replaces the elements under the pointer. A
 // press that began on the first view and is released after the swap loses
 // its click: the browser sends it to no link, and the row someone pressed
 // does not open. So a swap waits while a press is in progress, and runs just
@@ -11,7 +11,7 @@
 import { useCallback, useLayoutEffect, useRef, useSyncExternalStore } from "react";
 
 /** The longest a press holds a swap back. */
-export const MAX_HOLD_MS = 1000;
+export const MAX_HOLD_MS = 2000;
 
 export interface PressTracker {
   /** True while a press is in progress (until the task after its release). */
