@@ -116,22 +116,20 @@ export interface PageCondition {
 
 /**
  * Page-side, from navigation start: tests `cond` on every animation frame
- * and records the first frame it holds in window.__benchAt[name], then tells
- * the bench that time through the SEEN_BINDING binding. A source string (added with
- * addInitScript, which the page's CSP does not apply to); the condition is a
- * plain arrow function, so its source stands alone.
+ * and tells the bench the first frame it holds through the SEEN_BINDING
+ * binding. A source string (added with addInitScript, which the page's CSP
+ * does not apply to); the condition is a plain arrow function, so its source
+ * stands alone.
  */
 function frameWatch(name: string, cond: PageCondition): string {
   return `(() => {
-  const at = (window.__benchAt = window.__benchAt || {});
   const fn = ${cond.fn.toString()};
   const arg = ${JSON.stringify(cond.arg)};
   const tick = () => {
     let ok = false;
     try { ok = Boolean(document.body) && fn(arg); } catch {}
     if (ok) {
-      const t = (at[${JSON.stringify(name)}] = performance.now());
-      try { window.${SEEN_BINDING}(${JSON.stringify(name)}, t); } catch {}
+      try { window.${SEEN_BINDING}(${JSON.stringify(name)}, performance.now()); } catch {}
     } else requestAnimationFrame(tick);
   };
   requestAnimationFrame(tick);
