@@ -223,30 +223,24 @@ test("a row pressed in the first view while the live list comes in still opens: 
   const named = new Set(html.match(/\/_next\/static\/[^"'\s]+\.js/g) ?? []);
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
-  const held: Promise<unknown>[] = [];
   const heldUrls: string[] = [];
-  let askedLate!: () => void;
-  const lateAsked = new Promise<void>((resolve) => (askedLate = resolve));
   await page.route("**/_next/static/**/*.js", async (route) => {
     if (named.has(new URL(route.request().url()).pathname)) return route.continue();
-    askedLate();
     heldUrls.push(route.request().url());
-    const done = released.then(() => route.continue());
-    held.push(done);
-    await done;
+    await released;
+    await route.continue();
   });
   await page.goto(url);
   const row = listRow(page, id);
   await expect(row).toBeVisible();
   await expect(page.locator("[data-list-preview]")).toBeVisible();
-  await lateAsked;
+  await expect.poll(() => heldUrls.length).toBeGreaterThan(0);
   // The press begins on the first view's row; the live list's code comes in while it is held down.
   const box = await row.boundingBox();
   if (!box) throw new Error("the row has no box");
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
   await page.mouse.down();
   release();
-  await Promise.all(held);
   // The held code is in the page (a script runs as it arrives), then a few frames: had the swap
   // not waited for the click, the live list would have taken over by then.
   await expect.poll(() => page.evaluate((urls) => urls.every((u) => performance.getEntriesByName(u).length > 0), heldUrls)).toBe(true);
